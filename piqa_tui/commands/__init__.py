@@ -1,0 +1,12 @@
+"""Batch subcommands: one module each, with ``add_arguments(parser)`` and ``run(args) -> int``."""
+
+COMMANDS: dict[str, str] = {
+    "validate": "minimal-pair and schema rules, per item",
+    "stats": "counts, lengths, label balance, breakdowns",
+    "export": "write the dataset with the workspace's edits applied",
+    "dedup": "exact, lexical and semantic near-duplicates; --against for leakage",
+    "votes": "import or export votes as long-format files",
+    "agree": "inter-annotator agreement from recorded votes",
+    "score": "score items with a local GGUF model",
+    "card": "dataset card (Markdown)",
+}

@@ -1,0 +1,55 @@
+"""User configuration: one TOML file under the platform's config folder.
+
+Example ``~/.config/piqa-tui/config.toml``::
+
+    annotator = "amina"
+    bidi = "app"          # auto | app | terminal | off
+    theme = "piqa-dark"
+    width_policy = "wcwidth"
+
+    [keys]                # action id = key(s), comma separated
+    vote_1 = "1"
+    next_item = "j,down"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .core.errors import PiqaError
+
+
+def config_path() -> Path:
+    override = os.environ.get("PIQA_TUI_CONFIG")
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("piqa-tui")) / "config.toml"
+
+
+@dataclass
+class Config:
+    annotator: str | None = None
+    bidi: str = "auto"
+    theme: str = "piqa-dark"
+    width_policy: str = "wcwidth"
+    max_differences: int = 2
+    keys: dict[str, str] = field(default_factory=dict)
+    templates: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def load_config(path: Path | None = None) -> Config:
+    """The config file's settings; a missing file gives the defaults, a broken one a clear error."""
+    path = path or config_path()
+    if not path.exists():
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PiqaError(f"{path}: not a valid TOML config file ({exc}); fix or remove it") from None
+    known = {k: v for k, v in data.items() if k in Config.__dataclass_fields__}
+    return Config(**known)

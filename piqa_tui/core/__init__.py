@@ -1,0 +1,1 @@
+"""The product's core: pure Python, importable without Textual."""

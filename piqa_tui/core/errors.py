@@ -1,0 +1,31 @@
+"""User-facing errors: each carries a one-line message (what, where, what to do).
+
+The CLI turns them into that line on stderr and exit code 2; the TUI shows them
+in a notification. Nothing else should reach the user as a traceback.
+"""
+
+from __future__ import annotations
+
+
+class PiqaError(Exception):
+    """Base of every error a user may see; ``str(err)`` is the one-line message."""
+
+
+class InputError(PiqaError):
+    """The input cannot be read as a dataset (missing, empty, not UTF-8, ragged, ...)."""
+
+
+class LayoutError(InputError):
+    """The columns do not match any known layout and no mapping was given."""
+
+
+class WorkspaceError(PiqaError):
+    """The workspace database is unusable or belongs to another file."""
+
+
+class ExportError(PiqaError):
+    """The dataset cannot be written in the requested format."""
+
+
+class ModelError(PiqaError):
+    """A scoring or embedding model cannot be loaded or used."""

@@ -1,0 +1,31 @@
+"""One PIQA-style item: a prompt, 2-4 solutions, a gold label and everything else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """An item as the curator sees it, with the workspace's edits applied.
+
+    ``label`` is a 0-based index into ``solutions`` or ``None`` when the item has
+    no (readable) label; ``meta`` keeps every column the program does not
+    interpret, in file order, as strings exactly as read.
+    """
+
+    id: str
+    prompt: str
+    solutions: tuple[str, ...]
+    label: int | None
+    row: int
+    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    question: str | None = None  # COPA/XCOPA "cause"/"effect"; None elsewhere
+
+    @property
+    def text(self) -> str:
+        """Prompt and solutions joined: the item's text for search and dedup."""
+        return "\n".join((self.prompt, *self.solutions))
+
+    def with_changes(self, **changes: object) -> "Item":
+        return replace(self, **changes)
