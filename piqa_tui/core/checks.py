@@ -12,7 +12,7 @@ from typing import Iterable
 
 from .item import Item
 from .pairs import word_diff
-from .text import is_nfc, nfc, stray_controls, words
+from .text import has_stray_controls, is_nfc, nfc, stray_controls, words
 
 
 @dataclass(frozen=True)
@@ -78,19 +78,23 @@ def check_item(item: Item, config: CheckConfig = CheckConfig(), labels_look_one_
             found.append(Problem(item.id, rule, detail, item.row))
 
     fields = _fields(item)
+    joined = item.text
+    suspicious = not is_nfc(joined) or has_stray_controls(joined)  # one pass over the item, not one per field
     for name, text in fields:
         if not text.strip():
             add("empty-text", f"{name} is empty")
+            continue
+        if text != text.strip():
+            add("whitespace", f"{name} has leading or trailing whitespace")
+        elif "  " in text:
+            add("whitespace", f"{name} has doubled spaces")
+        if not suspicious:
             continue
         if not is_nfc(text):
             add("not-nfc", f"{name} is not NFC ({len(text)} code points, {len(nfc(text))} after NFC); save it normalised")
         controls = stray_controls(text)
         if controls:
             add("control-characters", f"{name} has {', '.join(sorted(set(controls)))}")
-        if text != text.strip():
-            add("whitespace", f"{name} has leading or trailing whitespace")
-        elif "  " in text:
-            add("whitespace", f"{name} has doubled spaces")
     sols = item.solutions
     for i in range(len(sols)):
         for j in range(i + 1, len(sols)):

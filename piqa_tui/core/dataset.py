@@ -45,6 +45,8 @@ class Dataset:
     final_newline: bool = True
     schema: object = None  # polars schema, for Parquet round trips
     raw_ids: list[str] | None = field(default=None, repr=False)
+    raw_lines: list[str] | None = field(default=None, repr=False)  # JSONL: each row's line as read
+    ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
 
     @property
     def name(self) -> str:
@@ -107,7 +109,7 @@ def load_dataset(
         newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
         final_newline = text.endswith("\n")
         if fmt in ("jsonl", "piqa"):
-            columns, rows = _read_jsonl(text, path)
+            columns, rows, raw_lines = _read_jsonl(text, path)
         else:
             columns, rows = _read_delimited(text, path, "\t" if fmt == "tsv" else ",")
     layout = detect_layout(columns, mapping, source=str(path))
@@ -117,9 +119,12 @@ def load_dataset(
         label_values: list[object] = labels
     else:
         label_values = [row.get(layout.label) for row in rows] if layout.label else [None] * len(rows)
-    codec = detect_codec(label_values, layout.label_base, str(path))
+    codec, labels = detect_codec(label_values, layout.label_base, str(path))
     dataset = Dataset(path, fmt, columns, rows, layout, codec, [], sha, size, newline, final_newline, schema)
-    dataset.items = build_items(dataset, label_values, derived_ids)
+    if fmt in ("jsonl", "piqa"):
+        dataset.raw_lines = raw_lines
+        dataset.ascii_json = text.isascii() and "\\u" in text
+    dataset.items = build_items(dataset, labels, derived_ids)
     return dataset
 
 
@@ -175,8 +180,9 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], l
     return header, [dict(zip(header, rec)) for _, rec in records[1:]]
 
 
-def _read_jsonl(text: str, path: Path) -> tuple[list[str], list[dict[str, object]]]:
+def _read_jsonl(text: str, path: Path) -> tuple[list[str], list[dict[str, object]], list[str]]:
     rows: list[dict[str, object]] = []
+    raw_lines: list[str] = []
     columns: dict[str, None] = {}
     lines = text.split("\n")
     for number, line in enumerate(lines, 1):
@@ -192,7 +198,8 @@ def _read_jsonl(text: str, path: Path) -> tuple[list[str], list[dict[str, object
             raise InputError(f"{path}: line {number} is not a JSON object; each line must be one item")
         columns.update(dict.fromkeys(record))
         rows.append(record)
-    return list(columns), rows
+        raw_lines.append(line.removesuffix("\r"))
+    return list(columns), rows, raw_lines
 
 
 def _read_parquet(path: Path) -> tuple[list[str], list[dict[str, object]], object]:
@@ -229,7 +236,7 @@ def as_text(value: object) -> str:
     return str(value)
 
 
-def build_items(dataset: Dataset, label_values: list[object], derived_ids: list[str] | None) -> list[Item]:
+def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[str] | None) -> list[Item]:
     """Items for every row; ids from the id column, else ``derived_ids``, else ``r<row>``."""
     layout = dataset.layout
     meta_cols = dataset.meta_columns
@@ -247,19 +254,17 @@ def build_items(dataset: Dataset, label_values: list[object], derived_ids: list[
         count = seen.get(raw, 0) + 1
         seen[raw] = count
         item_id = raw if count == 1 else f"{raw}~{count}"  # unique inside the program; validate reports it
-        try:
-            label = dataset.codec.decode(label_values[row_no])
-        except ValueError:
-            label = None
+        prompt = row.get(layout.prompt)
+        solutions = tuple(s if isinstance(s, str) else as_text(s) for s in map(row.get, layout.solutions))
         items.append(
             Item(
-                id=item_id,
-                prompt=as_text(row.get(layout.prompt)),
-                solutions=tuple(as_text(row.get(c)) for c in layout.solutions),
-                label=label,
-                row=row_no,
-                meta={c: as_text(row.get(c)) for c in meta_cols},
-                question=as_text(row.get(layout.question)) if layout.question else None,
+                item_id,
+                prompt if isinstance(prompt, str) else as_text(prompt),
+                solutions,
+                labels[row_no],
+                row_no,
+                {c: as_text(row.get(c)) for c in meta_cols},
+                as_text(row.get(layout.question)) if layout.question else None,
             )
         )
     dataset.raw_ids = raw_ids
@@ -329,14 +334,14 @@ def write_dataset(
         labels = [dataset.codec.encode(item.label, "") for item in items]
         if dataset.layout.label:
             columns = [c for c in columns if c != dataset.layout.label]
-        text = _jsonl_text(rows, columns, newline)
+        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns and not dataset.layout.label)
         lst = newline.join(str(v) for v in labels) + (newline if labels else "")
         atomic_write(out, text)
         atomic_write(labels_path(out), lst)
         written.append(labels_path(out))
         return written
     if fmt == "jsonl":
-        text = _jsonl_text(rows, columns, newline)
+        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns)
     else:
         text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out)
     if not dataset.final_newline and dataset.format == fmt and text.endswith(newline):
@@ -345,11 +350,18 @@ def write_dataset(
     return written
 
 
-def _jsonl_text(rows: list[dict[str, object]], columns: list[str], newline: str) -> str:
+def _jsonl_text(
+    dataset: Dataset, items: list[Item], rows: list[dict[str, object]], columns: list[str], newline: str, verbatim: bool
+) -> str:
+    """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included."""
+    raw = dataset.raw_lines if verbatim else None
     lines = []
-    for row in rows:
+    for item, row in zip(items, rows):
+        if raw is not None and item == dataset.items[item.row] and item.meta == dataset.items[item.row].meta:
+            lines.append(raw[item.row])
+            continue
         record = {c: row[c] for c in columns if c in row}
-        lines.append(json.dumps(record, ensure_ascii=False))
+        lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json))
     return "".join(line + newline for line in lines)
 
 

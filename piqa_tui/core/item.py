@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=True)
 class Item:
     """An item as the curator sees it, with the workspace's edits applied.
+
+    Treat it as immutable: change it with ``with_changes``. (Not ``frozen``
+    because frozen dataclasses are slow to build, and we build 100,000 at load.)
 
     ``label`` is a 0-based index into ``solutions`` or ``None`` when the item has
     no (readable) label; ``meta`` keeps every column the program does not
@@ -19,7 +22,7 @@ class Item:
     solutions: tuple[str, ...]
     label: int | None
     row: int
-    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    meta: dict[str, str] = field(default_factory=dict, compare=False)
     question: str | None = None  # COPA/XCOPA "cause"/"effect"; None elsewhere
 
     @property

@@ -58,19 +58,21 @@ class LabelCodec:
         return str(value)
 
 
-def detect_codec(values: list[object], base: int, where: str) -> LabelCodec:
-    """The codec that reads every non-empty value, or InputError naming the lines that fail."""
+def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCodec, list[int | None]]:
+    """The codec that reads every value and the decoded labels, or InputError naming the rows that fail."""
     present = [(i, v) for i, v in enumerate(values) if v is not None and str(v).strip() != ""]
     texts = {str(v).strip() for _, v in present}
     if texts and all(len(t) == 1 and t.upper() in LATIN_LETTERS for t in texts):
-        return LabelCodec("letter", letters=LATIN_LETTERS, lower=all(t.islower() for t in texts))
-    if texts and all(t in ARABIC_LETTERS for t in texts):
-        return LabelCodec("letter", letters=ARABIC_LETTERS)
-    codec = LabelCodec("number", base=base)
+        codec = LabelCodec("letter", letters=LATIN_LETTERS, lower=all(t.islower() for t in texts))
+    elif texts and all(t in ARABIC_LETTERS for t in texts):
+        codec = LabelCodec("letter", letters=ARABIC_LETTERS)
+    else:
+        codec = LabelCodec("number", base=base)
+    decoded: list[int | None] = [None] * len(values)
     bad = []
     for row, value in present:
         try:
-            codec.decode(value)
+            decoded[row] = codec.decode(value)
         except ValueError:
             bad.append((row, value))
     if bad:
@@ -80,4 +82,4 @@ def detect_codec(values: list[object], base: int, where: str) -> LabelCodec:
             f"{where}: the label column has values that are not labels: {shown}{more}; "
             "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
         )
-    return codec
+    return codec, decoded

@@ -30,14 +30,12 @@ class PairDiff:
 def word_diff(a: str, b: str) -> PairDiff:
     """The words that differ between two solutions, compared without edge punctuation or case."""
     wa, wb = a.split(), b.split()
-    ka, kb = [word_key(w) for w in wa], [word_key(w) for w in wb]
-    if ka == kb:
-        return PairDiff((), (), (), ())
     # Fast path for the common minimal pair: same length, differing in place.
-    if len(ka) == len(kb):
-        diff = [i for i, (x, y) in enumerate(zip(ka, kb)) if x != y]
+    if len(wa) == len(wb):
+        diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y and word_key(x) != word_key(y)]
         if len(diff) <= 2:
             return PairDiff(tuple(diff), tuple(diff), tuple(wa[i] for i in diff), tuple(wb[i] for i in diff))
+    ka, kb = [word_key(w) for w in wa], [word_key(w) for w in wb]
     matcher = SequenceMatcher(None, ka, kb, autojunk=False)
     in_a: list[int] = []
     in_b: list[int] = []

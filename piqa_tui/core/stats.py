@@ -9,7 +9,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from .item import Item
-from .text import scripts_in
+from .text import SCRIPTS
 
 LONG_ITEM_WORDS = 25
 _MAX_CATEGORIES = 50  # a column with more distinct values is free text, not a category
@@ -75,14 +75,26 @@ def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:
 
 
 def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
+    """All statistics in a few vectorised passes (polars), so 100,000 items take well under a second."""
+    import polars as pl
+
     n = len(items)
+    max_solutions = max((len(i.solutions) for i in items), default=2)
+    frame = pl.DataFrame(
+        {
+            "prompt": [i.prompt for i in items],
+            **{f"s{k}": [i.solutions[k] if k < len(i.solutions) else None for i in items] for k in range(max_solutions)},
+        },
+        schema={"prompt": pl.String, **{f"s{k}": pl.String for k in range(max_solutions)}},
+    )
+    word = r"\S+"
+    words = frame.select(pl.all().str.count_matches(word).fill_null(0))
+    prompt_words = words["prompt"]
+    solution_words = pl.concat([frame[f"s{k}"].drop_nulls().str.count_matches(word) for k in range(max_solutions)])
+    total_words = words.sum_horizontal()
+    text = frame.select(pl.concat_str(pl.all(), separator="\n", ignore_nulls=True).alias("text"))["text"]
+    scripts = {name: int(text.str.contains(f"[{ranges}]").sum()) for name, ranges in SCRIPTS.items()}
     labels = Counter("missing" if i.label is None else str(i.label) for i in items)
-    prompt_words = [len(i.prompt.split()) for i in items]
-    solution_words = [len(s.split()) for i in items for s in i.solutions]
-    total_words = [p + sum(len(s.split()) for s in i.solutions) for p, i in zip(prompt_words, items)]
-    scripts: Counter[str] = Counter()
-    for item in items:
-        scripts.update(scripts_in(item.text))
     categories = {
         column: dict(Counter(item.meta.get(column, "") for item in items).most_common())
         for column in categorical_columns(items, meta_columns)
@@ -91,9 +103,9 @@ def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
         items=n,
         labels=dict(sorted(labels.items())),
         solutions_per_item=dict(sorted(Counter(str(len(i.solutions)) for i in items).items())),
-        mean_prompt_words=sum(prompt_words) / n if n else 0.0,
-        mean_solution_words=sum(solution_words) / len(solution_words) if solution_words else 0.0,
-        share_over_25_words=sum(1 for t in total_words if t >= LONG_ITEM_WORDS) / n if n else 0.0,
-        scripts=dict(scripts.most_common()),
+        mean_prompt_words=float(prompt_words.mean() or 0.0) if n else 0.0,
+        mean_solution_words=float(solution_words.mean() or 0.0) if len(solution_words) else 0.0,
+        share_over_25_words=float((total_words >= LONG_ITEM_WORDS).mean() or 0.0) if n else 0.0,
+        scripts=dict(sorted(((k, v) for k, v in scripts.items() if v), key=lambda kv: -kv[1])),
         categories=categories,
     )

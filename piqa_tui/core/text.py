@@ -59,6 +59,10 @@ def stray_controls(text: str) -> list[str]:
     return [f"U+{ord(m.group()):04X}" for m in _STRAY.finditer(text)]
 
 
+def has_stray_controls(text: str) -> bool:
+    return _STRAY.search(text) is not None
+
+
 def words(text: str) -> list[str]:
     """Whitespace-separated words: the unit in which minimal pairs differ."""
     return text.split()

@@ -1,0 +1,116 @@
+"""Bad input gets one clear line on stderr and exit code 2, never a traceback or a dropped row."""
+
+from __future__ import annotations
+
+import codecs
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from piqa_tui.cli import main
+from piqa_tui.core.dataset import load_dataset
+
+HEADER = "id\tprompt\tsolution0\tsolution1\tlabel\n"
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(args)
+    err = capsys.readouterr().err
+    return code, err
+
+
+def assert_one_line(err: str, *needles: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_cli(["validate", str(tmp_path / "nope.tsv")], capsys)
+    assert code == 2
+    assert_one_line(err, "nope.tsv", "no such file")
+
+
+def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "e.tsv").write_text("")
+    (tmp_path / "blank.jsonl").write_text("\n\n")
+    for name in ("e.tsv", "blank.jsonl"):
+        code, err = run_cli(["stats", str(tmp_path / name)], capsys)
+        assert code == 2
+        assert_one_line(err, name, "empty")
+
+
+def test_unknown_layout_names_the_columns_and_the_mapping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_text("text,first,second,gold\nopen a jar,twist,pull,0\n", encoding="utf-8")
+    code, err = run_cli(["validate", str(path)], capsys)
+    assert code == 2
+    assert_one_line(err, "unknown layout", "text, first, second, gold", "--map")
+    code = main(["stats", str(path), "--map", "prompt=text,solutions=first|second,label=gold", "--json"])
+    assert code == 0
+
+
+def test_ragged_rows_name_the_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "r.tsv"
+    path.write_text(HEADER + "a\tp\tx\ty\t0\nb\tp\tx\t1\nc\tp\tx\ty\t0\textra\n", encoding="utf-8")
+    code, err = run_cli(["validate", str(path)], capsys)
+    assert code == 2
+    assert_one_line(err, "ragged", "line 3 has 4", "line 4 has 6")
+
+
+def test_not_utf8_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "latin1.tsv"
+    path.write_bytes((HEADER + "a\tcafé\tx\ty\t0\n").encode("latin-1"))
+    code, err = run_cli(["validate", str(path)], capsys)
+    assert code == 2
+    assert_one_line(err, "not valid UTF-8", "line 2", "UTF-8")
+
+
+@pytest.mark.parametrize("bom,encoding", [(codecs.BOM_UTF8, "utf-8"), (b"", "utf-16")])
+def test_bom_files_are_read(tmp_path: Path, bom: bytes, encoding: str) -> None:
+    path = tmp_path / "bom.tsv"
+    path.write_bytes(bom + (HEADER + "a\tكاس ماء\tx\ty\t1\n").encode(encoding))
+    ds = load_dataset(path)
+    assert ds.columns[0] == "id" and ds.items[0].prompt == "كاس ماء" and ds.items[0].label == 1
+
+
+def test_label_values_that_are_not_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "l.tsv"
+    path.write_text(HEADER + "a\tp\tx\ty\tyes\nb\tp\tx\ty\t1\n", encoding="utf-8")
+    code, err = run_cli(["validate", str(path)], capsys)
+    assert code == 2
+    assert_one_line(err, "not labels", "row 1 ('yes')")
+
+
+def test_lst_length_mismatch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "d.jsonl").write_text('{"goal": "g", "sol1": "a", "sol2": "b"}\n' * 3, encoding="utf-8")
+    (tmp_path / "d-labels.lst").write_text("0\n1\n", encoding="utf-8")
+    code, err = run_cli(["stats", str(tmp_path / "d.jsonl")], capsys)
+    assert code == 2
+    assert_one_line(err, "d-labels.lst", "2 labels", "3 items")
+
+
+def test_bad_json_line_and_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "b.jsonl").write_text('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0}\n{"goal": \n', encoding="utf-8")
+    code, err = run_cli(["validate", str(tmp_path / "b.jsonl")], capsys)
+    assert code == 2
+    assert_one_line(err, "line 2", "not valid JSON")
+    with pytest.raises(SystemExit) as exc:
+        main(["validate"])
+    assert exc.value.code == 2
+    assert_one_line(capsys.readouterr().err, "PATH")
+
+
+def test_the_installed_command_prints_no_traceback(tmp_path: Path) -> None:
+    """The real console entry point, as a user runs it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli", "export", str(tmp_path / "missing.csv"), "--to", str(tmp_path / "o.csv")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert_one_line(proc.stderr, "missing.csv")

@@ -1,0 +1,124 @@
+"""Export of an unmodified dataset reproduces it, in every format, on real data and the samples."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from piqa_tui.core.dataset import load_dataset, write_dataset
+from piqa_tui.core.project import Project
+
+from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
+
+SAMPLE_FILES = sorted(p.name for p in SAMPLES.glob("*.tsv") if not p.name.startswith("votes"))
+
+
+def _values(path: Path) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows of a file as the program reads them (raw values as text)."""
+    ds = load_dataset(path)
+    return ds.columns, [[json.dumps(row.get(c), ensure_ascii=False) for c in ds.columns] for row in ds.rows]
+
+
+def test_piqa_pair_round_trip_is_byte_identical(tmp_path: Path) -> None:
+    ds = load_dataset(PIQA_VALID)
+    assert ds.format == "piqa" and len(ds.items) == 1838
+    written = write_dataset(ds, ds.items, tmp_path / "out.jsonl")
+    assert (tmp_path / "out.jsonl").read_bytes() == PIQA_VALID.read_bytes()
+    assert (tmp_path / "out-labels.lst").read_bytes() == PIQA_VALID.with_name("valid-labels.lst").read_bytes()
+    assert len(written) == 2
+
+
+def test_xcopa_tamil_round_trip_keeps_types_and_bytes(tmp_path: Path) -> None:
+    ds = load_dataset(XCOPA_TA_TEST)
+    assert ds.layout.name == "copa" and ds.layout.question == "question"
+    write_dataset(ds, ds.items, tmp_path / "out.jsonl")
+    assert (tmp_path / "out.jsonl").read_bytes() == XCOPA_TA_TEST.read_bytes()
+    first = json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert isinstance(first["label"], int) and isinstance(first["changed"], bool)
+
+
+@pytest.mark.parametrize("name", SAMPLE_FILES)
+def test_sample_tsv_round_trip_is_byte_identical(name: str, tmp_path: Path) -> None:
+    ds = load_dataset(SAMPLES / name)
+    write_dataset(ds, ds.items, tmp_path / name)
+    assert (tmp_path / name).read_bytes() == (SAMPLES / name).read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "tsv"])
+def test_every_format_round_trips_its_own_output(fmt: str, tmp_path: Path) -> None:
+    """TSV → FORMAT, then FORMAT → FORMAT again: the second file has the same columns and values."""
+    source = load_dataset(XCOPA_TA_TEST)
+    first = tmp_path / f"first.{fmt}"
+    write_dataset(source, source.items, first)
+    again = load_dataset(first)
+    assert again.columns == source.columns
+    assert [i.prompt for i in again.items] == [i.prompt for i in source.items]
+    assert [i.label for i in again.items] == [i.label for i in source.items]
+    second = tmp_path / f"second.{fmt}"
+    write_dataset(again, again.items, second)
+    assert _values(second) == _values(first)
+    if fmt != "parquet":
+        assert second.read_bytes() == first.read_bytes()
+
+
+def test_parquet_keeps_column_types(tmp_path: Path) -> None:
+    frame = pl.DataFrame(
+        {"idx": [7, 8], "prompt": ["كاس ماء", "தண்ணீர்"], "solution0": ["a b", "c d"], "solution1": ["a c", "c e"], "label": [1, 0]}
+    )
+    frame.write_parquet(tmp_path / "in.parquet")
+    ds = load_dataset(tmp_path / "in.parquet")
+    assert [i.id for i in ds.items] == ["7", "8"] and [i.label for i in ds.items] == [1, 0]
+    write_dataset(ds, ds.items, tmp_path / "out.parquet")
+    assert pl.read_parquet(tmp_path / "out.parquet").equals(frame)
+    assert pl.read_parquet(tmp_path / "out.parquet").schema == frame.schema
+
+
+def test_tsv_quotes_stay_literal_and_csv_quoting_is_understood(tmp_path: Path) -> None:
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text('id\tprompt\tsolution0\tsolution1\tlabel\n1\tsay "hi"\tuse a "cup"\tuse a "pot"\t0\n2\t"x\ty\tz\t1\n', encoding="utf-8")
+    ds = load_dataset(tsv)
+    assert ds.items[0].prompt == 'say "hi"' and ds.items[1].prompt == '"x'
+    write_dataset(ds, ds.items, tmp_path / "out.tsv")
+    assert (tmp_path / "out.tsv").read_bytes() == tsv.read_bytes()
+    write_dataset(ds, ds.items, tmp_path / "out.csv")
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[1][1] == 'say "hi"' and rows[2][1] == '"x'
+    assert [i.prompt for i in load_dataset(tmp_path / "out.csv").items] == ['say "hi"', '"x']
+
+
+def test_crlf_and_missing_final_newline_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "crlf.csv"
+    path.write_bytes(b"goal,sol1,sol2,label\r\nopen a jar,twist the lid,twist the jar,0\r\nboil water,use a pot,use a sock,0")
+    ds = load_dataset(path)
+    write_dataset(ds, ds.items, tmp_path / "out.csv")
+    assert (tmp_path / "out.csv").read_bytes() == path.read_bytes()
+
+
+def test_edits_reach_the_export_and_nothing_else_changes(piqa_copy: Path, tmp_path: Path) -> None:
+    project = Project.open(piqa_copy, annotator="amina")
+    project.edit("r5", {"solution1": "Use a spoon.", "label": "0"})
+    project.export(tmp_path / "edited.jsonl")
+    before = PIQA_VALID.read_text(encoding="utf-8").splitlines()
+    after = (tmp_path / "edited.jsonl").read_text(encoding="utf-8").splitlines()
+    changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+    assert changed == [4] and json.loads(after[4])["sol2"] == "Use a spoon."
+    labels = (tmp_path / "edited-labels.lst").read_text().split()
+    assert labels[4] == "0" and labels[:4] == PIQA_VALID.with_name("valid-labels.lst").read_text().split()[:4]
+
+
+def test_save_rewrites_the_source_atomically_and_rebinds(tmp_path: Path) -> None:
+    path = tmp_path / "t.tsv"
+    path.write_text("id\tprompt\tsolution0\tsolution1\tlabel\na\tp\tx y\tx z\t0\n", encoding="utf-8")
+    project = Project.open(path, annotator="t")
+    project.edit("a", {"prompt": "كاس"})
+    project.save()
+    assert path.read_text(encoding="utf-8").splitlines()[1] == "a\tكاس\tx y\tx z\t0"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    reopened = Project.open(path, annotator="t")
+    assert reopened.file_changed is None and reopened.item("a").prompt == "كاس"
+    assert reopened.undo() == "a" and reopened.item("a").prompt == "p"
