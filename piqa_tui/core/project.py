@@ -67,7 +67,7 @@ def with_field(item: Item, name: str, value: str | None) -> Item:
     raise PiqaError(f"unknown field '{name}'")
 
 
-@dataclass
+@dataclass(slots=True)
 class Vote:
     annotator: str
     choice: str  # a 0-based index as text, "skip" for unsure, "" for withdrawn
@@ -152,16 +152,24 @@ class Project:
         if self.workspace is None:
             return []
         changed: list[str] = []
-        for event in self.workspace.events(after=self._applied):
-            self._applied = event.seq
-            if event.kind == "edit":
-                self._actions.setdefault(event.action or event.seq, []).append(event)
-                self._set(event.item_id, event.field, event.new, changed)
-            elif event.kind in MARKER_KINDS:
-                for change in self._actions.get(event.action or 0, []):
-                    self._set(change.item_id, change.field, change.old if event.kind == "undo" else change.new, changed)
+        votes = self.state.votes
+        for row in self.workspace.event_rows(after=self._applied):
+            seq, time, annotator, kind, item_id, name, old, new, action, note = row
+            self._applied = seq
+            if kind == "vote":  # the bulk of a large log: handled inline, without an Event object
+                current = votes[item_id].get(annotator)
+                if current is None or current.time <= time:
+                    votes[item_id][annotator] = Vote(annotator, new or "", time)
+                changed.append(item_id)
+            elif kind == "edit":
+                event = Event(*row)
+                self._actions.setdefault(action or seq, []).append(event)
+                self._set(item_id, name, new, changed)
+            elif kind in MARKER_KINDS:
+                for change in self._actions.get(action or 0, []):
+                    self._set(change.item_id, change.field, change.old if kind == "undo" else change.new, changed)
             else:
-                self._apply_other(event, changed)
+                self._apply_other(Event(*row), changed)
         return changed
 
     def _set(self, item_id: str | None, name: str | None, value: str | None, changed: list[str]) -> None:
@@ -181,11 +189,7 @@ class Project:
 
     def _apply_other(self, event: Event, changed: list[str]) -> None:
         item_id = event.item_id or ""
-        if event.kind == "vote":
-            current = self.state.votes[item_id].get(event.annotator)
-            if current is None or current.time <= event.time:
-                self.state.votes[item_id][event.annotator] = Vote(event.annotator, event.new or "", event.time)
-        elif event.kind == "flag":
+        if event.kind == "flag":
             if event.new == "1":
                 self.state.flags[item_id][event.field or "flag"] = event.note or ""
             else:

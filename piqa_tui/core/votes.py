@@ -13,11 +13,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .agreement import AgreementBreakdown, AgreementReport, agreement_by, agreement_report
+from .agreement import AgreementBreakdown, AgreementReport, VoteTable, agreement_by, agreement_report
 from .dataset import atomic_write, decode
 from .decision import Decision, Policy, Status
 from .errors import InputError, PiqaError
@@ -50,8 +51,14 @@ class ImportResult:
     bad: list[BadVote]
 
 
+_PLAIN_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$")
+
+
 def canonical_time(value: str) -> str:
     """An ISO 8601 time in the log's form (UTC, microseconds, Z); ValueError when unreadable."""
+    value = value.strip()
+    if _PLAIN_UTC.match(value):  # the common case, without a datetime round trip
+        return value if len(value) == 27 else value[:-1] + ".000000Z"
     parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
@@ -219,8 +226,8 @@ def vote_triples(project: Project) -> list[tuple[str, str, int]]:
 
 def project_agreement(project: Project, by: list[str] | None = None) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
     """The agreement report of the recorded votes, overall and broken down by categorical columns."""
-    votes = vote_triples(project)
     n_categories = max((len(i.solutions) for i in project.items), default=2)
+    votes = VoteTable.from_votes(vote_triples(project), n_categories)  # encoded once for every breakdown
     gold = {item.id: item.label for item in project.items}
     report = agreement_report(votes, n_categories=n_categories, gold=gold)
     breakdowns = {}

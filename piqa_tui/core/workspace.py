@@ -183,6 +183,13 @@ class Workspace:
             )
             return conn.total_changes - before
 
+    def event_rows(self, after: int = 0) -> sqlite3.Cursor:
+        """Raw event tuples after a sequence number, in log order (Event's fields, in order)."""
+        return self.conn.execute(
+            "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq > ? ORDER BY seq",
+            (after,),
+        )
+
     def events(self, kinds: Iterable[str] | None = None, after: int = 0) -> list[Event]:
         """Events in log order, optionally only some kinds and only after a sequence number."""
         sql = "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq > ?"
