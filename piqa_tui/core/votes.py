@@ -242,3 +242,33 @@ def status_counts(found: dict[str, Decision]) -> dict[str, int]:
     for decision in found.values():
         counts[decision.status.value] += 1
     return counts
+
+
+# ------------------------------------------------------------ what annotators see
+
+FLAG_REASONS: dict[str, str] = {
+    "ungrammatical": "the text is not grammatical in its language or dialect",
+    "culturally-wrong": "the situation or answer does not fit the culture",
+    "both-correct": "both solutions work",
+    "both-wrong": "neither solution works",
+    "offensive": "offensive or harmful content",
+    "duplicate": "repeats another item",
+    "remove": "flagged for removal from the release",
+}
+
+
+def has_voted(project: Project, item_id: str, annotator: str | None = None) -> bool:
+    """Whether the annotator has a current vote (a choice or 'skip') on the item."""
+    vote = project.state.votes.get(item_id, {}).get(annotator or project.annotator)
+    return vote is not None and vote.choice != ""
+
+
+def may_see_answers(project: Project, item_id: str, reviewer: bool) -> bool:
+    """Blind mode: gold and others' votes stay hidden until this annotator has voted (reviewers see all)."""
+    return reviewer or has_voted(project, item_id)
+
+
+def status_queue(project: Project, status: Status, policy: Policy | None = None) -> list[str]:
+    """Ids of the items with a given decision status, in file order (a TUI queue)."""
+    found = decisions(project, policy)
+    return [item.id for item in project.items if found[item.id].status is status]
