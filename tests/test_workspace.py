@@ -138,3 +138,12 @@ def test_save_refuses_to_overwrite_a_file_changed_on_disk(tmp_path: Path) -> Non
         assert "changed on disk" in str(exc)
     else:
         raise AssertionError("save overwrote a file changed by someone else")
+
+
+def test_typed_text_is_stored_in_nfc(tmp_path: Path) -> None:
+    import unicodedata
+
+    project = Project.open(copy_sample("darija-algerian.tsv", tmp_path), annotator="t")
+    decomposed = unicodedata.normalize("NFD", "café شَاي")
+    item = project.edit(project.items[0].id, {"prompt": decomposed})
+    assert item.prompt == unicodedata.normalize("NFC", decomposed) and unicodedata.is_normalized("NFC", item.prompt)

@@ -18,6 +18,7 @@ from pathlib import Path
 from .dataset import Dataset, file_digest, load_dataset, write_dataset
 from .errors import PiqaError, WorkspaceError
 from .item import Item
+from .text import nfc
 from .workspace import Change, Event, Workspace, default_location
 
 EDIT_KINDS = ("edit",)
@@ -217,7 +218,8 @@ class Project:
         """Set fields of one item as one undoable action; returns the new item."""
         ws = self._require_workspace()
         item = self.item(item_id)
-        recorded = [Change(item_id, name, field_value(item, name), value) for name, value in changes.items()]
+        # Typed text is stored in NFC (DESIGN.md); nothing else about it is changed.
+        recorded = [Change(item_id, name, field_value(item, name), nfc(value)) for name, value in changes.items()]
         recorded = [c for c in recorded if c.old != c.new]
         if recorded:
             for change in recorded:
