@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decided", action="store_true", help="write the label decided by the votes (policy) where there is one")
     parser.add_argument("--vote-columns", action="store_true", help="add votes per choice and the decision status as columns")
     parser.add_argument("--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)")
+    parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
 
 
 def export_items(project: Project, decided: bool, drop_flagged: bool) -> list[Item]:
@@ -58,8 +59,10 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     items = export_items(project, args.decided, args.drop_flagged)
-    extra = vote_columns(project, items) if args.vote_columns else None
-    written = project.export(args.to, args.format, items=items, extra_columns=extra)
+    extra = vote_columns(project, items) if args.vote_columns else {}
+    if args.flag_column:
+        extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
+    written = project.export(args.to, args.format, items=items, extra_columns=extra or None)
     summary = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
     if args.json:
         print_json(summary)

@@ -84,6 +84,7 @@ class ProjectState:
     notes: dict[str, str] = field(default_factory=dict)
     adjudications: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> (label, reason, who)
     edited: set[str] = field(default_factory=set)
+    dedup: dict[str, str] = field(default_factory=dict)  # cluster key -> keep:ID | distinct | merge:ID
 
 
 class Project:
@@ -197,6 +198,9 @@ class Project:
                 self.state.flags[item_id].pop(event.field or "flag", None)
         elif event.kind == "note":
             self.state.notes[item_id] = event.new or ""
+        elif event.kind == "dedup":
+            self.state.dedup[event.field or ""] = event.new or ""
+            return
         elif event.kind == "adjudicate":
             self.state.adjudications[item_id] = (event.new or "", event.note or "", event.annotator)
         changed.append(item_id)
