@@ -1,0 +1,213 @@
+"""Time the TUI on a 100,000-item file: launch to first full screen, cursor moves, page moves.
+
+Run: ``python benchmarks/bench_tui.py [--items N] [--moves M] [--keep FILE]``.
+
+The file mixes Arabic-script (Darija) and Tamil items, two solutions that
+differ by one word, and two categorical columns. Measured with Pilot
+(headless, in process):
+
+* first full screen: from ``App.run_test`` starting to the first frame drawn
+  with the item list and the first item (the dataset is read and the
+  workspace replayed in a worker thread meanwhile); once with no workspace
+  (first open) and once with the workspace the first run left;
+* per cursor move (j) and per page move (pagedown): from the key event
+  entering the app to the frame that shows the new current item with nothing
+  left to redraw (``App._display``), M of each, medians and p95. Frames come
+  on Textual's 60 fps update timer, so up to ~17 ms of each figure is the
+  wait for the next frame. (Pilot's ``press`` is not timed: it sleeps until
+  the process looks idle, which says nothing about what the user sees.)
+
+With tmux installed it also times the real ``piqa-tui`` process from spawn to
+the first screen whose header and first row are visible (capture-pane polled
+every 20 ms), which adds interpreter start-up and imports.
+Targets (issue 3): first screen < 1.5 s, moves < 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+AR_WORDS = (
+    "كيفاش باش تحط شوية الما البارد السخون الملح السكر الزيت الكسكسي الطاجين الخبز الحليب "
+    "فالكسكاس فالفرن قبل ما بعد تغسل تنحي الماعون البراد النعناع الشَّاي ملاعق 2 3 la machine"
+).split()
+TA_WORDS = (
+    "இட்லி மாவு நன்றாகப் புளிக்க என்ன செய்ய வேண்டும் தண்ணீர் உப்பு சர்க்கரை காபி அரிசி சாதம் "
+    "பால் எண்ணெய் சமையல் அடுப்பு குளிர் சூடான பாத்திரம் கொதிக்க வைக்கவும் மூடி இரவு"
+).split()
+CATEGORIES = ("cooking", "cleaning", "repairs", "clothing", "transport", "health")
+
+
+def make_dataset(path: Path, n_items: int, seed: int = 0) -> Path:
+    """A Global-PIQA-layout TSV of ``n_items`` minimal pairs, alternating Darija and Tamil."""
+    rng = random.Random(seed)
+    lines = ["id\tprompt\tsolution0\tsolution1\tlabel\tlanguage\tcategory\tenglish_translation"]
+    for i in range(n_items):
+        words = AR_WORDS if i % 2 == 0 else TA_WORDS
+        prompt = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))) + "؟" * (i % 2 == 0)
+        solution = [rng.choice(words) for _ in range(rng.randint(5, 12))]
+        other = list(solution)
+        other[rng.randrange(len(other))] = rng.choice(words)
+        lines.append(
+            "\t".join(
+                (
+                    f"item-{i:06d}",
+                    prompt,
+                    " ".join(solution) + ".",
+                    " ".join(other) + ".",
+                    str(rng.randint(0, 1)),
+                    "ary" if i % 2 == 0 else "ta",
+                    rng.choice(CATEGORIES),
+                    f"How to do thing number {i}?",
+                )
+            )
+        )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _quantiles(values: list[float]) -> str:
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, int(len(values) * 0.95))]
+    return f"median {statistics.median(values) * 1000:7.1f} ms   p95 {p95 * 1000:7.1f} ms   max {values[-1] * 1000:7.1f} ms"
+
+
+async def _pilot_run(path: Path, moves: int, size: tuple[int, int]) -> dict[str, object]:
+    from textual import events
+
+    from piqa_tui.core.bidi import BidiMode
+    from piqa_tui.core.graphemes import WidthPolicy
+    from piqa_tui.tui import cell_widths
+    from piqa_tui.tui.app import AppSettings, PiqaApp
+    from piqa_tui.tui.screens.main import MainScreen
+    from piqa_tui.tui.session import OpenRequest
+    from piqa_tui.tui.widgets.item_view import ItemView
+
+    cell_widths.install(WidthPolicy("codepoint"))
+    frames: list[float] = []
+    app = PiqaApp(AppSettings(OpenRequest(path, annotator="bench"), bidi_mode=BidiMode.APP))
+    original_display = app._display
+
+    def display(screen, renderable) -> None:  # noqa: ANN001 - Textual internals
+        original_display(screen, renderable)
+        frames.append(time.perf_counter())
+
+    app._display = display  # type: ignore[method-assign]
+    start = time.perf_counter()
+    result: dict[str, object] = {}
+    async with app.run_test(size=size) as pilot:
+        while not (isinstance(app.screen, MainScreen) and app.screen.query(ItemView) and app.screen.item_view.item is not None):
+            await asyncio.sleep(0.001)
+        main = app.screen
+        while not frames or frames[-1] < start or main._dirty_widgets or main._layout_required:
+            await asyncio.sleep(0.001)
+        shown_at = time.perf_counter()
+        while frames[-1] > shown_at - 0.0001 and time.perf_counter() - shown_at < 0.05:
+            await asyncio.sleep(0.002)  # the first frame may come in two parts: take the last
+        result["first_screen"] = frames[-1] - start
+
+        driver = app._driver
+        assert driver is not None
+
+        async def timed(key: str, steps: int) -> float:
+            """Key sent -> the frame that shows the new current item (nothing left to draw)."""
+            target_index = max(0, min(main.item_list.cursor + steps, len(main.item_list.rows) - 1))
+            target = app.session.project.items[main.item_list.rows[target_index]]
+            sent = time.perf_counter()
+            event = events.Key(key, None)
+            event.set_sender(app)
+            driver.send_message(event)
+            shown_at = None
+            while True:
+                await asyncio.sleep(0)
+                if shown_at is None and main.item_view.item is target:
+                    shown_at = time.perf_counter()
+                dirty = main._dirty_widgets or main._layout_required or main._repaint_required or main._scroll_required
+                if shown_at is not None and frames and frames[-1] >= shown_at and not dirty:
+                    return frames[-1] - sent
+
+        page = main.item_list.scrollable_content_region.height - 1
+        result["move"] = [await timed("j", 1) for _ in range(moves)]
+        result["page"] = [await timed("pagedown", page) for _ in range(moves)]
+        result["page_up"] = [await timed("pageup", -page) for _ in range(moves // 2)]
+        total = len(main.item_list.rows)
+        result["last"] = [await timed("G", total), await timed("g", -total)]
+        await pilot.press("q")
+    return result
+
+
+def tmux_first_screen(path: Path, size: tuple[int, int], total: int) -> float | None:
+    """Seconds from spawning ``piqa-tui`` in tmux to its first full screen, or None without tmux."""
+    tmux = shutil.which("tmux")
+    exe = shutil.which("piqa-tui")
+    if not tmux or not exe:
+        return None
+    socket = f"piqa-bench-{os.getpid()}"
+    width, height = size
+    start = time.perf_counter()
+    subprocess.run([tmux, "-L", socket, "new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height),
+                    f"{exe} {path} --annotator bench"], check=True)
+    try:
+        while time.perf_counter() - start < 30:
+            screen = subprocess.run([tmux, "-L", socket, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True).stdout
+            if f"1/{total}" in screen and "item-000000   row 1" in screen and "tab field" in screen:
+                return time.perf_counter() - start
+            time.sleep(0.02)
+        return None
+    finally:
+        subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--width", type=int, default=120)
+    parser.add_argument("--height", type=int, default=40)
+    parser.add_argument("--keep", type=Path, help="write the generated file here (and reuse it if present)")
+    args = parser.parse_args()
+    size = (args.width, args.height)
+
+    folder = Path(tempfile.mkdtemp(prefix="piqa-bench-"))
+    path = args.keep or folder / "bench-100k.tsv"
+    if not path.exists():
+        made = time.perf_counter()
+        make_dataset(path, args.items)
+        print(f"generated {args.items:,} items in {time.perf_counter() - made:.1f} s: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    for stale in path.parent.glob(path.name + ".piqa.sqlite*"):
+        stale.unlink()
+
+    from piqa_tui.core.project import Project
+
+    opened = time.perf_counter()
+    Project.open(path, annotator="bench", create=False)
+    print(f"core Project.open alone (no workspace):     {time.perf_counter() - opened:6.2f} s")
+
+    cold = asyncio.run(_pilot_run(path, args.moves, size))
+    warm = asyncio.run(_pilot_run(path, args.moves, size))
+    print(f"first full screen, Pilot, first open:       {cold['first_screen']:6.2f} s")
+    print(f"first full screen, Pilot, workspace exists: {warm['first_screen']:6.2f} s")
+    for name, label in (("move", "cursor move (j)"), ("page", "page move (pgdn)"), ("page_up", "page move (pgup)")):
+        print(f"{label:<18} n={len(warm[name]):<4} {_quantiles(warm[name])}")  # type: ignore[arg-type]
+    print(f"G then g (jump to last / first): {', '.join(f'{t * 1000:.1f} ms' for t in warm['last'])}")  # type: ignore[union-attr]
+    real = tmux_first_screen(path, size, args.items)
+    if real is not None:
+        print(f"first full screen, real piqa-tui in tmux (process start included): {real:6.2f} s")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

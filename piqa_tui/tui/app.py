@@ -1,0 +1,409 @@
+"""The piqa-tui application: opens the dataset off the UI thread and runs the screens.
+
+App-wide work lives here: themes and the keymap, saving and exporting (in
+worker threads, with the file-changed-on-disk check first), the $EDITOR
+escape hatch, watching the workspace for other annotators' events and the
+dataset file for other writers.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from textual import events, work
+from textual.app import App
+from textual.worker import get_current_worker
+
+from piqa_tui.core.bidi import BidiMode
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.item import Item
+
+from .commands import ActionCommands
+from .keymap import APP_ACTIONS, Action, bindings
+from .screens.check_terminal import CheckTerminalScreen
+from .screens.dialogs import ChoiceDialog, TextPrompt
+from .screens.help import HelpScreen
+from .screens.loading import LoadingScreen
+from .screens.main import MainScreen
+from .session import OpenRequest, Session
+from .themes import THEMES
+from .voting import ballots_for
+from .widgets.field_editor import FieldEditor
+from .widgets.label_line import LabelChooser
+
+POLL_SECONDS = 2.0
+CHECK_DELAY = 0.5
+USER_ACTIVE = 0.5  # background checks pause this long after each key or click
+BIDI_CYCLE = (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF)
+
+
+@dataclass
+class AppSettings:
+    """What launch() resolved from the command line and the config file."""
+
+    request: OpenRequest | None
+    bidi_setting: str = "auto"
+    bidi_mode: BidiMode = BidiMode.APP
+    theme: str = "piqa-dark"
+    keys: dict[str, str] = field(default_factory=dict)
+    reviewer: bool = False
+    check_terminal: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+class PiqaApp(App[None]):
+    """Curate a PIQA-style dataset: browse, search, filter, edit, save."""
+
+    TITLE = "piqa-tui"
+    BINDINGS = bindings(APP_ACTIONS)
+    COMMANDS = App.COMMANDS | {ActionCommands}
+    CSS = """
+    Screen {
+        background: $background;
+    }
+    Toast {
+        max-width: 70;
+    }
+    """
+
+    def __init__(self, settings: AppSettings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.bidi_mode = settings.bidi_mode
+        self.reviewer = settings.reviewer
+        self.session: Session | None = None
+        self.disk_warning = ""
+        self.unsaved = False
+        self.error_message: str | None = None
+        self.exit_note: str | None = None
+        self._disk_notified = False
+        self.last_input = 0.0
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.last_input = time.monotonic()
+        await super().on_event(event)
+
+    # --------------------------------------------------------------- startup
+
+    def on_mount(self) -> None:
+        for theme in THEMES.values():
+            self.register_theme(theme)
+        self.theme = self.settings.theme
+        if self.settings.keys:
+            self.set_keymap(self.settings.keys)
+        for warning in self.settings.warnings:
+            self.notify(warning, severity="warning", timeout=10)
+        if self.settings.check_terminal or self.settings.request is None:
+            self.push_screen(CheckTerminalScreen(standalone=True))
+            return
+        self.push_screen(LoadingScreen(self.settings.request.path.name))
+        self.open_dataset(self.settings.request)
+
+    @work(thread=True, exclusive=True, group="open")
+    def open_dataset(self, request: OpenRequest, keep_id: str | None = None) -> None:
+        try:
+            session = Session.open(request)
+        except PiqaError as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._opened, session, keep_id)
+
+    def _failed(self, message: str) -> None:
+        if self.session is None:
+            self.error_message = message
+            self.exit(return_code=2)
+        else:
+            self.notify(message, severity="error", timeout=10)
+
+    def _opened(self, session: Session, keep_id: str | None) -> None:
+        first = self.session is None
+        old, self.session = self.session, session
+        if old is not None and old.project.workspace is not None:
+            self.workers.cancel_group(self, "validate")
+            old.project.workspace.close()
+        self.unsaved = bool(session.project.state.edited)
+        self.disk_warning = ""
+        self._disk_notified = False
+        ballots_for(session.project, reviewer=self.reviewer)
+        main = MainScreen(session)
+        self.switch_screen(main)
+        if keep_id and keep_id in session.project.index:
+            main.call_after_refresh(main.go_to_position, session.project.index[keep_id])
+        if session.project.file_changed:
+            self.notify(session.project.file_changed, severity="warning", timeout=15)
+        if first:
+            self.set_interval(POLL_SECONDS, self.poll)
+        # Checking every item competes with drawing for the interpreter: start once the first screen is up.
+        self.set_timer(CHECK_DELAY, lambda: self.check_in_background(session))
+
+    @work(thread=True, exclusive=True, group="validate")
+    def check_in_background(self, session: Session) -> None:
+        """Run validate's rules over every item (the `invalid` queue and marks), gather the
+        categories and build the search index, while the user is not pressing keys."""
+        worker = get_current_worker()
+
+        def pause() -> None:
+            # Python runs one thread at a time: while the user is pressing keys, this work waits.
+            while time.monotonic() - self.last_input < USER_ACTIVE and not worker.is_cancelled:
+                time.sleep(0.05)
+            time.sleep(0.0005)
+
+        def stop() -> bool:
+            pause()
+            return worker.is_cancelled
+
+        if session.validation.check_all(stop) and not worker.is_cancelled:
+            session.categorical_columns()
+            self.call_from_thread(self._checked, session)
+            session.ensure_search_index(pause)
+
+    def _checked(self, session: Session) -> None:
+        main = self.main_screen
+        if main is not None and main.session is session:
+            main.item_list.invalidate()
+            main.refilter()
+
+    @property
+    def main_screen(self) -> MainScreen | None:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    # ----------------------------------------------------------- watching
+
+    def poll(self) -> None:
+        """Apply events other processes recorded; notice the dataset file changing on disk."""
+        main, session = self.main_screen, self.session
+        if main is None or session is None or main.busy:
+            return
+        try:
+            changed = session.project.refresh()
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if changed:
+            main.after_change(changed)
+            if self.screen is not main and hasattr(self.screen, "project_changed"):
+                self.screen.project_changed(changed)  # agreement, adjudication: follow others' votes
+        stamp = session.stat()
+        if stamp != session.disk_stamp and not self.disk_warning:
+            self.check_disk(session)
+
+    @work(thread=True, exclusive=True, group="disk")
+    def check_disk(self, session: Session) -> None:
+        changed = session.project.disk_changed()
+        self.call_from_thread(self._disk_checked, session, changed)
+
+    def _disk_checked(self, session: Session, changed: bool) -> None:
+        if session is not self.session:
+            return
+        session.disk_stamp = session.stat()
+        if changed:
+            self.disk_warning = "file changed on disk"
+            if not self._disk_notified:
+                self._disk_notified = True
+                self.notify(
+                    f"{session.project.dataset.name} was changed on disk by another program. "
+                    "Saving will ask first; you can reload it (your recorded edits are replayed) or export elsewhere.",
+                    severity="warning",
+                    timeout=15,
+                )
+            if self.main_screen:
+                self.main_screen.update_header()
+
+    # --------------------------------------------------------------- saving
+
+    def save_dataset(self) -> None:
+        main, session = self.main_screen, self.session
+        if main is None or session is None or main.busy:
+            return
+        main._set_busy("saving")
+        self._save(session)
+
+    @work(thread=True, exclusive=True, group="io")
+    def _save(self, session: Session) -> None:
+        project = session.project
+        if project.disk_changed():
+            self.call_from_thread(self._ask_disk_changed, session)
+            return
+        try:
+            written = project.save()
+        except (PiqaError, OSError) as exc:
+            self.call_from_thread(self._io_done, f"not saved: {exc}", "error")
+            return
+        session.disk_stamp = session.stat()
+        self.call_from_thread(self._saved, written)
+
+    def _saved(self, written: Iterable[Path]) -> None:
+        self.unsaved = False
+        self.disk_warning = ""
+        self._io_done(f"saved {', '.join(str(p) for p in written)}", "information")
+
+    def _io_done(self, message: str, severity: str) -> None:
+        main = self.main_screen
+        if main is not None:
+            main._set_busy("")
+        self.notify(message, severity=severity, timeout=6 if severity != "error" else 12)  # type: ignore[arg-type]
+
+    def _ask_disk_changed(self, session: Session) -> None:
+        main = self.main_screen
+        if main is not None:
+            main._set_busy("")
+        self.disk_warning = "file changed on disk"
+        name = session.project.dataset.name
+
+        def chosen(key: str | None) -> None:
+            if key == "export":
+                self.export_dataset()
+            elif key == "reload":
+                self.reload()
+
+        self.push_screen(
+            ChoiceDialog(
+                "The file changed on disk",
+                f"{name} was changed by another program since piqa-tui opened it. Nothing was written.",
+                [
+                    ("export", "Export to another file…", "keeps both versions"),
+                    ("reload", "Reload the file from disk", "your recorded edits are replayed over the new content"),
+                    ("cancel", "Cancel", "leave everything as it is"),
+                ],
+            ),
+            chosen,
+        )
+
+    def reload(self) -> None:
+        main, session = self.main_screen, self.session
+        if session is None:
+            return
+        keep = main.current.id if main and main.current else None
+        self.push_screen(LoadingScreen(session.project.dataset.name))
+        self.open_dataset(session.request, keep)
+
+    def export_dataset(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        source = session.project.dataset.path
+        suggestion = str(source.with_name(f"{source.stem}.export{source.suffix}"))
+
+        def check(value: str) -> str | None:
+            if not value:
+                return "give a file name"
+            if Path(value).expanduser().resolve() == source.resolve():
+                return "that is the dataset itself: use save (ctrl+s) to write it"
+            return None
+
+        def chosen(value: str | None) -> None:
+            if value:
+                main = self.main_screen
+                if main is not None:
+                    main._set_busy("exporting")
+                self._export(session, Path(value).expanduser())
+
+        self.push_screen(
+            TextPrompt("Export", "Write the current state to a file; the format follows the extension (.tsv .csv .jsonl .parquet).", suggestion, check),
+            chosen,
+        )
+
+    @work(thread=True, exclusive=True, group="io")
+    def _export(self, session: Session, out: Path) -> None:
+        try:
+            written = session.project.export(out)
+        except (PiqaError, OSError) as exc:
+            self.call_from_thread(self._io_done, f"not exported: {exc}", "error")
+            return
+        self.call_from_thread(self._io_done, f"exported {', '.join(str(p) for p in written)}", "information")
+
+    # ------------------------------------------------------------- $EDITOR
+
+    async def edit_externally(self, text: str, name: str) -> str | None:
+        """Edit ``text`` in $VISUAL/$EDITOR with the app suspended; None when the editor failed."""
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60]
+        with tempfile.NamedTemporaryFile("w", suffix=f"-{safe}.txt", delete=False, encoding="utf-8") as fh:
+            fh.write(text + "\n")
+            path = fh.name
+        try:
+            command = [*shlex.split(editor), path]
+            driver = self._driver
+            try:
+                if driver is not None and driver.can_suspend:
+                    with self.suspend():
+                        result = subprocess.run(command)
+                else:
+                    result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True)
+            except OSError as exc:
+                self.notify(f"could not run {editor!r}: {exc}; set $EDITOR", severity="error")
+                return None
+            if result.returncode != 0:
+                self.notify(f"{editor} exited with status {result.returncode}; the field is unchanged", severity="warning")
+                return None
+            with open(path, encoding="utf-8") as fh:
+                edited = fh.read()
+        finally:
+            os.unlink(path)
+        import unicodedata
+
+        edited = edited[:-1] if edited.endswith("\n") else edited
+        return unicodedata.normalize("NFC", edited.replace("\r\n", "\n"))
+
+    # -------------------------------------------------------------- display
+
+    def gold_hidden(self, item: Item) -> bool:
+        """Whether the gold label stays hidden for this item: blind mode until you voted on it (not for reviewers)."""
+        session = self.session
+        return session is not None and not ballots_for(session.project).visible(item.id)
+
+    def cycle_bidi(self) -> None:
+        index = BIDI_CYCLE.index(self.bidi_mode) if self.bidi_mode in BIDI_CYCLE else -1
+        self.bidi_mode = BIDI_CYCLE[(index + 1) % len(BIDI_CYCLE)]
+        self.redraw_text()
+        self.notify(f"right-to-left display: {self.bidi_mode}", timeout=2)
+
+    def redraw_text(self) -> None:
+        """Re-lay out every text on screen (after the bidi mode or the width policy changed)."""
+        for screen in self.screen_stack:
+            for widget in screen.query("FieldText, FieldEditor, MetadataTable"):
+                widget.refresh(layout=True)
+        main = self.main_screen
+        if main is not None:
+            main.item_list.invalidate()
+            main.show_current()
+
+    # -------------------------------------------------------------- actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("quit", "help") and isinstance(self.focused, (FieldEditor, LabelChooser)):
+            return False  # their keys type text there; ctrl+q still quits
+        return True
+
+    def keys_for(self, action: Action) -> str:
+        return self.settings.keys.get(action.id, action.keys)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_check_terminal(self) -> None:
+        self.push_screen(CheckTerminalScreen())
+
+    async def action_quit(self) -> None:
+        session = self.session
+        if session is not None and self.unsaved and session.project.state.edited:
+            count = len(session.project.state.edited)
+            self.exit_note = (
+                f"piqa-tui: {count} edited item(s) are kept in the workspace but not yet in "
+                f"{session.project.dataset.path.name}; save with ctrl+s next time, or run: piqa-tui export"
+            )
+        self.exit()
+
+

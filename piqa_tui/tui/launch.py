@@ -1,0 +1,98 @@
+"""``piqa-tui [PATH] ...`` without a subcommand: resolve the settings, run the app, report how it ended.
+
+Command-line options win over the config file, which wins over defaults.
+Problems found before the screen opens raise ``PiqaError`` (the CLI prints
+one line and exits 2); a dataset that cannot be read is reported the same
+way after the app has given the terminal back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from pathlib import Path
+
+from piqa_tui.config import config_path, load_config
+from piqa_tui.core.bidi import BidiMode, resolve_mode
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.graphemes import WIDTH_MODES, WidthPolicy
+from piqa_tui.exit_codes import BAD_INPUT, OK
+
+from . import cell_widths
+from .keymap import ALL_ACTIONS, validate_keymap
+from .session import OpenRequest
+from .themes import theme_name
+
+
+def _width_policy_chosen() -> bool:
+    """Whether the user's config file sets ``width_policy`` itself (else we ask the terminal)."""
+    path = config_path()
+    try:
+        return "width_policy" in tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+
+
+def width_mode(configured: str) -> str:
+    """The width mode to lay text out with: the configured one, or what the terminal answers."""
+    if configured == "auto" or not _width_policy_chosen():
+        from .terminal_probe import detect_width_mode
+
+        return detect_width_mode()
+    if configured not in WIDTH_MODES:
+        raise PiqaError(f"config: width_policy '{configured}' is not one of auto, {', '.join(WIDTH_MODES)}")
+    return configured
+
+
+def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy for start-up time)
+    from .app import AppSettings
+
+    config = load_config()
+    warnings = validate_keymap(config.keys)
+    known = {a.id for a in ALL_ACTIONS}
+    keys = {k: v for k, v in config.keys.items() if k in known and isinstance(v, str) and v.strip()}
+    cell_widths.install(WidthPolicy(width_mode(config.width_policy)))
+    bidi = args.bidi or config.bidi
+    try:
+        bidi_mode = resolve_mode(BidiMode(bidi))
+    except ValueError:
+        raise PiqaError(f"bidi mode '{bidi}' is not one of auto, app, terminal, off") from None
+    request = None
+    if not args.check_terminal:
+        from piqa_tui.cli import DEFAULT_SAMPLE
+
+        path = Path(args.path) if args.path else DEFAULT_SAMPLE
+        if not path.exists():
+            raise PiqaError(f"{path}: no such file; check the path")
+        request = OpenRequest(
+            path=path,
+            mapping=args.mapping,
+            workspace=args.workspace,
+            annotator=args.annotator or config.annotator,
+            max_differences=config.max_differences,
+        )
+    return AppSettings(
+        request=request,
+        bidi_setting=bidi,
+        bidi_mode=bidi_mode,
+        theme=theme_name(args.theme or config.theme),
+        keys=keys,
+        reviewer=bool(args.reviewer),
+        check_terminal=bool(args.check_terminal),
+        warnings=warnings,
+    )
+
+
+def launch(args: argparse.Namespace) -> int:
+    """Run the TUI; returns the process exit code."""
+    from .app import PiqaApp
+
+    app = PiqaApp(settings_from(args))
+    app.run()
+    if app.error_message:
+        print(f"piqa-tui: error: {app.error_message}", file=sys.stderr)
+        return BAD_INPUT
+    if app.exit_note:
+        print(app.exit_note, file=sys.stderr)
+    return app.return_code or OK

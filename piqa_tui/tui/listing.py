@@ -1,0 +1,182 @@
+"""Which items the list shows, in which order, and what marks each row carries.
+
+A ``Listing`` turns the project's items and the user's filters (a status
+queue, one column's value, a search) into the positions the item list draws.
+It reads the project, never changes it, and imports no Textual, so the rules
+of the queues are tested without a screen.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from piqa_tui.core.checks import CheckConfig, Problem, check_item
+from piqa_tui.core.item import Item
+from piqa_tui.core.decision import Status
+from piqa_tui.core.project import Project
+
+from .voting import STATUS_MARKS, ballots_for
+
+
+class Validation:
+    """Validate's problems per item, computed on demand and kept until the item changes."""
+
+    def __init__(self, project: Project, config: CheckConfig = CheckConfig()) -> None:
+        self.project = project
+        self.config = config
+        self._cache: dict[int, tuple[Item, list[Problem]]] = {}
+        raw = project.dataset.raw_ids or []
+        self.duplicate_ids: dict[str, int] = {}
+        if len(set(raw)) != len(raw):  # the common case (unique ids) costs one set, not a Counter
+            counts = Counter(raw)
+            self.duplicate_ids = {project.items[pos].id: counts[r] for pos, r in enumerate(raw) if counts[r] > 1}
+        self.complete = False  # every item checked (the background pass finished)
+
+    def problems(self, position: int, item: Item | None = None) -> list[Problem]:
+        item = item or self.project.items[position]
+        cached = self._cache.get(position)
+        if cached is not None and cached[0] is item:
+            return cached[1]
+        problems = check_item(item, self.config)
+        if item.id in self.duplicate_ids and self.config.wants("duplicate-id"):
+            problems.append(Problem(item.id, "duplicate-id", f"id is used by {self.duplicate_ids[item.id]} items", item.row))
+        self._cache[position] = (item, problems)
+        return problems
+
+    def candidate(self, item: Item) -> list[Problem]:
+        """Problems of an item being edited (not yet recorded): live validation."""
+        return check_item(item, self.config)
+
+    def is_invalid(self, position: int) -> bool:
+        return bool(self.problems(position))
+
+    def check_all(self, stop: Callable[[], bool] = lambda: False) -> bool:
+        """Check every item (slow on big sets: run in a worker); False when ``stop`` interrupted it."""
+        items = self.project.items
+        for position in range(len(items)):
+            if position % 500 == 0 and stop():
+                return False
+            self.problems(position, items[position])
+        self.complete = True
+        return True
+
+
+@dataclass(frozen=True)
+class Queue:
+    name: str
+    help: str
+    test: Callable[[Project, Validation, int, Item], bool]
+
+
+def _voted(project: Project, item: Item) -> bool:
+    vote = project.state.votes.get(item.id, {}).get(project.annotator)
+    return vote is not None and vote.choice != ""
+
+
+def _status_is(status: Status) -> Callable[[Project, Validation, int, Item], bool]:
+    return lambda p, v, pos, it: ballots_for(p).status(it.id) is status
+
+
+# Status queues, and the decision statuses of the votes (issue 4).
+QUEUES: dict[str, Queue] = {
+    q.name: q
+    for q in (
+        Queue("all", "every item", lambda p, v, pos, it: True),
+        Queue("unvoted", "items you have not voted on", lambda p, v, pos, it: not _voted(p, it)),
+        Queue("flagged", "items with a flag", lambda p, v, pos, it: bool(p.state.flags.get(it.id))),
+        Queue("edited", "items changed in this workspace", lambda p, v, pos, it: it.id in p.state.edited),
+        Queue("invalid", "items with a problem validate reports", lambda p, v, pos, it: v.is_invalid(pos)),
+        Queue("needs-votes", "items without enough votes to decide", _status_is(Status.NEEDS_VOTES)),
+        Queue("agreed", "items whose votes agree under the policy", _status_is(Status.AGREED)),
+        Queue("disagreement", "items whose votes disagree: to adjudicate", _status_is(Status.DISAGREEMENT)),
+        Queue("adjudicated", "items a reviewer decided", _status_is(Status.ADJUDICATED)),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the user asked to see."""
+
+    queue: str = "all"
+    column: str | None = None
+    value: str | None = None
+    search: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.queue != "all" or self.column is not None or bool(self.search)
+
+    def describe(self) -> str:
+        parts = []
+        if self.queue != "all":
+            parts.append(f"queue {self.queue}")
+        if self.column is not None:
+            parts.append(f"{self.column} = {self.value or '(empty)'}")
+        if self.search:
+            parts.append(f"search “{self.search}”")
+        return ", ".join(parts) or "all items"
+
+
+def filtered_positions(
+    project: Project, validation: Validation, filters: Filters, ranked: list[int] | None = None
+) -> list[int]:
+    """Positions of the items that pass ``filters``: in ``ranked`` order when searching, else file order."""
+    queue = QUEUES[filters.queue]
+    candidates = ranked if ranked is not None else range(len(project.items))
+    items = project.items
+    out = []
+    for pos in candidates:
+        item = items[pos]
+        if filters.column is not None and item.meta.get(filters.column, "") != (filters.value or ""):
+            continue
+        if filters.queue != "all" and not queue.test(project, validation, pos, item):
+            continue
+        out.append(pos)
+    return out
+
+
+@dataclass
+class Marks:
+    """Marks from other features (dedup, model scoring) by item id; the list shows them."""
+
+    duplicates: set[str] = field(default_factory=set)
+    model_disagrees: set[str] = field(default_factory=set)
+
+
+# The status marks, in column order: (mark, name, meaning). Each takes one cell.
+MARK_LEGEND: tuple[tuple[str, str, str], ...] = (
+    ("✎", "edited", "changed in this workspace"),
+    ("✓", "voted", "you voted on it"),
+    ("⚑", "flagged", "someone flagged it"),
+    ("≈", "duplicate", "a near-duplicate of another item"),
+    ("✗", "model", "the model disagrees with the gold label"),
+    ("!", "invalid", "validate reports a problem"),
+    (STATUS_MARKS[Status.AGREED], "agreed", "the votes agree (status marks show once you voted on the item)"),
+    (STATUS_MARKS[Status.DISAGREEMENT], "disagreement", "the votes disagree: a reviewer adjudicates"),
+    (STATUS_MARKS[Status.ADJUDICATED], "adjudicated", "a reviewer set the final label"),
+)
+
+
+def row_marks(project: Project, validation: Validation, marks: Marks, position: int, item: Item) -> str:
+    """The mark column of one list row: one cell per mark, a space where it does not apply."""
+    item_id = item.id
+    flags = project.state.flags.get(item_id)
+    return "".join(
+        (
+            "✎" if item_id in project.state.edited else " ",
+            "✓" if _voted(project, item) else " ",
+            "⚑" if flags else " ",
+            "≈" if item_id in marks.duplicates or (flags and "duplicate" in flags) else " ",
+            "✗" if item_id in marks.model_disagrees else " ",
+            "!" if validation.is_invalid(position) else " ",
+            ballots_for(project).status_mark(item),
+        )
+    )
+
+
+def categorical_values(items: list[Item], column: str) -> list[tuple[str, int]]:
+    """The values of a categorical column with their counts, most common first."""
+    return Counter(item.meta.get(column, "") for item in items).most_common()

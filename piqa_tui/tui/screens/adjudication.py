@@ -1,0 +1,236 @@
+"""Adjudication: the reviewer settles each disagreement with a final label and a reason.
+
+The table lists the disagreements with every vote, the flags and the note
+side by side (one column per solution, naming who chose it); below it, the
+highlighted item as the main screen shows it, gold label included. A digit
+sets the final label, after asking why; ``Project.adjudicate`` logs it with
+the reviewer's name, and the item leaves the queue.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from piqa_tui.core.bidi import layout
+from piqa_tui.core.decision import Status
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.item import Item
+from piqa_tui.core.votes import SKIP
+
+from ..session import Session
+from ..voting import ballots_for, choice_text
+from ..widgets.drawing import app_bidi_mode
+from ..widgets.item_view import ItemView
+from ..widgets.vote_panel import VotePanel
+from .dialogs import TextPrompt
+
+NOTE_CELLS = 28
+
+
+class AdjudicationScreen(Screen[None]):
+    """Disagreements (and, on request, the items already adjudicated) with their votes and the item itself."""
+
+    DEFAULT_CSS = """
+    AdjudicationScreen #adjudication-title {
+        dock: top;
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+        text-style: bold;
+    }
+    AdjudicationScreen DataTable {
+        height: 40%;
+        min-height: 5;
+        border-bottom: hkey $panel-lighten-2;
+    }
+    AdjudicationScreen #adjudication-empty {
+        display: none;
+        height: auto;
+        padding: 1 2;
+        color: $text-muted;
+    }
+    AdjudicationScreen.-empty #adjudication-empty {
+        display: block;
+    }
+    AdjudicationScreen.-empty ItemView {
+        display: none;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape,q,A", "close", "back", id="adjudication_close"),
+        Binding("1", "decide(0)", "final label", key_display="1-4", id="adjudicate_1"),
+        Binding("2", "decide(1)", show=False, id="adjudicate_2"),
+        Binding("3", "decide(2)", show=False, id="adjudicate_3"),
+        Binding("4", "decide(3)", show=False, id="adjudicate_4"),
+        Binding("j", "move(1)", show=False),
+        Binding("k", "move(-1)", show=False),
+        Binding("d", "toggle_done", "show adjudicated", id="adjudication_toggle_done"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.project = session.project
+        self.ballots = ballots_for(self.project)
+        self.show_done = False
+        self.ids: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="adjudication-title", markup=False)
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="adjudication-table")
+        yield Static("", id="adjudication-empty", markup=False)
+        yield ItemView(self.project.dataset, id="adjudication-item")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.fill()
+        self.query_one(DataTable).focus()
+
+    # ---------------------------------------------------------------- table
+
+    @property
+    def width(self) -> int:
+        """Solutions per item, at most (one vote column each)."""
+        return max((len(item.solutions) for item in self.project.items), default=2)
+
+    def fill(self, keep: str | None = None) -> None:
+        """Rebuild the table from the project (after a decision, or votes from elsewhere)."""
+        statuses = (Status.DISAGREEMENT, Status.ADJUDICATED) if self.show_done else (Status.DISAGREEMENT,)
+        self.ids = [item.id for item in self.project.items if self.ballots.status(item.id) in statuses]
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column("id", key="id")
+        for n in range(self.width):
+            table.add_column(f"voted {n + 1}", key=f"choice{n}")
+        table.add_column("unsure", key="unsure")
+        if self.show_done:
+            table.add_column("final", key="final")
+        table.add_column("flags", key="flags")
+        table.add_column("note", key="note")
+        for item_id in self.ids:
+            table.add_row(*self._cells(self.project.item(item_id)), key=item_id)
+        open_count = sum(1 for i in self.ids if self.ballots.status(i) is Status.DISAGREEMENT)
+        self.query_one("#adjudication-title", Static).update(
+            f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}"
+            f" · policy {self.ballots.policy_text} · you decide as {self.project.annotator}"
+        )
+        self.set_class(not self.ids, "-empty")
+        self.query_one("#adjudication-empty", Static).update(
+            "No disagreements to adjudicate. " + ("" if self.show_done else "d shows the items already adjudicated. ") + "esc goes back."
+        )
+        if self.ids:
+            row = self.ids.index(keep) if keep in self.ids else 0
+            table.move_cursor(row=min(row, len(self.ids) - 1))
+            self.show_item(self.ids[table.cursor_row])
+
+    def _cells(self, item: Item) -> list[Text | str]:
+        votes = self.project.state.votes.get(item.id, {})
+        by_choice: dict[str, list[str]] = {}
+        for annotator, vote in sorted(votes.items()):
+            if vote.choice != "":
+                by_choice.setdefault(vote.choice, []).append(annotator)
+        cells: list[Text | str] = [item.id]
+        for n in range(self.width):
+            names = by_choice.get(str(n), [])
+            cells.append(Text(", ".join(names), style="bold") if names else ("" if n < len(item.solutions) else "·"))
+        cells.append(", ".join(by_choice.get(SKIP, [])))
+        if self.show_done:
+            adjudicated = self.project.state.adjudications.get(item.id)
+            cells.append(f"{choice_text(adjudicated[0])} by {adjudicated[2]}" if adjudicated else "")
+        cells.append(", ".join(sorted(self.project.state.flags.get(item.id, {}))))
+        note = self.project.state.notes.get(item.id, "")
+        cells.append(layout(note, NOTE_CELLS, app_bidi_mode(self), max_lines=1)[0].text if note else "")
+        return cells
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self.show_item(event.row_key.value)
+
+    def show_item(self, item_id: str) -> None:
+        item = self.project.item(item_id)
+        position = self.project.index[item_id]
+        view = self.query_one(ItemView)
+        view.show_item(
+            item,
+            self.session.validation.problems(position, item),
+            note=self.project.state.notes.get(item_id, ""),
+            status=self._flag_text(item_id),
+            gold_hidden=False,
+        )
+        view.query_one(VotePanel).show_summary(self.ballots.summary(item))
+
+    def _flag_text(self, item_id: str) -> str:
+        flags = self.project.state.flags.get(item_id, {})
+        return "  ".join(f"⚑ {reason}" + (f" ({note})" if note else "") for reason, note in sorted(flags.items()))
+
+    @property
+    def current_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        return self.ids[table.cursor_row] if self.ids and 0 <= table.cursor_row < len(self.ids) else None
+
+    # -------------------------------------------------------------- actions
+
+    def action_move(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        if self.ids:
+            table.move_cursor(row=max(0, min(table.cursor_row + step, len(self.ids) - 1)))
+
+    def action_toggle_done(self) -> None:
+        self.show_done = not self.show_done
+        self.fill(keep=self.current_id)
+
+    def action_decide(self, choice: int) -> None:
+        item_id = self.current_id
+        if item_id is None:
+            return
+        item = self.project.item(item_id)
+        if choice >= len(item.solutions):
+            self.notify(f"{item_id} has {len(item.solutions)} solutions", severity="warning", timeout=3)
+            return
+
+        def check(value: str) -> str | None:
+            return None if value.strip() else "give a reason: it is logged with the label"
+
+        def decided(reason: str | None) -> None:
+            if reason:
+                self.decide(item_id, choice, reason)
+
+        self.app.push_screen(
+            TextPrompt(
+                f"Final label of {item_id}: {choice + 1}",
+                "Why this label? The reason is logged with your name; the item leaves the disagreement queue.",
+                check=check,
+            ),
+            decided,
+        )
+
+    def decide(self, item_id: str, choice: int, reason: str) -> None:
+        """Record the final label; the table moves on to the next disagreement."""
+        next_id = None
+        if item_id in self.ids:
+            following = self.ids[self.ids.index(item_id) + 1 :]
+            next_id = following[0] if following else None
+        try:
+            self.project.adjudicate(item_id, choice, reason)
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(f"{item_id}: final label {choice + 1}", timeout=3)
+        self.fill(keep=item_id if self.show_done else next_id)
+        main = getattr(self.app, "main_screen", None)
+        if main is not None:
+            main.after_change([item_id])
+
+    def project_changed(self, item_ids: list[str]) -> None:
+        """Votes or decisions arrived from another process: the queue follows."""
+        self.fill(keep=self.current_id)
+
+    def action_close(self) -> None:
+        self.dismiss()

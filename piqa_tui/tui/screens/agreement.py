@@ -1,0 +1,170 @@
+"""Agreement, live: Fleiss' κ, Cohen's κ, Krippendorff's α, % unanimous, per annotator and per column.
+
+The numbers are the core's ``AgreementReport`` and ``AgreementBreakdown``
+(the same objects ``piqa-tui agree`` prints), computed in a worker thread when
+the screen opens and again whenever votes arrive. ``y`` copies them as
+Markdown tables, ready for a paper or a dataset card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from piqa_tui.core.agreement import AgreementBreakdown, AgreementReport
+from piqa_tui.core.dataset import atomic_write
+from piqa_tui.core.decision import Policy
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.votes import decisions, policy_spec, project_agreement, status_counts
+
+from ..session import Session
+from ..voting import ballots_for, describe_policy
+from .dialogs import TextPrompt
+from .policy import choose_policy
+
+RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
+
+
+@dataclass(frozen=True)
+class AgreementSnapshot:
+    """Everything the screen shows, computed together from one reading of the votes."""
+
+    policy: Policy
+    statuses: dict[str, int]
+    report: AgreementReport
+    breakdowns: dict[str, AgreementBreakdown]
+
+    def heading(self) -> str:
+        counts = "  ·  ".join(f"{name} {count}" for name, count in self.statuses.items())
+        return f"policy {describe_policy(self.policy)} ({policy_spec(self.policy)})\n{counts}"
+
+    def to_markdown(self, dataset: str) -> str:
+        parts = [f"## Agreement: {dataset}", "", self.heading().replace("\n", "; "), "", self.report.to_markdown()]
+        for breakdown in self.breakdowns.values():
+            parts += [f"### By {breakdown.column}", "", breakdown.to_markdown()]
+        return "\n".join(parts)
+
+    def __rich__(self) -> RenderableType:
+        return Group(Text(self.heading(), style="bold"), Text(""), self.report, *self.breakdowns.values())
+
+
+class AgreementScreen(Screen[None]):
+    """The agreement of the recorded votes, overall and by every categorical column."""
+
+    DEFAULT_CSS = """
+    AgreementScreen #agreement-title {
+        dock: top;
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+        text-style: bold;
+    }
+    AgreementScreen VerticalScroll {
+        padding: 0 1;
+    }
+    AgreementScreen #agreement-body {
+        width: auto;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape,q,a", "close", "back", id="agreement_close"),
+        Binding("r", "recompute", "recompute", id="agreement_recompute"),
+        Binding("p", "policy", "policy", id="agreement_policy"),
+        Binding("y", "copy_markdown", "copy Markdown", id="agreement_copy"),
+        Binding("w", "write_markdown", "write .md", id="agreement_write"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.project = session.project
+        self.snapshot: AgreementSnapshot | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Agreement — {self.project.dataset.name}", id="agreement-title", markup=False)
+        with VerticalScroll():
+            yield Static("computing…", id="agreement-body")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.action_recompute()
+
+    # ------------------------------------------------------------ computing
+
+    def action_recompute(self) -> None:
+        ballots_for(self.project).reload_policy()
+        self.compute(ballots_for(self.project).policy)
+
+    def project_changed(self, item_ids: list[str]) -> None:
+        """Votes arrived (from this process or another): the numbers follow."""
+        self.action_recompute()
+
+    @work(thread=True, exclusive=True, group="agreement")
+    def compute(self, policy: Policy) -> None:
+        worker = get_current_worker()
+        columns = list(self.session.categorical_columns())
+        for attempt in range(RETRIES):
+            try:
+                report, breakdowns = project_agreement(self.project, columns)
+                statuses = status_counts(decisions(self.project, policy))
+                break
+            except RuntimeError:  # the votes changed size under us: read them again
+                if attempt == RETRIES - 1:
+                    raise
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, AgreementSnapshot(policy, statuses, report, breakdowns))
+
+    def _show(self, snapshot: AgreementSnapshot) -> None:
+        self.snapshot = snapshot
+        self.query_one("#agreement-body", Static).update(snapshot)
+
+    # -------------------------------------------------------------- actions
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def action_policy(self) -> None:
+        def changed(policy: Policy) -> None:
+            self.action_recompute()
+            main = getattr(self.app, "main_screen", None)
+            if main is not None:
+                main.after_change([])
+
+        choose_policy(self.app, ballots_for(self.project), changed)
+
+    def action_copy_markdown(self) -> None:
+        if self.snapshot is None:
+            return
+        self.app.copy_to_clipboard(self.snapshot.to_markdown(self.project.dataset.name))
+        self.notify("copied the agreement tables as Markdown", timeout=3)
+
+    def action_write_markdown(self) -> None:
+        if self.snapshot is None:
+            return
+        snapshot = self.snapshot
+        source = self.project.dataset.path
+        suggestion = str(source.with_name(f"{source.stem}.agreement.md"))
+
+        def write(value: str | None) -> None:
+            if not value:
+                return
+            path = Path(value).expanduser()
+            try:
+                atomic_write(path, snapshot.to_markdown(self.project.dataset.name))
+            except (OSError, PiqaError) as exc:
+                self.notify(f"not written: {exc}", severity="error")
+                return
+            self.notify(f"wrote {path}", timeout=4)
+
+        self.app.push_screen(TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion), write)

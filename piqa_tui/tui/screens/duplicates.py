@@ -1,0 +1,517 @@
+"""The duplicates screen: find near-duplicate clusters (and leakage against another file), resolve each.
+
+The scan runs in a thread worker with a progress bar and items/s, and stops
+on escape; the screen answers keys meanwhile. The clusters still open are
+listed at the top; the selected one's members stand side by side below with
+the words that differ lit. Every decision goes through ``core.resolution``
+(logged in the workspace); a resolved cluster leaves the list. The last scan
+is kept on the session, so coming back shows it again until an item changes.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from piqa_tui.core.dedup import Cluster, Member
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.item import Item
+from piqa_tui.core.resolution import keep_one, mark_distinct, merge_notes
+
+from ..duplicate_scan import DuplicateScan, ScanCancelled, ScanRequest, default_choice, differences, scan
+from ..keymap import DUPLICATE_ACTIONS, bindings
+from ..session import Session
+from ..widgets.cluster_list import ClusterList
+from ..widgets.cluster_view import ClusterView, MemberCard
+from .dialogs import TextPrompt
+
+PROGRESS_INTERVAL = 0.05  # seconds between progress messages from the worker
+WATCH_SECONDS = 2.0  # how often decisions recorded by other annotators are looked for
+
+# Actions that need a finished scan and a cluster under the cursor.
+RESOLVE_ACTIONS = {"keep", "distinct", "merge_notes", "next_member", "prev_member", "show_item"}
+
+
+class ScanProgress(Message):
+    def __init__(self, run: int, done: int, total: int) -> None:
+        super().__init__()
+        self.run, self.done, self.total = run, done, total
+
+
+class ScanStage(Message):
+    """A stage without progress of its own (reading the other file, loading the model)."""
+
+    def __init__(self, run: int, text: str) -> None:
+        super().__init__()
+        self.run, self.text = run, text
+
+
+class ScanEnded(Message):
+    """The worker finished: ``result``, or ``error`` (a message for the user), or neither (cancelled)."""
+
+    def __init__(self, run: int, result: DuplicateScan | None = None, error: str = "") -> None:
+        super().__init__()
+        self.run, self.result, self.error = run, result, error
+
+
+class ScanBar(Horizontal):
+    """``finding duplicates · 1,234 items/s · esc cancels`` and a progress bar, while a scan runs."""
+
+    DEFAULT_CSS = """
+    ScanBar {
+        height: 1;
+        display: none;
+        padding: 0 1;
+    }
+    ScanBar.-running {
+        display: block;
+    }
+    ScanBar > Static {
+        width: 1fr;
+        color: $accent;
+    }
+    ScanBar > ProgressBar {
+        width: auto;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="scan-text", markup=False)
+        yield ProgressBar(show_eta=False, id="scan-progress")
+
+
+class DuplicatesScreen(Screen[None]):
+    DEFAULT_CSS = """
+    DuplicatesScreen > #dup-header {
+        dock: top;
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS = bindings(DUPLICATE_ACTIONS)
+    AUTO_FOCUS = None
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.project = session.project
+        self.result: DuplicateScan | None = session.duplicate_scan
+        self.request: ScanRequest = self.result.request if self.result else ScanRequest()
+        self.clusters: list[Cluster] = []  # the open ones, as listed
+        self.chosen = 0  # the member keep and merge act on
+        self._shown: Cluster | None = None  # the cluster whose members are on screen
+        self.scanning = False
+        self._run = 0  # numbers the scans, so a cancelled one's late messages are ignored
+        self._started = 0.0
+        self._scan_items = 0
+        self._decisions = -1  # len(project.state.dedup) when the list was last built
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="dup-header", markup=False)
+        yield ScanBar(id="scan-bar")
+        yield ClusterList(id="cluster-list")
+        yield ClusterView(id="cluster-view")
+        yield Footer(compact=True)
+
+    @property
+    def cluster_list(self) -> ClusterList:
+        return self.query_one(ClusterList)
+
+    @property
+    def cluster_view(self) -> ClusterView:
+        return self.query_one(ClusterView)
+
+    def on_mount(self) -> None:
+        self.set_interval(WATCH_SECONDS, self._watch)
+        if self.result is not None and self.result.is_current(self.project):
+            self.show_clusters()
+        else:
+            self.start_scan(self.request)
+
+    # ------------------------------------------------------------- scanning
+
+    def start_scan(self, request: ScanRequest) -> None:
+        self.request = request
+        self._run += 1
+        self._started = time.monotonic()
+        items = list(self.project.items)  # a snapshot: the worker never reads the live list
+        self._scan_items = len(items) + (1 if request.against else 0)
+        self.scanning = True
+        bar = self.query_one(ScanBar)
+        bar.add_class("-running")
+        bar.query_one(ProgressBar).update(total=None, progress=0)
+        self._scan_text("finding duplicates")
+        self.cluster_list.show_clusters([], self._prompt_of, self._label_of, empty_message="scanning…")
+        self.cluster_view.show_message(f"Looking for duplicates among {len(items):,} items ({request.describe()})… esc cancels.")
+        self.refresh_bindings()
+        self.update_header()
+        self._scan(self._run, request, items)
+
+    @work(thread=True, exclusive=True, group="duplicates")
+    def _scan(self, run: int, request: ScanRequest, items: list[Item]) -> None:
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise ScanCancelled
+            now = time.monotonic()
+            if now - last >= PROGRESS_INTERVAL or done >= total:
+                last = now
+                self.post_message(ScanProgress(run, done, total))
+
+        try:
+            result = scan(self.project, items, request, progress, note=lambda text: self.post_message(ScanStage(run, text)))
+        except ScanCancelled:
+            self.post_message(ScanEnded(run))
+            return
+        except (PiqaError, OSError, ValueError) as exc:
+            self.post_message(ScanEnded(run, error=str(exc)))
+            return
+        self.post_message(ScanEnded(run, result))
+
+    def _scan_text(self, text: str) -> None:
+        self.query_one("#scan-text", Static).update(f"{text} · esc cancels")
+
+    @on(ScanStage)
+    def _stage(self, message: ScanStage) -> None:
+        if message.run == self._run and self.scanning:
+            self._scan_text(message.text + "…")
+
+    @on(ScanProgress)
+    def _progress(self, message: ScanProgress) -> None:
+        if message.run != self._run or not self.scanning:
+            return
+        self.query_one("#scan-progress", ProgressBar).update(total=message.total, progress=message.done)
+        elapsed = time.monotonic() - self._started
+        rate = self._scan_items * message.done / message.total / elapsed if elapsed > 0 and message.total else 0
+        self._scan_text(f"finding duplicates · {rate:,.0f} items/s")
+
+    @on(ScanEnded)
+    def _ended(self, message: ScanEnded) -> None:
+        if message.run != self._run:
+            return
+        self._stop_bar()
+        if message.result is not None:
+            self.result = self.session.duplicate_scan = message.result
+            found = len(message.result.clusters)
+            self.notify(f"{found} duplicate cluster{'s' if found != 1 else ''} found in {message.result.seconds:.1f} s", timeout=3)
+            self.request = message.result.request
+            if message.result.notice:
+                self.notify(message.result.notice, severity="warning", timeout=12)
+            if message.result.warning:
+                self.request = ScanRequest(False, self.request.against, self.request.threshold, self.request.semantic_threshold)
+                self.notify(message.result.warning, severity="warning", timeout=12)
+        elif message.error:
+            self.notify(f"no scan: {message.error}", severity="error", timeout=12)
+            if self.request.against is not None:  # the other file was the problem: scan without it next time
+                self.request = ScanRequest(self.request.semantic, None, self.request.threshold, self.request.semantic_threshold)
+        self.show_clusters()
+
+    def _stop_bar(self) -> None:
+        self.scanning = False
+        self.query_one(ScanBar).remove_class("-running")
+        self.refresh_bindings()
+
+    def cancel_scan(self) -> None:
+        self._run += 1  # whatever the worker still sends is stale now
+        self.workers.cancel_group(self, "duplicates")
+        self._stop_bar()
+        self.notify("scan cancelled", timeout=3)
+        self.show_clusters()
+
+    # -------------------------------------------------------------- showing
+
+    def _prompt_of(self, member: Member) -> str:
+        return self.result.item(member).prompt if self.result else ""
+
+    def _label_of(self, member: Member) -> str:
+        if self.result is None or self.result.is_local(member):
+            return member.id
+        return f"⇄{member.id}"
+
+    def show_clusters(self, cursor: int | None = None) -> None:
+        """List the open clusters again (after a scan or a decision), keeping the cursor's row."""
+        result = self.result
+        keep = self.cluster_list.cursor if cursor is None else cursor
+        self.clusters = result.open(self.project) if result else []
+        self._decisions = len(self.project.state.dedup)
+        if result is not None:
+            self.session.marks.duplicates = result.duplicate_ids(self.project)
+        if result is None:
+            empty = "no scan yet: r scans"
+        elif result.clusters:
+            empty = "every cluster is resolved"
+        else:
+            empty = "no duplicates found"
+        self.cluster_list.show_clusters(self.clusters, self._prompt_of, self._label_of, keep, empty)
+        if self.clusters:
+            self._follow_cursor(force=True)
+        else:
+            self._shown = None
+            self.cluster_view.show_message(self._nothing_message())
+        self.update_header()
+        self.refresh_bindings()
+        self._refresh_main()
+
+    def _nothing_message(self) -> str:
+        result = self.result
+        if result is None:
+            return "No scan yet. r scans; s turns the semantic signal on; a checks leakage against another file."
+        found = len(result.clusters)
+        what = "No duplicate clusters found" if not found else f"All {found} clusters are resolved"
+        return (
+            f"{what} ({result.request.describe()}). "
+            "r scans again · s turns the semantic signal " + ("off" if result.request.semantic else "on")
+            + " · a checks leakage against another file · esc goes back"
+        )
+
+    @on(ClusterList.Moved)
+    def _moved(self, message: ClusterList.Moved) -> None:
+        self._follow_cursor()
+
+    def _follow_cursor(self, force: bool = False) -> None:
+        """Show the cluster under the cursor; a cluster newly under it starts with its default choice.
+
+        Called at once by the moving keys (a key pressed right after must act on the
+        new cluster) and again by the list's Moved message (clicks), which then does nothing.
+        """
+        cluster = self.cluster_list.current
+        if cluster is None or self.result is None:
+            self._shown = None
+            return
+        if cluster is not self._shown:
+            self._shown = cluster
+            self.chosen = default_choice(self.result, cluster)
+        elif not force:
+            return
+        self.show_members()
+        self.update_header()
+
+    def show_members(self) -> None:
+        cluster, result = self.cluster_list.current, self.result
+        if cluster is None or result is None:
+            return
+        items = [result.item(m) for m in cluster.members]
+        state = self.project.state
+        cards = []
+        for k, (member, item) in enumerate(zip(cluster.members, items)):
+            reference = items[1] if k == 0 else items[0]
+            local = result.is_local(member)
+            cards.append(
+                MemberCard(
+                    number=k + 1,
+                    item=item,
+                    source=None if local else member.source,
+                    chosen=k == self.chosen,
+                    highlights=differences(item, reference),
+                    flags=dict(state.flags.get(member.id, {})) if local else {},
+                    note=state.notes.get(member.id, "") if local else "",
+                )
+            )
+        self.cluster_view.show_cluster(cluster, self.cluster_list.cursor + 1, len(self.clusters), cards)
+
+    def update_header(self) -> None:
+        result = self.result
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("Duplicates", "bold")
+        text.append(f"  {self.project.dataset.name} · {len(self.project.items):,} items  ")
+        if self.scanning:
+            text.append("scanning…", "italic")
+        elif result is not None:
+            found = len(result.clusters)
+            text.append(f"{len(self.clusters)} open", "bold")
+            text.append(f" · {found - len(self.clusters)} resolved")
+        text.append(f"  {self.request.describe()}", "dim")
+        if result is not None and not self.scanning:
+            if result.model and result.request.semantic:
+                text.append(f" ({result.model})", "dim")
+        self.query_one("#dup-header", Static).update(text)
+
+    def _watch(self) -> None:
+        """Pick up decisions another annotator recorded (the app's poll replays them into the project)."""
+        if not self.scanning and len(self.project.state.dedup) != self._decisions:
+            self.show_clusters()
+
+    def _refresh_main(self) -> None:
+        """Redraw the item list under this screen: its ≈ marks and flags follow the clusters."""
+        main = getattr(self.app, "main_screen", None)
+        if main is None or main.session is not self.session:
+            return
+        main.recount()
+        main.item_list.invalidate()
+        main.refilter()
+
+    # --------------------------------------------------------------- checks
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in RESOLVE_ACTIONS:
+            return None if self.scanning or self.cluster_list.current is None else True
+        if action in ("toggle_semantic", "against", "rescan"):
+            return None if self.scanning else True
+        return True
+
+    # --------------------------------------------------------------- moving
+
+    def action_next_cluster(self) -> None:
+        self.cluster_list.move(1)
+        self._follow_cursor()
+
+    def action_prev_cluster(self) -> None:
+        self.cluster_list.move(-1)
+        self._follow_cursor()
+
+    def action_next_member(self) -> None:
+        self._choose(1)
+
+    def action_prev_member(self) -> None:
+        self._choose(-1)
+
+    def _choose(self, step: int) -> None:
+        cluster = self.cluster_list.current
+        if cluster is not None:
+            self.chosen = (self.chosen + step) % len(cluster.members)
+            self.show_members()
+
+    def action_scroll_members(self, pages: int) -> None:
+        view = self.cluster_view
+        view.scroll_to(y=view.scroll_y + pages * max(1, view.size.height - 2), animate=False)
+
+    def action_close(self) -> None:
+        if self.scanning:
+            self.cancel_scan()
+        else:
+            self.dismiss(None)
+
+    def action_show_item(self) -> None:
+        cluster = self.cluster_list.current
+        if cluster is None or self.result is None:
+            return
+        member = cluster.members[self.chosen]
+        if not self.result.is_local(member) or member.id not in self.project.index:
+            self.notify(f"{member.id} is in {member.source}, not in this dataset", timeout=4)
+            return
+        main = getattr(self.app, "main_screen", None)
+        self.dismiss(None)
+        if main is not None:
+            main.go_to_position(self.project.index[member.id])
+
+    # ------------------------------------------------------------ resolving
+
+    def _decide(self, decide: Callable[[], str]) -> None:
+        """Run one decision, report it, and take the cluster off the list."""
+        row = self.cluster_list.cursor
+        poll = getattr(self.app, "poll", None)
+        if poll is not None:
+            poll()  # decide on what others recorded too (a note written meanwhile is merged)
+        try:
+            message = decide()
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            return
+        self.notify(message, timeout=4)
+        self.show_clusters(cursor=row)
+
+    def action_keep(self) -> None:
+        cluster = self.cluster_list.current
+        if cluster is None:
+            return
+        keep = cluster.members[self.chosen]
+
+        def decide() -> str:
+            flagged = keep_one(self.project, cluster, keep.id)
+            gone = ", ".join(flagged) if flagged else "nothing in this dataset"
+            return f"kept {keep.id}; flagged as duplicate: {gone}"
+
+        self._decide(decide)
+
+    def action_distinct(self) -> None:
+        cluster = self.cluster_list.current
+        if cluster is None:
+            return
+        ids = ", ".join(m.id for m in cluster.members)
+
+        def chosen(reason: str | None) -> None:
+            if reason is None:
+                return
+
+            def decide() -> str:
+                mark_distinct(self.project, cluster, reason)
+                return f"{ids}: marked as distinct items; this cluster is not shown again"
+
+            self._decide(decide)
+
+        self.app.push_screen(
+            TextPrompt("Mark as distinct", f"{ids} are different items. Why? (optional; enter confirms, esc cancels)"),
+            chosen,
+        )
+
+    def action_merge_notes(self) -> None:
+        cluster = self.cluster_list.current
+        if cluster is None or self.result is None:
+            return
+        into = cluster.members[self.chosen]
+        if not self.result.is_local(into):
+            self.notify(f"{into.id} is in {into.source}: choose a member of this dataset to merge the notes into", timeout=5)
+            return
+
+        def decide() -> str:
+            merged = merge_notes(self.project, cluster, into.id)
+            return f"notes merged into {into.id}" if merged else f"no notes to merge; cluster resolved with {into.id}"
+
+        self._decide(decide)
+
+    # -------------------------------------------------------------- options
+
+    def action_toggle_semantic(self) -> None:
+        r = self.request
+        self.start_scan(ScanRequest(not r.semantic, r.against, r.threshold, r.semantic_threshold))
+
+    def action_rescan(self) -> None:
+        self.start_scan(self.request)
+
+    def action_against(self) -> None:
+        r = self.request
+        source = self.project.dataset.path
+
+        def check(value: str) -> str | None:
+            if not value:
+                return None
+            path = Path(value).expanduser()
+            if not path.is_file():
+                return f"no file {path}"
+            if path.resolve() == source.resolve():
+                return "that is this dataset: give the other file (e.g. the training set)"
+            return None
+
+        def chosen(value: str | None) -> None:
+            if value is None:
+                return
+            against = Path(value).expanduser() if value else None
+            self.start_scan(ScanRequest(r.semantic, against, r.threshold, r.semantic_threshold))
+
+        self.app.push_screen(
+            TextPrompt(
+                "Leakage check",
+                "Find items of this dataset that duplicate items of another file (e.g. test against train). "
+                "Leave empty to look inside this dataset only.",
+                str(r.against) if r.against else "",
+                check,
+            ),
+            chosen,
+        )

@@ -1,0 +1,102 @@
+"""Flag an item: reason codes (ungrammatical, culturally wrong, ...) and an optional note."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from piqa_tui.core.votes import FLAG_REASONS
+
+from ..widgets.field_editor import FieldEditor
+from .dialogs import DIALOG_CSS
+
+
+@dataclass(frozen=True)
+class FlagChoice:
+    """What the dialog returns: the reasons that should be on, and the note for them."""
+
+    reasons: frozenset[str]
+    note: str
+
+
+class ReasonList(SelectionList[str]):
+    """The reason codes; space or a digit toggles one, enter saves the dialog."""
+
+    BINDINGS = [Binding("enter", "screen.save", "save", show=False)]
+
+
+class FlagDialog(ModalScreen[FlagChoice | None]):
+    DEFAULT_CSS = DIALOG_CSS.format(name="FlagDialog") + """
+    FlagDialog ReasonList {
+        height: auto;
+        max-height: 12;
+        border: none;
+        padding: 0;
+        background: $surface;
+    }
+    FlagDialog FieldEditor {
+        margin-bottom: 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel"),
+        Binding("ctrl+s", "save", "save"),
+        *(Binding(str(n + 1), f"toggle({n})", show=False) for n in range(len(FLAG_REASONS))),
+    ]
+
+    def __init__(self, item_id: str, current: dict[str, str]) -> None:
+        super().__init__()
+        self.item_id = item_id
+        self.current = current
+        self.note = next((note for note in current.values() if note), "")
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = f"Flag {self.item_id}"
+            yield Static(
+                "space or 1-7 toggles a reason · enter saves · tab goes to the note · esc cancels",
+                classes="dialog-help",
+                markup=False,
+            )
+            selections = []
+            for n, (reason, meaning) in enumerate(FLAG_REASONS.items(), 1):
+                prompt = Text.assemble((f"{n} ", "dim"), (reason, "bold"), (f"  {meaning}", "dim"))
+                selections.append(Selection(prompt, reason, reason in self.current))
+            yield ReasonList(*selections)
+            yield Static("note (optional, kept with the reasons)", classes="dialog-help", markup=False)
+            yield FieldEditor(self.note, field="flag-note", placeholder="why? (enter saves)")
+
+    def on_mount(self) -> None:
+        self.query_one(ReasonList).focus()
+
+    def action_toggle(self, index: int) -> None:
+        reasons = self.query_one(ReasonList)
+        if index < reasons.option_count:
+            reasons.toggle(reasons.get_option_at_index(index).value)
+
+    @on(FieldEditor.Done)
+    def _note_done(self, event: FieldEditor.Done) -> None:
+        event.stop()
+        self.note = event.value
+        if event.how == "cancel":
+            self.dismiss(None)
+        elif event.how == "commit":
+            self.action_save()
+        else:  # tab / shift+tab: back to the reasons, the note kept
+            self.query_one(ReasonList).focus()
+
+    def action_save(self) -> None:
+        editor = self.query_one(FieldEditor)
+        self.dismiss(FlagChoice(frozenset(self.query_one(ReasonList).selected), editor.value.strip()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,30 @@
+"""What shows while a large dataset is read and its workspace replayed (off the UI thread)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Center, Middle
+from textual.screen import Screen
+from textual.widgets import LoadingIndicator, Static
+
+
+class LoadingScreen(Screen[None]):
+    DEFAULT_CSS = """
+    LoadingScreen Static {
+        width: auto;
+        color: $text-muted;
+    }
+    LoadingScreen LoadingIndicator {
+        height: 1;
+    }
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.dataset_name = name
+
+    def compose(self) -> ComposeResult:
+        with Middle():
+            with Center():
+                yield Static(f"opening {self.dataset_name} …", markup=False)
+            yield LoadingIndicator()

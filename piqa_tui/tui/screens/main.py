@@ -1,0 +1,648 @@
+"""The browse-and-edit screen: the item list on the left, the current item on the right.
+
+The screen owns the user's place (filters, search, the selected field, the
+field being edited) and turns keys into calls on the project. Every change
+goes through ``Project`` (recorded in the workspace before it shows), then
+the list, the item view and the header are redrawn from the project.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.item import Item
+from piqa_tui.core.project import field_value, with_field
+
+from ..fields import Field, item_fields
+from ..keymap import MAIN_ACTIONS, VOTE_ACTIONS, bindings
+from ..listing import QUEUES, Filters, filtered_positions, row_marks
+from ..search import SearchResult
+from ..session import Session
+from ..widgets.field_block import FieldClicked
+from ..widgets.field_editor import FieldEditor
+from ..widgets.item_list import ItemList
+from ..widgets.item_view import ItemView
+from ..widgets.label_line import LabelChooser, LabelLine
+from ..widgets.status_header import HeaderInfo, StatusHeader
+from .dialogs import ChoiceDialog, TextPrompt
+from .vote_actions import VOTE_ACTION_NAMES, VoteActions
+
+SEARCH_DELAY = 0.25
+MIN_WIDTH = 60
+MIN_HEIGHT = 16
+
+# Actions that change data: off while a field is edited or the file is being saved.
+EDIT_ACTIONS = {"edit_field", "external_editor", "edit_label", "edit_note", "swap_solutions", "undo", "redo", "save", "export"}
+# Actions that move: off while a field is edited (their keys type text there).
+MOVE_ACTIONS = {a.action for a in MAIN_ACTIONS} - {"save", "export", "copy_field", "focus_list"} | VOTE_ACTION_NAMES
+
+
+class SearchBar(Horizontal):
+    DEFAULT_CSS = """
+    SearchBar {
+        dock: bottom;
+        height: auto;
+        display: none;
+        background: $boost;
+    }
+    SearchBar.-open {
+        display: block;
+    }
+    SearchBar > Static {
+        width: auto;
+        padding: 0 1;
+        color: $accent;
+        text-style: bold;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("search /", markup=False)
+        yield FieldEditor(field="search", placeholder="words of a prompt or solution; enter browses results, esc clears")
+
+    @property
+    def editor(self) -> FieldEditor:
+        return self.query_one(FieldEditor)
+
+
+class MainScreen(VoteActions, Screen[None]):
+    DEFAULT_CSS = f"""
+    MainScreen #body {{
+        height: 1fr;
+    }}
+    MainScreen #too-small {{
+        display: none;
+        width: 1fr;
+        height: 1fr;
+        content-align: center middle;
+        text-align: center;
+        color: $warning;
+    }}
+    MainScreen.-too-small #too-small {{
+        display: block;
+    }}
+    MainScreen.-too-small #body, MainScreen.-too-small SearchBar, MainScreen.-too-small Footer {{
+        display: none;
+    }}
+    """
+
+    BINDINGS = bindings(MAIN_ACTIONS + VOTE_ACTIONS)
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.project = session.project
+        self.filters = Filters()
+        self.search_result: SearchResult | None = None
+        self.editing: str | None = None  # the field being edited
+        self.busy = ""
+        self._item_list: ItemList | None = None
+        self._item_view: ItemView | None = None
+        self._header: StatusHeader | None = None
+        self._counts: tuple[int, int, int] | None = None
+        self._shown_index = -1
+        self._search_timer: Timer | None = None
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader(id="header")
+        with Horizontal(id="body"):
+            yield ItemList(self.project.items, self._marks, id="item-list")
+            yield ItemView(self.project.dataset, id="item-view")
+        yield SearchBar(id="search-bar")
+        yield Static(id="too-small", markup=False)
+        yield Footer(compact=True)
+
+    @property
+    def header(self) -> StatusHeader:
+        if self._header is None:
+            self._header = self.query_one(StatusHeader)
+        return self._header
+
+    @property
+    def item_list(self) -> ItemList:
+        if self._item_list is None:
+            self._item_list = self.query_one(ItemList)
+        return self._item_list
+
+    @property
+    def item_view(self) -> ItemView:
+        if self._item_view is None:
+            self._item_view = self.query_one(ItemView)
+        return self._item_view
+
+    AUTO_FOCUS = "#item-list"
+
+    def on_mount(self) -> None:
+        self._check_size()
+
+    def on_resize(self) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        width, height = self.app.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"The terminal is {width}×{height}.\npiqa-tui needs at least {MIN_WIDTH}×{MIN_HEIGHT}:\n"
+                "make the window larger or the font smaller."
+            )
+
+    def _marks(self, position: int, item: Item) -> str:
+        return row_marks(self.project, self.session.validation, self.session.marks, position, item)
+
+    def _empty_message(self) -> str:
+        return f"no items match {self.filters.describe()} — esc clears" if self.filters.active else "the dataset has no items"
+
+    # -------------------------------------------------------- current item
+
+    @property
+    def current(self) -> Item | None:
+        position = self.item_list.position
+        return None if position is None else self.project.items[position]
+
+    @property
+    def fields(self) -> list[Field]:
+        item = self.current
+        return item_fields(self.project.dataset, item) if item else []
+
+    @on(ItemList.Moved)
+    def _moved(self, event: ItemList.Moved) -> None:
+        if self._item_view is not None or self.query(ItemView):
+            self.show_current(only_if_moved=True)
+        else:  # the list mounted before the view: show the item once both are there
+            self.call_after_refresh(self.show_current)
+
+    def _go(self, move: Callable[[], None]) -> None:
+        """Move the cursor and redraw the item at once, so list and item land in the same frame."""
+        move()
+        self.show_current(only_if_moved=True)
+
+    def show_current(self, only_if_moved: bool = False) -> None:
+        """Redraw the item view and header for the item under the cursor."""
+        position = self.item_list.position
+        view = self.item_view
+        if only_if_moved and view.item is not None and position is not None and view.item is self.project.items[position]:
+            if self._shown_index == self.item_list.cursor:
+                return
+        self._shown_index = self.item_list.cursor
+        view.display = position is not None
+        if position is not None:
+            item = self.project.items[position]
+            state = self.project.state
+            status = []
+            if item.id in state.edited:
+                status.append("✎ edited")
+            vote = state.votes.get(item.id, {}).get(self.project.annotator)
+            if vote is not None and vote.choice != "":
+                status.append(f"✓ you voted {'unsure' if vote.choice == 'skip' else int(vote.choice) + 1}")
+            flags = state.flags.get(item.id)
+            if flags:
+                status.append("⚑ " + ", ".join(sorted(flags)))
+            view.show_item(
+                item,
+                self.session.validation.problems(position, item),
+                note=state.notes.get(item.id, ""),
+                status="  ".join(status),
+                gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
+            )
+            self.show_votes(item)
+        self.update_header()
+
+    def recount(self) -> None:
+        """Count voted, edited and flagged items (after data changed, not on every move: O(items))."""
+        project = self.project
+        state = project.state
+        me = project.annotator
+        self._counts = (
+            sum(1 for votes in state.votes.values() if (v := votes.get(me)) is not None and v.choice != ""),
+            len(state.edited),
+            sum(1 for f in state.flags.values() if f),
+        )
+
+    def update_header(self) -> None:
+        project = self.project
+        item_list = self.item_list
+        if self._counts is None:
+            self.recount()
+        voted, edited, flagged = self._counts  # type: ignore[misc]
+        info = HeaderInfo(
+            dataset=project.dataset.name,
+            annotator=project.annotator,
+            index=item_list.cursor + 1 if item_list.rows else 0,
+            shown=len(item_list.rows),
+            total=len(project.items),
+            edited=edited,
+            voted=voted,
+            flagged=flagged,
+            filters=self.filters.describe() if self.filters.active else "",
+            bidi=str(getattr(self.app, "bidi_mode", "")),
+            reviewer=getattr(self.app, "reviewer", False),
+            warning=getattr(self.app, "disk_warning", ""),
+            busy=self.busy,
+            unsaved=bool(edited) and getattr(self.app, "unsaved", True),
+        )
+        self.header.show_info(info)
+
+    # ------------------------------------------------------------- checks
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.editing is not None and action in MOVE_ACTIONS | EDIT_ACTIONS:
+            return False
+        if action in EDIT_ACTIONS and self.busy:
+            return None  # shown, but greyed out until the save finishes
+        return True
+
+    # --------------------------------------------------------------- moving
+
+    def action_next_item(self) -> None:
+        self._go(lambda: self.item_list.move(1))
+
+    def action_prev_item(self) -> None:
+        self._go(lambda: self.item_list.move(-1))
+
+    def action_page_down(self) -> None:
+        self._go(lambda: self.item_list.page(1))
+
+    def action_page_up(self) -> None:
+        self._go(lambda: self.item_list.page(-1))
+
+    def action_first_item(self) -> None:
+        self._go(lambda: self.item_list.go(0))
+
+    def action_last_item(self) -> None:
+        self._go(lambda: self.item_list.go(len(self.item_list.rows) - 1))
+
+    def action_focus_list(self) -> None:
+        self.item_list.focus()
+
+    def go_to_position(self, position: int) -> None:
+        """Put the cursor on an item, clearing filters that hide it."""
+        rows = self.item_list.rows
+        if position not in rows:
+            if self.filters.active:
+                self.notify(f"cleared the filters ({self.filters.describe()}) to show that item", timeout=4)
+            self.set_filters(Filters(), keep=position)
+            rows = self.item_list.rows
+        self.item_list.go(rows.index(position))
+
+    def action_jump_to_id(self) -> None:
+        def check(value: str) -> str | None:
+            return None if value in self.project.index else f"no item with id '{value}'"
+
+        def jump(value: str | None) -> None:
+            if value:
+                self.go_to_position(self.project.index[value])
+
+        self.app.push_screen(TextPrompt("Go to id", "Type an item id exactly as in the file.", check=check), jump)
+
+    # ------------------------------------------------------ filters & search
+
+    def set_filters(self, filters: Filters, keep: int | None = None) -> None:
+        """Apply ``filters`` and redraw the list, keeping the cursor on ``keep`` (or the current item)."""
+        self.filters = filters
+        keep = self.item_list.position if keep is None else keep
+        ranked = self.search_result.positions if (filters.search and self.search_result) else None
+        if not filters.active:
+            rows: range | list[int] = range(len(self.project.items))
+        else:
+            rows = filtered_positions(self.project, self.session.validation, filters, ranked)
+        self.item_list.set_rows(rows, keep, self._empty_message())
+        self.show_current()
+
+    def refilter(self) -> None:
+        """Recompute the rows after data changed (an item may have left or joined a queue)."""
+        if self.filters.queue != "all" or self.filters.column is not None:
+            self.set_filters(self.filters)
+
+    def action_search(self) -> None:
+        bar = self.query_one(SearchBar)
+        bar.add_class("-open")
+        bar.editor.focus()
+
+    @on(FieldEditor.Changed, "#search-bar FieldEditor")
+    def _search_typed(self, event: FieldEditor.Changed) -> None:
+        event.stop()
+        # Search once typing pauses, not on every key (each search reads every item).
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        value = event.value
+        self._search_timer = self.set_timer(SEARCH_DELAY, lambda: self.run_search(value))
+
+    @on(FieldEditor.Done, "#search-bar FieldEditor")
+    def _search_done(self, event: FieldEditor.Done) -> None:
+        event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        if event.how == "cancel":
+            self.clear_search()
+        elif self.search_result is None or self.search_result.query != event.value:
+            self.run_search(event.value)
+        self.item_list.focus()
+
+    def clear_search(self) -> None:
+        bar = self.query_one(SearchBar)
+        bar.remove_class("-open")
+        bar.editor.load("", "search")
+        self.search_result = None
+        if self.filters.search:
+            self.set_filters(Filters(self.filters.queue, self.filters.column, self.filters.value, ""))
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_search(self, query: str) -> None:
+        worker = get_current_worker()
+        if not query.strip():
+            self.app.call_from_thread(self.clear_search)
+            return
+        self.app.call_from_thread(self._set_busy, "searching")
+        index = self.session.ensure_search_index()
+        result = index.search(query)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._search_finished, result)
+
+    def _search_finished(self, result: SearchResult) -> None:
+        self.search_result = result
+        self._set_busy("")
+        filters = Filters(self.filters.queue, self.filters.column, self.filters.value, result.query)
+        self.set_filters(filters, keep=result.positions[0] if result.positions else None)
+        if result.positions:
+            self.item_list.go(0)
+        self.notify(f"“{result.query}”: {result.exact} containing it, {result.fuzzy} similar", timeout=3)
+
+    def action_search_next(self) -> None:
+        self.item_list.move(1)
+
+    def action_search_prev(self) -> None:
+        self.item_list.move(-1)
+
+    def action_clear_filter(self) -> None:
+        if self.filters.active or self.query_one(SearchBar).has_class("-open"):
+            self.search_result = None
+            bar = self.query_one(SearchBar)
+            bar.remove_class("-open")
+            bar.editor.load("", "search")
+            self.set_filters(Filters())
+
+    def action_filter(self) -> None:
+        project = self.project
+        choices: list[tuple[str | None, str, str]] = [(None, "Queues", "")]
+        for name, queue in QUEUES.items():
+            if name == "invalid" and not self.session.validation.complete:
+                count = "checking…"
+            else:
+                count = str(len(filtered_positions(project, self.session.validation, Filters(queue=name))))
+            current = "  ← now" if self.filters.queue == name else ""
+            choices.append((f"queue:{name}", f"{name} ({count})", queue.help + current))
+        for column, values in self.session.categorical_columns().items():
+            choices.append((None, column, ""))
+            for value, count in values:
+                choices.append((f"column:{column}\x1f{value}", f"{value or '(empty)'} ({count})", ""))
+        if self.filters.column is not None:
+            choices.append((None, "", ""))
+            choices.append(("column-clear", "any value of every column", "drop the column filter"))
+
+        def chosen(key: str | None) -> None:
+            if key is None:
+                return
+            f = self.filters
+            if key.startswith("queue:"):
+                self.set_filters(Filters(key[6:], f.column, f.value, f.search))
+            elif key.startswith("column:"):
+                column, _, value = key[7:].partition("\x1f")
+                self.set_filters(Filters(f.queue, column, value, f.search))
+            elif key == "column-clear":
+                self.set_filters(Filters(f.queue, None, None, f.search))
+
+        self.app.push_screen(ChoiceDialog("Filter", "Show only items in a queue, or with one value of a column.", choices), chosen)
+
+    # ---------------------------------------------------------------- fields
+
+    def _select_field(self, step: int) -> None:
+        names = [f.name for f in self.fields]
+        if not names:
+            return
+        current = self.item_view.selected
+        index = names.index(current) if current in names else 0
+        self.item_view.select(names[(index + step) % len(names)])
+
+    @on(FieldClicked)
+    def _field_clicked(self, event: FieldClicked) -> None:
+        event.stop()
+        if self.editing is not None:
+            return
+        self.item_view.select(event.field)
+        if event.edit:
+            self.action_edit_field()
+
+    def action_next_field(self) -> None:
+        self._select_field(1)
+
+    def action_prev_field(self) -> None:
+        self._select_field(-1)
+
+    def action_edit_field(self) -> None:
+        item = self.current
+        if item is None:
+            return
+        field = self.item_view.selected
+        if field == "label":
+            self._edit_label(item)
+            return
+        value = self.project.state.notes.get(item.id, "") if field == "note" else field_value(item, field)
+        editor = self.item_view.block(field).start_edit(value)
+        self.editing = field
+        self.refresh_bindings()
+        self.call_after_refresh(editor.focus)
+
+    def action_edit_label(self) -> None:
+        self.item_view.select("label")
+        self.action_edit_field()
+
+    def action_edit_note(self) -> None:
+        self.item_view.select("note")
+        self.action_edit_field()
+
+    def _edit_label(self, item: Item) -> None:
+        if getattr(self.app, "gold_hidden", lambda item: False)(item):
+            self.notify("blind mode: vote on this item first to see and set its gold label (or start with --reviewer)", timeout=4)
+            return
+        label = self.item_view.query_one(LabelLine)
+        chooser = LabelChooser(len(item.solutions), item.label, id="label-chooser")
+        label.display = False
+        self.item_view.mount(chooser, after=label)
+        self.editing = "label"
+        self.refresh_bindings()
+        self.call_after_refresh(chooser.focus)
+
+    @on(LabelChooser.Done)
+    def _label_done(self, event: LabelChooser.Done) -> None:
+        event.stop()
+        event.chooser.remove()
+        self.item_view.query_one(LabelLine).display = True
+        self.editing = None
+        self.refresh_bindings()
+        item = self.current
+        if event.how == "commit" and item is not None:
+            self.apply_edit(item, {"label": event.value})
+        self.item_list.focus()
+
+    @on(FieldEditor.Changed, "ItemView FieldEditor")
+    def _field_typed(self, event: FieldEditor.Changed) -> None:
+        event.stop()
+        item = self.current
+        if item is None or event.editor.field == "note":
+            return
+        candidate = with_field(item, event.editor.field, event.value)
+        self.item_view.preview(candidate, self.session.validation.candidate(candidate))
+
+    @on(FieldEditor.Done, "ItemView FieldEditor")
+    def _field_done(self, event: FieldEditor.Done) -> None:
+        event.stop()
+        field = event.editor.field
+        item = self.current
+        self.item_view.block(field).stop_edit()
+        self.editing = None
+        self.refresh_bindings()
+        if item is None:
+            return
+        if event.how == "external":
+            self.app.call_later(self._external_edit, item, field, event.value)
+            return
+        if event.how != "cancel":
+            self.save_field(item, field, event.value)
+        else:
+            self.show_current()
+        if event.how in ("next", "prev"):
+            self._select_field(1 if event.how == "next" else -1)
+            if self.item_view.selected != "label":
+                self.action_edit_field()
+                return
+        self.item_list.focus()
+
+    def save_field(self, item: Item, field: str, value: str) -> None:
+        """Record a field's new text (a note goes to the notes, the rest is an undoable edit)."""
+        if field == "note":
+            if value != self.project.state.notes.get(item.id, ""):
+                try:
+                    self.project.set_note(item.id, value)
+                except PiqaError as exc:
+                    self.notify(str(exc), severity="error")
+                self.after_change([item.id])
+            return
+        self.apply_edit(item, {field: value})
+
+    def apply_edit(self, item: Item, changes: dict[str, str]) -> None:
+        try:
+            self.project.edit(item.id, changes)
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            return
+        self.after_change([item.id])
+
+    def action_external_editor(self) -> None:
+        item = self.current
+        if item is None:
+            return
+        field = self.item_view.selected
+        if field == "label":
+            self.notify("the label is chosen, not typed: press e or l", timeout=3)
+            return
+        value = self.project.state.notes.get(item.id, "") if field == "note" else field_value(item, field)
+        self.app.call_later(self._external_edit, item, field, value)
+
+    async def _external_edit(self, item: Item, field: str, value: str) -> None:
+        edited = await self.app.edit_externally(value, f"{item.id}-{field}")
+        if edited is None:
+            self.show_current()
+            return
+        self.save_field(item, field, edited)
+
+    def action_swap_solutions(self) -> None:
+        item = self.current
+        if item is None or len(item.solutions) < 2:
+            return
+        selected = self.item_view.selected
+        a = int(selected[8:]) if selected.startswith("solution") else 0
+        b = (a + 1) % len(item.solutions)
+        try:
+            self.project.swap_solutions(item.id, a, b)
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.after_change([item.id])
+        self.notify(f"swapped solutions {a + 1} and {b + 1} (and the label with them)", timeout=3)
+
+    def action_copy_field(self) -> None:
+        item = self.current
+        if item is None:
+            return
+        field = self.item_view.selected
+        value = self.project.state.notes.get(item.id, "") if field == "note" else field_value(item, field)
+        self.app.copy_to_clipboard(value)
+        self.notify(f"copied the {field} ({len(value)} characters, as stored)", timeout=3)
+
+    # ------------------------------------------------------------ undo/redo
+
+    def action_undo(self) -> None:
+        self._undo_redo("undo")
+
+    def action_redo(self) -> None:
+        self._undo_redo("redo")
+
+    def _undo_redo(self, which: str) -> None:
+        try:
+            item_id = self.project.undo() if which == "undo" else self.project.redo()
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if item_id is None:
+            self.notify(f"nothing to {which}", timeout=2)
+            return
+        self.after_change([item_id])
+        self.go_to_position(self.project.index[item_id])
+        self.notify(f"{which} on {item_id}", timeout=2)
+
+    # ---------------------------------------------------------- data changed
+
+    def after_change(self, item_ids: Iterable[str]) -> None:
+        """Redraw after the project changed (by us or another process)."""
+        ids = list(item_ids)
+        self.session.items_changed(ids)
+        self.recount()
+        if hasattr(self.app, "unsaved"):
+            self.app.unsaved = True
+        self.item_list.invalidate()
+        self.refilter()
+        self.show_current()
+
+    def _set_busy(self, text: str) -> None:
+        self.busy = text
+        self.refresh_bindings()
+        self.update_header()
+
+    # ---------------------------------------------------------- app actions
+
+    def action_save(self) -> None:
+        self.app.save_dataset()
+
+    def action_export(self) -> None:
+        self.app.export_dataset()
+
+    def action_cycle_bidi(self) -> None:
+        self.app.cycle_bidi()
+
+    def action_duplicates(self) -> None:
+        from .duplicates import DuplicatesScreen
+
+        self.app.push_screen(DuplicatesScreen(self.session), lambda _: self.show_current())

@@ -1,0 +1,64 @@
+"""Choosing the dataset's decision policy: a common one from a list, or any one typed."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.app import App
+
+from piqa_tui.core.decision import Policy
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.votes import parse_policy, policy_spec
+
+from ..voting import COMMON_POLICIES, Ballots
+from .dialogs import ChoiceDialog, TextPrompt
+
+
+def _check(value: str) -> str | None:
+    try:
+        parse_policy(value)
+    except PiqaError as exc:
+        return str(exc)
+    return None
+
+
+def choose_policy(app: App, ballots: Ballots, done: Callable[[Policy], None]) -> None:
+    """Ask for a policy; store it in the workspace and call ``done`` with it once chosen."""
+    current = policy_spec(ballots.policy)
+
+    def store(spec: str | None) -> None:
+        if not spec:
+            return
+        try:
+            policy = parse_policy(spec)
+            ballots.set_policy(policy)
+        except (PiqaError, ValueError) as exc:
+            app.notify(str(exc), severity="error")
+            return
+        app.notify(f"decision policy: {ballots.policy_text}", timeout=4)
+        done(policy)
+
+    def chosen(key: str | None) -> None:
+        if key == "custom":
+            app.push_screen(
+                TextPrompt(
+                    "Decision policy",
+                    "majority:K/N (K of N annotators agree), unanimity:N (all of N), optionally :min=M votes",
+                    current,
+                    _check,
+                ),
+                store,
+            )
+        else:
+            store(key)
+
+    choices: list[tuple[str | None, str, str]] = [(None, "Policies", "")]
+    for spec, meaning in COMMON_POLICIES:
+        choices.append((spec, spec, meaning + ("  ← now" if spec == current else "")))
+    if current not in dict(COMMON_POLICIES):
+        choices.append((current, current, "← now"))
+    choices.append(("custom", "other…", "type majority:K/N or unanimity:N, with :min=M if you like"))
+    app.push_screen(
+        ChoiceDialog("Decision policy", f"When do votes settle an item's label? Now: {ballots.policy_text}.", choices),
+        chosen,
+    )

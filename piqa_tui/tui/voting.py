@@ -1,0 +1,191 @@
+"""What the TUI shows of the votes on a dataset: decisions, status marks and what blind mode hides.
+
+``Ballots`` reads the project (votes, adjudications, the dataset's decision
+policy) and never changes it except for the policy. Decisions are cached
+until the workspace log moves, so drawing list rows and counting queues costs
+a dictionary lookup per item, not a policy evaluation. Like ``listing.py``, it
+imports no Textual, so the rules are tested without a screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from piqa_tui.core.decision import Decision, Policy, Status
+from piqa_tui.core.item import Item
+from piqa_tui.core.project import Project
+from piqa_tui.core.votes import SKIP, choices, may_see_answers, policy_spec, project_policy, set_project_policy
+
+# One cell in the list's mark column per status (needs-votes has none: it is the common case).
+STATUS_MARKS: dict[Status, str] = {
+    Status.NEEDS_VOTES: " ",
+    Status.AGREED: "=",
+    Status.DISAGREEMENT: "≠",
+    Status.ADJUDICATED: "⚖",
+}
+
+# Policies offered in the palette; any other is typed as majority:K/N or unanimity:N.
+COMMON_POLICIES: tuple[tuple[str, str], ...] = (
+    ("majority:2/3", "2 of 3 annotators pick the same solution"),
+    ("majority:3/4", "3 of 4 annotators"),
+    ("majority:3/5", "3 of 5 annotators"),
+    ("unanimity:2", "both of 2 annotators agree"),
+    ("unanimity:3", "all 3 annotators agree"),
+    ("unanimity:4", "all 4 annotators agree"),
+)
+
+
+def choice_text(choice: str) -> str:
+    """A stored vote as annotators say it: solution numbers count from 1."""
+    if choice == SKIP:
+        return "unsure"
+    if choice.isdigit():
+        return str(int(choice) + 1)
+    return "withdrawn"
+
+
+def describe_policy(policy: Policy) -> str:
+    if policy.kind == "majority":
+        text = f"majority {policy.k} of {policy.n}"
+    else:
+        text = f"unanimity of {policy.n}"
+    if policy.min_votes is not None:
+        text += f", at least {policy.min_votes} votes"
+    return text
+
+
+@dataclass(frozen=True)
+class VoteSummary:
+    """The vote lines of the item view: ``votes`` and ``status`` as short texts, and whether blind mode hid them."""
+
+    votes: str
+    status: str
+    hidden: bool
+    mine: str | None  # my vote as shown ("2", "unsure"), None when I have not voted
+
+
+class Ballots:
+    """One user's view of the votes on ``project``; ``reviewer`` sees everything (no blind mode)."""
+
+    def __init__(self, project: Project, reviewer: bool = False) -> None:
+        self.project = project
+        self.reviewer = reviewer
+        self._policy: Policy | None = None
+        self._log_position: object = None
+        self._decisions: dict[str, Decision] = {}
+
+    # ---------------------------------------------------------------- policy
+
+    @property
+    def policy(self) -> Policy:
+        if self._policy is None:
+            self._policy = project_policy(self.project)
+        return self._policy
+
+    def set_policy(self, policy: Policy) -> None:
+        """Store the dataset's decision policy in its workspace (every annotator's decisions follow it)."""
+        set_project_policy(self.project, policy)
+        self.reload_policy()
+
+    def reload_policy(self) -> None:
+        """Read the policy again (another process may have changed it)."""
+        self._policy = None
+        self._decisions.clear()
+
+    @property
+    def policy_text(self) -> str:
+        return f"{describe_policy(self.policy)} ({policy_spec(self.policy)})"
+
+    # ------------------------------------------------------------- decisions
+
+    def decision(self, item_id: str) -> Decision:
+        """The item's status and decided label under the dataset's policy."""
+        # The log position moves with every recorded event, by this process or another.
+        position = getattr(self.project, "_applied", None)
+        if position != self._log_position:
+            self._log_position = position
+            self._decisions.clear()
+        found = self._decisions.get(item_id)
+        if found is None:
+            adjudicated = self.project.state.adjudications.get(item_id)
+            label = int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
+            found = self.policy.decide(choices(self.project, item_id).values(), label)
+            self._decisions[item_id] = found
+        return found
+
+    def status(self, item_id: str) -> Status:
+        return self.decision(item_id).status
+
+    def counts(self) -> dict[Status, int]:
+        """Items per status, in the order of ``Status``."""
+        counts = {status: 0 for status in Status}
+        for item in self.project.items:
+            counts[self.status(item.id)] += 1
+        return counts
+
+    def queue(self, status: Status) -> list[str]:
+        """Ids of the items with ``status``, in file order."""
+        return [item.id for item in self.project.items if self.status(item.id) is status]
+
+    # ----------------------------------------------------------- blind mode
+
+    def visible(self, item_id: str) -> bool:
+        """Whether the gold label, others' votes and the status may be shown (blind mode)."""
+        return may_see_answers(self.project, item_id, self.reviewer)
+
+    def my_vote(self, item_id: str) -> str | None:
+        vote = self.project.state.votes.get(item_id, {}).get(self.project.annotator)
+        return None if vote is None or vote.choice == "" else vote.choice
+
+    def status_mark(self, item: Item) -> str:
+        """The list's status cell: hidden (blank) until the user may see answers."""
+        if not self.visible(item.id):
+            return " "
+        return STATUS_MARKS[self.status(item.id)]
+
+    def summary(self, item: Item) -> VoteSummary:
+        """What the item view says about the votes on ``item``."""
+        me = self.project.annotator
+        mine = self.my_vote(item.id)
+        mine_text = None if mine is None else choice_text(mine)
+        if not self.visible(item.id):
+            keys = "/".join(str(n + 1) for n in range(len(item.solutions)))
+            return VoteSummary(
+                f"you have not voted: press {keys} to vote, 0 or s for unsure",
+                "blind mode: others' votes, the status and the gold label show once you vote",
+                True,
+                None,
+            )
+        votes = self.project.state.votes.get(item.id, {})
+        cast = sorted((a, v.choice) for a, v in votes.items() if v.choice != "")
+        parts = [f"you {mine_text}"] if mine_text is not None else ["you —"]
+        parts += [f"{a} {choice_text(c)}" for a, c in cast if a != me]
+        return VoteSummary("  ·  ".join(parts), self.status_text(item.id), False, mine_text)
+
+    def status_text(self, item_id: str) -> str:
+        decision = self.decision(item_id)
+        status = decision.status
+        if status is Status.ADJUDICATED:
+            label, reason, who = self.project.state.adjudications[item_id]
+            text = f"adjudicated → {choice_text(label)} by {who}"
+            return text + (f": {reason}" if reason else "")
+        if status is Status.AGREED:
+            return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"
+        if status is Status.DISAGREEMENT:
+            return f"disagreement  ({describe_policy(self.policy)}) — a reviewer adjudicates it"
+        cast = len(choices(self.project, item_id))
+        return f"needs votes: {cast} in, {describe_policy(self.policy)}"
+
+
+_BALLOTS: "WeakKeyDictionary[Project, Ballots]" = WeakKeyDictionary()
+
+
+def ballots_for(project: Project, reviewer: bool | None = None) -> Ballots:
+    """The ``Ballots`` of a project (one per opened project); ``reviewer`` sets the mode when given."""
+    ballots = _BALLOTS.get(project)
+    if ballots is None:
+        ballots = _BALLOTS[project] = Ballots(project, bool(reviewer))
+    elif reviewer is not None:
+        ballots.reviewer = reviewer
+    return ballots

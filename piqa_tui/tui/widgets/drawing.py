@@ -1,0 +1,48 @@
+"""Drawing display lines: what every widget that shows dataset text has in common.
+
+Widgets keep the stored (logical) text; the lines they draw come from
+``core.bidi.layout`` at their width and the app's bidi mode, so
+right-to-left paragraphs wrap first and are reordered per line, and
+highlights (logical spans) stay on the right words wherever reordering
+put them.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+from textual.widget import Widget
+
+from piqa_tui.core.bidi import BidiMode, DisplayLine
+
+
+def app_bidi_mode(widget: Widget) -> BidiMode:
+    """The concrete bidi mode the app runs in (``app`` outside piqa-tui, e.g. in widget tests)."""
+    return getattr(widget.app, "bidi_mode", BidiMode.APP)
+
+
+def line_segments(line: DisplayLine, width: int, base: Style, spans: Sequence[tuple[int, int, Style]] = ()) -> list[Segment]:
+    """One display line as segments filling ``width`` cells: aligned, with styled logical spans."""
+    segments: list[Segment] = []
+    if line.align == "right" and line.width < width:
+        segments.append(Segment(" " * (width - line.width), base))
+    if not spans:  # one segment for the whole line: fewer objects for Textual to cut and join
+        segments.append(Segment(line.text, base))
+    else:
+        for unit in line.units:
+            style = base
+            for start, end, extra in spans:
+                if start < unit.end and unit.start < end:
+                    style = style + extra
+            segments.append(Segment(unit.text, style))
+    if line.align != "right" and line.width < width:
+        segments.append(Segment(" " * (width - line.width), base))
+    return segments
+
+
+def draw_line(line: DisplayLine, width: int, base: Style, spans: Sequence[tuple[int, int, Style]] = ()) -> Strip:
+    """One display line as a strip of ``width`` cells: aligned, with styled logical spans."""
+    return Strip(line_segments(line, width, base, spans)).adjust_cell_length(width, base)

@@ -1,0 +1,173 @@
+"""The current item: prompt, solutions with their differing words lit, label, problems, note, metadata.
+
+The blocks are made once per dataset and refilled on every move, so moving
+through a large set costs a repaint, not a rebuild of widgets.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from piqa_tui.core.checks import RULES, Problem
+from piqa_tui.core.dataset import Dataset
+from piqa_tui.core.item import Item
+
+from ..fields import differing_spans, label_text, translation_columns
+from .field_block import FieldBlock
+from .label_line import LabelLine
+from .metadata import MetadataTable
+from .solution_block import SolutionBlock
+from .vote_panel import VotePanel
+
+
+class ProblemsLine(Static):
+    """Validate's findings for the item, updated live while a field is edited."""
+
+    DEFAULT_CSS = """
+    ProblemsLine {
+        height: auto;
+        padding: 0 2;
+    }
+    """
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        shown = tuple((p.rule, p.detail) for p in problems)
+        layout = shown != getattr(self, "_shown", None)  # most items have none: no relayout
+        self._shown = shown
+        if not problems:
+            self.update(Text("✓ no problems", style="green"), layout=layout)
+            return
+        text = Text()
+        for n, problem in enumerate(problems):
+            if n:
+                text.append("\n")
+            error = RULES[problem.rule].level == "error"
+            text.append("✗ " if error else "⚠ ", "bold red" if error else "bold yellow")
+            text.append(problem.detail)
+            text.append(f"  [{problem.rule}]", "dim")
+        self.update(text, layout=layout)
+
+
+class ItemView(VerticalScroll, can_focus=False):
+    """Everything about the current item; ``selected`` names the field the edit keys act on."""
+
+    DEFAULT_CSS = """
+    ItemView {
+        height: 1fr;
+        width: 1fr;
+        padding: 0 1 0 0;
+        scrollbar-size-vertical: 1;
+    }
+    ItemView > #item-title {
+        height: 1;
+        padding: 0 1;
+        text-style: bold;
+        color: $primary;
+    }
+    """
+
+    def __init__(self, dataset: Dataset, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.dataset = dataset
+        self.translations = translation_columns(dataset)
+        shown = {c for cols in self.translations.values() for c in cols}
+        self.meta_columns = [c for c in dataset.meta_columns if c not in shown]
+        self.item: Item | None = None
+        self.selected = "prompt"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="item-title", markup=False)
+        yield FieldBlock("prompt", self.dataset.layout.prompt, self.translations.get("prompt", []))
+        for i, column in enumerate(self.dataset.layout.solutions):
+            yield SolutionBlock(i, column, self.translations.get(f"solution{i}", []))
+        yield LabelLine(id="label-line")
+        yield VotePanel(id="vote-panel")
+        yield ProblemsLine(id="problems")
+        yield FieldBlock("note", "note", placeholder="no note — c writes one")
+        yield MetadataTable(id="metadata")
+
+    def on_mount(self) -> None:
+        # Kept, not queried: show_item runs on every move.
+        self.blocks = {block.field: block for block in self.query(FieldBlock)}
+        self.solution_blocks = list(self.query(SolutionBlock))
+        self.title_line = self.query_one("#item-title", Static)
+        self.label_line = self.query_one(LabelLine)
+        self.problems_line = self.query_one(ProblemsLine)
+        self.metadata = self.query_one(MetadataTable)
+
+    # ---------------------------------------------------------------- showing
+
+    def block(self, field: str) -> FieldBlock:
+        return self.blocks[field]
+
+    def show_item(
+        self,
+        item: Item,
+        problems: list[Problem],
+        *,
+        note: str = "",
+        status: str = "",
+        gold_hidden: bool = False,
+    ) -> None:
+        """Fill every block from ``item``; ``status`` is a short line of marks for the title."""
+        self.item = item
+        meta = item.meta
+        title = f"{item.id}   row {item.row + 1}"
+        if item.question:
+            title += f"   asks for the {item.question}"
+        if status:
+            title += f"   {status}"
+        self.title_line.update(title, layout=False)
+        self.block("prompt").show(item.prompt, (), self._translations("prompt", meta))
+        self._show_solutions(item, gold_hidden)
+        self.label_line.show_label(label_text(self.dataset, item), hidden=gold_hidden)
+        self.problems_line.show_problems(problems)
+        self.block("note").show(note)
+        self.metadata.show_meta([(c, meta.get(c, "")) for c in self.meta_columns])
+        self.select(self.selected if self._has_field(self.selected, item) else "prompt")
+
+    def _translations(self, field: str, meta: dict[str, str]) -> dict[str, str]:
+        return {c: meta.get(c, "") for c in self.translations.get(field, [])}
+
+    def _show_solutions(self, item: Item, gold_hidden: bool) -> None:
+        for block in self.solution_blocks:
+            present = block.index < len(item.solutions)
+            if block.display != present:
+                block.display = present
+            if present:
+                gold = None if gold_hidden else item.label == block.index
+                block.show_solution(
+                    item.solutions[block.index],
+                    differing_spans(item.solutions, block.index),
+                    gold,
+                    self._translations(block.field, item.meta),
+                )
+
+    def preview(self, candidate: Item, problems: list[Problem]) -> None:
+        """Redraw highlights and problems for an item being edited (not yet recorded)."""
+        for block in self.solution_blocks:
+            if block.index < len(candidate.solutions) and block.editor is None:
+                block.set_highlights(candidate.solutions[block.index], differing_spans(candidate.solutions, block.index))
+        self.problems_line.show_problems(problems)
+
+    # -------------------------------------------------------------- selection
+
+    @staticmethod
+    def _has_field(field: str, item: Item) -> bool:
+        if field.startswith("solution"):
+            return int(field[8:]) < len(item.solutions)
+        return True
+
+    def select(self, field: str) -> None:
+        """Mark ``field`` as the one the edit keys act on, and scroll it into view."""
+        changed = field != self.selected
+        self.selected = field
+        for block in self.blocks.values():
+            block.set_class(block.field == field, "-selected")
+        self.label_line.set_class(field == "label", "-selected")
+        if changed:
+            target = self.label_line if field == "label" else self.block(field)
+            self.call_after_refresh(self.scroll_to_widget, target, animate=False)

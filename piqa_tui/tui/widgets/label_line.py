@@ -1,0 +1,103 @@
+"""The gold label line of the current item, and its in-place chooser."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from .field_block import FieldClicked
+
+
+class LabelLine(Static):
+    """``gold  2 (sol2)``; ``-selected`` when the edit keys act on it."""
+
+    DEFAULT_CSS = """
+    LabelLine {
+        height: 1;
+        padding: 0 2;
+        color: $text-muted;
+    }
+    LabelLine.-selected {
+        color: $accent;
+        text-style: bold;
+    }
+    """
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(FieldClicked("label", event.chain >= 2))
+
+    def show_label(self, text: str, hidden: bool = False) -> None:
+        shown = "hidden until you vote" if hidden else text
+        self.update(Text.assemble(("gold  ", "bold"), shown), layout=False)
+
+
+class LabelChooser(Widget, can_focus=True):
+    """Pick the gold label: a digit chooses at once, ←/→ then enter, 0 or backspace for none."""
+
+    DEFAULT_CSS = """
+    LabelChooser {
+        height: 1;
+        padding: 0 2;
+        background: $boost;
+    }
+    """
+
+    BINDINGS = [
+        Binding("left,h", "move(-1)", "←", show=False),
+        Binding("right,l", "move(1)", "→", show=False),
+        Binding("enter", "commit", "keep", id="label_commit"),
+        Binding("escape", "cancel", "cancel", id="label_cancel"),
+        Binding("backspace,delete,0", "none", "no label", id="label_none"),
+    ]
+
+    choice: reactive[int | None] = reactive(None)
+
+    class Done(Message):
+        """``value`` is the 0-based label as text ('' for none); ``how`` is commit or cancel."""
+
+        def __init__(self, chooser: "LabelChooser", value: str, how: str) -> None:
+            super().__init__()
+            self.chooser = chooser
+            self.value = value
+            self.how = how
+
+    def __init__(self, count: int, current: int | None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.count = count
+        self.set_reactive(LabelChooser.choice, current)
+
+    def render(self) -> Text:
+        text = Text("gold  ", style="bold")
+        for i in range(self.count):
+            style = "reverse bold" if self.choice == i else ""
+            text.append(f" {i + 1} ", style)
+            text.append(" ")
+        text.append(" none ", "reverse" if self.choice is None else "dim")
+        text.append("   digit = choose, enter = keep, esc = cancel", "dim")
+        return text
+
+    def on_key(self, event) -> None:  # noqa: ANN001 - textual.events.Key
+        if event.character and event.character.isdigit() and 1 <= int(event.character) <= self.count:
+            event.stop()
+            event.prevent_default()
+            self.choice = int(event.character) - 1
+            self.action_commit()
+
+    def action_move(self, step: int) -> None:
+        order: list[int | None] = [*range(self.count), None]
+        self.choice = order[(order.index(self.choice) + step) % len(order)]
+
+    def action_none(self) -> None:
+        self.choice = None
+
+    def action_commit(self) -> None:
+        self.post_message(self.Done(self, "" if self.choice is None else str(self.choice), "commit"))
+
+    def action_cancel(self) -> None:
+        self.post_message(self.Done(self, "", "cancel"))

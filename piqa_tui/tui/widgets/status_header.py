@@ -1,0 +1,68 @@
+"""The top line: dataset, annotator, where you are, progress, and warnings that must not be missed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from piqa_tui.core.bidi import layout
+
+
+@dataclass
+class HeaderInfo:
+    dataset: str
+    annotator: str
+    index: int = 0  # 1-based row in the shown list (0 when empty)
+    shown: int = 0
+    total: int = 0
+    edited: int = 0
+    voted: int = 0
+    flagged: int = 0
+    filters: str = ""
+    bidi: str = ""
+    reviewer: bool = False
+    warning: str = ""
+    busy: str = ""
+    unsaved: bool = False
+
+
+class StatusHeader(Static):
+    """One line, cut from the right when the terminal is narrow; warnings win the space."""
+
+    DEFAULT_CSS = """
+    StatusHeader {
+        dock: top;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        padding: 0 1;
+    }
+    StatusHeader.-warning {
+        background: $error 60%;
+    }
+    """
+
+    def show_info(self, info: HeaderInfo) -> None:
+        self.set_class(bool(info.warning), "-warning")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if info.warning:
+            text.append("⚠ " + info.warning + "  ", "bold")
+        text.append(info.dataset + ("*" if info.unsaved else ""), "bold")
+        text.append("  ")
+        text.append(("reviewer " if info.reviewer else "") + info.annotator, "italic")
+        text.append("  ")
+        position = f"{info.index}/{info.shown}" if info.shown == info.total else f"{info.index}/{info.shown} of {info.total}"
+        text.append(position, "bold")
+        done = info.voted / info.total if info.total else 0
+        text.append(f"  ✓{info.voted} ({done:.0%})  ✎{info.edited}  ⚑{info.flagged}")
+        if info.filters:
+            # A search may be Arabic: drawn through the bidi adapter like every other text.
+            shown = layout(info.filters, 200, info.bidi or "app", max_lines=1)[0].text
+            text.append(f"  [{shown}]", "bold")
+        if info.busy:
+            text.append(f"  {info.busy}…", "italic")
+        if info.bidi:
+            text.append(f"  bidi:{info.bidi}", "dim")
+        self.update(text, layout=False)

@@ -1,0 +1,101 @@
+"""Helpers to drive piqa-tui with Pilot the way an annotator does."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import AsyncIterator, Callable
+
+import pytest
+from textual import events
+from textual.keys import _character_to_key
+from textual.pilot import Pilot
+
+from piqa_tui.core.bidi import BidiMode
+from piqa_tui.core.graphemes import WidthPolicy, get_width_policy, set_width_policy
+from piqa_tui.tui import cell_widths
+from piqa_tui.tui import app as app_module
+from piqa_tui.tui.app import AppSettings, PiqaApp
+from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.session import OpenRequest
+from tests.conftest import copy_sample
+
+
+@pytest.fixture(autouse=True)
+def _check_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start the background validation at once (the app waits for its first frame)."""
+    monkeypatch.setattr(app_module, "CHECK_DELAY", 0.001)
+
+
+@pytest.fixture(autouse=True)
+def _codepoint_widths():
+    """Lay text out as xterm, VTE and tmux draw it, whatever the machine's config says."""
+    before = get_width_policy()
+    cell_widths.install(WidthPolicy("codepoint"))
+    yield
+    set_width_policy(before)
+    cell_widths.uninstall()  # the rest of the suite measures with Rich's own tables
+
+
+@pytest.fixture
+def darija(tmp_path: Path) -> Path:
+    return copy_sample("darija-algerian.tsv", tmp_path)
+
+
+@pytest.fixture
+def tamil(tmp_path: Path) -> Path:
+    return copy_sample("tamil.tsv", tmp_path)
+
+
+def make_app(path: Path | None, *, annotator: str = "tester", keys: dict[str, str] | None = None, **settings) -> PiqaApp:
+    request = OpenRequest(path, annotator=annotator) if path is not None else None
+    return PiqaApp(AppSettings(request, bidi_mode=settings.pop("bidi_mode", BidiMode.APP), keys=keys or {}, **settings))
+
+
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Let the app run until ``condition()`` holds (workers finish, screens change)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+
+
+@asynccontextmanager
+async def curate(path: Path, size: tuple[int, int] = (100, 30), **options) -> AsyncIterator[Pilot]:
+    """Open ``path`` in the app and wait until its first item is on screen (and checks are done)."""
+    app = make_app(path, **options)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
+        await pilot.pause()
+        yield pilot
+
+
+def main_screen(pilot: Pilot) -> MainScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen), screen
+    return screen
+
+
+def current_id(pilot: Pilot) -> str:
+    item = main_screen(pilot).current
+    assert item is not None
+    return item.id
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type ``text`` one code point at a time, as a terminal sends it.
+
+    ``Pilot.press`` cannot derive the character of keys such as a Tamil pulli
+    (its name has spaces), so the key events are made here with the character.
+    """
+    driver = pilot.app._driver
+    assert driver is not None
+    for ch in text:
+        event = events.Key(_character_to_key(ch), ch)
+        event.set_sender(pilot.app)
+        driver.send_message(event)  # queued in order, like a fast typist
+    await pilot.pause()

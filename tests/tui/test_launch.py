@@ -1,0 +1,121 @@
+"""Starting the TUI: options and config resolve as documented; bad ones fail in one line, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from piqa_tui.cli import main
+from piqa_tui.core.bidi import BidiMode
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.tui import launch as launch_module
+from piqa_tui.tui.app import PiqaApp
+from piqa_tui.tui.keymap import ALL_ACTIONS, validate_keymap
+from piqa_tui.tui.screens.check_terminal import write_width_policy
+from piqa_tui.tui.themes import theme_name
+
+from .conftest import make_app, wait_for
+
+
+def args(**overrides) -> argparse.Namespace:
+    base = dict(path=None, annotator=None, bidi=None, theme=None, workspace=None, mapping=None, reviewer=False, check_terminal=False)
+    return argparse.Namespace(**{**base, **overrides})
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("PIQA_TUI_CONFIG", str(path))
+    return path
+
+
+def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
+    config.write_text('annotator = "amina"\nbidi = "off"\ntheme = "light"\nwidth_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\nnope = "x"\n')
+    settings = launch_module.settings_from(args(path=str(darija), bidi="app", theme="high-contrast"))
+    assert settings.request is not None and settings.request.annotator == "amina"
+    assert settings.bidi_mode == BidiMode.APP
+    assert settings.theme == "piqa-high-contrast"
+    assert settings.keys == {"undo": "ctrl+z"}
+    assert any("nope" in w for w in settings.warnings)
+
+
+def test_the_bundled_sample_opens_without_a_path(config: Path) -> None:
+    config.write_text('width_policy = "codepoint"\n')
+    settings = launch_module.settings_from(args())
+    assert settings.request is not None and settings.request.path.name == "darija-algerian.tsv"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["/no/such/file.tsv"], "no such file"),
+        (["--theme", "solarised-pink"], "unknown theme"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(config: Path, capsys, argv: list[str], message: str) -> None:
+    config.write_text('width_policy = "codepoint"\n')
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_unreadable_dataset_exits_2_after_the_app_closes(config: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    config.write_text('width_policy = "codepoint"\n')
+    bad = tmp_path / "ragged.tsv"
+    bad.write_text("id\tprompt\tsolution0\tsolution1\tlabel\nx\tp\ta\n", encoding="utf-8")
+
+    def run_headless(self: PiqaApp) -> None:
+        import asyncio
+
+        async def go() -> None:
+            async with self.run_test() as pilot:
+                await wait_for(pilot, lambda: self._exit)
+
+        asyncio.run(go())
+
+    monkeypatch.setattr(PiqaApp, "run", run_headless)
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "ragged rows" in err and err.count("\n") == 1
+
+
+def test_width_policy_is_written_into_the_config(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('annotator = "sara"\n\n[keys]\nundo = "u"\n')
+    write_width_policy("cluster2", path)
+    text = path.read_text()
+    assert 'width_policy = "cluster2"' in text and text.index("width_policy") < text.index("[keys]")
+    write_width_policy("codepoint", path)
+    assert text.count("width_policy") == 1 and 'width_policy = "codepoint"' in path.read_text()
+    assert 'annotator = "sara"' in path.read_text() and 'undo = "u"' in path.read_text()
+
+
+def test_keymap_ids_are_unique_and_validated() -> None:
+    ids = [a.id for a in ALL_ACTIONS]
+    assert len(ids) == len(set(ids))
+    assert validate_keymap({"next_item": "j"}) == []
+    assert validate_keymap({"next_itme": "j"})[0].startswith("[keys] next_itme")
+
+
+def test_theme_names() -> None:
+    assert theme_name(None) == "piqa-dark"
+    assert theme_name("light") == "piqa-light"
+    assert theme_name("textual-dark") == "textual-dark"
+    with pytest.raises(PiqaError):
+        theme_name("nope")
+
+
+async def test_check_terminal_screen_applies_a_mode() -> None:
+    from piqa_tui.core.graphemes import get_width_policy
+
+    app = make_app(None, check_terminal=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "enter")
+        assert get_width_policy().mode == "cluster2"
+        await pilot.press("2", "enter")
+        assert get_width_policy().mode == "codepoint"
+        await pilot.press("q")
+    assert app.return_code == 0
