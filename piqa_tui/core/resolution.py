@@ -29,15 +29,32 @@ def resolved(project: Project) -> dict[str, str]:
     return dict(project.state.dedup)
 
 
+def _distinct_index(project: Project) -> dict[str, list[set[str]]]:
+    """Member → the member sets marked distinct that contain it (built once per call, not per cluster)."""
+    index: dict[str, list[set[str]]] = {}
+    for key, decision in project.state.dedup.items():
+        if decision == "distinct":
+            members = _members(key)
+            for member in members:
+                index.setdefault(member, []).append(members)
+    return index
+
+
+def _hidden(cluster: Cluster, index: dict[str, list[set[str]]]) -> bool:
+    members = _members(cluster_key(cluster))
+    first = next(iter(members))
+    return any(members <= marked for marked in index.get(first, ()))
+
+
 def is_hidden(project: Project, cluster: Cluster) -> bool:
     """Whether a cluster was marked distinct (itself, or a larger cluster containing all its members)."""
-    members = _members(cluster_key(cluster))
-    return any(decision == "distinct" and members <= _members(key) for key, decision in project.state.dedup.items())
+    return _hidden(cluster, _distinct_index(project))
 
 
 def open_clusters(project: Project, clusters: list[Cluster]) -> list[Cluster]:
     """The clusters still to walk through: not marked distinct and not yet resolved."""
-    return [c for c in clusters if not is_hidden(project, c) and cluster_key(c) not in project.state.dedup]
+    index = _distinct_index(project)
+    return [c for c in clusters if cluster_key(c) not in project.state.dedup and not _hidden(c, index)]
 
 
 def _record(project: Project, cluster: Cluster, decision: str, note: str | None = None) -> None:

@@ -79,9 +79,9 @@ class DuplicateScan:
         """The clusters still to resolve (none marked distinct, none decided)."""
         return open_clusters(project, self.clusters)
 
-    def duplicate_ids(self, project: Project) -> set[str]:
-        """Ids of the project's items that are in an open cluster: the item list marks them ≈."""
-        return {m.id for c in self.open(project) for m in c.members if self.is_local(m)}
+    def duplicate_ids(self, clusters: list[Cluster]) -> set[str]:
+        """Ids of the project's items in ``clusters`` (the open ones): the item list marks them ≈."""
+        return {m.id for c in clusters for m in c.members if self.is_local(m)}
 
 
 def scan(

@@ -105,7 +105,7 @@ async def test_choose_which_member_to_keep_and_merge_notes(darija: Path) -> None
         project = Project.open(darija)
         project.set_note("dz-006", "seen twice in the draft")
         project.workspace.close()
-        await pilot.press("l", "m")
+        await pilot.press("tab", "m")
         assert Project.open(darija).state.notes["dz-019"] == "[dz-006] seen twice in the draft"
         assert listed(screen) == []
 

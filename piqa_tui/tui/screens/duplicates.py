@@ -10,7 +10,9 @@ is kept on the session, so coming back shows it again until an item changes.
 
 from __future__ import annotations
 
+import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -26,7 +28,7 @@ from textual.worker import get_current_worker
 from piqa_tui.core.dedup import Cluster, Member
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.item import Item
-from piqa_tui.core.resolution import keep_one, mark_distinct, merge_notes
+from piqa_tui.core.resolution import cluster_key, keep_one, mark_distinct, merge_notes
 
 from ..duplicate_scan import DuplicateScan, ScanCancelled, ScanRequest, default_choice, differences, scan
 from ..keymap import DUPLICATE_ACTIONS, bindings
@@ -40,6 +42,11 @@ WATCH_SECONDS = 2.0  # how often decisions recorded by other annotators are look
 
 # Actions that need a finished scan and a cluster under the cursor.
 RESOLVE_ACTIONS = {"keep", "distinct", "merge_notes", "next_member", "prev_member", "show_item"}
+
+
+def _member_keys(cluster: Cluster) -> set[str]:
+    """The members as the workspace names them in decisions (``resolution.cluster_key``)."""
+    return set(cluster_key(cluster).split("|"))
 
 
 class ScanProgress(Message):
@@ -149,7 +156,7 @@ class DuplicatesScreen(Screen[None]):
         self._run += 1
         self._started = time.monotonic()
         items = list(self.project.items)  # a snapshot: the worker never reads the live list
-        self._scan_items = len(items) + (1 if request.against else 0)
+        self._scan_items = len(items)
         self.scanning = True
         bar = self.query_one(ScanBar)
         bar.add_class("-running")
@@ -165,6 +172,7 @@ class DuplicatesScreen(Screen[None]):
     def _scan(self, run: int, request: ScanRequest, items: list[Item]) -> None:
         worker = get_current_worker()
         last = 0.0
+        ended: list[ScanEnded | BaseException] = []
 
         def progress(done: int, total: int) -> None:
             nonlocal last
@@ -175,15 +183,30 @@ class DuplicatesScreen(Screen[None]):
                 last = now
                 self.post_message(ScanProgress(run, done, total))
 
-        try:
-            result = scan(self.project, items, request, progress, note=lambda text: self.post_message(ScanStage(run, text)))
-        except ScanCancelled:
-            self.post_message(ScanEnded(run))
-            return
-        except (PiqaError, OSError, ValueError) as exc:
-            self.post_message(ScanEnded(run, error=str(exc)))
-            return
-        self.post_message(ScanEnded(run, result))
+        def body() -> None:
+            try:
+                result = scan(self.project, items, request, progress, note=lambda text: self.post_message(ScanStage(run, text)))
+                ended.append(ScanEnded(run, result))
+            except ScanCancelled:
+                ended.append(ScanEnded(run))
+            except (PiqaError, OSError, ValueError) as exc:
+                ended.append(ScanEnded(run, error=str(exc)))
+            except BaseException as exc:  # a bug: raised again in the worker, where Textual reports it
+                ended.append(exc)
+
+        # The scan itself runs in a daemon thread: loading a model cannot be interrupted,
+        # and neither escape nor quitting should wait for it (the worker's own thread
+        # belongs to an executor that the interpreter joins at exit).
+        thread = threading.Thread(target=body, name="piqa-duplicates", daemon=True)
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.1)
+            if worker.is_cancelled:
+                return
+        outcome = ended[0]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        self.post_message(outcome)
 
     def _scan_text(self, text: str) -> None:
         self.query_one("#scan-text", Static).update(f"{text} · esc cancels")
@@ -215,12 +238,12 @@ class DuplicatesScreen(Screen[None]):
             if message.result.notice:
                 self.notify(message.result.notice, severity="warning", timeout=12)
             if message.result.warning:
-                self.request = ScanRequest(False, self.request.against, self.request.threshold, self.request.semantic_threshold)
+                self.request = replace(self.request, semantic=False)
                 self.notify(message.result.warning, severity="warning", timeout=12)
         elif message.error:
             self.notify(f"no scan: {message.error}", severity="error", timeout=12)
             if self.request.against is not None:  # the other file was the problem: scan without it next time
-                self.request = ScanRequest(self.request.semantic, None, self.request.threshold, self.request.semantic_threshold)
+                self.request = replace(self.request, against=None)
         self.show_clusters()
 
     def _stop_bar(self) -> None:
@@ -245,14 +268,21 @@ class DuplicatesScreen(Screen[None]):
             return member.id
         return f"⇄{member.id}"
 
-    def show_clusters(self, cursor: int | None = None) -> None:
-        """List the open clusters again (after a scan or a decision), keeping the cursor's row."""
+    def show_clusters(self, cursor: int | None = None, still_open: list[Cluster] | None = None) -> None:
+        """List the open clusters again (after a scan or a decision), keeping the cursor's row.
+
+        ``still_open``: the list already brought up to date by the caller, which spares
+        asking the workspace's decisions about every cluster again.
+        """
         result = self.result
         keep = self.cluster_list.cursor if cursor is None else cursor
-        self.clusters = result.open(self.project) if result else []
+        if still_open is not None:
+            self.clusters = still_open
+        else:
+            self.clusters = result.open(self.project) if result else []
         self._decisions = len(self.project.state.dedup)
         if result is not None:
-            self.session.marks.duplicates = result.duplicate_ids(self.project)
+            self.session.marks.duplicates = result.duplicate_ids(self.clusters)
         if result is None:
             empty = "no scan yet: r scans"
         elif result.clusters:
@@ -301,7 +331,6 @@ class DuplicatesScreen(Screen[None]):
         elif not force:
             return
         self.show_members()
-        self.update_header()
 
     def show_members(self) -> None:
         cluster, result = self.cluster_list.current, self.result
@@ -413,9 +442,10 @@ class DuplicatesScreen(Screen[None]):
 
     # ------------------------------------------------------------ resolving
 
-    def _decide(self, decide: Callable[[], str]) -> None:
-        """Run one decision, report it, and take the cluster off the list."""
+    def _decide(self, cluster: Cluster, decide: Callable[[], str], distinct: bool = False) -> None:
+        """Run one decision on ``cluster``, report it, and take the cluster off the list."""
         row = self.cluster_list.cursor
+        decisions = len(self.project.state.dedup)
         poll = getattr(self.app, "poll", None)
         if poll is not None:
             poll()  # decide on what others recorded too (a note written meanwhile is merged)
@@ -425,7 +455,13 @@ class DuplicatesScreen(Screen[None]):
             self.notify(str(exc), severity="error", timeout=8)
             return
         self.notify(message, timeout=4)
-        self.show_clusters(cursor=row)
+        if len(self.project.state.dedup) != decisions + 1:  # others decided meanwhile: ask about every cluster
+            self.show_clusters(cursor=row)
+            return
+        # Only this decision is new: drop its cluster, and what a "distinct" hides with it.
+        members = _member_keys(cluster)
+        still_open = [c for c in self.clusters if c is not cluster and not (distinct and _member_keys(c) <= members)]
+        self.show_clusters(row, still_open)
 
     def action_keep(self) -> None:
         cluster = self.cluster_list.current
@@ -438,7 +474,7 @@ class DuplicatesScreen(Screen[None]):
             gone = ", ".join(flagged) if flagged else "nothing in this dataset"
             return f"kept {keep.id}; flagged as duplicate: {gone}"
 
-        self._decide(decide)
+        self._decide(cluster, decide)
 
     def action_distinct(self) -> None:
         cluster = self.cluster_list.current
@@ -454,7 +490,7 @@ class DuplicatesScreen(Screen[None]):
                 mark_distinct(self.project, cluster, reason)
                 return f"{ids}: marked as distinct items; this cluster is not shown again"
 
-            self._decide(decide)
+            self._decide(cluster, decide, distinct=True)
 
         self.app.push_screen(
             TextPrompt("Mark as distinct", f"{ids} are different items. Why? (optional; enter confirms, esc cancels)"),
@@ -474,13 +510,12 @@ class DuplicatesScreen(Screen[None]):
             merged = merge_notes(self.project, cluster, into.id)
             return f"notes merged into {into.id}" if merged else f"no notes to merge; cluster resolved with {into.id}"
 
-        self._decide(decide)
+        self._decide(cluster, decide)
 
     # -------------------------------------------------------------- options
 
     def action_toggle_semantic(self) -> None:
-        r = self.request
-        self.start_scan(ScanRequest(not r.semantic, r.against, r.threshold, r.semantic_threshold))
+        self.start_scan(replace(self.request, semantic=not self.request.semantic))
 
     def action_rescan(self) -> None:
         self.start_scan(self.request)
@@ -503,7 +538,7 @@ class DuplicatesScreen(Screen[None]):
             if value is None:
                 return
             against = Path(value).expanduser() if value else None
-            self.start_scan(ScanRequest(r.semantic, against, r.threshold, r.semantic_threshold))
+            self.start_scan(replace(r, against=against))
 
         self.app.push_screen(
             TextPrompt(
