@@ -92,7 +92,7 @@ VOTE_ACTIONS: tuple[Action, ...] = (
     Action("vote_4", "4", "vote(3)", "vote 4", "Vote for solution 4 (items with 4 solutions)"),
     Action("vote_unsure", "0,s", "vote_unsure", "unsure", "Vote unsure (skip) and move to the next item"),
     Action("withdraw_vote", "backspace,delete", "withdraw_vote", "withdraw", "Withdraw your vote on this item (pressing another number changes it; the same one again keeps it)"),
-    Action("flag", "f", "flag", "flag", "Flag the item: reason codes (ungrammatical, culturally wrong, ...) and a note", show=True),
+    Action("flag", "f", "flag", "flag", "Flag the item: reason codes (ungrammatical, culturally wrong, ...) and a note"),
     Action("agreement", "a", "agreement", "agreement", "Show agreement (Fleiss' κ, Cohen's κ, Krippendorff's α), status counts and the policy"),
     Action("adjudicate", "A", "adjudicate", "adjudicate", "Adjudicate disagreements: set their final label with a reason (reviewer mode)"),
     Action("set_policy", "", "set_policy", "policy", "Set the decision policy (majority 2 of 3, unanimity of 4, ...)"),

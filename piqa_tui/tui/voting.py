@@ -152,8 +152,8 @@ class Ballots:
         if not self.visible(item.id):
             keys = "/".join(str(n + 1) for n in range(len(item.solutions)))
             return VoteSummary(
-                f"you have not voted: press {keys} to vote, 0 or s for unsure",
-                "blind mode: others' votes, the status and the gold label show once you vote",
+                f"not voted yet: {keys} votes, 0 or s is unsure",
+                "hidden until you vote (blind mode), like the gold label",
                 True,
                 None,
             )

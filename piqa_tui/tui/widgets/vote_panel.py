@@ -16,6 +16,8 @@ class VotePanel(Static):
         height: 2;
         padding: 0 2;
         color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     VotePanel.-hidden {
         color: $text-disabled;
@@ -24,7 +26,7 @@ class VotePanel(Static):
 
     def show_summary(self, summary: VoteSummary) -> None:
         self.set_class(summary.hidden, "-hidden")
-        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text = Text(end="")
         text.append("votes   ", "bold")
         text.append(summary.votes, "bold" if summary.mine is not None else "")
         text.append("\n")
