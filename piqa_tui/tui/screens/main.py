@@ -588,6 +588,9 @@ class MainScreen(VoteActions, Screen[None]):
         if item is None:
             return
         field = self.item_view.selected
+        if field == "label" and self.app.gold_hidden(item):
+            self.notify("the gold label stays hidden until you have voted on this item", severity="warning", timeout=3)
+            return
         value = self.project.state.notes.get(item.id, "") if field == "note" else field_value(item, field)
         self.app.copy_to_clipboard(value)
         self.notify(f"copied the {field} ({len(value)} characters, as stored)", timeout=3)
