@@ -85,7 +85,7 @@ def _quantiles(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:7.1f} ms   p95 {p95 * 1000:7.1f} ms   max {values[-1] * 1000:7.1f} ms"
 
 
-async def _pilot_run(path: Path, moves: int, size: tuple[int, int]) -> dict[str, object]:
+async def _pilot_run(path: Path, moves: int, size: tuple[int, int], think: float = 0.0) -> dict[str, object]:
     from textual import events
 
     from piqa_tui.core.bidi import BidiMode
@@ -124,6 +124,8 @@ async def _pilot_run(path: Path, moves: int, size: tuple[int, int]) -> dict[str,
 
         async def timed(key: str, steps: int) -> float:
             """Key sent -> the frame that shows the new current item (nothing left to draw)."""
+            if think:
+                await asyncio.sleep(think)  # the annotator reads; the list draws the next page meanwhile
             target_index = max(0, min(main.item_list.cursor + steps, len(main.item_list.rows) - 1))
             target = app.session.project.items[main.item_list.rows[target_index]]
             sent = time.perf_counter()
@@ -178,6 +180,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=120)
     parser.add_argument("--height", type=int, default=40)
     parser.add_argument("--keep", type=Path, help="write the generated file here (and reuse it if present)")
+    parser.add_argument("--think", type=float, default=0.3, help="seconds between keys in the second series (reading time)")
     args = parser.parse_args()
     size = (args.width, args.height)
 
@@ -198,11 +201,14 @@ def main() -> None:
 
     cold = asyncio.run(_pilot_run(path, args.moves, size))
     warm = asyncio.run(_pilot_run(path, args.moves, size))
+    reading = asyncio.run(_pilot_run(path, max(20, args.moves // 4), size, think=args.think))
     print(f"first full screen, Pilot, first open:       {cold['first_screen']:6.2f} s")
     print(f"first full screen, Pilot, workspace exists: {warm['first_screen']:6.2f} s")
-    for name, label in (("move", "cursor move (j)"), ("page", "page move (pgdn)"), ("page_up", "page move (pgup)")):
-        print(f"{label:<18} n={len(warm[name]):<4} {_quantiles(warm[name])}")  # type: ignore[arg-type]
-    print(f"G then g (jump to last / first): {', '.join(f'{t * 1000:.1f} ms' for t in warm['last'])}")  # type: ignore[union-attr]
+    for title, run in (("keys back to back", warm), (f"{args.think * 1000:.0f} ms between keys", reading)):
+        print(f"-- {title}")
+        for name, label in (("move", "cursor move (j)"), ("page", "page move (pgdn)"), ("page_up", "page move (pgup)")):
+            print(f"{label:<18} n={len(run[name]):<4} {_quantiles(run[name])}")  # type: ignore[arg-type]
+        print(f"G then g (jump to last / first): {', '.join(f'{t * 1000:.1f} ms' for t in run['last'])}")  # type: ignore[union-attr]
     real = tmux_first_screen(path, size, args.items)
     if real is not None:
         print(f"first full screen, real piqa-tui in tmux (process start included): {real:6.2f} s")

@@ -116,7 +116,25 @@ DUPLICATE_ACTIONS: tuple[Action, ...] = (
     Action("dup_close", "escape", "close", "back", "Cancel the running scan, or go back to the item list", show=True, key_display="esc"),
 )
 
-ALL_ACTIONS: tuple[Action, ...] = MAIN_ACTIONS + VOTE_ACTIONS + APP_ACTIONS + EDITOR_ACTIONS + DUPLICATE_ACTIONS
+# Model scoring on the main screen (issue 6). Escape cancels a running run, else it clears the filters.
+SCORING_ACTIONS: tuple[Action, ...] = (
+    Action("score_item", "m", "score_item", "score", "Score the current item with the model (each solution's log-likelihood, its choice, the margin)"),
+    Action("score_all", "M", "score_all", "score all", "Score all items with the model in the background (choose the template or the solution-only baseline; a cancelled run resumes)"),
+    Action("model_results", "R", "model_results", "model results", "Show the model's acc and acc_norm, overall and by column, and the items by margin"),
+    Action("cancel_scoring", "escape", "cancel_scoring", "cancel scoring", "Cancel the running model scoring (what is scored stays cached)"),
+)
+
+# The model results screen (R).
+MODEL_RESULTS_ACTIONS: tuple[Action, ...] = (
+    Action("results_open", "enter", "open_item", "open", "Show the chosen item in the item list", show=True),
+    Action("results_order", "o", "toggle_order", "order", "Sort the items by margin the other way (lowest or highest first)", show=True),
+    Action("results_column", "c", "next_column", "column", "Break the accuracy down by the next categorical column", show=True),
+    Action("results_close", "escape", "close", "back", "Go back to the item list", show=True, key_display="esc"),
+)
+
+ALL_ACTIONS: tuple[Action, ...] = (
+    MAIN_ACTIONS + VOTE_ACTIONS + APP_ACTIONS + EDITOR_ACTIONS + DUPLICATE_ACTIONS + SCORING_ACTIONS + MODEL_RESULTS_ACTIONS
+)
 
 
 def bindings(actions: tuple[Action, ...]) -> list[Binding]:

@@ -1,0 +1,134 @@
+"""What the model makes of the current item: every solution's log-likelihood, its choice, the margin, the checks.
+
+Shown under the votes once scoring was used on the dataset. Its height is
+fixed per dataset (a line per solution column plus two), so moving between
+items repaints it without a relayout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.widgets import Static
+
+from piqa_tui.core.scoring import ItemScore
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    """Everything the panel draws for one item (built by the screen, which knows blind mode and the votes)."""
+
+    rows: int  # solution lines: the dataset's most solutions
+    score: ItemScore | None = None
+    baseline: ItemScore | None = None  # the solution-only score
+    state: str = ""  # "scoring…", "loading the model…", an error, or "" for the score or the hint
+    error: bool = False
+    gold_hidden: bool = False
+    votes: tuple[int, ...] = ()  # the votes the user may see, as solution indices
+    decided: int | None = None  # the votes' decision, when there is one
+    template: str = ""
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _pick(i: int) -> str:
+    return str(i + 1)
+
+
+class ScorePanel(Static):
+    """Lines ``model``, one per solution, and ``check``."""
+
+    DEFAULT_CSS = """
+    ScorePanel {
+        height: auto;
+        padding: 0 2;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        display: none;
+    }
+    """
+
+    _rows = -1
+
+    def show_view(self, view: ScoreView) -> None:
+        relayout = self._rows != view.rows
+        if relayout:
+            self._rows = view.rows
+            self.styles.height = view.rows + 2
+        self.update(self._render_view(view), layout=relayout)
+
+    def _render_view(self, view: ScoreView) -> Text:
+        text = Text(end="")
+        text.append("model   ", "bold")
+        score = view.score
+        if score is None:
+            if view.state:
+                text.append(view.state, "red" if view.error else "italic")
+            else:
+                text.append("not scored · m scores this item, M every item, R shows the results", "dim")
+            for i in range(view.rows):
+                text.append("\n")
+            text.append("\n")
+            return text
+
+        acc, norm = score.prediction, score.prediction_norm
+        text.append(f"prefers {_pick(acc)}", "bold")
+        text.append(" (acc)")
+        text.append(f" · {_pick(norm)}", "bold")
+        text.append(" (acc_norm)")
+        text.append(f" · margin {score.margin:.2f}")
+        if view.state:
+            text.append(f" · {view.state}", "red" if view.error else "italic")
+        meta = " · ".join(p for p in (view.template, view.model) if p)
+        if meta:
+            text.append(f"   {meta}", "dim")
+        for i in range(view.rows):
+            text.append("\n")
+            if i >= len(score.logliks):
+                continue
+            text.append(f"  {i + 1}  ", "bold")
+            text.append(f"loglik {score.logliks[i]:8.2f}  ")
+            text.append(f"{score.n_tokens[i]:>3} tok  ", "dim")
+            text.append(f"per char {score.normalised[i]:7.3f}")
+            if i == acc:
+                text.append("  ◀ acc", "bold")
+            if i == norm:
+                text.append("  ◀ acc_norm", "bold")
+        text.append("\n")
+        text.append("check   ", "bold")
+        self._append_checks(text, view, score)
+        return text
+
+    @staticmethod
+    def _append_checks(text: Text, view: ScoreView, score: ItemScore) -> None:
+        parts: list[tuple[str, str]] = []
+        if view.gold_hidden:
+            parts.append(("gold hidden until you vote", "dim"))
+        elif score.label is None:
+            parts.append(("no gold label", "dim"))
+        elif score.correct:
+            parts.append((f"✓ agrees with gold ({_pick(score.label)})", "green"))
+        else:
+            parts.append((f"✗ disagrees with gold ({_pick(score.label)})", "bold red"))
+        if not view.gold_hidden:
+            if view.votes:
+                agree = sum(v == score.prediction for v in view.votes)
+                style = "green" if agree * 2 > len(view.votes) else "yellow"
+                what = f"{agree} of {len(view.votes)} votes agree"
+                if view.decided is not None:
+                    what += f" (decided {_pick(view.decided)})"
+                parts.append((what, style))
+            else:
+                parts.append(("no votes yet", "dim"))
+        baseline = view.baseline
+        if baseline is not None:
+            shortcut = not view.gold_hidden and baseline.correct is True
+            parts.append((
+                f"no prompt: picks {_pick(baseline.prediction)}" + (" = gold: a shortcut" if shortcut else ""),
+                "yellow" if shortcut else "",
+            ))
+        for n, (part, style) in enumerate(parts):
+            if n:
+                text.append(" · ", "dim")
+            text.append(part, style)
