@@ -1,4 +1,4 @@
-"""The themes piqa-tui ships, as data: dark, light and high contrast.
+"""The themes piqa-tui ships, as data files in ``themes/``: dark, light and high contrast.
 
 Widgets style themselves only with the standard theme colours ($primary,
 $accent, $warning, $error, $success, $foreground, ...), so any Textual theme
@@ -7,60 +7,43 @@ works too (``--theme textual-dark``, or the palette's "Theme" command).
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 from textual.theme import BUILTIN_THEMES, Theme
 
 from piqa_tui.core.errors import PiqaError
 
-PIQA_DARK = Theme(
-    name="piqa-dark",
-    primary="#4C9BE8",
-    secondary="#2D5F8B",
-    accent="#E5A443",
-    warning="#E5C07B",
-    error="#E06C75",
-    success="#98C379",
-    foreground="#DCDFE4",
-    background="#1E2127",
-    surface="#262A31",
-    panel="#2F343D",
-    dark=True,
-)
+THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
 
-PIQA_LIGHT = Theme(
-    name="piqa-light",
-    primary="#1F5FAD",
-    secondary="#5E81AC",
-    accent="#A65E00",
-    warning="#9A6700",
-    error="#B3261E",
-    success="#1A7F37",
-    foreground="#1F2328",
-    background="#FAFAF7",
-    surface="#F0F0EB",
-    panel="#E3E3DC",
-    dark=False,
-)
 
-# Pure black and white with saturated signal colours; no tints, no fades.
-PIQA_HIGH_CONTRAST = Theme(
-    name="piqa-high-contrast",
-    primary="#FFFF00",
-    secondary="#00FFFF",
-    accent="#FFFF00",
-    warning="#FFFF00",
-    error="#FF5555",
-    success="#00FF00",
-    foreground="#FFFFFF",
-    background="#000000",
-    surface="#000000",
-    panel="#000000",
-    boost="#FFFFFF",
-    dark=True,
-    luminosity_spread=0.0,
-    text_alpha=1.0,
-)
+def _user_themes_dir() -> Path:
+    from platformdirs import user_config_dir
 
-THEMES: dict[str, Theme] = {t.name: t for t in (PIQA_DARK, PIQA_LIGHT, PIQA_HIGH_CONTRAST)}
+    return Path(user_config_dir("piqa-tui")) / "themes"
+
+
+def load_theme_file(path: Path) -> Theme:
+    """A Textual theme from a TOML file of theme variables (see themes/*.toml)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return Theme(**{"name": path.stem, **data})
+    except (tomllib.TOMLDecodeError, TypeError, ValueError) as exc:
+        raise PiqaError(f"{path}: not a valid theme file ({exc}); compare it with themes/piqa-dark.toml") from None
+
+
+def _load_themes() -> dict[str, Theme]:
+    """The bundled themes (themes/), then the user's own (config folder/themes/*.toml), which may override them."""
+    found: dict[str, Theme] = {}
+    for folder in (THEMES_DIR, _user_themes_dir()):
+        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+            theme = load_theme_file(path)
+            found[theme.name] = theme
+    return found
+
+
+THEMES: dict[str, Theme] = _load_themes()
+PIQA_DARK = THEMES["piqa-dark"]
 ALIASES = {"dark": "piqa-dark", "light": "piqa-light", "high-contrast": "piqa-high-contrast", "hc": "piqa-high-contrast"}
 
 
