@@ -5,11 +5,14 @@ Example ``~/.config/piqa-tui/config.toml``::
     annotator = "amina"
     bidi = "app"          # auto | app | terminal | off
     theme = "piqa-dark"
-    width_policy = "wcwidth"
+    width_policy = "auto"     # auto | wcwidth | codepoint | cluster1 | cluster2
 
     [keys]                # action id = key(s), comma separated
     vote_1 = "1"
     next_item = "j,down"
+
+The TUI scores with ``model`` (a GGUF file; else $PIQA_TUI_MODEL, else the
+packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded.
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ class Config:
     annotator: str | None = None
     bidi: str = "auto"
     theme: str = "piqa-dark"
-    width_policy: str = "wcwidth"
+    width_policy: str = "auto"  # auto = ask the terminal how wide it draws Indic syllables
     max_differences: int = 2
     keys: dict[str, str] = field(default_factory=dict)
     templates: dict[str, dict[str, str]] = field(default_factory=dict)
+    model: str | None = None  # GGUF file the TUI scores with
+    n_gpu_layers: int = 0
 
 
 def load_config(path: Path | None = None) -> Config:

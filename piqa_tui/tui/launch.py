@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 
-from piqa_tui.config import config_path, load_config
+from piqa_tui.config import load_config
 from piqa_tui.core.bidi import BidiMode, resolve_mode
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.graphemes import WIDTH_MODES, WidthPolicy
@@ -25,18 +24,9 @@ from .session import OpenRequest
 from .themes import theme_name
 
 
-def _width_policy_chosen() -> bool:
-    """Whether the user's config file sets ``width_policy`` itself (else we ask the terminal)."""
-    path = config_path()
-    try:
-        return "width_policy" in tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return False
-
-
 def width_mode(configured: str) -> str:
     """The width mode to lay text out with: the configured one, or what the terminal answers."""
-    if configured == "auto" or not _width_policy_chosen():
+    if configured == "auto":
         from .terminal_probe import detect_width_mode
 
         return detect_width_mode()
