@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Iterable
 
@@ -236,39 +237,64 @@ def as_text(value: object) -> str:
     return str(value)
 
 
+def _unique_ids(raw_ids: list[str]) -> list[str]:
+    """Ids made unique inside the program (``ID~2`` for a repeat); validate reports repeats."""
+    if len(set(raw_ids)) == len(raw_ids):
+        return raw_ids
+    seen: dict[str, int] = {}
+    unique = []
+    for raw in raw_ids:
+        seen[raw] = count = seen.get(raw, 0) + 1
+        unique.append(raw if count == 1 else f"{raw}~{count}")
+    return unique
+
+
 def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[str] | None) -> list[Item]:
     """Items for every row; ids from the id column, else ``derived_ids``, else ``r<row>``."""
     layout = dataset.layout
-    meta_cols = dataset.meta_columns
-    items: list[Item] = []
-    seen: dict[str, int] = {}
-    raw_ids: list[str] = []
-    for row_no, row in enumerate(dataset.rows):
-        if layout.id:
-            raw = as_text(row.get(layout.id))
-        elif derived_ids is not None:
-            raw = derived_ids[row_no]
-        else:
-            raw = f"r{row_no + 1}"
-        raw_ids.append(raw)
-        count = seen.get(raw, 0) + 1
-        seen[raw] = count
-        item_id = raw if count == 1 else f"{raw}~{count}"  # unique inside the program; validate reports it
-        prompt = row.get(layout.prompt)
-        solutions = tuple(s if isinstance(s, str) else as_text(s) for s in map(row.get, layout.solutions))
-        items.append(
-            Item(
-                item_id,
-                prompt if isinstance(prompt, str) else as_text(prompt),
-                solutions,
-                labels[row_no],
-                row_no,
-                {c: as_text(row.get(c)) for c in meta_cols},
-                as_text(row.get(layout.question)) if layout.question else None,
-            )
-        )
+    rows = dataset.rows
+    if layout.id:
+        raw_ids = [as_text(row.get(layout.id)) for row in rows]
+    elif derived_ids is not None:
+        raw_ids = list(derived_ids)
+    else:
+        raw_ids = [f"r{n}" for n in range(1, len(rows) + 1)]
     dataset.raw_ids = raw_ids
-    return items
+    ids = _unique_ids(raw_ids)
+    meta_cols = dataset.meta_columns
+    columns = [layout.prompt, *layout.solutions, *meta_cols]
+    n_sol = len(layout.solutions)
+    question = layout.question
+    if dataset.format in ("tsv", "csv"):
+        # Every value is text and every row has every column: read them with one C-level getter.
+        take = itemgetter(*columns) if len(columns) > 1 else (lambda row: (row[columns[0]],))
+        items = []
+        for row_no, row in enumerate(rows):
+            values = take(row)
+            items.append(
+                Item(
+                    ids[row_no],
+                    values[0],
+                    values[1 : 1 + n_sol],
+                    labels[row_no],
+                    row_no,
+                    dict(zip(meta_cols, values[1 + n_sol :])),
+                    row[question] if question else None,
+                )
+            )
+        return items
+    return [
+        Item(
+            ids[row_no],
+            as_text(row.get(layout.prompt)),
+            tuple(as_text(row.get(c)) for c in layout.solutions),
+            labels[row_no],
+            row_no,
+            {c: as_text(row.get(c)) for c in meta_cols},
+            as_text(row.get(question)) if question else None,
+        )
+        for row_no, row in enumerate(rows)
+    ]
 
 
 # --------------------------------------------------------------------- writing

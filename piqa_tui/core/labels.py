@@ -70,9 +70,14 @@ def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCode
         codec = LabelCodec("number", base=base)
     decoded: list[int | None] = [None] * len(values)
     bad = []
+    seen: dict[object, int] = {}  # a label column holds a handful of distinct values: decode each once
     for row, value in present:
+        key = (type(value), value)
+        if key in seen:
+            decoded[row] = seen[key]
+            continue
         try:
-            decoded[row] = codec.decode(value)
+            decoded[row] = seen[key] = codec.decode(value)
         except ValueError:
             bad.append((row, value))
     if bad:
