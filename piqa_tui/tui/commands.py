@@ -6,7 +6,15 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .keymap import APP_ACTIONS, DUPLICATE_ACTIONS, MAIN_ACTIONS, VOTE_ACTIONS, Action
+from .keymap import (
+    APP_ACTIONS,
+    DUPLICATE_ACTIONS,
+    MAIN_ACTIONS,
+    MODEL_RESULTS_ACTIONS,
+    SCORING_ACTIONS,
+    VOTE_ACTIONS,
+    Action,
+)
 
 
 class ActionCommands(Provider):
@@ -17,11 +25,14 @@ class ActionCommands(Provider):
 
         found: list[tuple[Action, str]] = []
         from .screens.duplicates import DuplicatesScreen
+        from .screens.model_results import ModelResultsScreen
 
         if isinstance(self.screen, MainScreen):
-            found += [(a, "screen") for a in MAIN_ACTIONS + VOTE_ACTIONS if a.palette]
+            found += [(a, "screen") for a in MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS if a.palette]
         elif isinstance(self.screen, DuplicatesScreen):
             found += [(a, "screen") for a in DUPLICATE_ACTIONS if a.palette]
+        elif isinstance(self.screen, ModelResultsScreen):
+            found += [(a, "screen") for a in MODEL_RESULTS_ACTIONS if a.palette]
         found += [(a, "app") for a in APP_ACTIONS if a.palette and a.id != "command_palette"]
         return found
 

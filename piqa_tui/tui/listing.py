@@ -17,6 +17,7 @@ from piqa_tui.core.item import Item
 from piqa_tui.core.decision import Status
 from piqa_tui.core.project import Project
 
+from .model_scores import LOW_MARGIN, scores_for
 from .voting import STATUS_MARKS, ballots_for
 
 
@@ -68,6 +69,7 @@ class Queue:
     name: str
     help: str
     test: Callable[[Project, Validation, int, Item], bool]
+    order: Callable[[Project, Item], float] | None = None  # sort key of the queue's items; None keeps file order
 
 
 def _voted(project: Project, item: Item) -> bool:
@@ -92,6 +94,24 @@ QUEUES: dict[str, Queue] = {
         Queue("agreed", "items whose votes agree under the policy", _status_is(Status.AGREED)),
         Queue("disagreement", "items whose votes disagree: to adjudicate", _status_is(Status.DISAGREEMENT)),
         Queue("adjudicated", "items a reviewer decided", _status_is(Status.ADJUDICATED)),
+        # Model scoring (issue 6): the ones that judge against gold show only items whose gold you may see.
+        Queue(
+            "model-wrong",
+            "the model's choice is not gold, surest first",
+            lambda p, v, pos, it: scores_for(p).disagrees(it) and ballots_for(p).visible(it.id),
+            order=lambda p, it: -scores_for(p).margin(it),
+        ),
+        Queue(
+            "low-margin",
+            f"the model barely prefers one (margin < {LOW_MARGIN:g}), lowest first",
+            lambda p, v, pos, it: scores_for(p).low_margin(it),
+            order=lambda p, it: scores_for(p).margin(it),
+        ),
+        Queue(
+            "solution-only",
+            "the model picks gold without the prompt (M baseline)",
+            lambda p, v, pos, it: scores_for(p).shortcut(it) and ballots_for(p).visible(it.id),
+        ),
     )
 }
 
@@ -123,7 +143,7 @@ class Filters:
 def filtered_positions(
     project: Project, validation: Validation, filters: Filters, ranked: list[int] | None = None
 ) -> list[int]:
-    """Positions of the items that pass ``filters``: in ``ranked`` order when searching, else file order."""
+    """Positions of the items that pass ``filters``: in ``ranked`` order when searching, else the queue's order (file order)."""
     queue = QUEUES[filters.queue]
     candidates = ranked if ranked is not None else range(len(project.items))
     items = project.items
@@ -135,6 +155,8 @@ def filtered_positions(
         if filters.queue != "all" and not queue.test(project, validation, pos, item):
             continue
         out.append(pos)
+    if queue.order is not None and ranked is None:
+        out.sort(key=lambda pos: queue.order(project, items[pos]))  # type: ignore[misc]
     return out
 
 
@@ -170,7 +192,7 @@ def row_marks(project: Project, validation: Validation, marks: Marks, position: 
             "✓" if _voted(project, item) else " ",
             "⚑" if flags else " ",
             "≈" if item_id in marks.duplicates or (flags and "duplicate" in flags) else " ",
-            "✗" if item_id in marks.model_disagrees else " ",
+            "✗" if item_id in marks.model_disagrees and ballots_for(project).visible(item_id) else " ",
             "!" if validation.is_invalid(position) else " ",
             ballots_for(project).status_mark(item),
         )

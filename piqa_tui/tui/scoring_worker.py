@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
 
+from piqa_tui.config import config_path
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.item import Item
 from piqa_tui.core.project import Project
@@ -27,7 +28,10 @@ from piqa_tui.core.scoring import LETTERS, ItemScore, Template, item_content_has
 
 from .model_source import ModelChoice, choose_model
 
-RUN_CHUNK = 8  # items per lock hold in a whole-set run: how long `m` may wait, and the progress step
+# A whole-set run holds the model one chunk of items at a time: about CHUNK_SECONDS of work, so `m`
+# waits at most that long and progress moves as often, while chunks stay big enough to batch well.
+CHUNK_SECONDS = 2.0
+MIN_CHUNK, MAX_CHUNK = 2, 16
 
 
 @dataclass(frozen=True)
@@ -73,12 +77,14 @@ def scorable(item: Item) -> bool:
 class ScoringEngine:
     """One session's model: created lazily, loaded on first use, kept until the session ends."""
 
-    def __init__(self, project: Project, choice: ModelChoice, chunk: int = RUN_CHUNK) -> None:
+    def __init__(self, project: Project, choice: ModelChoice) -> None:
         if choice.path is None:
             raise ModelError(choice.problem)
+        if not choice.path.is_file():
+            where = f"the config file's model ({config_path()})" if choice.source == "config" else choice.source
+            raise ModelError(f"{where} names {choice.path}, which is not a file; give the path of a .gguf model there")
         self.project = project
         self.choice = choice
-        self.chunk = max(1, chunk)
         from piqa_tui.core.llama_backend import LlamaBackend  # imports llama.cpp: only once scoring is asked for
 
         self.backend = LlamaBackend(choice.path, n_gpu_layers=choice.n_gpu_layers)
@@ -119,19 +125,23 @@ class ScoringEngine:
 
     def cached(self, items: Sequence[Item], template: Template, solution_only: bool = False) -> list[ItemScore]:
         """The scores the workspace already holds for ``items`` (no model work at all)."""
+        return [s for s in self._lookup(items, template, solution_only) if s is not None]
+
+    def _lookup(self, items: Sequence[Item], template: Template, solution_only: bool) -> list[ItemScore | None]:
+        """Each item's cached score, or None (aligned with ``items``)."""
         if solution_only:
             template = template.solution_only()
-        items = [item for item in items if scorable(item)]
+        hashes = [item_content_hash(item) if scorable(item) else "" for item in items]
         identity = self.identity()
         with self._cache() as cache:
             if cache is None:
-                return []
-            found = cache.lookup(identity, template.key, (item_content_hash(item) for item in items))
-        out = []
-        for item in items:
-            scores = found.get(item_content_hash(item))
-            if scores is not None and len(scores) == len(item.solutions):
-                out.append(ItemScore.build(item, template, scores, cached=True))
+                return [None] * len(items)
+            found = cache.lookup(identity, template.key, (h for h in hashes if h))
+        out: list[ItemScore | None] = []
+        for item, item_hash in zip(items, hashes):
+            scores = found.get(item_hash) if item_hash else None
+            ok = scores is not None and len(scores) == len(item.solutions)
+            out.append(ItemScore.build(item, template, scores, cached=True) if ok else None)  # type: ignore[arg-type]
         return out
 
     # ---------------------------------------------------------------- scoring
@@ -165,9 +175,9 @@ class ScoringEngine:
         cancel = cancel or threading.Event()
         wanted = [item for item in items if scorable(item)]
         skipped = [item.id for item in items if not scorable(item)]
-        known = self.cached(wanted, template, solution_only)
-        have = {score.item_id for score in known}
-        todo = [item for item in wanted if item.id not in have]
+        found = self._lookup(wanted, template, solution_only)
+        known = [score for score in found if score is not None]
+        todo = [item for item, score in zip(wanted, found) if score is None]
         total = len(wanted)
         result = RunResult(list(known), wanted, skipped=skipped)
         stage = "loading model" if todo and not self.loaded else ""
@@ -175,12 +185,16 @@ class ScoringEngine:
         if todo and not self.loaded:
             with self._lock:
                 self.backend.load()
+            progress(RunProgress(len(known), total))
+        size = MIN_CHUNK * 2  # until the speed is known
         with self._cache() as cache:
-            for start in range(0, len(todo), self.chunk):
+            start = 0
+            while start < len(todo):
                 self._step_aside(cancel)
                 if cancel.is_set():
                     break
-                chunk = todo[start : start + self.chunk]
+                chunk = todo[start : start + size]
+                start += len(chunk)
                 began = time.perf_counter()
                 with self._lock:
                     scores = score_items(self.backend, chunk, template, cache, solution_only=solution_only,
@@ -189,6 +203,8 @@ class ScoringEngine:
                 result.scores.extend(scores)
                 result.computed += sum(not s.cached for s in scores)
                 progress(RunProgress(len(result.scores), total, result.computed, result.seconds, scores=tuple(scores)))
+                if result.rate:
+                    size = max(MIN_CHUNK, min(MAX_CHUNK, int(result.rate * CHUNK_SECONDS)))
         result.cancelled = cancel.is_set() and len(result.scores) < total
         return result
 

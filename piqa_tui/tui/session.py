@@ -17,6 +17,7 @@ from piqa_tui.core.layout import parse_mapping
 from piqa_tui.core.project import Project
 
 from .listing import Marks, Validation
+from .model_scores import refresh_marks
 from .search import SearchIndex
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ class Session:
 
     def items_changed(self, item_ids: list[str]) -> None:
         """Keep derived data in step with edits (ours or another process's)."""
+        refresh_marks(self.project, self.marks.model_disagrees, set(item_ids))  # an edited item's score no longer counts
         if self.search_index is not None:
             for item_id in set(item_ids):
                 position = self.project.index.get(item_id)

@@ -13,7 +13,16 @@ from textual.widgets import Footer, Static
 
 from piqa_tui.config import config_path
 
-from ..keymap import APP_ACTIONS, DUPLICATE_ACTIONS, EDITOR_ACTIONS, MAIN_ACTIONS, VOTE_ACTIONS, Action
+from ..keymap import (
+    APP_ACTIONS,
+    DUPLICATE_ACTIONS,
+    EDITOR_ACTIONS,
+    MAIN_ACTIONS,
+    MODEL_RESULTS_ACTIONS,
+    SCORING_ACTIONS,
+    VOTE_ACTIONS,
+    Action,
+)
 from ..listing import MARK_LEGEND
 
 
@@ -60,6 +69,8 @@ class HelpScreen(ModalScreen[None]):
         section("Everywhere", APP_ACTIONS)
         section("While editing a field", EDITOR_ACTIONS)
         section("Duplicates screen (D)", DUPLICATE_ACTIONS)
+        section("Model scoring", SCORING_ACTIONS)
+        section("Model results (R)", MODEL_RESULTS_ACTIONS)
         table.add_row(Text("Marks in the list", style="bold underline"), "", "")
         for mark, name, meaning in MARK_LEGEND:
             table.add_row(mark, meaning, name)

@@ -23,7 +23,7 @@ from piqa_tui.core.item import Item
 from piqa_tui.core.project import field_value, with_field
 
 from ..fields import Field, item_fields
-from ..keymap import MAIN_ACTIONS, VOTE_ACTIONS, bindings
+from ..keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
 from ..listing import QUEUES, Filters, filtered_positions, row_marks
 from ..search import SearchResult
 from ..session import Session
@@ -33,7 +33,9 @@ from ..widgets.item_list import ItemList
 from ..widgets.item_view import ItemView
 from ..widgets.label_line import LabelChooser, LabelLine
 from ..widgets.status_header import HeaderInfo, StatusHeader
+from ..widgets.scoring_bar import ScoringBar
 from .dialogs import ChoiceDialog, TextPrompt
+from .scoring_actions import ScoringActions
 from .vote_actions import VOTE_ACTION_NAMES, VoteActions
 
 SEARCH_DELAY = 0.25
@@ -44,6 +46,7 @@ MIN_HEIGHT = 16
 EDIT_ACTIONS = {"edit_field", "external_editor", "edit_label", "edit_note", "swap_solutions", "undo", "redo", "save", "export"}
 # Actions that move: off while a field is edited (their keys type text there).
 MOVE_ACTIONS = {a.action for a in MAIN_ACTIONS} - {"save", "export", "copy_field", "focus_list"} | VOTE_ACTION_NAMES
+MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
 
 
 class SearchBar(Horizontal):
@@ -74,7 +77,7 @@ class SearchBar(Horizontal):
         return self.query_one(FieldEditor)
 
 
-class MainScreen(VoteActions, Screen[None]):
+class MainScreen(ScoringActions, VoteActions, Screen[None]):
     DEFAULT_CSS = f"""
     MainScreen #body {{
         height: 1fr;
@@ -95,7 +98,8 @@ class MainScreen(VoteActions, Screen[None]):
     }}
     """
 
-    BINDINGS = bindings(MAIN_ACTIONS + VOTE_ACTIONS)
+    # Scoring first: its escape (cancel a run) steps aside for clear_filter when no run goes on.
+    BINDINGS = bindings(SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS)
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -119,6 +123,7 @@ class MainScreen(VoteActions, Screen[None]):
         with Horizontal(id="body"):
             yield ItemList(self.project.items, self._marks, id="item-list")
             yield ItemView(self.project.dataset, id="item-view")
+        yield ScoringBar(id="scoring-bar")
         yield SearchBar(id="search-bar")
         yield Static(id="too-small", markup=False)
         yield Footer(compact=True)
@@ -145,6 +150,7 @@ class MainScreen(VoteActions, Screen[None]):
 
     def on_mount(self) -> None:
         self._check_size()
+        self.load_cached_scores()
 
     def on_resize(self) -> None:
         self._check_size()
@@ -218,6 +224,7 @@ class MainScreen(VoteActions, Screen[None]):
                 gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
             )
             self.show_votes(item)
+            self.show_model_score(item)
         self.update_header()
 
     def recount(self) -> None:

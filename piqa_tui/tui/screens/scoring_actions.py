@@ -102,6 +102,7 @@ class ScoringActions:
     _scoring_what = ""
     _scoring_items: list[Item] = []  # the items as the running run read them
     _score_panel: ScorePanel | None = None
+    last_scoring_run: RunResult | None = None  # the last whole-set run's outcome
 
     @property
     def model_scores(self: "MainScreen") -> ModelScores:
@@ -123,12 +124,15 @@ class ScoringActions:
         self._load_cached(list(self.project.items), self.model_scores.template)
 
     @work(thread=True, exclusive=True, group="scoring-cache")
-    def _load_cached(self: "MainScreen", items: list[Item], template: Template) -> None:
+    def _load_cached(self: "MainScreen", items: list[Item], default: Template) -> None:
         if not workspace_has_scores(self.project):
             return
         try:
             engine = engine_for(self.project)
-            scores = engine.cached(items, template)
+            # The template with the most cached scores (the default on a tie) is the one last used.
+            found = [(engine.cached(items, t), t) for t in available_templates().values()]
+            scores, template = max(found, key=lambda pair: (len(pair[0]), pair[1].key == default.key))
+            template = template if scores else default
             baseline = engine.cached(items, template, solution_only=True)
             identity = engine.identity()
         except PiqaError:
@@ -140,6 +144,8 @@ class ScoringActions:
         model = self.model_scores
         if model.identity and model.identity != message.identity:
             return
+        if model.generation and message.template.key != model.template.key:
+            return  # the user scored with another template meanwhile: theirs wins
         model.use(message.template, message.identity, message.model)
         model.put(message.items, message.scores)
         model.put(message.items, message.baseline, baseline=True)
@@ -196,15 +202,13 @@ class ScoringActions:
             return
         current = self.model_scores.template
         templates = available_templates()
-        rows: list[tuple[str | None, str, str]] = [(None, "Score every item", "")]
+        rows: list[tuple[str | None, str, str]] = [(None, "Score every item with a template", "")]
         for name in [current.name, *(n for n in templates if n != current.name)]:
             template = templates.get(name, current)
-            now = "  ← now" if name == current.name else ""
-            context = template.context.replace("\n", "⏎")
-            rows.append((f"run:{name}", f"with the {name} template", f"{context} + {template.continuation.strip()}{now}"))
+            shown = (template.context + template.continuation).replace("\n", "⏎")
+            rows.append((f"run:{name}", name + (" (now)" if name == current.name else ""), shown))
         rows.append((None, "Baseline", ""))
-        rows.append(("baseline", "solution-only (no prompt)",
-                     f"the {current.name} template without the prompt: flags items answerable without reading it"))
+        rows.append(("baseline", "solution-only", f"{current.name} without the prompt: answerable without reading it?"))
 
         def chosen(key: str | None) -> None:
             if key == "baseline":
@@ -277,7 +281,7 @@ class ScoringActions:
             self.notify(f"no scores: {message.error}", severity="error", timeout=12)
             self._scores_changed()
             return
-        result = message.result
+        result = self.last_scoring_run = message.result
         done, total = len(result.scores), len(result.items)
         speed = f" at {result.rate:.2f} items/s" if result.rate else ""
         if result.cancelled:
@@ -353,7 +357,6 @@ class ScoringActions:
             votes=tuple(choices(self.project, item.id).values()) if visible else (),
             decided=decision.label if decision is not None else None,
             template=model.template.name,
-            model=model.model,
         ))
 
 

@@ -20,6 +20,7 @@ from .field_block import FieldBlock
 from .label_line import LabelLine
 from .metadata import MetadataTable
 from .solution_block import SolutionBlock
+from .score_panel import ScorePanel
 from .vote_panel import VotePanel
 
 
@@ -85,6 +86,7 @@ class ItemView(VerticalScroll, can_focus=False):
             yield SolutionBlock(i, column, self.translations.get(f"solution{i}", []))
         yield LabelLine(id="label-line")
         yield VotePanel(id="vote-panel")
+        yield ScorePanel(id="score-panel")
         yield ProblemsLine(id="problems")
         yield FieldBlock("note", "note", placeholder="no note — c writes one")
         yield MetadataTable(id="metadata")

@@ -7,7 +7,7 @@ items repaints it without a relayout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static
@@ -28,8 +28,6 @@ class ScoreView:
     votes: tuple[int, ...] = ()  # the votes the user may see, as solution indices
     decided: int | None = None  # the votes' decision, when there is one
     template: str = ""
-    model: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 def _pick(i: int) -> str:
@@ -67,60 +65,64 @@ class ScorePanel(Static):
                 text.append(view.state, "red" if view.error else "italic")
             else:
                 text.append("not scored · m scores this item, M every item, R shows the results", "dim")
-            for i in range(view.rows):
+            text.append("\n" * view.rows)
+            if view.baseline is not None:
+                text.append("\ncheck   ", "bold")
+                self._append_checks(text, view, None)
+            else:
                 text.append("\n")
-            text.append("\n")
             return text
 
         acc, norm = score.prediction, score.prediction_norm
         text.append(f"prefers {_pick(acc)}", "bold")
-        text.append(" (acc)")
-        text.append(f" · {_pick(norm)}", "bold")
-        text.append(" (acc_norm)")
+        if norm != acc:
+            text.append(" · per char ")
+            text.append(_pick(norm), "bold")
         text.append(f" · margin {score.margin:.2f}")
         if view.state:
             text.append(f" · {view.state}", "red" if view.error else "italic")
-        meta = " · ".join(p for p in (view.template, view.model) if p)
-        if meta:
-            text.append(f"   {meta}", "dim")
+        elif view.template:
+            text.append(f"  ({view.template})", "dim")
         for i in range(view.rows):
             text.append("\n")
             if i >= len(score.logliks):
                 continue
             text.append(f"  {i + 1}  ", "bold")
-            text.append(f"loglik {score.logliks[i]:8.2f}  ")
-            text.append(f"{score.n_tokens[i]:>3} tok  ", "dim")
-            text.append(f"per char {score.normalised[i]:7.3f}")
+            text.append(f"{score.logliks[i]:8.2f}")
+            text.append(f" ({score.n_tokens[i]} tok)  ", "dim")
+            text.append(f"{score.normalised[i]:.3f}/char")
             if i == acc:
                 text.append("  ◀ acc", "bold")
             if i == norm:
-                text.append("  ◀ acc_norm", "bold")
+                text.append("  ◀ norm", "bold")
         text.append("\n")
         text.append("check   ", "bold")
         self._append_checks(text, view, score)
         return text
 
     @staticmethod
-    def _append_checks(text: Text, view: ScoreView, score: ItemScore) -> None:
+    def _append_checks(text: Text, view: ScoreView, score: ItemScore | None) -> None:
+        """Gold and votes against the model's choice, then the solution-only baseline."""
         parts: list[tuple[str, str]] = []
-        if view.gold_hidden:
-            parts.append(("gold hidden until you vote", "dim"))
-        elif score.label is None:
-            parts.append(("no gold label", "dim"))
-        elif score.correct:
-            parts.append((f"✓ agrees with gold ({_pick(score.label)})", "green"))
-        else:
-            parts.append((f"✗ disagrees with gold ({_pick(score.label)})", "bold red"))
-        if not view.gold_hidden:
-            if view.votes:
-                agree = sum(v == score.prediction for v in view.votes)
-                style = "green" if agree * 2 > len(view.votes) else "yellow"
-                what = f"{agree} of {len(view.votes)} votes agree"
-                if view.decided is not None:
-                    what += f" (decided {_pick(view.decided)})"
-                parts.append((what, style))
+        if score is not None:
+            if view.gold_hidden:
+                parts.append(("gold hidden until you vote", "dim"))
+            elif score.label is None:
+                parts.append(("no gold label", "dim"))
+            elif score.correct:
+                parts.append((f"✓ agrees with gold ({_pick(score.label)})", "green"))
             else:
-                parts.append(("no votes yet", "dim"))
+                parts.append((f"✗ disagrees with gold ({_pick(score.label)})", "bold red"))
+            if not view.gold_hidden:
+                if view.votes:
+                    agree = sum(v == score.prediction for v in view.votes)
+                    style = "green" if agree * 2 > len(view.votes) else "yellow"
+                    what = f"{agree} of {len(view.votes)} votes agree"
+                    if view.decided is not None:
+                        what += f" (decided {_pick(view.decided)})"
+                    parts.append((what, style))
+                else:
+                    parts.append(("no votes yet", "dim"))
         baseline = view.baseline
         if baseline is not None:
             shortcut = not view.gold_hidden and baseline.correct is True

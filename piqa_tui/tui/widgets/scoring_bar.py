@@ -30,11 +30,10 @@ def progress_text(what: str, progress: RunProgress, cancelling: bool = False) ->
 
 
 class ScoringBar(Horizontal):
-    """Docked at the bottom of the item list's screen; shown only while scoring runs."""
+    """A line under the item list and the item (above the footer); shown only while scoring runs."""
 
     DEFAULT_CSS = """
     ScoringBar {
-        dock: bottom;
         height: 1;
         display: none;
         padding: 0 1;

@@ -1,0 +1,220 @@
+"""How the model does on the set: acc and acc_norm overall and by a categorical column, and the items by margin.
+
+Reads ``ModelScores`` (what this session scored or found in the workspace);
+the items edited since their scoring are left out until scored again. The
+gold label and the ✓/✗ of an item stay hidden in blind mode, as on the main
+screen; the totals are shown, as they reveal no single item.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from piqa_tui.core.bidi import layout
+from piqa_tui.core.graphemes import truncate
+from piqa_tui.core.item import Item
+from piqa_tui.core.scoring import ItemScore
+
+from ..keymap import MODEL_RESULTS_ACTIONS, bindings
+from ..model_scores import LOW_MARGIN, ModelScores, scores_for
+from ..session import Session
+from ..widgets.drawing import app_bidi_mode
+
+PROMPT_CELLS = 60
+# Text that needs the bidi adapter (right-to-left letters, bidi controls); the rest is only cut to fit.
+_NEEDS_BIDI = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _fmt(value: object) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+class ModelResultsScreen(Screen[None]):
+    DEFAULT_CSS = """
+    ModelResultsScreen > #results-header {
+        dock: top;
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+    }
+    ModelResultsScreen > #results-summary {
+        height: auto;
+        max-height: 50%;
+        padding: 0 1;
+        border-bottom: hkey $panel-lighten-2;
+    }
+    ModelResultsScreen > #results-items {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS = bindings(MODEL_RESULTS_ACTIONS)
+    AUTO_FOCUS = "#results-items"
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.project = session.project
+        self.columns = list(session.categorical_columns())
+        self.column = 0
+        self.ascending = True
+        self.positions: list[int] = []  # item positions of the table's rows
+        self._excerpts: dict[str, tuple[Item, str]] = {}  # item id -> (item, its prompt as drawn)
+
+    @property
+    def model(self) -> ModelScores:
+        return scores_for(self.project)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="results-header", markup=False)
+        with VerticalScroll(id="results-summary"):
+            yield Static(id="results-text")
+        table: DataTable[Text | str] = DataTable(id="results-items", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label in ("margin", "id", "acc", "norm", "gold", "", "no prompt", "prompt"):
+            table.add_column(label, key=label or "mark")
+        self.scores_changed()
+
+    # -------------------------------------------------------------- drawing
+
+    def scores_changed(self) -> None:
+        """Redraw from the scores (the main screen calls this as a run progresses)."""
+        self._draw_summary()
+        self._draw_items()
+
+    def _gold_hidden(self, item: Item) -> bool:
+        hidden = getattr(self.app, "gold_hidden", None)
+        return bool(hidden(item)) if hidden is not None else False
+
+    def _draw_summary(self) -> None:
+        model, items = self.model, self.project.items
+        scored = model.count(items)
+        header = f"Model results · {model.model or 'no model yet'} · template {model.template.name} · {scored:,}/{len(items):,} items scored"
+        self.query_one("#results-header", Static).update(header)
+        text = Text()
+        if not scored:
+            text.append("Nothing scored yet. On the item list, m scores the current item and M every item.", "italic")
+            self.query_one("#results-text", Static).update(text)
+            return
+        overall = model.summary(items)
+        text.append("overall   ", "bold")
+        text.append(f"acc {_fmt(overall['acc'])}  acc_norm {_fmt(overall['acc_norm'])}  n {overall['n']:,}")
+        if overall["n_unlabelled"]:
+            text.append(f"  ({overall['n_unlabelled']:,} without a gold label)", "dim")
+        mean = overall["mean_margin"]
+        text.append(f"  mean margin {mean:.2f}" if mean is not None else "")
+        low = sum(1 for item in items if model.low_margin(item))
+        text.append(f"  · {low:,} with margin below {LOW_MARGIN:g} (queue low-margin)", "dim")
+        baseline_n = model.count(items, baseline=True)
+        if baseline_n:
+            base = model.summary(items, baseline=True)
+            shortcuts = sum(1 for item in items if model.shortcut(item))
+            text.append("\nno prompt ", "bold")
+            text.append(f"acc {_fmt(base['acc'])}  acc_norm {_fmt(base['acc_norm'])}  n {base['n']:,}")
+            text.append(f"  · {shortcuts:,} items answered without the prompt (queue solution-only)", "dim")
+        text.append("\n")
+        body: list[Text | Table] = [text]
+        if self.columns:
+            body.append(self._breakdown(self.columns[self.column % len(self.columns)]))
+        else:
+            body.append(Text("no categorical column to break the accuracy down by", "dim"))
+        from rich.console import Group
+
+        self.query_one("#results-text", Static).update(Group(*body))
+
+    def _breakdown(self, column: str) -> Table:
+        groups = self.model.summary(self.project.items, column=column)["groups"]
+        more = "  (c: next column)" if len(self.columns) > 1 else ""
+        table = Table(title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))
+        table.add_column(column)
+        for name in ("n", "acc", "acc_norm", "mean margin"):
+            table.add_column(name, justify="right")
+        for value, s in groups.items():  # type: ignore[union-attr]
+            mean = s["mean_margin"]
+            table.add_row(value, f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]), "—" if mean is None else f"{mean:.2f}")
+        return table
+
+    def _row(self, item: Item, score: ItemScore) -> list[Text | str]:
+        hidden = self._gold_hidden(item)
+        baseline = self.model.baseline(item)
+        if hidden or score.label is None:
+            gold, mark = ("hidden" if hidden else "—"), Text("")
+        else:
+            gold = str(score.label + 1)
+            mark = Text("✓", "green") if score.correct else Text("✗", "bold red")
+        prompt = self._excerpt(item)
+        return [
+            Text(f"{score.margin:.2f}", justify="right"),
+            item.id,
+            str(score.prediction + 1),
+            str(score.prediction_norm + 1),
+            gold,
+            mark,
+            str(baseline.prediction + 1) if baseline is not None else "",
+            prompt,
+        ]
+
+    def _excerpt(self, item: Item) -> str:
+        """The prompt's first display line (reordered for right-to-left text), cut to fit; kept per item."""
+        found = self._excerpts.get(item.id)
+        if found is not None and found[0] is item:
+            return found[1]
+        text = item.prompt.replace("\n", " ")
+        if _NEEDS_BIDI.search(text):
+            shown = layout(text, PROMPT_CELLS, app_bidi_mode(self), max_lines=1)[0].text
+        else:
+            shown = truncate(text, PROMPT_CELLS)
+        self._excerpts[item.id] = (item, shown)
+        return shown
+
+    def _draw_items(self) -> None:
+        table = self.query_one(DataTable)
+        keep = self.positions[table.cursor_row] if 0 <= table.cursor_row < len(self.positions) else None
+        scored = self.model.scored(self.project.items)
+        scored.sort(key=lambda row: (row[2].margin, row[0]), reverse=not self.ascending)
+        table.clear()
+        self.positions = [position for position, _, _ in scored]
+        for position, item, score in scored:
+            table.add_row(*self._row(item, score))
+        if keep is not None and keep in self.positions:
+            table.move_cursor(row=self.positions.index(keep), animate=False)
+
+    # -------------------------------------------------------------- actions
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()  # enter on a row: the table's own binding sends this
+        self.action_open_item()
+
+    def action_open_item(self) -> None:
+        table = self.query_one(DataTable)
+        if not 0 <= table.cursor_row < len(self.positions):
+            return
+        position = self.positions[table.cursor_row]
+        self.dismiss(None)
+        main = getattr(self.app, "main_screen", None)
+        if main is not None:
+            main.go_to_position(position)
+
+    def action_toggle_order(self) -> None:
+        self.ascending = not self.ascending
+        self._draw_items()
+        self.notify("lowest margin first" if self.ascending else "highest margin first", timeout=2)
+
+    def action_next_column(self) -> None:
+        if self.columns:
+            self.column = (self.column + 1) % len(self.columns)
+            self._draw_summary()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
