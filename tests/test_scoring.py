@@ -457,18 +457,14 @@ def test_an_item_scores_the_same_alone_or_in_any_batch(backend, model_path):
         assert [s.logliks for s in score_items(small, items, "piqa")] == [s.logliks for s in together]
 
 
-def test_one_item_scores_within_a_second(backend):
-    import time
-
+def test_scoring_one_item_alone_is_repeatable(backend):
+    """The single-item path the TUI uses (its speed is measured in benchmarks/, not asserted here)."""
     it = item("How do I ready a guinea pig cage for its new occupants?",
               "Provide the guinea pig with a cage full of a few inches of bedding made of ripped paper strips.",
               "Provide the guinea pig with a cage full of a few inches of bedding made of ripped jeans material.")
-    timings = []
-    for _ in range(3):  # best of three: the machine may be busy with something else for a moment
-        start = time.perf_counter()
-        score_items(backend, [it], "piqa")
-        timings.append(time.perf_counter() - start)
-    assert min(timings) < 1.0
+    first, second = (score_items(backend, [it], "piqa")[0] for _ in range(2))
+    assert first.prediction == second.prediction
+    assert first.logliks == second.logliks and first.margin >= 0
 
 
 def test_describe_gives_a_stable_identity(backend, model_path):
