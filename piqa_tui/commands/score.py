@@ -88,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
         "n_items": len(scores),
         "n_computed": computed,
         "seconds": elapsed,
-        # Throughput of the model work; a fully cached run reports null.
-        "items_per_second": computed / elapsed if computed and elapsed > 0 else None,
+        "items_per_second": len(scores) / elapsed if elapsed > 0 else None,
+        # Throughput of the model alone (cached items excluded); null when nothing was computed.
+        "model_items_per_second": computed / elapsed if computed and elapsed > 0 else None,
         "groups": breakdown,
     }
     if args.output:
@@ -108,8 +109,8 @@ def _fmt(value: object) -> str:
 
 
 def _print_summary(result: dict) -> None:
-    rate = result["items_per_second"]
-    speed = f"{rate:.2f} items/s" if rate else "all cached"
+    rate = result["model_items_per_second"]
+    speed = f"{rate:.2f} items/s" if rate else "all from the cache"
     print(f"{result['path']}: {result['model']}, template {result['template']}")
     print(f"acc {_fmt(result['acc'])}  acc_norm {_fmt(result['acc_norm'])}  n {result['n']}"
           f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
