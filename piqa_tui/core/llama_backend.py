@@ -231,7 +231,7 @@ class LlamaBackend:
         n_gpu_layers: int = 0,
         n_threads: int | None = None,
         n_ctx: int = 4096,
-        n_batch: int = 512,
+        n_batch: int = 256,
         n_ubatch: int = 512,
         n_seq_max: int = 64,
         flash_attn: bool = False,
