@@ -124,6 +124,7 @@ async def test_external_editor(darija: Path, tmp_path: Path, monkeypatch) -> Non
         screen = main_screen(pilot)
         await pilot.press("E")  # the prompt is selected
         await wait_for(pilot, lambda: screen.project.item("dz-001").prompt == "نص جديد من المحرر")
+        assert screen.project.item("dz-001").prompt == "نص جديد من المحرر"  # the editor's final newline is dropped
 
 
 async def test_disk_change_is_detected_and_nothing_is_overwritten(darija: Path) -> None:
