@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import random
 import unicodedata
 from pathlib import Path
 
 import pytest
 
 from piqa_tui.cli import main
-from piqa_tui.core.checks import CheckConfig, check_item, check_items
+from piqa_tui.core.checks import CheckConfig, check_item, check_items, suspects
 from piqa_tui.core.item import Item
+from piqa_tui.core.project import Project
 
-from .conftest import XCOPA_TA_TEST
+from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
 
 
 def item(prompt: str = "افتح القرعة", sols: tuple[str, ...] = ("بالفتاحة", "بالمطرقة"), label: int | None = 0) -> Item:
@@ -85,3 +87,55 @@ def test_real_xcopa_tamil_has_no_errors(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["validate", str(XCOPA_TA_TEST), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["items"] == 500 and data["errors"] == 0 and data["summary"]["not-nfc"] >= 1
+
+
+# ------------------------------------------------ the vectorised pre-pass
+
+
+def _one_by_one(items, config):
+    return [p for item in items for p in check_item(item, config)]
+
+
+@pytest.mark.parametrize("config", [CheckConfig(), CheckConfig(max_differences=0), CheckConfig(max_differences=1),
+                                    CheckConfig(max_differences=3), CheckConfig(min_words=12)])
+def test_prepass_finds_what_checking_every_item_finds_on_real_data(config):
+    """check_items runs check_item only on the items the polars pass cannot clear: same problems as checking all."""
+    for path in [*sorted(SAMPLES.glob("*.tsv")), PIQA_VALID]:
+        if path.name.startswith("votes-"):
+            continue
+        items = Project.open(path, create=False).items
+        assert check_items(items, None, config) == _one_by_one(items, config), path.name
+
+
+def test_prepass_is_a_superset_on_random_minimal_pairs():
+    """Edge cases of the pre-pass: NBSP and U+001C (whitespace to str.split), joiners, case and edge
+    punctuation, insertions that make word_diff align rather than compare in place, 2-4 solutions."""
+    rng = random.Random(7)
+    common = ["the", "The", "cup,", "cup", "«شاي»", "الما", "த்தம்", "বাংলা", "Go.", "go", "x\u00a0y"]
+    rare = ["a\x1cb", "\u200cz", "e\u0301", "  ", "\u200f"]
+
+    def word() -> str:
+        return rng.choice(rare if rng.random() < 0.02 else common)
+
+    items = []
+    for n in range(6000):
+        words = [word() for _ in range(rng.randint(1, 8))]
+        solutions = []
+        for _ in range(rng.choice([2, 2, 3, 4])):
+            variant = list(words)
+            for _ in range(rng.randint(0, 4)):
+                op = rng.random()
+                if op < 0.6 and variant:
+                    variant[rng.randrange(len(variant))] = word()
+                elif op < 0.8:
+                    variant.insert(rng.randrange(len(variant) + 1), word())
+                elif variant:
+                    variant.pop(rng.randrange(len(variant)))
+            solutions.append(" ".join(variant))
+        items.append(Item(str(n), rng.choice(["p q", "p q", "p q", " p", "", "كيفاش"]), tuple(solutions), rng.choice([0, 1, 4, None]), n))
+    for config in (CheckConfig(), CheckConfig(max_differences=0), CheckConfig(max_differences=1), CheckConfig(min_words=5)):
+        expected = _one_by_one(items, config)
+        assert check_items(items, None, config) == expected
+        cleared = set(range(len(items))) - set(suspects(items, config))
+        assert cleared or config.max_differences == 0, "the pre-pass should clear some items"
+        assert not any(check_item(items[pos], config) for pos in cleared)

@@ -6,13 +6,15 @@ an ``error`` makes ``validate`` exit 1, a ``warning`` is reported only.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
+from .frames import text_frame
 from .item import Item
 from .pairs import word_diff
-from .text import has_stray_controls, is_nfc, nfc, stray_controls, words
+from .text import BIDI_CONTROLS, JOINERS, ZERO_WIDTH, has_stray_controls, is_nfc, nfc, stray_controls, words
 
 
 @dataclass(frozen=True)
@@ -120,14 +122,85 @@ def check_item(item: Item, config: CheckConfig = CheckConfig(), labels_look_one_
     return found
 
 
+def suspects(items: list[Item], config: CheckConfig = CheckConfig()) -> list[int]:
+    """Positions of the items that may have a problem; every other item is certainly clean.
+
+    A vectorised pass (polars, in Rust) over all the text answers the common
+    case, a clean item, without per-item Python; ``check_item`` then runs only
+    on these positions and decides. Every test here is a superset of the
+    rule it stands for, so no problem is missed:
+
+    * empty, whitespace, identical solutions: the same tests, on columns;
+    * not NFC: polars' NFC form differs from the text;
+    * control characters: any bidi, zero-width or joiner character at all
+      (joiners inside words are fine, so ``check_item`` has the last word);
+    * too many differences: solutions with a different number of
+      whitespace-separated words, or more than min(N, 2) positions whose raw
+      words differ. Up to two differing positions, ``word_diff`` compares in
+      place, words without case and edge punctuation, so it finds at most the
+      raw count; beyond two it aligns the words and may find more;
+    * labels, and the too-short policy when it is on.
+    """
+    import polars as pl
+
+    if not items:
+        return []
+    frame = text_frame(items)
+    names = frame.columns
+    width = len(names) - 1
+    controls = f"[{re.escape(BIDI_CONTROLS + ZERO_WIDTH + JOINERS)}\x1c-\x1f]"  # \x1c-\x1f: str.split() whitespace that \\s is not
+    field_tests = []
+    for name in names:
+        col = pl.col(name)
+        stripped = col.str.strip_chars()
+        field_tests.append(
+            (stripped == "") | (stripped != col) | col.str.contains("  ", literal=True)
+            | (col.str.normalize("NFC") != col) | col.str.contains(controls)
+        )
+    pair_tests = []
+    for a in range(width):
+        for b in range(a + 1, width):
+            sa, sb = pl.col(f"s{a}").str.strip_chars(), pl.col(f"s{b}").str.strip_chars()
+            pair_tests.append(sa == sb)
+    flagged = frame.select(pl.any_horizontal(*field_tests, *pair_tests).fill_null(False).alias("x"))["x"]
+    suspect = set(flagged.arg_true().to_list())
+    if config.wants("too-many-differences") and width > 1:
+        suspect.update(_many_differences(frame, width, config.max_differences))
+    for pos, item in enumerate(items):
+        if item.label is None or not 0 <= item.label < len(item.solutions):
+            suspect.add(pos)
+    if config.min_words and config.wants("too-short"):
+        counts = frame.select(pl.sum_horizontal(pl.all().str.count_matches(r"\S+").fill_null(0)).alias("w"))["w"]
+        suspect.update((counts < config.min_words).arg_true().to_list())
+    return sorted(suspect)
+
+
+def _many_differences(frame, width: int, limit: int) -> list[int]:  # noqa: ANN001 (a polars DataFrame)
+    """Rows where some pair of solutions may differ by more than ``limit`` words (see ``suspects``)."""
+    import polars as pl
+
+    words = frame.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"),
+                         *(pl.col(f"s{k}").str.extract_all(r"\S+").alias(f"s{k}") for k in range(width)))
+    found: set[int] = set()
+    for a in range(width):
+        for b in range(a + 1, width):
+            pair = words.select("row", pl.col(f"s{a}").alias("a"), pl.col(f"s{b}").alias("b")).drop_nulls()
+            same = pl.col("a").list.len() == pl.col("b").list.len()
+            found.update(pair.filter(~same)["row"].to_list())
+            aligned = pair.filter(same).explode(["a", "b"])
+            differing = aligned.filter(pl.col("a") != pl.col("b")).group_by("row").len()
+            found.update(differing.filter(pl.col("len") > min(limit, 2))["row"].to_list())
+    return list(found)
+
+
 def check_items(items: list[Item], raw_ids: list[str] | None = None, config: CheckConfig = CheckConfig()) -> list[Problem]:
     """Problems of every item, in file order, including ids used more than once."""
     labels = [i.label for i in items if i.label is not None]
     one_based = bool(labels) and min(labels) >= 1 and max(labels) == max(len(i.solutions) for i in items)
     problems: list[Problem] = []
-    for item in items:
-        problems.extend(check_item(item, config, one_based))
-    if raw_ids is not None and config.wants("duplicate-id"):
+    for pos in suspects(items, config):
+        problems.extend(check_item(items[pos], config, one_based))
+    if raw_ids is not None and config.wants("duplicate-id") and len(set(raw_ids)) != len(raw_ids):
         counts = Counter(raw_ids)
         for item, raw in zip(items, raw_ids):
             if counts[raw] > 1:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
+from .frames import meta_frame, scripts_maybe_present, text_frame
 from .item import Item
 from .text import SCRIPTS
 
@@ -67,12 +67,13 @@ def _counts(counts: dict[str, int], total: int) -> str:
 
 def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:
     """Metadata columns that behave like categories: few distinct, repeated values."""
-    chosen = []
-    for column in columns:
-        values = Counter(item.meta.get(column, "") for item in items)
-        if 1 < len(values) <= min(_MAX_CATEGORIES, max(2, len(items) // 2)) or (len(values) == 1 and len(items) > 1):
-            chosen.append(column)
-    return chosen
+    if not columns or not items:
+        return []
+    import polars as pl
+
+    distinct = meta_frame(items, columns).select(pl.all().n_unique()).row(0)
+    limit = min(_MAX_CATEGORIES, max(2, len(items) // 2))
+    return [c for c, k in zip(columns, distinct) if 1 < k <= limit or (k == 1 and len(items) > 1)]
 
 
 def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
@@ -80,24 +81,18 @@ def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
     import polars as pl
 
     n = len(items)
-    max_solutions = max((len(i.solutions) for i in items), default=2)
-    frame = pl.DataFrame(
-        {
-            "prompt": [i.prompt for i in items],
-            **{f"s{k}": [i.solutions[k] if k < len(i.solutions) else None for i in items] for k in range(max_solutions)},
-        },
-        schema={"prompt": pl.String, **{f"s{k}": pl.String for k in range(max_solutions)}},
-    )
+    frame = text_frame(items)
+    solution_columns = frame.columns[1:]
     word = r"\S+"
     words = frame.select(pl.all().str.count_matches(word).fill_null(0))
     prompt_words = words["prompt"]
-    solution_words = pl.concat([frame[f"s{k}"].drop_nulls().str.count_matches(word) for k in range(max_solutions)])
+    solution_words = pl.concat([frame[c].drop_nulls().str.count_matches(word) for c in solution_columns])
     total_words = words.sum_horizontal()
-    text = frame.select(pl.concat_str(pl.all(), separator="\n", ignore_nulls=True).alias("text"))["text"]
-    # One C-speed scan of all the text rules out absent scripts; only present ones are counted per item.
-    everything = "\n".join(text.to_list())
-    present = [name for name, ranges in SCRIPTS.items() if re.search(f"[{ranges}]", everything)]
-    scripts = {name: int(text.str.contains(f"[{SCRIPTS[name]}]").sum()) for name in present}
+    # Items per script: a numpy pass rules out the absent scripts, polars counts the others.
+    texts = [t for column in frame.columns for t in frame[column].drop_nulls().to_list()]
+    text = pl.concat_str(pl.all(), separator="\n", ignore_nulls=True)
+    candidates = scripts_maybe_present(texts)
+    scripts = frame.select(text.str.contains(f"[{SCRIPTS[name]}]").sum().alias(name) for name in candidates).row(0, named=True) if candidates else {}
     labels = Counter("missing" if i.label is None else str(i.label) for i in items)
     categories = {
         column: dict(Counter(item.meta.get(column, "") for item in items).most_common())

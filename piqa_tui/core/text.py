@@ -25,7 +25,9 @@ _WORD_EDGE_PUNCT = "\"'“”‘’«»()[]{}.,;:!?؟،؛…-–—"
 SCRIPTS: dict[str, str] = {
     "Arabic": "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff",
     "Latin": "A-Za-z\u00c0-\u024f\u1e00-\u1eff",
-    "Devanagari": "\u0900-\u097f\ua8e0-\ua8ff",
+    # U+0964/U+0965 (danda, double danda) end sentences in Bengali, Gurmukhi, Oriya…
+    # too: they are Common script, so they do not make a Bengali text "Devanagari".
+    "Devanagari": "\u0900-\u0963\u0966-\u097f\ua8e0-\ua8ff",
     "Bengali": "\u0980-\u09ff",
     "Gurmukhi": "\u0a00-\u0a7f",
     "Gujarati": "\u0a80-\u0aff",

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from piqa_tui.core.checks import CheckConfig, Problem, check_item
+from piqa_tui.core.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.item import Item
 from piqa_tui.core.decision import Status
 from piqa_tui.core.project import Project
@@ -55,11 +55,18 @@ class Validation:
 
     def check_all(self, stop: Callable[[], bool] = lambda: False) -> bool:
         """Check every item (slow on big sets: run in a worker); False when ``stop`` interrupted it."""
-        items = self.project.items
-        for position in range(len(items)):
+        items = list(self.project.items)
+        if stop():
+            return False
+        # One vectorised pass clears the clean items; the per-item rules run on the rest.
+        maybe = set(suspects(items, self.config))
+        for position, item in enumerate(items):
             if position % 500 == 0 and stop():
                 return False
-            self.problems(position, items[position])
+            if position in maybe or item.id in self.duplicate_ids:
+                self.problems(position, item)
+            elif position not in self._cache or self._cache[position][0] is not item:
+                self._cache[position] = (item, [])
         self.complete = True
         return True
 
