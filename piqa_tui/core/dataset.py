@@ -17,9 +17,10 @@ import tempfile
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from .errors import ExportError, InputError
+from .gcpause import gc_paused
 from .item import Item
 from .labels import LabelCodec, detect_codec
 from .layout import Layout, detect_layout
@@ -36,7 +37,7 @@ class Dataset:
     path: Path
     format: str
     columns: list[str]
-    rows: list[dict[str, object]]
+    rows: Sequence[dict[str, object]]  # Records for TSV/CSV
     layout: Layout
     codec: LabelCodec
     items: list[Item]
@@ -85,6 +86,7 @@ def labels_path(path: Path) -> Path:
     return path.with_name(path.stem + LABELS_SUFFIX)
 
 
+@gc_paused()
 def load_dataset(
     path: str | os.PathLike[str],
     mapping: dict[str, str] | None = None,
@@ -119,7 +121,7 @@ def load_dataset(
         labels = _read_labels_file(labels_path(path), len(rows))
         label_values: list[object] = labels
     else:
-        label_values = [row.get(layout.label) for row in rows] if layout.label else [None] * len(rows)
+        label_values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(label_values, layout.label_base, str(path))
     dataset = Dataset(path, fmt, columns, rows, layout, codec, [], sha, size, newline, final_newline, schema)
     if fmt in ("jsonl", "piqa"):
@@ -152,33 +154,85 @@ def decode(data: bytes, path: Path) -> str:
         ) from None
 
 
-def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], list[dict[str, object]]]:
+class Records(Sequence):
+    """The rows of a TSV/CSV file as lists of cells, seen as dicts (column -> text) one at a time.
+
+    Reading 100,000 rows into dicts costs more than the rest of the load;
+    the loader reads columns from the lists directly and writers get dicts.
+    """
+
+    __slots__ = ("header", "records", "_position")
+
+    def __init__(self, header: list[str], records: list[list[str]]) -> None:
+        self.header = header
+        self.records = records
+        self._position = {name: k for k, name in enumerate(header)}
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, index):  # noqa: ANN001, ANN204 (int or slice, as a list)
+        if isinstance(index, slice):
+            return [dict(zip(self.header, rec)) for rec in self.records[index]]
+        return dict(zip(self.header, self.records[index]))
+
+    def column(self, name: str) -> list[str]:
+        k = self._position[name]
+        return [rec[k] for rec in self.records]
+
+    def getter(self, names: list[str]) -> Callable[[list[str]], tuple[str, ...]]:
+        """A C-level function from a record to the cells of ``names``, as a tuple."""
+        positions = [self._position[name] for name in names]
+        if len(positions) == 1:
+            k = positions[0]
+            return lambda rec: (rec[k],)
+        return itemgetter(*positions)
+
+
+def column_values(rows: Sequence[dict[str, object]], name: str) -> list[object]:
+    """Every row's value in column ``name`` (None where a JSON row lacks it)."""
+    if isinstance(rows, Records):
+        return rows.column(name)  # type: ignore[return-value]
+    return [row.get(name) for row in rows]
+
+
+def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], Records]:
     """Rows of a TSV (no quoting: quote characters are literal) or CSV (RFC 4180 quoting)."""
+    line_numbers: list[int] | None = None  # None: record i is line i + 1
     if delimiter == "\t":
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        records = [(i + 1, line[:-1].split("\t") if line.endswith("\r") else line.split("\t")) for i, line in enumerate(lines)]
+        if "\r" in text:
+            records = [line[:-1].split("\t") if line.endswith("\r") else line.split("\t") for line in lines]
+        else:
+            records = [line.split("\t") for line in lines]
     else:
         reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        line_numbers = []
+        records = []
         try:
-            records = [(reader.line_num, rec) for rec in reader]
+            for rec in reader:
+                records.append(rec)
+                line_numbers.append(reader.line_num)
         except csv.Error as exc:
             raise InputError(f"{path}: CSV error at line {reader.line_num}: {exc}; fix the quoting there") from None
-    while records and records[-1][1] in ([], [""]):
+    while records and records[-1] in ([], [""]):
         records.pop()  # blank lines at the very end are not rows
     if not records:
         raise InputError(f"{path}: the file is empty; nothing to load")
-    header = records[0][1]
+    header = records[0]
     if len(set(header)) != len(header):
         dup = sorted({c for c in header if header.count(c) > 1})
         raise InputError(f"{path}: the header repeats column(s) {', '.join(dup)}; give each column a unique name")
-    ragged = [(line, len(rec)) for line, rec in records[1:] if len(rec) != len(header)]
-    if ragged:
+    width = len(header)
+    if any(n != width for n in map(len, records)):
+        ragged = [(line_numbers[i] if line_numbers else i + 1, len(rec)) for i, rec in enumerate(records) if len(rec) != width]
         shown = ", ".join(f"line {line} has {n}" for line, n in ragged[:5])
         more = f" and {len(ragged) - 5} more lines" if len(ragged) > 5 else ""
-        raise InputError(f"{path}: ragged rows: the header has {len(header)} fields but {shown}{more}; fix those lines")
-    return header, [dict(zip(header, rec)) for _, rec in records[1:]]
+        raise InputError(f"{path}: ragged rows: the header has {width} fields but {shown}{more}; fix those lines")
+    del records[0]
+    return header, Records(header, records)
 
 
 def _read_jsonl(text: str, path: Path) -> tuple[list[str], list[dict[str, object]], list[str]]:
@@ -254,7 +308,8 @@ def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[st
     layout = dataset.layout
     rows = dataset.rows
     if layout.id:
-        raw_ids = [as_text(row.get(layout.id)) for row in rows]
+        values = column_values(rows, layout.id)
+        raw_ids = values if isinstance(rows, Records) else [as_text(v) for v in values]  # type: ignore[assignment]
     elif derived_ids is not None:
         raw_ids = list(derived_ids)
     else:
@@ -265,24 +320,22 @@ def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[st
     columns = [layout.prompt, *layout.solutions, *meta_cols]
     n_sol = len(layout.solutions)
     question = layout.question
-    if dataset.format in ("tsv", "csv"):
+    if isinstance(rows, Records):
         # Every value is text and every row has every column: read them with one C-level getter.
-        take = itemgetter(*columns) if len(columns) > 1 else (lambda row: (row[columns[0]],))
-        items = []
-        for row_no, row in enumerate(rows):
-            values = take(row)
-            items.append(
-                Item(
-                    ids[row_no],
-                    values[0],
-                    values[1 : 1 + n_sol],
-                    labels[row_no],
-                    row_no,
-                    dict(zip(meta_cols, values[1 + n_sol :])),
-                    row[question] if question else None,
-                )
+        take = rows.getter(columns)
+        question_at = rows.getter([question]) if question else None
+        return [
+            Item(
+                ids[row_no],
+                values[0],
+                values[1 : 1 + n_sol],
+                labels[row_no],
+                row_no,
+                dict(zip(meta_cols, values[1 + n_sol :])),
+                question_at(rec)[0] if question_at else None,
             )
-        return items
+            for row_no, (rec, values) in enumerate(zip(rows.records, map(take, rows.records)))
+        ]
     return [
         Item(
             ids[row_no],

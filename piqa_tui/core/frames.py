@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .item import Item
 from .text import SCRIPTS
 
@@ -47,6 +45,8 @@ def scripts_maybe_present(texts: list[str]) -> list[str]:
     block it is in; a script whose ranges touch no block seen is certainly
     absent. The caller counts the candidates exactly.
     """
+    import numpy as np
+
     data = np.frombuffer("\n".join(texts).encode("utf-8", "surrogatepass"), dtype=np.uint8)
     lead = np.flatnonzero((data >= 0xC2) & (data < 0xF0))
     lead = lead[lead + 1 < data.size]

@@ -58,33 +58,60 @@ class LabelCodec:
         return str(value)
 
 
-def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCodec, list[int | None]]:
-    """The codec that reads every value and the decoded labels, or InputError naming the rows that fail."""
-    present = [(i, v) for i, v in enumerate(values) if v is not None and str(v).strip() != ""]
-    texts = {str(v).strip() for _, v in present}
+def _choose_codec(texts: set[str], base: int) -> LabelCodec:
+    """The spelling of a label column, from its distinct non-empty values (stripped)."""
     if texts and all(len(t) == 1 and t.upper() in LATIN_LETTERS for t in texts):
-        codec = LabelCodec("letter", letters=LATIN_LETTERS, lower=all(t.islower() for t in texts))
-    elif texts and all(t in ARABIC_LETTERS for t in texts):
-        codec = LabelCodec("letter", letters=ARABIC_LETTERS)
-    else:
-        codec = LabelCodec("number", base=base)
+        return LabelCodec("letter", letters=LATIN_LETTERS, lower=all(t.islower() for t in texts))
+    if texts and all(t in ARABIC_LETTERS for t in texts):
+        return LabelCodec("letter", letters=ARABIC_LETTERS)
+    return LabelCodec("number", base=base)
+
+
+def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCodec, list[int | None]]:
+    """The codec that reads every value and the decoded labels, or InputError naming the rows that fail.
+
+    A label column holds a handful of distinct values: each is decoded once.
+    """
+    if set(map(type, values)) <= {str, type(None)}:  # text files: every value is text (or missing)
+        distinct = set(values)
+        codec = _choose_codec({t for v in distinct if v is not None and (t := v.strip())}, base)
+        lookup: dict[object, int | None] = {None: None}
+        unreadable = set()
+        for value in distinct - {None}:
+            try:
+                lookup[value] = codec.decode(value)
+            except ValueError:
+                unreadable.add(value)
+        if not unreadable:
+            return codec, list(map(lookup.__getitem__, values))
+        _fail(where, [(row, v) for row, v in enumerate(values) if v in unreadable])
+    present = [(i, v) for i, v in enumerate(values) if v is not None and str(v).strip() != ""]
+    codec = _choose_codec({str(v).strip() for _, v in present}, base)
     decoded: list[int | None] = [None] * len(values)
     bad = []
-    seen: dict[object, int] = {}  # a label column holds a handful of distinct values: decode each once
+    seen: dict[object, int | None] = {}
     for row, value in present:
-        key = (type(value), value)
-        if key in seen:
-            decoded[row] = seen[key]
+        try:
+            key = (type(value), value)
+            if key in seen:
+                decoded[row] = seen[key]
+                continue
+        except TypeError:  # a JSON list or object: never a label
+            bad.append((row, value))
             continue
         try:
             decoded[row] = seen[key] = codec.decode(value)
         except ValueError:
             bad.append((row, value))
     if bad:
-        shown = ", ".join(f"row {row + 1} ({value!r})" for row, value in bad[:5])
-        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-        raise InputError(
-            f"{where}: the label column has values that are not labels: {shown}{more}; "
-            "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
-        )
+        _fail(where, bad)
     return codec, decoded
+
+
+def _fail(where: str, bad: list[tuple[int, object]]) -> None:
+    shown = ", ".join(f"row {row + 1} ({value!r})" for row, value in bad[:5])
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    raise InputError(
+        f"{where}: the label column has values that are not labels: {shown}{more}; "
+        "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
+    )

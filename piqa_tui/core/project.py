@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .dataset import Dataset, file_digest, load_dataset, write_dataset
 from .errors import PiqaError, WorkspaceError
+from .gcpause import gc_paused
 from .item import Item
 from .text import nfc
 from .workspace import Change, Event, Workspace, default_location
@@ -107,6 +108,7 @@ class Project:
     # ---------------------------------------------------------------- opening
 
     @classmethod
+    @gc_paused()
     def open(
         cls,
         path: str | os.PathLike[str],

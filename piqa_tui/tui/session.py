@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from piqa_tui.core.checks import CheckConfig
+from piqa_tui.core.gcpause import settle
 from piqa_tui.core.layout import parse_mapping
 from piqa_tui.core.project import Project
 
@@ -54,6 +55,7 @@ class Session:
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation)
         session.disk_stamp = session.stat()
+        settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session
 
     def stat(self) -> tuple[int, int] | None:

@@ -110,7 +110,7 @@ class AgreementScreen(Screen[None]):
         """Votes arrived (from this process or another): the numbers follow."""
         self.action_recompute()
 
-    @work(thread=True, exclusive=True, group="agreement")
+    @work(thread=True, exclusive=True, group="agreement", description="compute")
     def compute(self, policy: Policy) -> None:
         worker = get_current_worker()
         columns = list(self.session.categorical_columns())

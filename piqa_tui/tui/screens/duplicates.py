@@ -168,7 +168,7 @@ class DuplicatesScreen(Screen[None]):
         self.update_header()
         self._scan(self._run, request, items)
 
-    @work(thread=True, exclusive=True, group="duplicates")
+    @work(thread=True, exclusive=True, group="duplicates", description="_scan")
     def _scan(self, run: int, request: ScanRequest, items: list[Item]) -> None:
         worker = get_current_worker()
         last = 0.0

@@ -366,7 +366,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         if self.filters.search:
             self.set_filters(Filters(self.filters.queue, self.filters.column, self.filters.value, ""))
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(thread=True, exclusive=True, group="search", description="run_search")
     def run_search(self, query: str) -> None:
         worker = get_current_worker()
         if not query.strip():

@@ -123,7 +123,7 @@ class ScoringActions:
         """Show the scores an earlier session computed (only when the workspace has some)."""
         self._load_cached(list(self.project.items), self.model_scores.template)
 
-    @work(thread=True, exclusive=True, group="scoring-cache")
+    @work(thread=True, exclusive=True, group="scoring-cache", description="_load_cached")
     def _load_cached(self: "MainScreen", items: list[Item], default: Template) -> None:
         if not workspace_has_scores(self.project):
             return
@@ -164,7 +164,7 @@ class ScoringActions:
         self.show_model_score(item)
         self._score_item(item, model.template)
 
-    @work(thread=True, group="score-item")
+    @work(thread=True, group="score-item", description="_score_item")
     def _score_item(self: "MainScreen", item: Item, template: Template) -> None:
         try:
             engine = engine_for(self.project)
@@ -239,7 +239,7 @@ class ScoringActions:
         self._score_all(self._scoring_run, self._scoring_items, template, solution_only, self._scoring_cancel)
         self.show_current()
 
-    @work(thread=True, exclusive=True, group="score-all")
+    @work(thread=True, exclusive=True, group="score-all", description="_score_all")
     def _score_all(self: "MainScreen", run: int, items: list[Item], template: Template, solution_only: bool,
                    cancel: threading.Event) -> None:
         worker = get_current_worker()

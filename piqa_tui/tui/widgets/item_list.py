@@ -55,7 +55,7 @@ def _excerpt(text: str, cells: int, mode: str) -> DisplayLine:
     turns out to fit on one line, the whole text is laid out after all, so the
     ellipsis is never lost.
     """
-    cut = cells * 2 + 8
+    cut = cells + 12  # one code point a cell, plus room for a few harakat or vowel signs
     if len(text) > cut:
         lines = layout(text[:cut], cells, mode, max_lines=1)
         if lines[0].logical != text[:cut]:  # the prefix did not fit: the line is cut, ellipsis included
@@ -125,6 +125,8 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         self.rows: Sequence[int] = range(len(items))
         self.empty_message = "no items"
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        # Excerpts depend on the text alone, so they outlive ``invalidate`` (marks) and cursor moves.
+        self._excerpts: LRUCache[tuple[str, int, str], DisplayLine] = LRUCache(4096)
         self._generation = 0
         self._style_key: tuple[object, ...] | None = None
         self._style_map: dict[str, Style] = {}
@@ -256,7 +258,11 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         if room > 2:
             prompt = item.prompt or "—"
             if _NEEDS_BIDI.search(prompt):
-                segments.extend(line_segments(_excerpt(prompt, room, app_bidi_mode(self)), room, base))
+                key = (prompt, room, app_bidi_mode(self))
+                excerpt = self._excerpts.get(key)
+                if excerpt is None:
+                    excerpt = self._excerpts[key] = _excerpt(prompt, room, key[2])
+                segments.extend(line_segments(excerpt, room, base))
             else:  # left-to-right text without controls: reordering would change nothing
                 segments.append(Segment(truncate(prompt, room), base))
         return Strip(segments).adjust_cell_length(width, base)
