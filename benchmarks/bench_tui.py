@@ -165,7 +165,7 @@ def tmux_first_screen(path: Path, size: tuple[int, int], total: int) -> float | 
     try:
         while time.perf_counter() - start < 30:
             screen = subprocess.run([tmux, "-L", socket, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True).stdout
-            if f"1/{total}" in screen and "item-000000   row 1" in screen and "tab field" in screen:
+            if f"1/{total}" in screen and "item-000000   row 1" in screen and "q quit" in screen:
                 return time.perf_counter() - start
             time.sleep(0.02)
         return None

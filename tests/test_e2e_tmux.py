@@ -80,7 +80,7 @@ def test_curate_the_darija_sample_in_tmux(tmp_path: Path) -> None:
     term = Terminal(f"{exe} {data} --annotator t; echo $? > {status}", 100, 30, env)
     try:
         # header (dataset, position), the current item with its translation, the footer's keys
-        term.wait_for("darija-algerian.tsv", "1/36", "dz-001   row 1", "msa_translation", "tab field")
+        term.wait_for("darija-algerian.tsv", "1/36", "dz-001   row 1", "msa_translation", "q quit")
 
         term.keys("j", "j")
         term.wait_for("dz-003   row 3")

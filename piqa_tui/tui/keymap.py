@@ -50,7 +50,7 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("search_prev", "N", "search_prev", "prev match", "Previous search result"),
     Action("filter", "F", "filter", "filter", "Filter by queue (unvoted, flagged, edited, invalid) or by a column's value", show=True),
     Action("clear_filter", "escape", "clear_filter", "clear filter", "Clear the search and every filter", palette=True),
-    Action("next_field", "tab", "next_field", "field", "Select the next field of the item (prompt, solutions, label, note)", show=True, key_display="tab"),
+    Action("next_field", "tab", "next_field", "field", "Select the next field of the item (prompt, solutions, label, note)", key_display="tab"),
     Action("prev_field", "shift+tab", "prev_field", "prev field", "Select the previous field of the item"),
     Action("edit_field", "e,enter", "edit_field", "edit", "Edit the selected field in place", show=True),
     Action("external_editor", "E", "external_editor", "$EDITOR", "Open the selected field in $EDITOR"),
@@ -106,7 +106,7 @@ DUPLICATE_ACTIONS: tuple[Action, ...] = (
     Action("dup_prev_member", "h,left,shift+tab", "prev_member", "choose prev", "Choose the previous member"),
     Action("dup_keep", "enter", "keep", "keep", "Keep the chosen member; flag the others as duplicates (their votes are kept)", show=True),
     Action("dup_distinct", "d", "distinct", "distinct", "Mark the cluster as distinct items (never shown again)", show=True),
-    Action("dup_merge", "m", "merge_notes", "merge notes", "Merge the members' notes into the chosen member's note", show=True),
+    Action("dup_merge", "m", "merge_notes", "merge", "Merge the members' notes into the chosen member's note", show=True),
     Action("dup_semantic", "s", "toggle_semantic", "semantic", "Turn the semantic (sentence-embedding) signal on or off, and scan again", show=True),
     Action("dup_against", "a", "against", "leakage", "Check leakage against another file (e.g. test against train)", show=True),
     Action("dup_rescan", "r", "rescan", "rescan", "Scan for duplicates again"),
@@ -143,6 +143,16 @@ def bindings(actions: tuple[Action, ...]) -> list[Binding]:
         Binding(a.keys, a.action, a.label, show=a.show, key_display=a.key_display, id=a.id)
         for a in actions
         if a.keys
+    ]
+
+
+def unlisted(*action_ids: str) -> list[Binding]:
+    """App-wide actions bound again on a screen whose own keys fill the footer at 80 columns:
+    same keys, same id (so remapping still applies), no footer entry."""
+    return [
+        Binding(a.keys, f"app.{a.action}", a.label, show=False, key_display=a.key_display, id=a.id)
+        for a in APP_ACTIONS
+        if a.id in action_ids
     ]
 
 

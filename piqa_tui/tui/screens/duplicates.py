@@ -31,7 +31,7 @@ from piqa_tui.core.item import Item
 from piqa_tui.core.resolution import cluster_key, keep_one, mark_distinct, merge_notes
 
 from ..duplicate_scan import DuplicateScan, ScanCancelled, ScanRequest, default_choice, differences, scan
-from ..keymap import DUPLICATE_ACTIONS, bindings
+from ..keymap import DUPLICATE_ACTIONS, bindings, unlisted
 from ..session import Session
 from ..widgets.cluster_list import ClusterList
 from ..widgets.cluster_view import ClusterView, MemberCard
@@ -107,7 +107,7 @@ class DuplicatesScreen(Screen[None]):
     }
     """
 
-    BINDINGS = bindings(DUPLICATE_ACTIONS)
+    BINDINGS = bindings(DUPLICATE_ACTIONS) + unlisted("help", "quit")  # esc back, ^p lists everything
     AUTO_FOCUS = None
 
     def __init__(self, session: Session) -> None:
