@@ -12,7 +12,9 @@ Example ``~/.config/piqa-tui/config.toml``::
     next_item = "j,down"
 
 The TUI scores with ``model`` (a GGUF file; else $PIQA_TUI_MODEL, else the
-packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded.
+packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded;
+items whose best solution beats the runner-up by less than ``low_margin`` nats
+(default 1.0) make the low-margin queue.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class Config:
     templates: dict[str, dict[str, str]] = field(default_factory=dict)
     model: str | None = None  # GGUF file the TUI scores with
     n_gpu_layers: int = 0
+    low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
 
 
 def load_config(path: Path | None = None) -> Config:

@@ -20,6 +20,7 @@ from piqa_tui.exit_codes import BAD_INPUT, OK
 
 from . import cell_widths
 from .keymap import ALL_ACTIONS, validate_keymap
+from .model_scores import LOW_MARGIN, set_low_margin
 from .session import OpenRequest
 from .themes import theme_name
 
@@ -43,6 +44,10 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
     known = {a.id for a in ALL_ACTIONS}
     keys = {k: v for k, v in config.keys.items() if k in known and isinstance(v, str) and v.strip()}
     cell_widths.install(WidthPolicy(width_mode(config.width_policy)))
+    if isinstance(config.low_margin, (int, float)) and not isinstance(config.low_margin, bool) and config.low_margin > 0:
+        set_low_margin(config.low_margin)
+    else:
+        warnings.append(f"config: low_margin {config.low_margin!r} is not a positive number of nats; using {LOW_MARGIN:g}")
     bidi = args.bidi or config.bidi
     try:
         bidi_mode = resolve_mode(BidiMode(bidi))

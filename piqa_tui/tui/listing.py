@@ -17,7 +17,7 @@ from piqa_tui.core.item import Item
 from piqa_tui.core.decision import Status
 from piqa_tui.core.project import Project
 
-from .model_scores import LOW_MARGIN, scores_for
+from .model_scores import scores_for
 from .voting import STATUS_MARKS, ballots_for
 
 
@@ -110,7 +110,7 @@ QUEUES: dict[str, Queue] = {
         ),
         Queue(
             "low-margin",
-            f"the model barely prefers one (margin < {LOW_MARGIN:g}), lowest first",
+            "the model barely prefers one (margin below the low_margin setting, 1 nat unless set), lowest first",
             lambda p, v, pos, it: scores_for(p).low_margin(it),
             order=lambda p, it: scores_for(p).margin(it),
         ),

@@ -18,8 +18,20 @@ from piqa_tui.core.project import Project
 from piqa_tui.core.scoring import DEFAULT_TEMPLATE, ItemScore, Template, get_template, summarise, with_label
 
 # Below this margin (nats between the best and second-best solution) the model barely prefers one:
-# the best is less than e ≈ 2.7 times as likely as the runner-up.
+# by default, the best is less than e ≈ 2.7 times as likely as the runner-up. ``low_margin`` in
+# the config file changes it (``set_low_margin``), e.g. for templates whose margins run small.
 LOW_MARGIN = 1.0
+_threshold = LOW_MARGIN
+
+
+def set_low_margin(nats: float) -> None:
+    """The low-margin queue's threshold for this process, in nats (positive)."""
+    global _threshold
+    _threshold = float(nats)
+
+
+def low_margin_threshold() -> float:
+    return _threshold
 
 
 def _same_content(a: Item, b: Item) -> bool:
@@ -87,7 +99,7 @@ class ModelScores:
 
     def low_margin(self, item: Item) -> bool:
         score = self.get(item)
-        return score is not None and score.margin < LOW_MARGIN
+        return score is not None and score.margin < _threshold
 
     def shortcut(self, item: Item) -> bool:
         """Without reading the prompt, the model still picks the gold solution."""

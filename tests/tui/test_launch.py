@@ -41,6 +41,29 @@ def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
     assert any("nope" in w for w in settings.warnings)
 
 
+def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) -> None:
+    """The low-margin queue's threshold: the config's low_margin, a warning (and the default) when it is not a positive number."""
+    from piqa_tui.core.item import Item
+    from piqa_tui.core.scoring import ItemScore, get_template
+    from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores, low_margin_threshold, set_low_margin
+
+    item = Item("a", "p", ("x", "y"), 0, 0)
+    score = ItemScore("a", (-3.0, -5.5), (1, 1), (1, 1), 0, get_template("piqa").name)  # margin 2.5 nats
+    model = ModelScores()
+    model.put([item], [score])
+    try:
+        config.write_text('width_policy = "codepoint"\nlow_margin = 3.0\n')
+        launch_module.settings_from(args(path=str(darija)))
+        assert low_margin_threshold() == 3.0 and model.low_margin(item)
+        config.write_text('width_policy = "codepoint"\nlow_margin = "high"\n')
+        settings = launch_module.settings_from(args(path=str(darija)))
+        assert any("low_margin 'high' is not a positive number" in w for w in settings.warnings)
+        set_low_margin(LOW_MARGIN)
+        assert not model.low_margin(item)
+    finally:
+        set_low_margin(LOW_MARGIN)
+
+
 def test_the_bundled_sample_opens_without_a_path(config: Path) -> None:
     config.write_text('width_policy = "codepoint"\n')
     settings = launch_module.settings_from(args())

@@ -23,7 +23,7 @@ from piqa_tui.core.item import Item
 from piqa_tui.core.scoring import ItemScore
 
 from ..keymap import MODEL_RESULTS_ACTIONS, bindings
-from ..model_scores import LOW_MARGIN, ModelScores, scores_for
+from ..model_scores import ModelScores, low_margin_threshold, scores_for
 from ..session import Session
 from ..widgets.drawing import app_bidi_mode
 
@@ -115,7 +115,7 @@ class ModelResultsScreen(Screen[None]):
         mean = overall["mean_margin"]
         text.append(f"  mean margin {mean:.2f}" if mean is not None else "")
         low = sum(1 for item in items if model.low_margin(item))
-        text.append(f"  · {low:,} with margin below {LOW_MARGIN:g} (queue low-margin)", "dim")
+        text.append(f"  · {low:,} with margin below {low_margin_threshold():g} (queue low-margin)", "dim")
         baseline_n = model.count(items, baseline=True)
         if baseline_n:
             base = model.summary(items, baseline=True)
