@@ -42,3 +42,20 @@ def test_card_reports_votes_and_agreement(tmp_path: Path, capsys: pytest.Capture
     card = (tmp_path / "CARD.md").read_text(encoding="utf-8")
     assert card.startswith("# Dataset card: darija-algerian.tsv")
     assert "| items | 36 |" in card and "Fleiss" in card and "identical-solutions" in card and "majority:2/3" in card
+
+
+def test_script_prescan_never_misses_a_script() -> None:
+    """scripts_maybe_present (UTF-8 lead bytes, in chunks) names every script a regex finds, chunk edges included."""
+    import random
+    import re
+
+    from piqa_tui.core.frames import scripts_maybe_present
+    from piqa_tui.core.text import SCRIPTS
+
+    rng = random.Random(0)
+    planes = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)]
+    for _ in range(2000):
+        texts = ["".join(chr(rng.randint(*rng.choice(planes))) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 4))]
+        found = {name for name, ranges in SCRIPTS.items() if any(re.search(f"[{ranges}]", t) for t in texts)}
+        assert found <= set(scripts_maybe_present(texts, chunk=rng.choice([1, 3, 1000])))
+    assert scripts_maybe_present(["plain ascii"]) == ["Latin"] and scripts_maybe_present(["١٢٣"]) == ["Arabic"]

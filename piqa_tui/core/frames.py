@@ -6,6 +6,7 @@ Polars runs string tests in Rust over whole columns, which is what keeps
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .item import Item
@@ -37,31 +38,47 @@ def meta_frame(items: list[Item], columns: list[str]) -> "pl.DataFrame":
     return pl.DataFrame({c: [i.meta.get(c, "") for i in items] for c in columns}, schema={c: pl.String for c in columns})
 
 
-def scripts_maybe_present(texts: list[str]) -> list[str]:
-    """Names of ``SCRIPTS`` that may occur in ``texts``: a superset, found in one numpy pass.
+def scripts_maybe_present(texts: Iterable[str], chunk: int = 1 << 21) -> list[str]:
+    """Names of ``SCRIPTS`` that may occur in ``texts``: a superset, found in a few numpy passes.
 
     Every ``SCRIPTS`` range lies in the Basic Multilingual Plane, so a
     character's UTF-8 lead byte and the byte after it name the 64-code-point
     block it is in; a script whose ranges touch no block seen is certainly
-    absent. The caller counts the candidates exactly.
+    absent. The caller counts the candidates exactly. Text goes through in
+    chunks of about ``chunk`` characters, so memory stays flat.
     """
     import numpy as np
 
-    data = np.frombuffer("\n".join(texts).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    seen = np.zeros(1024, dtype=bool)
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        batch.append(text)
+        size += len(text)
+        if size >= chunk:
+            _mark_blocks("\n".join(batch), seen)
+            batch, size = [], 0
+    if batch:
+        _mark_blocks("\n".join(batch), seen)
+    present = []
+    for name, ranges in SCRIPTS.items():
+        if any(seen[lo >> 6 : (hi >> 6) + 1].any() for lo, hi in _spans(ranges)):
+            present.append(name)
+    return present
+
+
+def _mark_blocks(text: str, seen) -> None:  # noqa: ANN001 (a numpy bool array of 1024 blocks)
+    import numpy as np
+
+    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
     lead = np.flatnonzero((data >= 0xC2) & (data < 0xF0))
     lead = lead[lead + 1 < data.size]
     first, second = data[lead].astype(np.uint32), data[lead + 1].astype(np.uint32)
     two = first < 0xE0  # 110xxxxx 10yyyyyy: U+0080-U+07FF
     block = np.where(two, (((first & 0x1F) << 6) | (second & 0x3F)) >> 6, ((first & 0x0F) << 6) | (second & 0x3F))
-    seen = np.bincount(block, minlength=1024) > 0
+    seen |= np.bincount(block, minlength=1024)[:1024] > 0
     folded = data | 0x20
     seen[1] |= bool(np.any((folded >= ord("a")) & (folded <= ord("z"))))  # ASCII letters (U+0040-U+007F)
-    present = []
-    for name, ranges in SCRIPTS.items():
-        spans = _spans(ranges)
-        if any(seen[lo >> 6 : (hi >> 6) + 1].any() for lo, hi in spans):
-            present.append(name)
-    return present
 
 
 def _spans(ranges: str) -> list[tuple[int, int]]:

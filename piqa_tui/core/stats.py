@@ -89,9 +89,8 @@ def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
     solution_words = pl.concat([frame[c].drop_nulls().str.count_matches(word) for c in solution_columns])
     total_words = words.sum_horizontal()
     # Items per script: a numpy pass rules out the absent scripts, polars counts the others.
-    texts = [t for column in frame.columns for t in frame[column].drop_nulls().to_list()]
     text = pl.concat_str(pl.all(), separator="\n", ignore_nulls=True)
-    candidates = scripts_maybe_present(texts)
+    candidates = scripts_maybe_present(t for item in items for t in (item.prompt, *item.solutions))
     scripts = frame.select(text.str.contains(f"[{SCRIPTS[name]}]").sum().alias(name) for name in candidates).row(0, named=True) if candidates else {}
     labels = Counter("missing" if i.label is None else str(i.label) for i in items)
     categories = {
