@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 
 from ..core.stats import categorical_columns
-from ..core.votes import decisions, policy_spec, project_agreement, project_policy, status_counts
+from ..core.votes import decision_counts, policy_spec, project_agreement, project_policy
 from ..exit_codes import OK
 from .dataset_args import add_dataset_arguments, open_project, print_json
 
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
     report, breakdowns = project_agreement(project, by)
-    statuses = status_counts(decisions(project))
+    statuses = decision_counts(project)
     if args.json:
         print_json(
             {

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         count = export_votes(project, args.file, current_only=args.current)
         print_json({"written": args.file, "votes": count}) if args.json else print(f"wrote {count} votes to {args.file}")
         return OK
-    result = import_votes(project, args.file)
+    result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
     if args.json:
         print_json({"read": result.read, "new": result.new, "bad": [{"line": b.line, "reason": b.reason} for b in result.bad]})
     else:

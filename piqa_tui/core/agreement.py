@@ -13,9 +13,10 @@ never shown as 0 or 1.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import compress
 from typing import Any, Literal
 
 import numpy as np
@@ -66,6 +67,33 @@ class VoteTable:
         table._check_unique()
         return table
 
+    @classmethod
+    def from_codes(
+        cls,
+        item: np.ndarray,
+        item_names: list[str],
+        annotator: np.ndarray,
+        annotator_names: list[str],
+        choice: np.ndarray,
+        n_categories: int | None = None,
+    ) -> VoteTable:
+        """Votes already coded against name lists (one vote per item and annotator, the caller's promise).
+
+        Gives the table :meth:`from_votes` gives for the same votes listed item by item in the order of
+        ``item_names``: items without a vote are dropped, annotators re-coded in sorted order.
+        """
+        item_code, items = _compact(item, item_names)[1:]
+        present = _unique(annotator, len(annotator_names))[0].tolist()
+        names = sorted(annotator_names[a] for a in present)
+        recode = np.zeros(len(annotator_names), np.int64)
+        recode[present] = [names.index(annotator_names[a]) for a in present]
+        choice = np.asarray(choice, np.int64)
+        return cls(item_code, recode[annotator], choice, items, tuple(names), _category_count(choice, n_categories))
+
+    def with_categories(self, n_categories: int) -> VoteTable:
+        """The same votes counted over ``n_categories`` categories (ValueError if a choice is out of range)."""
+        return replace(self, n_categories=_category_count(self.choice, n_categories))
+
     def _check_unique(self) -> None:
         """Reject a second vote by one annotator on one item: the caller must pass the latest only."""
         key = self.item * max(len(self.annotators), 1) + self.annotator
@@ -79,17 +107,25 @@ class VoteTable:
             )
 
     def subset(self, mask: np.ndarray) -> VoteTable:
-        """The votes where ``mask`` is true, re-coded compactly (annotators keep their names)."""
-        item_idx, item = np.unique(self.item[mask], return_inverse=True)
-        ann_idx, annotator = np.unique(self.annotator[mask], return_inverse=True)
-        return VoteTable(
-            item.astype(np.int64),
-            annotator.astype(np.int64),
-            self.choice[mask],
-            tuple(self.items[i] for i in item_idx),
-            tuple(self.annotators[a] for a in ann_idx),
-            self.n_categories,
-        )
+        """The votes where ``mask`` is true, re-coded compactly (annotators keep their names).
+
+        What this table has worked out that still holds comes along: the vote pairs always,
+        the counts and majorities when the mask keeps whole items (a breakdown by group).
+        """
+        kept, item, items = _compact(self.item[mask], self.items)
+        annotator, annotators = _compact(self.annotator[mask], self.annotators)[1:]
+        subset = VoteTable(item, annotator, self.choice[mask], items, annotators, self.n_categories)
+        derived = subset.__dict__  # where cached_property keeps its values
+        renumber = np.cumsum(mask) - 1
+        first, second = self.pairs
+        raters = np.bincount(item, minlength=len(items))
+        whole_items = np.array_equal(raters, self.raters[kept])
+        both = mask[first] if whole_items else mask[first] & mask[second]  # a pair's votes share an item
+        derived["pairs"] = (renumber[first[both]], renumber[second[both]])
+        if whole_items:
+            derived["raters"] = raters
+            derived["majority"] = tuple(flags[mask] for flags in self.majority)
+        return subset
 
     @property
     def n_votes(self) -> int:
@@ -101,6 +137,88 @@ class VoteTable:
         k = self.n_categories
         flat = np.bincount(self.item * k + self.choice, minlength=len(self.items) * k)
         return flat.reshape(len(self.items), k)
+
+    @property
+    def _columns(self) -> list[np.ndarray]:
+        """The counts category by category: with 2-4 categories, numpy is several times faster
+        column by column than along the rows of the matrix (all sums here are of integers: exact)."""
+        counts = self.counts
+        return [counts[:, k] for k in range(counts.shape[1])]
+
+    @cached_property
+    def raters(self) -> np.ndarray:
+        """Votes per item."""
+        return _total(self._columns, len(self.items))
+
+    @cached_property
+    def squares(self) -> np.ndarray:
+        """Per item, the sum over categories of count²."""
+        return _total([c * c for c in self._columns], len(self.items))
+
+    @cached_property
+    def agreeing_pairs(self) -> np.ndarray:
+        """Per item, the ordered pairs of votes that agree: the sum over categories of count·(count - 1)."""
+        return _total([c * (c - 1) for c in self._columns], len(self.items))
+
+    @cached_property
+    def top(self) -> np.ndarray:
+        """Per item, the count of its most common choice."""
+        columns = self._columns
+        return np.maximum.reduce(columns) if columns else np.zeros(len(self.items), np.int64)
+
+    @cached_property
+    def majority(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per vote: whether the *other* votes on its item have a single most common choice, and whether it is this vote's.
+
+        Worked out once per item and choice (the other votes are the item's counts less this one).
+        """
+        columns = self._columns
+        has = np.zeros(self.counts.shape, bool)
+        hit = np.zeros(self.counts.shape, bool)
+        for c in range(len(columns)):
+            others = [column - 1 if k == c else column for k, column in enumerate(columns)]
+            top = np.maximum.reduce(others)
+            has[:, c] = (top > 0) & (_total([o == top for o in others], len(top)) == 1)
+            hit[:, c] = has[:, c] & (others[c] == top)
+        return has[self.item, self.choice], hit[self.item, self.choice]
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair of votes on one item, as vote indices: (the lower annotator's, the higher's)."""
+        order = np.lexsort((self.annotator, self.item))
+        item = self.item[order]
+        max_raters = int(np.bincount(item).max()) if len(item) else 0
+        firsts, seconds = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+        for d in range(1, max_raters):
+            i = np.flatnonzero(item[:-d] == item[d:])
+            firsts.append(order[i])
+            seconds.append(order[i + d])
+        return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def _unique(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` for codes in ``0..size-1``; without sorting when size is small."""
+    if size > 4 * len(codes) + 65536:
+        values, inverse = np.unique(codes, return_inverse=True)
+        return values, inverse.ravel()
+    used = np.bincount(codes, minlength=size) > 0
+    return np.flatnonzero(used), (np.cumsum(used) - 1)[codes]
+
+
+def _total(columns: list[np.ndarray], n: int) -> np.ndarray:
+    """The element-wise sum of equal-length integer (or boolean) arrays, as int64."""
+    out = np.zeros(n, np.int64)
+    for column in columns:
+        out += column
+    return out
+
+
+def _compact(codes: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Which names are in use (a mask), the codes renumbered over them in their order
+    (``np.unique``'s inverse, without sorting), and those names."""
+    used = np.zeros(len(names), bool)
+    used[codes] = True
+    return used, (np.cumsum(used) - 1)[codes], tuple(compress(names, used.tolist()))
 
 
 def _category_count(choice: np.ndarray, n_categories: int | None) -> int:
@@ -168,24 +286,29 @@ def fleiss_kappa(votes: Iterable[Vote] | VoteTable, n_categories: int | None = N
     reports how many items with votes were left out.
     """
     table = _table(votes, n_categories)
-    counts = table.counts
-    raters = counts.sum(axis=1)
+    raters = table.raters
     voted = int((raters > 0).sum())
     multi = raters[raters >= 2]
     if not len(multi):
         return FleissKappa(None, NO_MULTI_VOTE_ITEMS, 0, 0, voted)
     freq = np.bincount(multi)
     m = int(len(freq) - 1 - np.argmax(freq[::-1]))  # modal count, larger on ties
-    used = counts[raters == m]
-    left_out = voted - len(used)
-    totals = used.sum(axis=0)
+    used = raters == m
+    n_used = int(used.sum())
+    left_out = voted - n_used
+    totals = _column_sums(table, used)
     if np.count_nonzero(totals) < 2:
-        return FleissKappa(None, ALL_ONE_CATEGORY.format("κ"), m, len(used), left_out)
-    p_item = ((used * used).sum(axis=1) - m) / (m * (m - 1))
+        return FleissKappa(None, ALL_ONE_CATEGORY.format("κ"), m, n_used, left_out)
+    p_item = (table.squares[used] - m) / (m * (m - 1))
     p_cat = totals / totals.sum()
     p_e = float(p_cat @ p_cat)
     kappa = (float(p_item.mean()) - p_e) / (1.0 - p_e)
-    return FleissKappa(kappa, None, m, len(used), left_out)
+    return FleissKappa(kappa, None, m, n_used, left_out)
+
+
+def _column_sums(table: VoteTable, rows: np.ndarray) -> np.ndarray:
+    """``table.counts[rows].sum(axis=0)``, one category at a time."""
+    return np.array([column[rows].sum() for column in table._columns], dtype=np.int64)
 
 
 def krippendorff_alpha(votes: Iterable[Vote] | VoteTable, n_categories: int | None = None) -> Measure:
@@ -194,15 +317,14 @@ def krippendorff_alpha(votes: Iterable[Vote] | VoteTable, n_categories: int | No
     Built from the coincidence matrix; only items with 2+ votes are pairable, so
     ``n`` is the number of those items.
     """
-    counts = _table(votes, n_categories).counts
-    raters = counts.sum(axis=1)
-    pairable = raters >= 2
-    c, m = counts[pairable], raters[pairable]
+    table = _table(votes, n_categories)
+    pairable = table.raters >= 2
+    m = table.raters[pairable]
     if not len(m):
         return Measure.undefined(NO_MULTI_VOTE_ITEMS)
     n = float(m.sum())
-    within = float(((c * (c - 1)).sum(axis=1) / (m - 1)).sum())  # diagonal of coincidences
-    n_c = c.sum(axis=0).astype(float)
+    within = float((table.agreeing_pairs[pairable] / (m - 1)).sum())  # diagonal of coincidences
+    n_c = _column_sums(table, pairable).astype(float)
     expected = n * n - float(n_c @ n_c)
     if expected == 0:
         return Measure.undefined(ALL_ONE_CATEGORY.format("α"), len(m))
@@ -211,36 +333,22 @@ def krippendorff_alpha(votes: Iterable[Vote] | VoteTable, n_categories: int | No
 
 def percent_unanimous(votes: Iterable[Vote] | VoteTable, n_categories: int | None = None) -> Measure:
     """Percentage (0-100) of items with 2+ votes on which every vote is the same."""
-    counts = _table(votes, n_categories).counts
-    raters = counts.sum(axis=1)
+    table = _table(votes, n_categories)
+    raters = table.raters
     multi = raters >= 2
     if not multi.any():
         return Measure.undefined(NO_MULTI_VOTE_ITEMS)
-    unanimous = counts[multi].max(axis=1) == raters[multi]
+    unanimous = table.top[multi] == raters[multi]
     return Measure(100.0 * float(unanimous.mean()), None, int(multi.sum()))
-
-
-def _vote_pairs(table: VoteTable) -> tuple[np.ndarray, ...]:
-    """Every pair of votes on one item: (annotator lo, annotator hi, choice lo, choice hi)."""
-    order = np.lexsort((table.annotator, table.item))
-    item, ann, choice = table.item[order], table.annotator[order], table.choice[order]
-    max_raters = int(np.bincount(item).max()) if len(item) else 0
-    parts: list[tuple[np.ndarray, ...]] = []
-    for d in range(1, max_raters):
-        i = np.flatnonzero(item[:-d] == item[d:])
-        parts.append((ann[i], ann[i + d], choice[i], choice[i + d]))
-    if not parts:
-        empty = np.zeros(0, np.int64)
-        return empty, empty, empty, empty
-    return tuple(np.concatenate(col) for col in zip(*parts))
 
 
 def _pair_tables(table: VoteTable) -> dict[tuple[int, int], np.ndarray]:
     """Contingency table (K × K counts) per annotator pair (lo, hi) that shares an item."""
-    a_lo, a_hi, c_lo, c_hi = _vote_pairs(table)
+    first, second = table.pairs
+    a_lo, a_hi, c_lo, c_hi = table.annotator[first], table.annotator[second], table.choice[first], table.choice[second]
     n_ann, k = len(table.annotators), table.n_categories
-    keys, inv = np.unique(a_lo * n_ann + a_hi, return_inverse=True)
-    flat = np.bincount(inv.ravel() * k * k + c_lo * k + c_hi, minlength=len(keys) * k * k)
+    keys, inv = _unique(a_lo * n_ann + a_hi, n_ann * n_ann)
+    flat = np.bincount(inv * k * k + c_lo * k + c_hi, minlength=len(keys) * k * k)
     tables = flat.reshape(len(keys), k, k)
     return {divmod(int(key), n_ann): tables[j] for j, key in enumerate(keys)}
 
@@ -320,25 +428,32 @@ def agreement_with_majority(
     the item.
     """
     table = _table(votes, n_categories)
-    others = table.counts[table.item]
-    others[np.arange(table.n_votes), table.choice] -= 1
-    top = others.max(axis=1)
-    has_majority = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1)
-    hit = has_majority & (others.argmax(axis=1) == table.choice)
+    has_majority, hit = table.majority
     reason = "no item where the other annotators have a majority"
     return _rates(table, has_majority, hit, reason)
 
 
 def agreement_with_gold(
     votes: Iterable[Vote] | VoteTable,
-    gold: Mapping[str, int | None],
+    gold: Mapping[str, int | None] | np.ndarray,
     n_categories: int | None = None,
 ) -> dict[str, Measure]:
-    """Per annotator, the percentage of their votes on items with a gold label that equal it."""
+    """Per annotator, the percentage of their votes on items with a gold label that equal it.
+
+    ``gold`` maps item ids to labels, or is an array of labels in the order of the table's items (-1: none).
+    """
     table = _table(votes, n_categories)
-    labels = np.fromiter(
-        (-1 if (g := gold.get(i)) is None else g for i in table.items), np.int64, len(table.items)
-    )
+    return _gold_rates(table, gold_labels(table, gold))
+
+
+def gold_labels(table: VoteTable, gold: Mapping[str, int | None] | np.ndarray) -> np.ndarray:
+    """The gold label of each of the table's items (-1 for none); an array is taken as already that."""
+    if isinstance(gold, np.ndarray):
+        return gold
+    return np.fromiter((-1 if (g := gold.get(i)) is None else g for i in table.items), np.int64, len(table.items))
+
+
+def _gold_rates(table: VoteTable, labels: np.ndarray) -> dict[str, Measure]:
     item_gold = labels[table.item]
     has_gold = item_gold >= 0
     return _rates(table, has_gold, has_gold & (item_gold == table.choice), "no votes on items with a gold label")
@@ -487,9 +602,9 @@ def _md_table(header: list[str], rows: Iterable[tuple[str, ...]]) -> list[str]:
 def agreement_report(
     votes: Iterable[Vote] | VoteTable,
     n_categories: int | None = None,
-    gold: Mapping[str, int | None] | None = None,
+    gold: Mapping[str, int | None] | np.ndarray | None = None,
 ) -> AgreementReport:
-    """Compute every measure once over the same encoded votes."""
+    """Compute every measure once over the same encoded votes (``gold`` as in :func:`agreement_with_gold`)."""
     table = _table(votes, n_categories)
     per_ann = np.bincount(table.annotator, minlength=len(table.annotators))
     return AgreementReport(
@@ -501,7 +616,7 @@ def agreement_report(
         unanimous=percent_unanimous(table),
         cohen=cohen_matrix(table),
         with_majority=agreement_with_majority(table),
-        with_gold=agreement_with_gold(table, gold) if gold is not None else {},
+        with_gold=_gold_rates(table, gold_labels(table, gold)) if gold is not None else {},
         votes_per_annotator={a: int(per_ann[i]) for i, a in enumerate(table.annotators)},
     )
 
@@ -545,7 +660,7 @@ def agreement_by(
     votes: Iterable[Vote] | VoteTable,
     group_of: Callable[[str], Hashable] | Mapping[str, Hashable],
     n_categories: int | None = None,
-    gold: Mapping[str, int | None] | None = None,
+    gold: Mapping[str, int | None] | np.ndarray | None = None,
     column: str = "group",
 ) -> AgreementBreakdown:
     """Split the votes by each item's group (``group_of(item_id)``) and report each group.
@@ -558,7 +673,29 @@ def agreement_by(
     names = ["(none)" if (g := lookup(i)) is None else str(g) for i in table.items]
     groups = sorted(set(names))
     code = {g: j for j, g in enumerate(groups)}
-    item_group = np.fromiter((code[g] for g in names), np.int64, len(names))[table.item]
-    reports = {g: agreement_report(table.subset(item_group == j), gold=gold) for j, g in enumerate(groups)}
-    return AgreementBreakdown(column, reports)
+    item_group = np.fromiter((code[g] for g in names), np.int64, len(names))
+    return agreement_by_codes(table, item_group, groups, None if gold is None else gold_labels(table, gold), column)
 
+
+def agreement_by_codes(
+    table: VoteTable,
+    item_group: np.ndarray,
+    groups: Sequence[str],
+    gold: np.ndarray | None = None,
+    column: str = "group",
+    whole: AgreementReport | None = None,
+) -> AgreementBreakdown:
+    """:func:`agreement_by` with the groups already coded: ``item_group`` holds an index into ``groups``
+    for each of the table's items, ``gold`` their labels (-1: none). Groups come in ``groups``' order;
+    those with no votes are left out. ``whole``, the report of the whole table with that gold, serves
+    a group that holds every item (a column with one value).
+    """
+    reports = {}
+    for j, name in enumerate(groups):
+        in_group = item_group == j
+        if whole is not None and bool(in_group.all()):
+            reports[name] = whole
+        elif in_group.any():
+            subset = table.subset(in_group[table.item])
+            reports[name] = agreement_report(subset, gold=None if gold is None else gold[in_group])
+    return AgreementBreakdown(column, reports)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+import numpy as np
+
 
 class Status(StrEnum):
     """Where an item stands; the values are the words shown to users and written to JSON."""
@@ -21,6 +23,9 @@ class Status(StrEnum):
     AGREED = "agreed"
     DISAGREEMENT = "disagreement"
     ADJUDICATED = "adjudicated"
+
+
+STATUSES = tuple(Status)  # a status's index here is its code in :meth:`Policy.decide_many`
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,33 @@ class Policy:
         if self.kind == "unanimity":
             return self._unanimity(tally)
         return self._majority(tally)
+
+    def decide_many(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`decide` for many items at once, adjudications aside, from an items × choices matrix of vote counts.
+
+        Returns each item's status, as its index in ``STATUSES``, and its label (-1 where none).
+        Worked out choice by choice (a few columns), which numpy does much faster than along rows.
+        """
+        counts = np.asarray(counts, np.int64).reshape(len(counts), -1)
+        columns = [counts[:, k] for k in range(counts.shape[1])] or [np.zeros(len(counts), np.int64)]
+        cast, top = sum(columns[1:], columns[0].copy()), np.maximum.reduce(columns)
+        label = np.full(len(counts), -1)  # the first choice with the top count, as Counter.most_common ranks ties
+        for k in reversed(range(len(columns))):
+            label[columns[k] == top] = k
+        status = np.full(len(counts), STATUSES.index(Status.NEEDS_VOTES))
+        if self.kind == "unanimity":
+            distinct = sum((column > 0).astype(np.int64) for column in columns)
+            agreed = (distinct == 1) & (top >= self.required_votes)
+            disagreement = distinct > 1
+        else:
+            runner_up = np.maximum.reduce([np.where(label == k, 0, column) for k, column in enumerate(columns)])
+            agreed = (top >= self.k) & (top > runner_up) & (cast >= self.required_votes)
+            out_of_reach = top + np.maximum(self.n - cast, 0) < self.k
+            all_in = cast >= max(self.n, self.required_votes)
+            disagreement = ~agreed & (out_of_reach | all_in)
+        status[disagreement] = STATUSES.index(Status.DISAGREEMENT)
+        status[agreed] = STATUSES.index(Status.AGREED)
+        return status, np.where(agreed, label, -1)
 
     def _majority(self, tally: list[tuple[int, int]]) -> Decision:
         """k of n: see the class docstring."""

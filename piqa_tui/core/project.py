@@ -11,10 +11,12 @@ from __future__ import annotations
 import getpass
 import hashlib
 import os
+import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .current_votes import CurrentVotes, Prefetch
 from .dataset import Dataset, file_digest, load_dataset, write_dataset
 from .errors import PiqaError, WorkspaceError
 from .gcpause import gc_paused
@@ -76,22 +78,52 @@ class Vote:
     time: str
 
 
+def apply_vote(votes: dict[str, dict[str, Vote]], item_id: str, annotator: str, choice: str | None, time: str) -> None:
+    """One vote event: it becomes the annotator's current vote unless they have a later one (a tie: this one)."""
+    current = votes[item_id].get(annotator)
+    if current is None or current.time <= time:
+        votes[item_id][annotator] = Vote(annotator, choice or "", time)
+
+
 @dataclass
 class ProjectState:
-    """Everything derived from the log besides the items themselves."""
+    """Everything derived from the log besides the items themselves.
 
-    votes: dict[str, dict[str, Vote]] = field(default_factory=lambda: defaultdict(dict))
+    ``votes`` (item → annotator → current vote) is built on first use: until
+    then the current votes are kept column-wise (``current_votes``), which is
+    all the batch commands need.
+    """
+
     flags: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # item -> reason -> note
     notes: dict[str, str] = field(default_factory=dict)
     adjudications: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> (label, reason, who)
     edited: set[str] = field(default_factory=set)
     dedup: dict[str, str] = field(default_factory=dict)  # cluster key -> keep:ID | distinct | merge:ID
+    _votes: dict[str, dict[str, Vote]] | None = field(default=None, repr=False)
+    _current: CurrentVotes = field(default_factory=CurrentVotes.empty, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def votes(self) -> dict[str, dict[str, Vote]]:
+        """Each item's current vote per annotator, in order of first vote (both levels)."""
+        if self._votes is None:
+            with self._lock:
+                if self._votes is None:
+                    self._votes = self._current.to_dict(Vote)
+        if self._votes is None:  # the vote times read back do not match the votes read before
+            raise WorkspaceError("the workspace's vote events changed under this program (was the file replaced?); reopen it")
+        return self._votes
+
+    @property
+    def current_votes(self) -> CurrentVotes | None:
+        """The current votes column-wise, while nothing has asked for ``votes`` (None after)."""
+        return self._current if self._votes is None else None
 
 
 class Project:
     """A dataset and its workspace; ``items`` is the current state, in file order."""
 
-    def __init__(self, dataset: Dataset, workspace: Workspace | None, annotator: str) -> None:
+    def __init__(self, dataset: Dataset, workspace: Workspace | None, annotator: str, prefetch: Prefetch | None = None) -> None:
         self.dataset = dataset
         self.workspace = workspace
         self.annotator = annotator
@@ -100,10 +132,13 @@ class Project:
         self.state = ProjectState()
         self.file_changed: str | None = None
         self._applied = 0
+        self._vote_seq = 0  # the vote events up to here are in state.current_votes
+        self._prefetch = prefetch  # the votes, read while the dataset loaded (see Project.open)
         self._actions: dict[int, list[Event]] = {}
         if workspace is not None:
             self._check_binding()
             self.refresh()
+        self._prefetch = None
 
     # ---------------------------------------------------------------- opening
 
@@ -120,14 +155,15 @@ class Project:
     ) -> "Project":
         """Open a dataset; with ``create=False`` a missing workspace is not made (read-only commands)."""
         path = Path(path)
-        dataset = load_dataset(path, mapping)
         ws_path = Path(workspace) if workspace else default_location(path)
+        prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
+        dataset = load_dataset(path, mapping)
         ws = Workspace(ws_path) if create or ws_path.exists() else None
         if ws is not None and dataset.layout.id is None:
             ids = _derived_ids(ws, dataset)
             if ids != dataset.raw_ids:
                 dataset = load_dataset(path, mapping, derived_ids=ids)
-        return cls(dataset, ws, annotator or default_annotator())
+        return cls(dataset, ws, annotator or default_annotator(), prefetch)
 
     def _check_binding(self) -> None:
         assert self.workspace is not None
@@ -155,15 +191,16 @@ class Project:
         """Apply events recorded since the last refresh (by any process); returns changed item ids."""
         if self.workspace is None:
             return []
+        upto = self.workspace.last_seq()
+        if upto <= self._applied:
+            return []
         changed: list[str] = []
-        votes = self.state.votes
-        for row in self.workspace.event_rows(after=self._applied):
+        votes = self.state._votes  # None while the current votes are kept column-wise
+        for row in self.workspace.event_rows(after=self._applied, upto=upto, votes=votes is not None):
             seq, time, annotator, kind, item_id, name, old, new, action, note = row
             self._applied = seq
             if kind == "vote":  # the bulk of a large log: handled inline, without an Event object
-                current = votes[item_id].get(annotator)
-                if current is None or current.time <= time:
-                    votes[item_id][annotator] = Vote(annotator, new or "", time)
+                apply_vote(votes, item_id, annotator, new, time)  # type: ignore[arg-type]
                 changed.append(item_id)
             elif kind == "edit":
                 event = Event(*row)
@@ -174,7 +211,42 @@ class Project:
                     self._set(change.item_id, change.field, change.old if kind == "undo" else change.new, changed)
             else:
                 self._apply_other(Event(*row), changed)
+        if votes is None:  # on opening, read whatever is there; later, only when votes came
+            new_votes = self.workspace.count_votes(self._vote_seq, upto) if self._vote_seq else None
+            if new_votes != 0:
+                changed += self._load_votes(upto, new_votes)
+        self._applied = upto
         return changed
+
+    def _load_votes(self, upto: int, new_votes: int | None) -> list[str]:
+        """Bring the current votes up to ``upto``; returns the item ids of the vote events not seen before.
+
+        Many new votes (``new_votes``; None: unknown, on opening), as when opening or importing: read
+        them all again column-wise. A few on top of many (a script voting): build the dict once and
+        add them to it, as the TUI does — so one vote at a time never re-reads a growing log.
+        """
+        assert self.workspace is not None
+        state, seen = self.state, self._vote_seq
+        prefetched, self._prefetch = (self._prefetch.result() if self._prefetch else None), None
+        with state._lock:
+            self._vote_seq = upto
+            start = seen
+            if state._votes is None and (new_votes is None or new_votes * 4 >= state._current.events):
+                loaded = CurrentVotes.load(self.workspace, upto, after=seen, prefetched=prefetched)
+                if loaded is not None:
+                    state._current, changed = loaded
+                    return changed
+            elif state._votes is None:
+                state._votes = state._current.to_dict(Vote)
+            if state._votes is None:  # the column-wise read failed (a NULL item id, a U+001F): replay every vote
+                state._votes, start = defaultdict(dict), 0
+            changed = []
+            for seq, time, annotator, kind, item_id, _, _, new, _, _ in self.workspace.event_rows(after=start, upto=upto):
+                if kind == "vote":
+                    apply_vote(state._votes, item_id, annotator, new, time)
+                    if seq > seen:
+                        changed.append(item_id)
+            return changed
 
     def _set(self, item_id: str | None, name: str | None, value: str | None, changed: list[str]) -> None:
         pos = self.index.get(item_id or "")

@@ -16,12 +16,18 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
-from .agreement import AgreementBreakdown, AgreementReport, VoteTable, agreement_by, agreement_report
+import numpy as np
+
+from .agreement import AgreementBreakdown, AgreementReport, VoteTable, agreement_by_codes, agreement_report
 from .dataset import atomic_write, decode
-from .decision import Decision, Policy, Status
+from .decision import STATUSES, Decision, Policy, Status
 from .errors import InputError, PiqaError
+from .gcpause import gc_paused
+from .item import Item
 from .project import Project
 
 SKIP = "skip"
@@ -65,12 +71,37 @@ def canonical_time(value: str) -> str:
     return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _read_records(path: Path) -> list[tuple[int, dict[str, object]]]:
+_ROLES = ("item_id", "annotator", "choice", "time")
+
+
+def _read_text(path: Path) -> str:
     if not path.exists():
         raise InputError(f"{path}: no such votes file; check the path")
     text = decode(path.read_bytes(), path)
     if not text.strip():
         raise InputError(f"{path}: the votes file is empty")
+    return text
+
+
+def _tsv_lines(text: str) -> list[str] | None:
+    """The lines ``csv.reader`` sees in tab-separated text read without quoting, so that splitting them at tabs
+    gives its rows (at a third of its time); None when the text holds what only the csv module treats its way
+    (CR line ends, a field over its size limit)."""
+    if "\r" in text:
+        return None
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    limit = csv.field_size_limit()
+    if len(text) >= limit and max(map(len, lines)) >= limit:
+        return None
+    return lines
+
+
+def _records(path: Path) -> tuple[list[int], list[list[str]], dict[str, object]]:
+    """The votes file's non-blank records: their line numbers, then their item_id, annotator, choice and time
+    texts column by column (stripped, "" where absent), and the first record (for the columns it has)."""
+    text = _read_text(path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         records = []
@@ -80,14 +111,40 @@ def _read_records(path: Path) -> list[tuple[int, dict[str, object]]]:
                     records.append((number, json.loads(line)))
                 except json.JSONDecodeError as exc:
                     raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); fix that line") from None
-        return records
+        columns = [[_column(record, role) for _, record in records] for role in _ROLES]
+        return [number for number, _ in records], columns, records[0][1] if records else {}
     if suffix not in (".tsv", ".csv", ".tab"):
         raise InputError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv or .jsonl")
-    delimiter = "," if suffix == ".csv" else "\t"
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL)
-    rows = list(reader)
+    lines = _tsv_lines(text) if suffix != ".csv" else None
+    if lines is not None:
+        rows = [line.split("\t") if line else [] for line in lines]
+        filled = [bool(line.strip()) for line in lines]  # a cell that is not all spaces (tabs are spaces)
+    else:
+        delimiter = "," if suffix == ".csv" else "\t"
+        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting))
+        filled = [any(cell.strip() for cell in row) for row in rows]
     header = [h.strip().lower() for h in rows[0]]
-    return [(number, dict(zip(header, row))) for number, row in enumerate(rows[1:], 2) if any(cell.strip() for cell in row)]
+    if all(filled[1:]):
+        numbers, data = list(range(2, len(rows) + 1)), rows[1:]
+    else:
+        numbers = [number for number, keep in enumerate(filled[1:], 2) if keep]
+        data = [rows[number - 1] for number in numbers]
+    where = {name: k for k, name in enumerate(header)}  # a repeated name: its last column, as a dict of the row keeps
+    indices = [next((where[a] for a in _ALIASES[role] if a in where), None) for role in _ROLES]
+    if None not in indices and min(map(len, data), default=0) >= len(header):
+        columns = [list(map(str.strip, map(itemgetter(k), data))) for k in indices]
+    else:
+        columns = [list(column) for column in zip(*(_fields(row, header, indices) for row in data))] or [[], [], [], []]
+    return numbers, columns, dict(zip(header, data[0])) if data else {}
+
+
+def _fields(row: list[str], header: list[str], columns: list[int | None]) -> tuple[str, ...]:
+    """A CSV/TSV row's (item_id, annotator, choice, time), as ``_column`` finds them in the row as a dict."""
+    if len(row) >= len(header):
+        return tuple("" if k is None else row[k].strip() for k in columns)
+    record = dict(zip(header, row))  # a short row: the columns it lacks are absent
+    return tuple(_column(record, role) for role in _ROLES)
 
 
 def _column(record: dict[str, object], role: str) -> str:
@@ -97,46 +154,98 @@ def _column(record: dict[str, object], role: str) -> str:
     return ""
 
 
+# The two shapes _PLAIN_UTC matches ("d" a digit), as the lowest and highest byte allowed at each place.
+_PLAIN_UTC_SHAPES = {
+    len(shape): tuple(np.array([ord(digit if c == "d" else c) for c in shape], np.uint8) for digit in "09")
+    for shape in ("dddd-dd-ddTdd:dd:ddZ", "dddd-dd-ddTdd:dd:dd.ddddddZ")
+}
+
+
+def _canonical_times(values: list[str]) -> list[str | None]:
+    """``canonical_time`` of each value (None where it raises ValueError); a column of plain UTC times
+    of one width, the usual export, is checked in one numpy pass."""
+    width = len(values[0]) if values else 0
+    if width in _PLAIN_UTC_SHAPES and set(map(len, values)) == {width} and (joined := "".join(values)).isascii():
+        low, high = _PLAIN_UTC_SHAPES[width]
+        grid = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(len(values), width)
+        if bool(((grid >= low) & (grid <= high)).all()):
+            return list(values) if width == 27 else [v[:-1] + ".000000Z" for v in values]
+    out: list[str | None] = []
+    for value in values:
+        try:
+            out.append(canonical_time(value))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def _all_good(project: Project, columns: list[list[str]], times: list[str | None],
+              digits: dict[str, int]) -> list[tuple[str, str, str, str]] | None:
+    """The votes when every line is good in the usual way (known item, an annotator, a digit in range, a time),
+    checked column-wise; None when some line is not, or is unusual (the line-by-line check decides then)."""
+    item_ids, annotators, choices, _ = columns
+    positions = list(map(project.index.get, item_ids))
+    codes = list(map(digits.get, choices))
+    if None in positions or "" in annotators or None in codes or None in times:
+        return None
+    n = np.fromiter((len(i.solutions) for i in project.items), np.int64, len(project.items))
+    if not bool((np.array(codes, np.int64) < n[np.array(positions, np.int64)]).all()):
+        return None
+    return list(zip(item_ids, annotators, choices, times))  # type: ignore[arg-type]
+
+
+@gc_paused()  # a row list and a tuple per line, no cycles: collections would only slow the read
 def read_votes(project: Project, path: str | Path) -> tuple[list[tuple[str, str, str, str]], list[BadVote]]:
     """The valid votes of a file and the lines that are not, each with its reason."""
     path = Path(path)
-    records = _read_records(path)
-    if records and not all(_column(records[0][1], role) or role == "time" for role in ("item_id", "annotator")):
-        found = ", ".join(map(str, records[0][1].keys()))
+    numbers, columns, first = _records(path)
+    if numbers and not (columns[0][0] and columns[1][0]):
+        found = ", ".join(map(str, first.keys()))
         raise InputError(f"{path}: a votes file needs columns item_id, annotator, choice, time (found: {found})")
-    good: list[tuple[str, str, str, str]] = []
+    times = _canonical_times(columns[3])
+    index, items = project.index, project.items
+    digits = {str(k): k for k in range(10)}
+    if numbers and (good := _all_good(project, columns, times, digits)) is not None:
+        return good, []
+    good = []
     bad: list[BadVote] = []
-    for number, record in records:
-        item_id, annotator = _column(record, "item_id"), _column(record, "annotator")
-        choice, when = _column(record, "choice"), _column(record, "time")
-        pos = project.index.get(item_id)
+    for number, item_id, annotator, choice, when, time in zip(numbers, *columns, times):
+        pos = index.get(item_id)
         if pos is None:
             bad.append(BadVote(number, f"unknown item id '{item_id}'"))
             continue
         if not annotator:
             bad.append(BadVote(number, "no annotator"))
             continue
-        n = len(project.items[pos].solutions)
-        if choice.lower() in (SKIP, "unsure"):
+        n = len(items[pos].solutions)
+        if (k := digits.get(choice)) is not None and k < n:
+            pass  # the usual case: one digit, in range, already in its stored form
+        elif choice.lower() in (SKIP, "unsure"):
             choice = SKIP
         elif not (choice.isdigit() and int(choice) < n):
             bad.append(BadVote(number, f"choice '{choice}' is impossible for item '{item_id}' (0-{n - 1} or 'skip')"))
             continue
-        try:
-            good.append((item_id, annotator, str(int(choice)) if choice != SKIP else SKIP, canonical_time(when)))
-        except ValueError:
+        else:
+            choice = str(int(choice))
+        if time is None:
             bad.append(BadVote(number, f"time '{when}' is not an ISO 8601 time"))
+            continue
+        good.append((item_id, annotator, choice, time))
     return good, bad
 
 
-def import_votes(project: Project, path: str | Path) -> ImportResult:
-    """Merge a votes file into the workspace; the valid lines are imported, the bad ones reported."""
+def import_votes(project: Project, path: str | Path, *, refresh: bool = True) -> ImportResult:
+    """Merge a votes file into the workspace; the valid lines are imported, the bad ones reported.
+
+    ``refresh=False`` leaves ``project.state`` as it was, for a caller done with the project (the CLI).
+    """
     good, bad = read_votes(project, path)
     workspace = project.workspace
     if workspace is None:
         raise PiqaError("importing votes needs a workspace")
     new = workspace.insert_votes(good, note=f"imported from {Path(path).name}")
-    project.refresh()
+    if refresh:
+        project.refresh()
     return ImportResult(len(good) + len(bad), new, bad)
 
 
@@ -214,9 +323,71 @@ def decide(project: Project, item_id: str, policy: Policy) -> Decision:
     return policy.decide(choices(project, item_id).values(), int(adjudicated[0]) if adjudicated else None)
 
 
+def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
+    """The current votes that name a solution, encoded: ``VoteTable.from_votes(vote_triples(project))``.
+
+    Straight from the column-wise current votes while nothing has built ``state.votes``.
+    """
+    current = project.state.current_votes
+    if current is None:
+        return VoteTable.from_votes(vote_triples(project), n_categories)
+
+    def encode() -> VoteTable:
+        choice = current.numeric()
+        cast = choice >= 0
+        return VoteTable.from_codes(current.item[cast], current.item_ids, current.annotator[cast], current.annotators,
+                                    choice[cast])
+
+    table = current.memo("table", encode)  # agree asks twice: for the report and for the decisions
+    return table if n_categories is None else table.with_categories(n_categories)
+
+
+def _positions(project: Project, table: VoteTable) -> np.ndarray:
+    """Each of the table's items' position in ``project.items``; -1 for an id the dataset does not have."""
+    index = project.index
+
+    def look_up() -> np.ndarray:
+        return np.fromiter(map(index.get, table.items, repeat(-1)), np.int64, len(table.items))
+
+    current = project.state.current_votes  # its tables share one items tuple: look the ids up once
+    return look_up() if current is None else current.memo(("positions", id(table.items)), look_up)
+
+
+def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+    """Per item (file order): status code (index in STATUSES) and voted label (-1: none); and the adjudicated labels by position."""
+    table = vote_table(project)
+    counts = np.zeros((len(project.items), table.n_categories), np.int64)
+    pos = _positions(project, table)
+    known = pos >= 0
+    counts[pos[known]] = table.counts[known]
+    status, label = policy.decide_many(counts)
+    adjudicated = {}
+    for item_id, (value, _, _) in project.state.adjudications.items():
+        if (where := project.index.get(item_id)) is not None:
+            adjudicated[where] = int(value)
+    status[list(adjudicated)] = STATUSES.index(Status.ADJUDICATED)
+    return status, label, adjudicated
+
+
 def decisions(project: Project, policy: Policy | None = None) -> dict[str, Decision]:
-    policy = policy or project_policy(project)
-    return {item.id: decide(project, item.id, policy) for item in project.items}
+    """Every item's decision (``decide`` for each, in file order), computed for all items at once."""
+    status, label, adjudicated = _decided(project, policy or project_policy(project))
+    made: dict[tuple[int, int], Decision] = {}  # decisions are immutable: one object per (status, label)
+    found = {}
+    for item, code, value in zip(project.items, status.tolist(), label.tolist()):
+        decision = made.get((code, value))
+        if decision is None:
+            decision = made[code, value] = Decision(STATUSES[code], None if value < 0 else value)
+        found[item.id] = decision
+    for where, value in adjudicated.items():
+        found[project.items[where].id] = Decision(Status.ADJUDICATED, value)
+    return found
+
+
+def decision_counts(project: Project, policy: Policy | None = None) -> dict[str, int]:
+    """``status_counts(decisions(project, policy))``, without building a decision per item."""
+    status = _decided(project, policy or project_policy(project))[0]
+    return {s.value: int(n) for s, n in zip(STATUSES, np.bincount(status, minlength=len(STATUSES)))}
 
 
 def vote_triples(project: Project) -> list[tuple[str, str, int]]:
@@ -224,16 +395,49 @@ def vote_triples(project: Project) -> list[tuple[str, str, int]]:
     return [(item_id, a, c) for item_id in project.state.votes for a, c in choices(project, item_id).items()]
 
 
+def _per_vote_item(per_item: np.ndarray, pos: np.ndarray, missing: int) -> np.ndarray:
+    """``per_item`` (one value per dataset item) at positions ``pos``; ``missing`` where pos is -1."""
+    out = np.full(len(pos), missing, np.int64)
+    known = pos >= 0
+    out[known] = per_item[pos[known]]
+    return out
+
+
+def _group_names(items: list[Item], column: str) -> list[str]:
+    """Each item's group in a breakdown by ``column``: its value there as text ("" if it has none; None: "(none)")."""
+    try:
+        values = list(map(itemgetter(column), map(attrgetter("meta"), items)))  # every item has the column, usually
+    except KeyError:
+        values = [item.meta.get(column, "") for item in items]
+    if set(map(type, values)) <= {str}:
+        return values
+    return ["(none)" if v is None else str(v) for v in values]
+
+
 def project_agreement(project: Project, by: list[str] | None = None) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
-    """The agreement report of the recorded votes, overall and broken down by categorical columns."""
-    n_categories = max((len(i.solutions) for i in project.items), default=2)
-    votes = VoteTable.from_votes(vote_triples(project), n_categories)  # encoded once for every breakdown
-    gold = {item.id: item.label for item in project.items}
+    """The agreement report of the recorded votes, overall and broken down by categorical columns.
+
+    Gold labels and groups are the dataset's; items voted on that the dataset does not have
+    count without gold, in the group "(none)".
+    """
+    n_categories = max(map(len, map(attrgetter("solutions"), project.items)), default=2)
+    votes = vote_table(project, n_categories)  # encoded once for every breakdown
+    pos = _positions(project, votes)
+    labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
+    gold = _per_vote_item(labels, pos, -1)
     report = agreement_report(votes, n_categories=n_categories, gold=gold)
     breakdowns = {}
     for column in by or []:
-        group = {item.id: item.meta.get(column, "") for item in project.items}
-        breakdowns[column] = agreement_by(votes, group, n_categories=n_categories, gold=gold, column=column)
+        values = _group_names(project.items, column)
+        code = {name: k for k, name in enumerate(dict.fromkeys(values))}
+        none = code.setdefault("(none)", len(code))
+        names = list(code)
+        group = _per_vote_item(np.fromiter(map(code.__getitem__, values), np.int64, len(values)), pos, none)
+        in_use = np.flatnonzero(np.bincount(group, minlength=len(names))).tolist()
+        present = sorted(in_use, key=names.__getitem__)  # groups ordered by name
+        rank = np.zeros(len(names), np.int64)
+        rank[present] = np.arange(len(present))
+        breakdowns[column] = agreement_by_codes(votes, rank[group], [names[k] for k in present], gold, column, report)
     return report, breakdowns
 
 

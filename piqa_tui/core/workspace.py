@@ -176,19 +176,46 @@ class Workspace:
         """Add (item_id, annotator, choice, time) votes; ones already recorded are skipped. Returns how many were new."""
         with self.write() as conn:
             before = conn.total_changes
-            conn.executemany(
-                "INSERT OR IGNORE INTO events(time, annotator, kind, item_id, field, new, note)"
-                " VALUES (?, ?, 'vote', ?, 'choice', ?, ?)",
-                ((time, annotator, item_id, choice, note) for item_id, annotator, choice, time in votes),
+            literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
+            conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
+                "INSERT OR IGNORE INTO events(item_id, annotator, new, time, kind, field, note)"
+                f" VALUES (?, ?, ?, ?, 'vote', 'choice', {literal})",
+                votes,
             )
             return conn.total_changes - before
 
-    def event_rows(self, after: int = 0) -> sqlite3.Cursor:
-        """Raw event tuples after a sequence number, in log order (Event's fields, in order)."""
-        return self.conn.execute(
-            "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq > ? ORDER BY seq",
-            (after,),
-        )
+    def event_rows(self, after: int = 0, upto: int | None = None, votes: bool = True) -> sqlite3.Cursor:
+        """Raw event tuples after a sequence number (and up to ``upto``), in log order (Event's fields, in order).
+
+        ``votes=False`` leaves the vote events out (``Project`` reads those column-wise).
+        """
+        sql = "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq > ?"
+        params: list[object] = [after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        if not votes:  # through the kind index, on both sides of 'vote': no scan of the votes
+            sql = sql.replace("FROM events", "FROM events INDEXED BY events_by_kind")
+            sql = f"{sql} AND kind < 'vote' UNION ALL {sql} AND kind > 'vote'"
+            params += params
+        return self.conn.execute(sql + " ORDER BY seq", params)
+
+    def count_votes(self, after: int, upto: int) -> int:
+        """How many vote events have a sequence number in (after, upto]."""
+        sql = "SELECT count(*) FROM events WHERE kind = 'vote' AND seq > ? AND seq <= ?"
+        return int(self.conn.execute(sql, (after, upto)).fetchone()[0])
+
+    def vote_columns(self, upto: int, columns: Iterable[str], sep: str) -> tuple:
+        """Every vote event up to ``upto``, column-wise, in one row: the count, the sequence numbers joined
+        by commas, then per column (``item_id``, ``annotator``, ``choice`` — NULL read as "" —, ``time``,
+        ``annotator_choice`` — the two joined by U+001E) its count of non-NULL values and the values
+        joined by ``sep``, all in log order.
+
+        One aggregate instead of a Python tuple per event: a 300,000-vote log reads in a fraction of
+        the time. The scan goes by rowid (``+kind`` keeps the kind index out), which is log order;
+        the sequence numbers let the caller check that.
+        """
+        return _vote_columns(self.conn, upto, columns, sep)
 
     def events(self, kinds: Iterable[str] | None = None, after: int = 0) -> list[Event]:
         """Events in log order, optionally only some kinds and only after a sequence number."""
@@ -201,4 +228,26 @@ class Workspace:
         return [Event(*row) for row in self.conn.execute(sql + " ORDER BY seq", params)]
 
     def last_seq(self) -> int:
-        return int(self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+        return int(self.conn.execute(_LAST_SEQ).fetchone()[0])
+
+
+_LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
+
+
+def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], sep: str) -> tuple:
+    exprs = {"item_id": "item_id", "annotator": "annotator", "choice": "ifnull(new, '')", "time": "time",
+             "annotator_choice": "annotator || char(30) || ifnull(new, '')"}
+    parts = "".join(f", count({exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
+    sql = f"SELECT count(*), group_concat(seq, ','){parts} FROM events WHERE seq <= :upto AND +kind = 'vote'"
+    return tuple(conn.execute(sql, {"upto": upto, "sep": sep}).fetchone())
+
+
+def read_vote_columns(path: Path, columns: Iterable[str], sep: str) -> tuple[int, tuple]:
+    """The last sequence number and ``Workspace.vote_columns`` up to it, read on a connection of its own
+    (so another thread can read while the workspace's connection is busy; nothing is written)."""
+    conn = sqlite3.connect(path, timeout=30.0)
+    try:
+        upto = int(conn.execute(_LAST_SEQ).fetchone()[0])
+        return upto, _vote_columns(conn, upto, columns, sep)
+    finally:
+        conn.close()
