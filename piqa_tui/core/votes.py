@@ -27,7 +27,6 @@ from .dataset import atomic_write, decode
 from .decision import STATUSES, Decision, Policy, Status
 from .errors import InputError, PiqaError
 from .gcpause import gc_paused
-from .item import Item
 from .project import Project
 
 SKIP = "skip"
@@ -403,17 +402,6 @@ def _per_vote_item(per_item: np.ndarray, pos: np.ndarray, missing: int) -> np.nd
     return out
 
 
-def _group_names(items: list[Item], column: str) -> list[str]:
-    """Each item's group in a breakdown by ``column``: its value there as text ("" if it has none; None: "(none)")."""
-    try:
-        values = list(map(itemgetter(column), map(attrgetter("meta"), items)))  # every item has the column, usually
-    except KeyError:
-        values = [item.meta.get(column, "") for item in items]
-    if set(map(type, values)) <= {str}:
-        return values
-    return ["(none)" if v is None else str(v) for v in values]
-
-
 def project_agreement(project: Project, by: list[str] | None = None) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
     """The agreement report of the recorded votes, overall and broken down by categorical columns.
 
@@ -428,7 +416,7 @@ def project_agreement(project: Project, by: list[str] | None = None) -> tuple[Ag
     report = agreement_report(votes, n_categories=n_categories, gold=gold)
     breakdowns = {}
     for column in by or []:
-        values = _group_names(project.items, column)
+        values = ["(none)" if (v := item.meta.get(column, "")) is None else str(v) for item in project.items]
         code = {name: k for k, name in enumerate(dict.fromkeys(values))}
         none = code.setdefault("(none)", len(code))
         names = list(code)
