@@ -110,7 +110,7 @@ QUEUES: dict[str, Queue] = {
         ),
         Queue(
             "low-margin",
-            "the model barely prefers one (margin below the low_margin setting, 1 nat unless set), lowest first",
+            "the model barely prefers one (margin < low_margin, default 1 nat), lowest first",
             lambda p, v, pos, it: scores_for(p).low_margin(it),
             order=lambda p, it: scores_for(p).margin(it),
         ),
