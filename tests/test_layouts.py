@@ -11,7 +11,7 @@ from piqa_tui.core.dataset import load_dataset, write_dataset
 from piqa_tui.core.errors import LayoutError
 from piqa_tui.core.layout import detect_layout, parse_mapping
 
-from .conftest import PIQA_VALID, XCOPA_TA_TEST
+from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
 
 
 @pytest.mark.parametrize(
@@ -82,3 +82,27 @@ def test_unknown_columns_are_kept_in_order(tmp_path: Path) -> None:
     assert ds.meta_columns == ["zeta", "alpha"] and ds.items[0].meta == {"zeta": "z", "alpha": "q"}
     write_dataset(ds, ds.items, tmp_path / "out.tsv")
     assert (tmp_path / "out.tsv").read_text().splitlines()[0] == "zeta\tgoal\tsol1\talpha\tsol2\tlabel"
+
+
+def test_loading_pauses_the_cyclic_gc_and_gives_it_back() -> None:
+    """load_dataset/Project.open run with the cyclic GC paused (bulk building) and leave it as they found it,
+    also when loading fails."""
+    import gc
+
+    from piqa_tui.core.errors import InputError
+    from piqa_tui.core.gcpause import gc_paused
+    from piqa_tui.core.project import Project
+
+    assert gc.isenabled()
+    Project.open(SAMPLES / "tamil.tsv", create=False)
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        Project.open(SAMPLES / "no-such-file.tsv", create=False)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # nested inside a caller's pause: still paused afterwards
+    finally:
+        gc.enable()
