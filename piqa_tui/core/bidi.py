@@ -238,26 +238,7 @@ def _mirror(unit: VisualUnit) -> VisualUnit:
 # --- Arabic shaping ----------------------------------------------------------
 
 
-class _ReadOnceConfig:
-    """arabic-reshaper reads five options from a configparser section on every call (a tenth of
-    the cost of shaping a list row); the options never change here, so read each once."""
-
-    def __init__(self, section) -> None:  # noqa: ANN001 (a configparser.SectionProxy)
-        self._section = section
-        self._booleans: dict[str, bool] = {}
-
-    def getboolean(self, name: str) -> bool:
-        value = self._booleans.get(name)
-        if value is None:
-            value = self._booleans[name] = self._section.getboolean(name)
-        return value
-
-    def get(self, name: str, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
-        return self._section.get(name, *args, **kwargs)
-
-
 _reshaper = ArabicReshaper(configuration={"delete_harakat": False, "ARABIC LIGATURE ALLAH": False})
-_reshaper.configuration = _ReadOnceConfig(_reshaper.configuration)
 _LIGATURE_LETTERS = {
     glyph: pattern
     for name, (pattern, forms) in LIGATURES
