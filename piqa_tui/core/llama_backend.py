@@ -30,6 +30,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,7 @@ GGUF_MAGIC = b"GGUF"
 _RUNTIME_HEADROOM = 512 * 1024 * 1024
 _IDENTITY_SPAN = 1024 * 1024
 _MAX_SOLUTIONS = 16  # sequence ids one token may carry
+_ROWS_PER_THREAD = 4  # fewer log-softmax rows than this per thread are not worth a hand-off
 
 
 # --------------------------------------------------------------------------- file checks
@@ -165,6 +167,7 @@ class _Task:
     n_context: int  # tokens before the first scored token
     sequences: list[list[int]]  # context + continuation tokens, one per solution
     prefix: int  # leading tokens evaluated once for all sequences (see LlamaBackend._task)
+    common: int  # leading tokens all sequences share (prefix, plus what alignment copies per sequence)
 
     @property
     def n_seq(self) -> int:
@@ -173,6 +176,19 @@ class _Task:
     def unique_tokens(self, s: int) -> range:
         # A sequence's last token predicts nothing we score: never evaluate it.
         return range(self.prefix, len(self.sequences[s]) - 1)
+
+    def row_owner(self, s: int, pos: int) -> int:
+        """Which copy of the token at ``pos`` gives sequence ``s`` its logits row: -1 for the shared prefix.
+
+        Past the prefix, a token every sequence shares is evaluated once per
+        sequence (see ``LlamaBackend._task``), and each copy computes the same
+        row bit for bit; only the first sequence that evaluates it asks for logits.
+        """
+        if pos < self.prefix:
+            return -1
+        if pos < self.common:
+            return next(o for o in range(self.n_seq) if pos < len(self.sequences[o]) - 1)
+        return s
 
     def padded_tokens(self, align: int, exact: bool) -> int:
         """Tokens this task takes in a batch once aligned (see ``LlamaBackend._layout``)."""
@@ -195,16 +211,24 @@ def _common_prefix(sequences: Sequence[Sequence[int]]) -> int:
     return n
 
 
-_LSE_BLOCK = 8  # rows per numpy pass: 8 MiB of temporaries with a 262,144-token vocabulary
+def _log_probs(logits: np.ndarray, rows: Sequence[int], row_pairs: list[list[int]], targets: np.ndarray,
+               out: np.ndarray) -> None:
+    """Fill ``out[pair]`` with log p(target | row) for the pairs these rows serve.
 
-
-def _row_logsumexp(rows: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """log(sum(exp(row))) per row (at most _LSE_BLOCK rows), stable, summed in float64."""
-    peak = rows.max(axis=1)
-    shifted = scratch[: len(rows)]
-    np.subtract(rows, peak[:, None], out=shifted)
-    np.exp(shifted, out=shifted)
-    return np.log(shifted.sum(axis=1, dtype=np.float64)) + peak
+    One row at a time through a one-row scratch buffer (1 MiB with a
+    262,144-token vocabulary, so it stays in cache): the row's logsumexp, stable,
+    summed in float64, then each target's logit minus it. NumPy releases the
+    GIL in these loops, so several threads can share the rows.
+    """
+    scratch = np.empty(logits.shape[1], dtype=np.float32)
+    for r in rows:
+        row = logits[r]
+        peak = row.max()
+        np.subtract(row, peak, out=scratch)
+        np.exp(scratch, out=scratch)
+        norm = np.log(scratch.sum(dtype=np.float64)) + peak
+        pairs = row_pairs[r]
+        out[pairs] = row[targets[pairs]].astype(np.float64) - norm
 
 
 class LlamaBackend:
@@ -261,6 +285,7 @@ class LlamaBackend:
         self._identity: str | None = None
         self.tokens_evaluated = 0  # tokens decoded so far, for throughput figures
         self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None  # log-softmax helpers, started on first need
 
     # -- protocol -----------------------------------------------------------------
 
@@ -329,6 +354,9 @@ class LlamaBackend:
         self._description = buf.value.decode("utf-8", "replace")
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
         if self._ctx is None:
             return
         lc = _llama_cpp()
@@ -384,10 +412,9 @@ class LlamaBackend:
             sequences = [context_tokens + self.tokenize(c, add_bos=False) for c in continuations]
         # Share whole blocks of `align` tokens only: a block that mixes shared and
         # own tokens would be summed differently than in a lone evaluation (see _layout).
-        shared = _common_prefix(sequences)
-        if self.exact:
-            shared = shared // self.align * self.align
-        return _Task(index, len(context_tokens), sequences, shared)
+        common = _common_prefix(sequences)
+        shared = common // self.align * self.align if self.exact else common
+        return _Task(index, len(context_tokens), sequences, shared, common)
 
     # -- scoring --------------------------------------------------------------------
 
@@ -469,10 +496,10 @@ class LlamaBackend:
                 if self.exact:
                     align_to(task.prefix)
                 for pos in task.unique_tokens(s):
-                    entries.append([seq[pos], pos, (seq0 + s,), (t, s, pos)])
+                    entries.append([seq[pos], pos, (seq0 + s,), (t, s, pos) if task.row_owner(s, pos) == s else None])
             align_to(0)
             keys.append([
-                [(t, -1, pos - 1) if pos - 1 < task.prefix else (t, s, pos - 1) for pos in range(task.n_context, len(seq))]
+                [(t, task.row_owner(s, pos - 1), pos - 1) for pos in range(task.n_context, len(seq))]
                 for s, seq in enumerate(task.sequences)
             ])
             seq0 += task.n_seq
@@ -548,20 +575,24 @@ class LlamaBackend:
             ids[k] = seq_id
         batch.logits[i] = output
 
-    @staticmethod
     def _read_rows(
-        logits: np.ndarray, row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray
+        self, logits: np.ndarray, row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray
     ) -> None:
         """Fill ``out[pair]`` with log p(target | row) for every pair these rows serve.
 
-        Only rows that serve a pair are normalised; each row's logsumexp over
-        the vocabulary is computed once, a few rows at a time into one scratch buffer.
+        Only rows that serve a pair are normalised, each once, split over the
+        scoring threads: llama.cpp's threads are idle between decodes, and a
+        row's log-softmax over the vocabulary costs about a fifth of computing it.
         """
         rows = [r for r, pairs in enumerate(row_pairs) if pairs]
-        scratch = np.empty((min(_LSE_BLOCK, len(rows)), logits.shape[1]), dtype=np.float32)
-        for start in range(0, len(rows), _LSE_BLOCK):
-            block = np.asarray(rows[start : start + _LSE_BLOCK])
-            lse = _row_logsumexp(logits[block], scratch)
-            for r, norm in zip(block, lse):
-                pairs = row_pairs[r]
-                out[pairs] = logits[r, targets[pairs]].astype(np.float64) - norm
+        n_parts = min(self.n_threads, len(rows) // _ROWS_PER_THREAD)
+        if n_parts < 2:
+            _log_probs(logits, rows, row_pairs, targets, out)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.n_threads - 1, thread_name_prefix="piqa-logsoftmax")
+        parts = [rows[k::n_parts] for k in range(n_parts)]
+        pending = [self._pool.submit(_log_probs, logits, part, row_pairs, targets, out) for part in parts[1:]]
+        _log_probs(logits, parts[0], row_pairs, targets, out)
+        for future in pending:
+            future.result()
