@@ -1,4 +1,7 @@
-"""``piqa-tui score PATH --model FILE.gguf``: how hard the set is for a model, item by item.
+"""``piqa-tui score PATH [--model FILE.gguf]``: how hard the set is for a model, item by item.
+
+Without ``--model`` the model is the one the TUI would use: the config's
+``model``, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M.
 
 Scores are cached in the workspace (keyed by model, template and item
 content), so a second run, or one after a few edits, computes only what
@@ -24,16 +27,23 @@ from .dataset_args import add_dataset_arguments, open_project, print_json
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--model", required=True, metavar="FILE.gguf", help="a GGUF model file")
-    parser.add_argument("--n-gpu-layers", type=int, default=0, metavar="N",
-                        help="layers offloaded to the GPU: 0 = CPU only (default), -1 = all")
+    parser.add_argument("--model", metavar="FILE.gguf",
+                        help="a GGUF model file (default: the config's model, else $PIQA_TUI_MODEL, "
+                             "else the packaged Gemma 3 270M)")
+    parser.add_argument("--n-gpu-layers", type=int, metavar="N",
+                        help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's "
+                             "n_gpu_layers, else 0)")
     parser.add_argument("--template", default=DEFAULT_TEMPLATE, metavar="NAME",
                         help=f"prompt template: {', '.join(BUILTIN_TEMPLATES)} or one defined in config (default {DEFAULT_TEMPLATE})")
     parser.add_argument("--solution-only", action="store_true",
                         help="score the solutions without the prompt (a shortcut baseline)")
     parser.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
     parser.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: all cores)")
-    parser.add_argument("--n-ctx", type=int, default=2048, metavar="N", help="tokens per batch of items (default 2048)")
+    parser.add_argument("--n-ctx", type=int, default=4096, metavar="N",
+                        help="context size: the most tokens one item may take, all solutions together (default 4096)")
+    parser.add_argument("--n-batch", type=int, default=256, metavar="N",
+                        help="tokens per llama.cpp decode, several items each (default 256: on a CPU bigger "
+                             "batches are slower, attention runs over the whole batch)")
     parser.add_argument("--by", action="append", metavar="COLUMN",
                         help="accuracy per value of COLUMN (repeatable; default: every categorical column)")
     parser.add_argument("--output", metavar="results.jsonl", help="write one JSON line of scores per item")
@@ -44,14 +54,29 @@ def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..core.llama_backend import LlamaBackend
     from ..core.score_cache import score_items
+    from ..model_source import choose_model
 
-    template = get_template(args.template, load_config().templates)
-    if args.limit is not None and args.limit < 1:
-        raise PiqaError(f"--limit must be at least 1, not {args.limit}; give a positive number of items")
+    config = load_config()
+    template = get_template(args.template, config.templates)
+    for option in ("limit", "n_ctx", "n_batch", "threads"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            flag = "--" + option.replace("_", "-")
+            raise PiqaError(f"{flag} must be at least 1, not {value}; give a positive number")
+    if args.model is not None:
+        model_path = Path(args.model)
+    else:
+        choice = choose_model(config)
+        if choice.path is None:
+            raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
+        model_path = choice.path
+    n_gpu_layers = args.n_gpu_layers
+    if n_gpu_layers is None:
+        n_gpu_layers = config.n_gpu_layers if isinstance(config.n_gpu_layers, int) else 0
     project = open_project(args, create=not args.no_cache)
     items = project.items[: args.limit] if args.limit else project.items
-    backend = LlamaBackend(Path(args.model), n_gpu_layers=args.n_gpu_layers, n_threads=args.threads,
-                           n_ctx=args.n_ctx, n_batch=args.n_ctx)
+    backend = LlamaBackend(model_path, n_gpu_layers=n_gpu_layers, n_threads=args.threads,
+                           n_ctx=args.n_ctx, n_batch=args.n_batch)
     cache = None if args.no_cache or project.workspace is None else project.workspace.conn
 
     show_progress = not args.json and sys.stderr.isatty()

