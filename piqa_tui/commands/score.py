@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..core.llama_backend import LlamaBackend
     from ..core.score_cache import score_items
-    from ..model_source import choose_model
+    from ..model_source import choose_model, configured_gpu_layers
 
     config = load_config()
     template = get_template(args.template, config.templates)
@@ -70,9 +70,7 @@ def run(args: argparse.Namespace) -> int:
         if choice.path is None:
             raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
         model_path = choice.path
-    n_gpu_layers = args.n_gpu_layers
-    if n_gpu_layers is None:
-        n_gpu_layers = config.n_gpu_layers if isinstance(config.n_gpu_layers, int) else 0
+    n_gpu_layers = configured_gpu_layers(config) if args.n_gpu_layers is None else args.n_gpu_layers
     project = open_project(args, create=not args.no_cache)
     items = project.items[: args.limit] if args.limit else project.items
     backend = LlamaBackend(model_path, n_gpu_layers=n_gpu_layers, n_threads=args.threads,

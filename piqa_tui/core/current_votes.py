@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .gcpause import gc_paused
-from .workspace import Workspace, read_vote_columns
+from .workspace import PAIR_SEP, Workspace, read_vote_columns
 
 SEP = "\x1f"  # joins the values of one column in the query's answer; a value holding it takes the slow path
 
@@ -48,7 +48,6 @@ def _codes(values: list[str]) -> tuple[list[str], np.ndarray]:
 
 
 LOADED = ("item_id", "annotator_choice")  # the columns ``CurrentVotes.load`` reads (times only when needed)
-PAIR_SEP = "\x1e"  # between annotator and choice in "annotator_choice"
 
 
 class Prefetch:

@@ -25,7 +25,6 @@ from piqa_tui.core.item import Item
 from piqa_tui.core.project import Project
 from piqa_tui.core.score_cache import ScoreCache, score_items
 from piqa_tui.core.scoring import LETTERS, ItemScore, Template, item_content_hash
-
 from piqa_tui.model_source import ModelChoice, choose_model
 
 # A whole-set run holds the model one chunk of items at a time: about CHUNK_SECONDS of work, so `m`
