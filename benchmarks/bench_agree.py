@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from piqa_tui.core.agreement import VoteTable, agreement_report
+from piqa_tui.core.votes.agreement import VoteTable, agreement_report
 
 
 def make_votes(n_items: int, n_annotators: int, seed: int = 0) -> tuple[list[tuple[str, str, int]], dict[str, int]]:

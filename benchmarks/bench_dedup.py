@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-DATA = ROOT.parent / "shared" / "data"
+DATA = ROOT / "tests" / "data"
 PIQA = DATA / "piqa-en" / "valid.jsonl"
 XCOPA_TA = [DATA / "xcopa-ta" / "val.ta.jsonl", DATA / "xcopa-ta" / "test.ta.jsonl"]
 SAMPLES = ROOT / "samples"
@@ -87,7 +87,7 @@ def _walk(nxt: dict[str, list[str]], rng: random.Random, limit: int = 60) -> str
 
 def synthetic_items(n: int, seed: int = 0):
     """``n`` PIQA-like items: a prompt and a minimal pair of solutions."""
-    from piqa_tui.core.item import Item
+    from piqa_tui.core.dataset.item import Item
 
     rng = random.Random(seed)
     en, ta = piqa_rows(), tamil_rows()
@@ -134,7 +134,7 @@ def table(header: list[str], rows: list[list[object]]) -> str:
 
 
 def job_lexical(n: int) -> dict:
-    from piqa_tui.core.dedup import find_duplicates
+    from piqa_tui.core.dedup.duplicates import find_duplicates
 
     items = synthetic_items(n)
     before = current_rss_mb()
@@ -148,7 +148,7 @@ def job_cdist(n: int) -> dict:
     import numpy as np
     from rapidfuzz import fuzz, process
 
-    from piqa_tui.core.dedup import fold
+    from piqa_tui.core.dedup.duplicates import fold
 
     items = synthetic_items(n)
     texts = [" ".join(fold(f) for f in (it.prompt, *sorted(it.solutions))) for it in items]
@@ -163,7 +163,7 @@ def job_cdist(n: int) -> dict:
 def job_datasketch(n: int) -> dict:
     from datasketch import MinHash, MinHashLSH
 
-    from piqa_tui.core.dedup import NGRAM, fold
+    from piqa_tui.core.dedup.duplicates import NGRAM, fold
 
     items = synthetic_items(n)
     t = time.perf_counter()
@@ -188,7 +188,7 @@ def job_datasketch(n: int) -> dict:
 def job_search(n: int, dim: int = 384) -> dict:
     import numpy as np
 
-    from piqa_tui.core.embeddings import similar_pairs
+    from piqa_tui.core.dedup.semantic import similar_pairs
 
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(n, dim)).astype(np.float32)
@@ -201,7 +201,7 @@ def job_search(n: int, dim: int = 384) -> dict:
 
 
 def job_embed(n: int) -> dict:
-    from piqa_tui.core.embeddings import SentenceTransformerEmbedder
+    from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
 
     texts = ["\n".join(r) for r in piqa_rows()[:n]]
     embedder = SentenceTransformerEmbedder.packaged()  # no cache: every text is embedded
@@ -392,8 +392,8 @@ def paraphrase_like(fields: tuple[str, ...], rng: random.Random) -> tuple[str, .
 
 def labelled_set(seed: int = 11):
     """Base items plus planted copies; returns (items, language per item, planted pairs by kind)."""
-    from piqa_tui.core.dataset import load_dataset
-    from piqa_tui.core.item import Item
+    from piqa_tui.core.dataset.files import load_dataset
+    from piqa_tui.core.dataset.item import Item
 
     rng = random.Random(seed)
     base: list[tuple[str, tuple[str, ...]]] = [("en", r) for r in piqa_rows()] + [("ta", r) for r in tamil_rows()]
@@ -466,7 +466,11 @@ def evaluate(clusters, planted: dict[str, list[tuple[str, str]]]) -> tuple[dict[
 def section_quality(semantic: bool, cache_path: Path) -> str:
     import sqlite3
 
-    from piqa_tui.core.dedup import DEFAULT_SEMANTIC_THRESHOLD, DEFAULT_THRESHOLD, find_duplicates
+    from piqa_tui.core.dedup.duplicates import (
+        DEFAULT_SEMANTIC_THRESHOLD,
+        DEFAULT_THRESHOLD,
+        find_duplicates,
+    )
 
     items, langs, planted = labelled_set()
     out = [f"### Quality on {len(items):,} items ({sum(len(p) for p in planted.values())} planted copies)\n"]
@@ -482,7 +486,10 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
         f"`prompt` clusters (same goal, other solutions; not scored): {sum(c.signal == 'prompt' for c in lexical)}\n"
     )
     if semantic:
-        from piqa_tui.core.embeddings import EmbeddingCache, SentenceTransformerEmbedder
+        from piqa_tui.core.dedup.semantic import (
+            EmbeddingCache,
+            SentenceTransformerEmbedder,
+        )
 
         # The packaged model is English: the semantic signal is scored on the English items only.
         english = [it for it, lang in zip(items, langs) if lang == "en"]

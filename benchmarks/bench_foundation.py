@@ -20,9 +20,9 @@ HERE = Path(__file__).resolve().parent
 ONE_RUN = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-from piqa_tui.core.project import Project
-from piqa_tui.core.checks import check_items
-from piqa_tui.core.stats import compute_stats
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.dataset.checks import check_items
+from piqa_tui.core.report.stats import compute_stats
 project = Project.open(sys.argv[1], create=False)
 t1 = time.perf_counter()
 problems = check_items(project.items, project.dataset.raw_ids)

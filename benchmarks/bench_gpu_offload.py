@@ -29,9 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scoring import DEFAULT_DATA, load_piqa  # noqa: E402
 
-from piqa_tui.core.llama_backend import LlamaBackend  # noqa: E402
-from piqa_tui.core.score_cache import score_items  # noqa: E402
-from piqa_tui.core.scoring import get_template, summarise  # noqa: E402
+from piqa_tui.core.scoring.cache import score_items  # noqa: E402
+from piqa_tui.core.scoring.llama import LlamaBackend  # noqa: E402
+from piqa_tui.core.scoring.results import summarise  # noqa: E402
+from piqa_tui.core.scoring.templates import get_template
 
 
 def timed_scores(model: Path, items, template, **options):

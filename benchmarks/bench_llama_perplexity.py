@@ -97,8 +97,8 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "piqa-en"
-CONTEXT = "Question: {goal}\nAnswer:"  # piqa_tui.core.scoring BUILTIN_TEMPLATES["piqa"].context
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "piqa-en"
+CONTEXT = "Question: {goal}\nAnswer:"  # piqa_tui.core.scoring.results BUILTIN_TEMPLATES["piqa"].context
 
 
 # --------------------------------------------------------------------------- data

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-PIQA = ROOT.parent / "shared" / "data" / "piqa-en"
+PIQA = ROOT / "tests" / "data" / "piqa-en"
 
 
 def piqa_slice(folder: Path, n: int) -> Path:
@@ -40,9 +40,9 @@ def piqa_slice(folder: Path, n: int) -> Path:
 
 async def measure(path: Path, presses: int) -> tuple[float, list[float]]:
     from piqa_tui.tui.app import AppSettings, PiqaApp
-    from piqa_tui.tui.session import OpenRequest
     from piqa_tui.tui.model_scores import scores_for
     from piqa_tui.tui.screens.main import MainScreen
+    from piqa_tui.tui.session import OpenRequest
 
     app = PiqaApp(AppSettings(OpenRequest(path, annotator="bench")))
     times: list[float] = []

@@ -1,6 +1,6 @@
 """Benchmark: scoring PIQA validation with the fast path vs the plain approach.
 
-Fast path: ``piqa_tui.core.score_cache.score_items`` on ``LlamaBackend``
+Fast path: ``piqa_tui.core.scoring.cache.score_items`` on ``LlamaBackend``
 (shared prefixes evaluated once, several items per decode, logits only for
 scored positions). Plain: one full evaluation per solution with logits for every
 position (llama-cpp-python's ``Llama(logits_all=True)``) and log-softmax over
@@ -30,12 +30,14 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from piqa_tui.core.item import Item  # noqa: E402
-from piqa_tui.core.llama_backend import LlamaBackend  # noqa: E402
-from piqa_tui.core.score_cache import score_items  # noqa: E402
-from piqa_tui.core.scoring import ContinuationScore, ItemScore, get_template, summarise  # noqa: E402
+from piqa_tui.core.dataset.item import Item  # noqa: E402
+from piqa_tui.core.scoring.backend import ContinuationScore
+from piqa_tui.core.scoring.cache import score_items  # noqa: E402
+from piqa_tui.core.scoring.llama import LlamaBackend  # noqa: E402
+from piqa_tui.core.scoring.results import ItemScore, summarise  # noqa: E402
+from piqa_tui.core.scoring.templates import get_template
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "piqa-en"
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "piqa-en"
 
 
 def load_piqa(folder: Path, limit: int | None) -> list[Item]:

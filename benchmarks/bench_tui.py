@@ -88,8 +88,8 @@ def _quantiles(values: list[float]) -> str:
 async def _pilot_run(path: Path, moves: int, size: tuple[int, int], think: float = 0.0) -> dict[str, object]:
     from textual import events
 
-    from piqa_tui.core.bidi import BidiMode
-    from piqa_tui.core.graphemes import WidthPolicy
+    from piqa_tui.core.text.bidi import BidiMode
+    from piqa_tui.core.text.graphemes import WidthPolicy
     from piqa_tui.tui import cell_widths
     from piqa_tui.tui.app import AppSettings, PiqaApp
     from piqa_tui.tui.screens.main import MainScreen
@@ -193,7 +193,7 @@ def main() -> None:
     for stale in path.parent.glob(path.name + ".piqa.sqlite*"):
         stale.unlink()
 
-    from piqa_tui.core.project import Project
+    from piqa_tui.core.workspace.project import Project
 
     opened = time.perf_counter()
     Project.open(path, annotator="bench", create=False)

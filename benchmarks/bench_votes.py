@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 def timed(args: list[str]) -> float:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "piqa_tui.cli", *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", *args], capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{args}: exit {proc.returncode}: {proc.stderr}")

@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the real data in ../shared/data and to the bundled samples."""
+"""Shared fixtures: paths to the real data in tests/data (licences in its README) and to the bundled samples."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = ROOT.parent / "shared" / "data"
+TEST_DATA = ROOT / "tests" / "data"
 SAMPLES = ROOT / "samples"
-PIQA_VALID = SHARED_DATA / "piqa-en" / "valid.jsonl"
-XCOPA_TA_TEST = SHARED_DATA / "xcopa-ta" / "test.ta.jsonl"
+PIQA_VALID = TEST_DATA / "piqa-en" / "valid.jsonl"
+XCOPA_TA_TEST = TEST_DATA / "xcopa-ta" / "test.ta.jsonl"
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from piqa_tui.core.agreement import (
+from piqa_tui.core.votes.agreement import (
     AgreementReport,
     VoteTable,
     agreement_by,
@@ -26,8 +26,7 @@ from piqa_tui.core.agreement import (
     percent_unanimous,
 )
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "kappa-reference"
-needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"{REFERENCE} not present")
+REFERENCE = Path(__file__).resolve().parent / "data" / "kappa-reference"
 
 
 def rater_table_votes(name: str, offset: int = 1) -> list[tuple[str, str, int]]:
@@ -57,21 +56,18 @@ def count_table_votes(name: str) -> list[tuple[str, str, int]]:
 # --------------------------------------------------------------------------- published values
 
 
-@needs_reference
 def test_fleiss_1971_diagnoses() -> None:
     result = fleiss_kappa(rater_table_votes("fleiss1971_diagnoses.csv"), 5)
     assert result.value == pytest.approx(0.4302445, abs=1e-7)
     assert (result.raters_per_item, result.items_used, result.items_left_out) == (6, 30, 0)
 
 
-@needs_reference
 def test_fleiss_wikipedia_example_from_counts() -> None:
     votes = count_table_votes("wikipedia_fleiss_example_counts.csv")
     assert len(votes) == 10 * 14
     assert fleiss_kappa(votes, 5).value == pytest.approx(0.210, abs=5e-4)
 
 
-@needs_reference
 @pytest.mark.parametrize(
     ("weights", "expected"),
     [(None, -0.006289308), ("linear", 0.1459075), ("quadratic", 0.2520325)],

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
-from piqa_tui.core.dataset import load_dataset
+from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.files import load_dataset
 
 HEADER = "id\tprompt\tsolution0\tsolution1\tlabel\n"
 
@@ -108,7 +108,7 @@ def test_bad_json_line_and_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_the_installed_command_prints_no_traceback(tmp_path: Path) -> None:
     """The real console entry point, as a user runs it."""
     proc = subprocess.run(
-        [sys.executable, "-m", "piqa_tui.cli", "export", str(tmp_path / "missing.csv"), "--to", str(tmp_path / "o.csv")],
+        [sys.executable, "-m", "piqa_tui.cli.main", "export", str(tmp_path / "missing.csv"), "--to", str(tmp_path / "o.csv")],
         capture_output=True,
         text=True,
     )

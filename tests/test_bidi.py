@@ -9,9 +9,22 @@ from bidi import get_display
 from rich.console import Console
 from rich.style import Style
 
-from piqa_tui.core.bidi import BidiMode, BidiText, DisplayLine, detect_mode, is_rtl, layout, resolve_mode, rich_text
-from piqa_tui.core.graphemes import WidthPolicy, cell_width
-from piqa_tui.core.reference_strings import REFERENCE_STRINGS, calibration_lines, check_terminal_lines
+from piqa_tui.core.text.bidi import (
+    BidiMode,
+    BidiText,
+    DisplayLine,
+    detect_mode,
+    is_rtl,
+    layout,
+    resolve_mode,
+    rich_text,
+)
+from piqa_tui.core.text.graphemes import WidthPolicy, cell_width
+from piqa_tui.core.text.reference_strings import (
+    REFERENCE_STRINGS,
+    calibration_lines,
+    check_terminal_lines,
+)
 
 DARIJA = "حط 2 ملاعق سكر في l'eau"
 PARAGRAPH = (

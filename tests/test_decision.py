@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from piqa_tui.core.decision import Decision, Policy, Status
+from piqa_tui.core.votes.policy import Decision, Policy, Status
 
 MAJORITY = Policy.majority(k=2, n=3)
 UNANIMITY = Policy.unanimity(4)

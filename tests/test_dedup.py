@@ -16,12 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
-from piqa_tui.core import embeddings
-from piqa_tui.core.dataset import load_dataset
-from piqa_tui.core.dedup import Cluster, find_duplicates, fold, item_key, lsh_bands
+from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dedup import semantic as embeddings
+from piqa_tui.core.dedup.duplicates import (
+    Cluster,
+    find_duplicates,
+    fold,
+    item_key,
+    lsh_bands,
+)
 from piqa_tui.core.errors import ModelError
-from piqa_tui.core.item import Item
 
 from .conftest import PIQA_VALID, SAMPLES, copy_sample
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset import load_dataset
-from piqa_tui.core.project import Project
+from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.workspace.project import Project
 from tests.conftest import copy_sample
 
 TMUX = shutil.which("tmux")
@@ -74,7 +74,7 @@ class Terminal:
 
 def test_curate_the_darija_sample_in_tmux(tmp_path: Path) -> None:
     data = copy_sample("darija-algerian.tsv", tmp_path)
-    exe = shutil.which("piqa-tui") or f"{sys.executable} -m piqa_tui.cli"
+    exe = shutil.which("piqa-tui") or f"{sys.executable} -m piqa_tui.cli.main"
     env = {**os.environ, "PIQA_TUI_CONFIG": str(tmp_path / "none.toml"), "TERM": "xterm-256color"}
     status = tmp_path / "status"
     term = Terminal(f"{exe} {data} --annotator t; echo $? > {status}", 100, 30, env)

@@ -7,8 +7,8 @@ import unicodedata
 import pytest
 import wcwidth
 
-from piqa_tui.core import graphemes as g
-from piqa_tui.core.graphemes import (
+from piqa_tui.core.text import graphemes as g
+from piqa_tui.core.text.graphemes import (
     WidthPolicy,
     cell_width,
     delete_grapheme_after,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset import load_dataset, write_dataset
+from piqa_tui.core.dataset.files import load_dataset, write_dataset
+from piqa_tui.core.dataset.layout import detect_layout, parse_mapping
 from piqa_tui.core.errors import LayoutError
-from piqa_tui.core.layout import detect_layout, parse_mapping
 
 from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
 
@@ -91,7 +91,7 @@ def test_loading_pauses_the_cyclic_gc_and_gives_it_back() -> None:
 
     from piqa_tui.core.errors import InputError
     from piqa_tui.core.gcpause import gc_paused
-    from piqa_tui.core.project import Project
+    from piqa_tui.core.workspace.project import Project
 
     assert gc.isenabled()
     Project.open(SAMPLES / "tamil.tsv", create=False)

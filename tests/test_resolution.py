@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from piqa_tui.cli import main
-from piqa_tui.core.dedup import find_duplicates
-from piqa_tui.core.project import Project
-from piqa_tui.core.resolution import keep_one, mark_distinct, merge_notes, open_clusters
-from piqa_tui.core.votes import import_votes
+from piqa_tui.cli.main import main
+from piqa_tui.core.dedup.duplicates import find_duplicates
+from piqa_tui.core.dedup.resolution import (
+    keep_one,
+    mark_distinct,
+    merge_notes,
+    open_clusters,
+)
+from piqa_tui.core.votes.files import import_votes
+from piqa_tui.core.workspace.project import Project
 
 from .conftest import SAMPLES, copy_sample
 

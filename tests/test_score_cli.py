@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
-from piqa_tui.core.dataset import load_dataset
-from piqa_tui.core.scoring import summarise
+from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.scoring.results import summarise
 from tests.conftest import copy_sample
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
@@ -39,8 +39,8 @@ def score_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
 def test_score_without_model_uses_the_packaged_one_and_matches_score_items(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from piqa_tui.core.llama_backend import LlamaBackend
-    from piqa_tui.core.score_cache import score_items
+    from piqa_tui.core.scoring.cache import score_items
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     data = copy_sample("darija-algerian.tsv", tmp_path)
     results = tmp_path / "results.jsonl"

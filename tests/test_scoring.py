@@ -20,21 +20,14 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import ModelError
-from piqa_tui.core.item import Item
-from piqa_tui.core.score_cache import ScoreCache, score_items
-from piqa_tui.core.scoring import (
-    BUILTIN_TEMPLATES,
-    ContinuationScore,
-    ItemScore,
-    ScoreRequest,
-    Template,
-    get_template,
-    groups_by_column,
-    summarise,
-)
+from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
+from piqa_tui.core.scoring.cache import ScoreCache, score_items
+from piqa_tui.core.scoring.results import ItemScore, groups_by_column, summarise
+from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, Template, get_template
 
-PIQA_DIR = Path(os.environ.get("PIQA_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "piqa-en"))
+PIQA_DIR = Path(__file__).resolve().parent / "data" / "piqa-en"
 N_REAL_ITEMS = 60
 THREADS = 2
 
@@ -318,14 +311,14 @@ def test_an_item_with_one_solution_is_refused_before_any_model_work():
 
 
 def test_missing_model_file(tmp_path):
-    from piqa_tui.core.llama_backend import LlamaBackend
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     with pytest.raises(ModelError, match="model file not found: .*nothing.gguf"):
         LlamaBackend(tmp_path / "nothing.gguf").load()
 
 
 def test_a_text_file_renamed_gguf(tmp_path):
-    from piqa_tui.core.llama_backend import LlamaBackend
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     fake = tmp_path / "notes.gguf"
     fake.write_text("these are my notes, not a model\n")
@@ -334,7 +327,7 @@ def test_a_text_file_renamed_gguf(tmp_path):
 
 
 def test_a_model_larger_than_memory(tmp_path, monkeypatch):
-    from piqa_tui.core import llama_backend
+    from piqa_tui.core.scoring import llama as llama_backend
 
     model = tmp_path / "big.gguf"
     model.write_bytes(b"GGUF" + b"\0" * 1024)
@@ -354,7 +347,7 @@ def model_path() -> Path:
 
 @pytest.fixture(scope="module")
 def backend(model_path):
-    from piqa_tui.core.llama_backend import LlamaBackend
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     with LlamaBackend(model_path, n_threads=THREADS) as b:
         yield b
@@ -371,7 +364,7 @@ def reference_llm(model_path):
 
 
 def test_a_truncated_gguf(model_path, tmp_path):
-    from piqa_tui.core.llama_backend import LlamaBackend
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     cut = tmp_path / "cut.gguf"
     with model_path.open("rb") as f:
@@ -380,10 +373,8 @@ def test_a_truncated_gguf(model_path, tmp_path):
         LlamaBackend(cut).load()
 
 
-needs_piqa = pytest.mark.skipif(not (PIQA_DIR / "valid.jsonl").exists(), reason="PIQA validation data not found")
 
 
-@needs_piqa
 def test_fast_path_agrees_with_the_plain_reference_on_real_piqa(backend, reference_llm):
     items = piqa_items(N_REAL_ITEMS)
     template = get_template("piqa")
@@ -408,7 +399,6 @@ def test_fast_path_agrees_with_the_plain_reference_on_real_piqa(backend, referen
     assert all(s.cached for s in again) and [s.logliks for s in again] == [s.logliks for s in fast]
 
 
-@needs_piqa
 def test_fast_path_is_exact_against_a_whole_tile_reference(backend, reference_llm):
     items = piqa_items(12)
     template = get_template("piqa")
@@ -440,11 +430,10 @@ ODD_CASES = [
 ]
 
 
-@needs_piqa
 def test_an_item_scores_the_same_alone_or_in_any_batch(backend, model_path):
     """Scores do not depend on the neighbours an item was batched with, or on the batch size:
     re-scoring one edited item gives the numbers a whole-set run would have given."""
-    from piqa_tui.core.llama_backend import LlamaBackend
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     items = piqa_items(16)
     together = score_items(backend, items, "piqa")
@@ -468,7 +457,7 @@ def test_scoring_one_item_alone_is_repeatable(backend):
 
 
 def test_describe_gives_a_stable_identity(backend, model_path):
-    from piqa_tui.core.llama_backend import LlamaBackend
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     info = backend.describe()
     assert info["identity"] == LlamaBackend(model_path).describe()["identity"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
+from piqa_tui.cli.main import main
 
 from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST, copy_sample
 
@@ -49,8 +49,8 @@ def test_script_prescan_never_misses_a_script() -> None:
     import random
     import re
 
-    from piqa_tui.core.frames import scripts_maybe_present
-    from piqa_tui.core.text import SCRIPTS
+    from piqa_tui.core.dataset.frames import scripts_maybe_present
+    from piqa_tui.core.text.characters import SCRIPTS
 
     rng = random.Random(0)
     planes = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)]

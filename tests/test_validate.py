@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
-from piqa_tui.core.checks import CheckConfig, check_item, check_items, suspects
-from piqa_tui.core.item import Item
-from piqa_tui.core.project import Project
+from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.checks import CheckConfig, check_item, check_items, suspects
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.workspace.project import Project
 
 from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
 

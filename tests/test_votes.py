@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
-from piqa_tui.core.agreement import fleiss_kappa
-from piqa_tui.core.decision import Status
-from piqa_tui.core.project import Project
-from piqa_tui.core.votes import decisions, export_votes, import_votes, parse_policy, set_project_policy
+from piqa_tui.cli.main import main
+from piqa_tui.core.votes.agreement import fleiss_kappa
+from piqa_tui.core.votes.decisions import decisions, parse_policy, set_project_policy
+from piqa_tui.core.votes.files import export_votes, import_votes
+from piqa_tui.core.votes.policy import Status
+from piqa_tui.core.workspace.project import Project
 
 from .conftest import SAMPLES, copy_sample
 

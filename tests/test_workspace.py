@@ -9,15 +9,15 @@ import sys
 import textwrap
 from pathlib import Path
 
-from piqa_tui.core.project import Project
-from piqa_tui.core.workspace import Workspace
+from piqa_tui.core.workspace.log import Workspace
+from piqa_tui.core.workspace.project import Project
 
 from .conftest import copy_sample
 
 EDIT_BURST = textwrap.dedent(
     """
     import sys
-    from piqa_tui.core.project import Project
+    from piqa_tui.core.workspace.project import Project
     path, who, start, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     project = Project.open(path, annotator=who)
     ids = [item.id for item in project.items]

@@ -21,22 +21,21 @@ from textual import events, work
 from textual.app import App
 from textual.worker import get_current_worker
 
-from piqa_tui.core.bidi import BidiMode
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.item import Item
-
-from .commands import ActionCommands
-from .keymap import APP_ACTIONS, Action, bindings
-from .screens.check_terminal import CheckTerminalScreen
-from .screens.dialogs import ChoiceDialog, TextPrompt
-from .screens.help import HelpScreen
-from .screens.loading import LoadingScreen
-from .screens.main import MainScreen
-from .session import OpenRequest, Session
-from .themes import THEMES
-from .voting import ballots_for
-from .widgets.field_editor import FieldEditor
-from .widgets.label_line import LabelChooser
+from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.tui.commands import ActionCommands
+from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
+from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
+from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.tui.screens.help import HelpScreen
+from piqa_tui.tui.screens.loading import LoadingScreen
+from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.session import OpenRequest, Session
+from piqa_tui.tui.themes import THEMES
+from piqa_tui.tui.voting import ballots_for
+from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.label_line import LabelChooser
 
 POLL_SECONDS = 2.0
 CHECK_DELAY = 0.5

@@ -22,7 +22,13 @@ import rich.cells
 import rich.segment
 from rich.segment import Segment
 
-from piqa_tui.core.graphemes import WidthPolicy, cell_width, get_width_policy, grapheme_spans, set_width_policy
+from piqa_tui.core.text.graphemes import (
+    WidthPolicy,
+    cell_width,
+    get_width_policy,
+    grapheme_spans,
+    set_width_policy,
+)
 
 _installed = False
 _originals: dict[tuple[object, str], object] = {}

@@ -6,7 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .keymap import (
+from piqa_tui.tui.keymap import (
     APP_ACTIONS,
     DUPLICATE_ACTIONS,
     MAIN_ACTIONS,
@@ -21,11 +21,11 @@ class ActionCommands(Provider):
     """Every browse, edit and app action, runnable by name."""
 
     def _actions(self) -> list[tuple[Action, str]]:
-        from .screens.main import MainScreen
+        from piqa_tui.tui.screens.main import MainScreen
 
         found: list[tuple[Action, str]] = []
-        from .screens.duplicates import DuplicatesScreen
-        from .screens.model_results import ModelResultsScreen
+        from piqa_tui.tui.screens.duplicates import DuplicatesScreen
+        from piqa_tui.tui.screens.model_results import ModelResultsScreen
 
         if isinstance(self.screen, MainScreen):
             found += [(a, "screen") for a in MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS if a.palette]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from piqa_tui.core.dataset import Dataset
-from piqa_tui.core.item import Item
-from piqa_tui.core.pairs import word_diff, word_spans
+from piqa_tui.core.dataset.files import Dataset
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.word_diff import word_diff, word_spans
 
 # Words in a column name that mark it as another rendering of some text.
 _TRANSLATION_WORDS = re.compile(

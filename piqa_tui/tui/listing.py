@@ -12,13 +12,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from piqa_tui.core.checks import CheckConfig, Problem, check_item, suspects
-from piqa_tui.core.item import Item
-from piqa_tui.core.decision import Status
-from piqa_tui.core.project import Project
-
-from .model_scores import scores_for
-from .voting import STATUS_MARKS, ballots_for
+from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.votes.policy import Status
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.model_scores import scores_for
+from piqa_tui.tui.voting import STATUS_MARKS, ballots_for
 
 
 class Validation:

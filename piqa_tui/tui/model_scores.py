@@ -10,12 +10,16 @@ without a screen.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from weakref import WeakKeyDictionary
 
-from piqa_tui.core.item import Item
-from piqa_tui.core.project import Project
-from piqa_tui.core.scoring import DEFAULT_TEMPLATE, ItemScore, Template, get_template, summarise, with_label
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.scoring.engine import ScoringEngine
+from piqa_tui.core.scoring.results import ItemScore, summarise, with_label
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.settings.model_choice import choose_model
 
 # Below this margin (nats between the best and second-best solution) the model barely prefers one:
 # by default, the best is less than e ≈ 2.7 times as likely as the runner-up. ``low_margin`` in
@@ -160,3 +164,24 @@ def refresh_marks(project: Project, marks: set[str], item_ids: Iterable[str] | N
             marks.add(item_id)
         else:
             marks.discard(item_id)
+
+
+_engines_lock = threading.Lock()
+_ENGINES: "WeakKeyDictionary[Project, ScoringEngine]" = WeakKeyDictionary()
+
+
+def engine_for(project: Project) -> ScoringEngine:
+    """The project's engine, made on first use with the model ``choose_model`` finds; ModelError when none."""
+    with _engines_lock:
+        engine = _ENGINES.get(project)
+        if engine is None:
+            engine = _ENGINES[project] = ScoringEngine(project, choose_model())
+        return engine
+
+
+def close_engine(project: Project) -> None:
+    """Free the project's model (waits for the chunk in flight)."""
+    with _engines_lock:
+        engine = _ENGINES.pop(project, None)
+    if engine is not None:
+        engine.close()

@@ -15,7 +15,7 @@ from typing import Callable
 
 from rapidfuzz import fuzz, process
 
-from piqa_tui.core.item import Item
+from piqa_tui.core.dataset.item import Item
 
 # Arabic harakat (fathatan..sukun, superscript alef, Quranic marks), tatweel,
 # bidi controls and zero-width characters: invisible or optional when typing.

@@ -12,17 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from piqa_tui.core.checks import CheckConfig
+from piqa_tui.core.dataset.checks import CheckConfig
+from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.gcpause import settle
-from piqa_tui.core.layout import parse_mapping
-from piqa_tui.core.project import Project
-
-from .listing import Marks, Validation
-from .model_scores import refresh_marks
-from .search import SearchIndex
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.listing import Marks, Validation
+from piqa_tui.tui.model_scores import refresh_marks
+from piqa_tui.tui.search import SearchIndex
 
 if TYPE_CHECKING:
-    from .duplicate_scan import DuplicateScan
+    from piqa_tui.core.dedup.scan import DuplicateScan
 
 
 @dataclass
@@ -69,9 +68,8 @@ class Session:
     def categorical_columns(self) -> dict[str, list[tuple[str, int]]]:
         """Metadata columns that behave like categories, with their values (cached)."""
         if self.categories is None:
-            from piqa_tui.core.stats import categorical_columns
-
-            from .listing import categorical_values
+            from piqa_tui.core.report.stats import categorical_columns
+            from piqa_tui.tui.listing import categorical_values
 
             items = self.project.items
             columns = categorical_columns(items, self.project.dataset.meta_columns)

@@ -17,7 +17,7 @@ import re
 import select
 import time
 
-from piqa_tui.core.graphemes import WIDTH_MODES, WidthMode, WidthPolicy, cell_width
+from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthMode, WidthPolicy, cell_width
 
 # Strings whose width differs between the modes (see core.reference_strings).
 PROBES = ("கொ", "தமிழ்", "ক্ষি", "বাংলা", "क्षि", "हिन्दी", "कि")

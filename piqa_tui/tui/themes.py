@@ -1,4 +1,4 @@
-"""The themes piqa-tui ships, as data files in ``themes/``: dark, light and high contrast.
+"""The themes piqa-tui ships, as data files in ``themes/`` (inside the wheel): dark, light and high contrast.
 
 Widgets style themselves only with the standard theme colours ($primary,
 $accent, $warning, $error, $success, $foreground, ...), so any Textual theme
@@ -8,26 +8,19 @@ works too (``--theme textual-dark``, or the palette's "Theme" command).
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
+from importlib.abc import Traversable
 
 from textual.theme import BUILTIN_THEMES, Theme
 
 from piqa_tui.core.errors import PiqaError
-
-THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
-
-
-def _user_themes_dir() -> Path:
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("piqa-tui")) / "themes"
+from piqa_tui.settings.locations import bundled_themes, user_themes_dir
 
 
-def load_theme_file(path: Path) -> Theme:
+def load_theme_file(path: Traversable) -> Theme:
     """A Textual theme from a TOML file of theme variables (see themes/*.toml)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        return Theme(**{"name": path.stem, **data})
+        return Theme(**{"name": path.name.removesuffix(".toml"), **data})
     except (tomllib.TOMLDecodeError, TypeError, ValueError) as exc:
         raise PiqaError(f"{path}: not a valid theme file ({exc}); compare it with themes/piqa-dark.toml") from None
 
@@ -35,10 +28,11 @@ def load_theme_file(path: Path) -> Theme:
 def _load_themes() -> dict[str, Theme]:
     """The bundled themes (themes/), then the user's own (config folder/themes/*.toml), which may override them."""
     found: dict[str, Theme] = {}
-    for folder in (THEMES_DIR, _user_themes_dir()):
-        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
-            theme = load_theme_file(path)
-            found[theme.name] = theme
+    user = user_themes_dir()
+    user_files = sorted(user.glob("*.toml")) if user.is_dir() else []
+    for path in [*bundled_themes(), *user_files]:
+        theme = load_theme_file(path)
+        found[theme.name] = theme
     return found
 
 

@@ -12,10 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-from piqa_tui.core.decision import Decision, Policy, Status
-from piqa_tui.core.item import Item
-from piqa_tui.core.project import Project
-from piqa_tui.core.votes import SKIP, choices, may_see_answers, policy_spec, project_policy, set_project_policy
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.votes.blind import may_see_answers
+from piqa_tui.core.votes.decisions import (
+    choices,
+    policy_spec,
+    project_policy,
+    set_project_policy,
+)
+from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
+from piqa_tui.core.workspace.project import Project
 
 # One cell in the list's mark column per status (needs-votes has none: it is the common case).
 STATUS_MARKS: dict[Status, str] = {

@@ -12,10 +12,10 @@ from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
-from piqa_tui.core.bidi import BidiMode
-from piqa_tui.core.graphemes import WidthPolicy, get_width_policy, set_width_policy
-from piqa_tui.tui import cell_widths
+from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.core.text.graphemes import WidthPolicy, get_width_policy, set_width_policy
 from piqa_tui.tui import app as app_module
+from piqa_tui.tui import cell_widths
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.session import OpenRequest

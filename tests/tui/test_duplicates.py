@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from piqa_tui.core.dedup import scan as duplicate_scan
 from piqa_tui.core.errors import ModelError
-from piqa_tui.core.project import Project
-from piqa_tui.tui import duplicate_scan
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.listing import row_marks
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.cli import main
-from piqa_tui.core.bidi import BidiMode
+from piqa_tui.cli import open_tui as launch_module
+from piqa_tui.cli.main import main
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.tui import launch as launch_module
+from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.tui.app import PiqaApp
 from piqa_tui.tui.keymap import ALL_ACTIONS, validate_keymap
 from piqa_tui.tui.screens.check_terminal import write_width_policy
@@ -43,9 +43,15 @@ def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
 
 def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) -> None:
     """The low-margin queue's threshold: the config's low_margin, a warning (and the default) when it is not a positive number."""
-    from piqa_tui.core.item import Item
-    from piqa_tui.core.scoring import ItemScore, get_template
-    from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores, low_margin_threshold, set_low_margin
+    from piqa_tui.core.dataset.item import Item
+    from piqa_tui.core.scoring.results import ItemScore
+    from piqa_tui.core.scoring.templates import get_template
+    from piqa_tui.tui.model_scores import (
+        LOW_MARGIN,
+        ModelScores,
+        low_margin_threshold,
+        set_low_margin,
+    )
 
     item = Item("a", "p", ("x", "y"), 0, 0)
     score = ItemScore("a", (-3.0, -5.5), (1, 1), (1, 1), 0, get_template("piqa").name)  # margin 2.5 nats
@@ -131,7 +137,7 @@ def test_theme_names() -> None:
 
 
 async def test_check_terminal_screen_applies_a_mode() -> None:
-    from piqa_tui.core.graphemes import get_width_policy
+    from piqa_tui.core.text.graphemes import get_width_policy
 
     app = make_app(None, check_terminal=True)
     async with app.run_test(size=(100, 30)) as pilot:

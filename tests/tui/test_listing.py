@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from piqa_tui.core.dataset import load_dataset
-from piqa_tui.core.pairs import word_spans
-from piqa_tui.core.project import Project
-from piqa_tui.tui.fields import differing_spans, item_fields, label_text, translation_columns
-from piqa_tui.tui.listing import Filters, Marks, Validation, filtered_positions, row_marks
+from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.text.word_diff import word_spans
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.fields import (
+    differing_spans,
+    item_fields,
+    label_text,
+    translation_columns,
+)
+from piqa_tui.tui.listing import (
+    Filters,
+    Marks,
+    Validation,
+    filtered_positions,
+    row_marks,
+)
 from piqa_tui.tui.search import SearchIndex, normalise
 from tests.conftest import SAMPLES
 

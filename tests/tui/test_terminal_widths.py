@@ -6,7 +6,7 @@ import rich.cells
 import rich.segment
 from rich.segment import Segment
 
-from piqa_tui.core.graphemes import WIDTH_MODES, WidthPolicy, cell_width, graphemes
+from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy, cell_width, graphemes
 from piqa_tui.tui import cell_widths
 from piqa_tui.tui.terminal_probe import PROBES, choose_mode
 

@@ -22,10 +22,10 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 from textual.widgets import DataTable, OptionList
 
-from piqa_tui.cli import main
-from piqa_tui.core.agreement import fleiss_kappa
-from piqa_tui.core.project import Project
-from piqa_tui.core.votes import parse_policy, set_project_policy
+from piqa_tui.cli.main import main
+from piqa_tui.core.votes.agreement import fleiss_kappa
+from piqa_tui.core.votes.decisions import parse_policy, set_project_policy
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import app as app_module
 from piqa_tui.tui.listing import Filters
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen

@@ -16,18 +16,16 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from piqa_tui.core.bidi import layout
-from piqa_tui.core.decision import Status
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.item import Item
-from piqa_tui.core.votes import SKIP
-
-from ..session import Session
-from ..voting import ballots_for, choice_text
-from ..widgets.drawing import app_bidi_mode
-from ..widgets.item_view import ItemView
-from ..widgets.vote_panel import VotePanel
-from .dialogs import TextPrompt
+from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.votes.policy import SKIP, Status
+from piqa_tui.tui.screens.dialogs import TextPrompt
+from piqa_tui.tui.session import Session
+from piqa_tui.tui.voting import ballots_for, choice_text
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
+from piqa_tui.tui.widgets.item_view import ItemView
+from piqa_tui.tui.widgets.vote_panel import VotePanel
 
 NOTE_CELLS = 28
 

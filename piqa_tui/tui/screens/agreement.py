@@ -21,16 +21,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from piqa_tui.core.agreement import AgreementBreakdown, AgreementReport
-from piqa_tui.core.dataset import atomic_write
-from piqa_tui.core.decision import Policy
+from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.votes import decisions, policy_spec, project_agreement, status_counts
-
-from ..session import Session
-from ..voting import ballots_for, describe_policy
-from .dialogs import TextPrompt
-from .policy import choose_policy
+from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
+from piqa_tui.core.votes.decisions import (
+    decisions,
+    policy_spec,
+    project_agreement,
+    status_counts,
+)
+from piqa_tui.core.votes.policy import Policy
+from piqa_tui.tui.screens.dialogs import TextPrompt
+from piqa_tui.tui.screens.policy import choose_policy
+from piqa_tui.tui.session import Session
+from piqa_tui.tui.voting import ballots_for, describe_policy
 
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 

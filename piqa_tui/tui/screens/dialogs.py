@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.field_editor import FieldEditor
 
 DIALOG_CSS = """
 {name} {{

@@ -25,17 +25,28 @@ from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from piqa_tui.core.dedup import Cluster, Member
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dedup.duplicates import Cluster, Member
+from piqa_tui.core.dedup.resolution import (
+    cluster_key,
+    keep_one,
+    mark_distinct,
+    merge_notes,
+)
+from piqa_tui.core.dedup.scan import (
+    DuplicateScan,
+    ScanCancelled,
+    ScanRequest,
+    default_choice,
+    differences,
+    scan,
+)
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.item import Item
-from piqa_tui.core.resolution import cluster_key, keep_one, mark_distinct, merge_notes
-
-from ..duplicate_scan import DuplicateScan, ScanCancelled, ScanRequest, default_choice, differences, scan
-from ..keymap import DUPLICATE_ACTIONS, bindings, unlisted
-from ..session import Session
-from ..widgets.cluster_list import ClusterList
-from ..widgets.cluster_view import ClusterView, MemberCard
-from .dialogs import TextPrompt
+from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
+from piqa_tui.tui.screens.dialogs import TextPrompt
+from piqa_tui.tui.session import Session
+from piqa_tui.tui.widgets.cluster_list import ClusterList
+from piqa_tui.tui.widgets.cluster_view import ClusterView, MemberCard
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages from the worker
 WATCH_SECONDS = 2.0  # how often decisions recorded by other annotators are looked for

@@ -13,10 +13,9 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from piqa_tui.core.votes import FLAG_REASONS
-
-from ..widgets.field_editor import FieldEditor
-from .dialogs import DIALOG_CSS
+from piqa_tui.core.votes.flags import FLAG_REASONS
+from piqa_tui.tui.screens.dialogs import DIALOG_CSS
+from piqa_tui.tui.widgets.field_editor import FieldEditor
 
 
 @dataclass(frozen=True)

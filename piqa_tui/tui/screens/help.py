@@ -11,9 +11,8 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from piqa_tui.config import config_path
-
-from ..keymap import (
+from piqa_tui.settings.locations import config_path
+from piqa_tui.tui.keymap import (
     APP_ACTIONS,
     DUPLICATE_ACTIONS,
     EDITOR_ACTIONS,
@@ -23,7 +22,7 @@ from ..keymap import (
     VOTE_ACTIONS,
     Action,
 )
-from ..listing import MARK_LEGEND
+from piqa_tui.tui.listing import MARK_LEGEND
 
 
 class HelpScreen(ModalScreen[None]):

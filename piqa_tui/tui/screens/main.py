@@ -18,25 +18,24 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.item import Item
-from piqa_tui.core.project import field_value, with_field
-
-from ..fields import Field, item_fields
-from ..keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
-from ..listing import QUEUES, Filters, filtered_positions, row_marks
-from ..search import SearchResult
-from ..session import Session
-from ..widgets.field_block import FieldClicked
-from ..widgets.field_editor import FieldEditor
-from ..widgets.item_list import ItemList
-from ..widgets.item_view import ItemView
-from ..widgets.label_line import LabelChooser, LabelLine
-from ..widgets.status_header import HeaderInfo, StatusHeader
-from ..widgets.scoring_bar import ScoringBar
-from .dialogs import ChoiceDialog, TextPrompt
-from .scoring_actions import ScoringActions
-from .vote_actions import VOTE_ACTION_NAMES, VoteActions
+from piqa_tui.core.workspace.project import field_value, with_field
+from piqa_tui.tui.fields import Field, item_fields
+from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
+from piqa_tui.tui.listing import QUEUES, Filters, filtered_positions, row_marks
+from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.tui.screens.scoring_actions import ScoringActions
+from piqa_tui.tui.screens.vote_actions import VOTE_ACTION_NAMES, VoteActions
+from piqa_tui.tui.search import SearchResult
+from piqa_tui.tui.session import Session
+from piqa_tui.tui.widgets.field_block import FieldClicked
+from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item_list import ItemList
+from piqa_tui.tui.widgets.item_view import ItemView
+from piqa_tui.tui.widgets.label_line import LabelChooser, LabelLine
+from piqa_tui.tui.widgets.scoring_bar import ScoringBar
+from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
 
 SEARCH_DELAY = 0.25
 MIN_WIDTH = 60
@@ -653,6 +652,6 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         self.app.cycle_bidi()
 
     def action_duplicates(self) -> None:
-        from .duplicates import DuplicatesScreen
+        from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 
         self.app.push_screen(DuplicatesScreen(self.session), lambda _: self.show_current())

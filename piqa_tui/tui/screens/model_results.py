@@ -17,15 +17,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from piqa_tui.core.bidi import layout
-from piqa_tui.core.graphemes import truncate
-from piqa_tui.core.item import Item
-from piqa_tui.core.scoring import ItemScore
-
-from ..keymap import MODEL_RESULTS_ACTIONS, bindings
-from ..model_scores import ModelScores, low_margin_threshold, scores_for
-from ..session import Session
-from ..widgets.drawing import app_bidi_mode
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.scoring.results import ItemScore
+from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.graphemes import truncate
+from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
+from piqa_tui.tui.model_scores import ModelScores, low_margin_threshold, scores_for
+from piqa_tui.tui.session import Session
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 PROMPT_CELLS = 60
 # Text that needs the bidi adapter (right-to-left letters, bidi controls); the rest is only cut to fit.

@@ -6,12 +6,11 @@ from typing import Callable
 
 from textual.app import App
 
-from piqa_tui.core.decision import Policy
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.votes import parse_policy, policy_spec
-
-from ..voting import COMMON_POLICIES, Ballots
-from .dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.core.votes.decisions import parse_policy, policy_spec
+from piqa_tui.core.votes.policy import Policy
+from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.tui.voting import COMMON_POLICIES, Ballots
 
 
 def _check(value: str) -> str | None:

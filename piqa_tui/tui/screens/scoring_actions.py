@@ -19,19 +19,28 @@ from textual.actions import SkipAction
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.item import Item
-from piqa_tui.core.scoring import BUILTIN_TEMPLATES, LETTERS, ItemScore, Template, get_template
-from piqa_tui.core.votes import choices
-
-from ..model_scores import ModelScores, refresh_marks, scores_for
-from ..scoring_worker import RunProgress, RunResult, engine_for, workspace_has_scores
-from ..widgets.score_panel import ScorePanel, ScoreView
-from ..widgets.scoring_bar import ScoringBar
-from .dialogs import ChoiceDialog
+from piqa_tui.core.scoring.engine import (
+    RunProgress,
+    RunResult,
+    workspace_has_scores,
+)
+from piqa_tui.core.scoring.results import ItemScore
+from piqa_tui.core.scoring.templates import (
+    BUILTIN_TEMPLATES,
+    LETTERS,
+    Template,
+    get_template,
+)
+from piqa_tui.core.votes.decisions import choices
+from piqa_tui.tui.model_scores import ModelScores, engine_for, refresh_marks, scores_for
+from piqa_tui.tui.screens.dialogs import ChoiceDialog
+from piqa_tui.tui.widgets.score_panel import ScorePanel, ScoreView
+from piqa_tui.tui.widgets.scoring_bar import ScoringBar
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from piqa_tui.tui.screens.main import MainScreen
 
 
 class ItemScoring(Message):
@@ -78,7 +87,7 @@ class ScoresLoaded(Message):
 
 def available_templates() -> dict[str, Template]:
     """The built-in templates and the config file's own."""
-    from piqa_tui.config import load_config
+    from piqa_tui.settings.config import load_config
 
     try:
         user = load_config().templates
@@ -308,7 +317,7 @@ class ScoringActions:
     # ------------------------------------------------------------- results
 
     def action_model_results(self: "MainScreen") -> None:
-        from .model_results import ModelResultsScreen
+        from piqa_tui.tui.screens.model_results import ModelResultsScreen
 
         self.app.push_screen(ModelResultsScreen(self.session), lambda _: self.show_current())
 

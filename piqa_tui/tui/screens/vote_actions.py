@@ -11,20 +11,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.item import Item
-from piqa_tui.core.votes import SKIP
-
-from ..keymap import VOTE_ACTIONS
-from ..voting import Ballots, ballots_for, choice_text
-from ..widgets.vote_panel import VotePanel
-from .adjudication import AdjudicationScreen
-from .agreement import AgreementScreen
-from .flag_dialog import FlagChoice, FlagDialog
-from .policy import choose_policy
+from piqa_tui.core.votes.policy import SKIP
+from piqa_tui.tui.keymap import VOTE_ACTIONS
+from piqa_tui.tui.screens.adjudication import AdjudicationScreen
+from piqa_tui.tui.screens.agreement import AgreementScreen
+from piqa_tui.tui.screens.flag_dialog import FlagChoice, FlagDialog
+from piqa_tui.tui.screens.policy import choose_policy
+from piqa_tui.tui.voting import Ballots, ballots_for, choice_text
+from piqa_tui.tui.widgets.vote_panel import VotePanel
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from piqa_tui.tui.screens.main import MainScreen
 
 # The action names (without arguments) that check_action sees: off while a field is edited.
 VOTE_ACTION_NAMES = frozenset(a.action.split("(")[0] for a in VOTE_ACTIONS)

@@ -17,11 +17,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from piqa_tui.core.bidi import layout
-from piqa_tui.core.dedup import Cluster, Member
-from piqa_tui.core.graphemes import cell_width, truncate
-
-from .drawing import app_bidi_mode, line_segments
+from piqa_tui.core.dedup.duplicates import Cluster, Member
+from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.graphemes import cell_width, truncate
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
 
 IDS_WIDTH = 30
 SIGNAL_STYLES = {

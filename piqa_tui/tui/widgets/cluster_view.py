@@ -18,11 +18,10 @@ from textual.containers import Container, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from piqa_tui.core.bidi import BidiText
-from piqa_tui.core.dedup import Cluster
-from piqa_tui.core.item import Item
-
-from .drawing import app_bidi_mode
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dedup.duplicates import Cluster
+from piqa_tui.core.text.bidi import BidiText
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 PANEL_MIN_WIDTH = 40  # narrower than this per member, the members are stacked
 Spans = list[tuple[int, int]]

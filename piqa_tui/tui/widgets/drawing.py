@@ -16,7 +16,7 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from piqa_tui.core.bidi import BidiMode, DisplayLine
+from piqa_tui.core.text.bidi import BidiMode, DisplayLine
 
 
 def app_bidi_mode(widget: Widget) -> BidiMode:

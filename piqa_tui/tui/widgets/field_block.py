@@ -23,10 +23,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from piqa_tui.core.bidi import DisplayLine, layout
-
-from .drawing import app_bidi_mode, line_segments
-from .field_editor import FieldEditor
+from piqa_tui.core.text.bidi import DisplayLine, layout
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
+from piqa_tui.tui.widgets.field_editor import FieldEditor
 
 SIDE_BY_SIDE = 64  # narrower than this, translations go under the text
 GAP = " │ "

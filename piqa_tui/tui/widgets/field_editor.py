@@ -21,8 +21,8 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from piqa_tui.core.bidi import DisplayLine, layout
-from piqa_tui.core.graphemes import (
+from piqa_tui.core.text.bidi import DisplayLine, layout
+from piqa_tui.core.text.graphemes import (
     cell_width,
     delete_grapheme_after,
     delete_grapheme_before,
@@ -31,9 +31,8 @@ from piqa_tui.core.graphemes import (
     previous_boundary,
     snap_to_boundary,
 )
-
-from ..keymap import EDITOR_ACTIONS, bindings
-from .drawing import app_bidi_mode
+from piqa_tui.tui.keymap import EDITOR_ACTIONS, bindings
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 
 class FieldEditor(Widget, can_focus=True):

@@ -22,11 +22,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from piqa_tui.core.bidi import DisplayLine, layout
-from piqa_tui.core.graphemes import cell_width, truncate
-from piqa_tui.core.item import Item
-
-from .drawing import app_bidi_mode, line_segments
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.bidi import DisplayLine, layout
+from piqa_tui.core.text.graphemes import cell_width, truncate
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
 
 # Text the bidi adapter must see: right-to-left letters, bidi and other controls, line breaks.
 # Anything else (Latin, Indic, CJK) is drawn as it is stored, only cut to fit.

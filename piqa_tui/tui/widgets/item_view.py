@@ -11,17 +11,16 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from piqa_tui.core.checks import RULES, Problem
-from piqa_tui.core.dataset import Dataset
-from piqa_tui.core.item import Item
-
-from ..fields import differing_spans, label_text, translation_columns
-from .field_block import FieldBlock
-from .label_line import LabelLine
-from .metadata import MetadataTable
-from .solution_block import SolutionBlock
-from .score_panel import ScorePanel
-from .vote_panel import VotePanel
+from piqa_tui.core.dataset.checks import RULES, Problem
+from piqa_tui.core.dataset.files import Dataset
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.tui.fields import differing_spans, label_text, translation_columns
+from piqa_tui.tui.widgets.field_block import FieldBlock
+from piqa_tui.tui.widgets.label_line import LabelLine
+from piqa_tui.tui.widgets.metadata import MetadataTable
+from piqa_tui.tui.widgets.score_panel import ScorePanel
+from piqa_tui.tui.widgets.solution_block import SolutionBlock
+from piqa_tui.tui.widgets.vote_panel import VotePanel
 
 
 class ProblemsLine(Static):

@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .field_block import FieldClicked
+from piqa_tui.tui.widgets.field_block import FieldClicked
 
 
 class LabelLine(Static):

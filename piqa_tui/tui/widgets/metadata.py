@@ -7,10 +7,9 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from piqa_tui.core.bidi import layout
-from piqa_tui.core.graphemes import cell_width, truncate
-
-from .drawing import app_bidi_mode, draw_line
+from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.graphemes import cell_width, truncate
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, draw_line
 
 NAME_WIDTH = 22
 

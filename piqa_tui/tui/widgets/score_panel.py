@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from piqa_tui.core.scoring import ItemScore
+from piqa_tui.core.scoring.results import ItemScore
 
 
 @dataclass(frozen=True)

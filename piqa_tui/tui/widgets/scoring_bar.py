@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
-from ..scoring_worker import RunProgress
+from piqa_tui.core.scoring.engine import RunProgress
 
 
 def duration(seconds: float) -> str:

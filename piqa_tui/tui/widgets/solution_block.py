@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .field_block import FieldBlock
+from piqa_tui.tui.widgets.field_block import FieldBlock
 
 
 class SolutionBlock(FieldBlock):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from piqa_tui.core.bidi import layout
+from piqa_tui.core.text.bidi import layout
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""The command line: argument parsing, the batch subcommands, and launching the TUI."""

@@ -1,0 +1,26 @@
+"""``piqa-tui card PATH``: a dataset card in Markdown (stdout, or --out FILE)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project
+from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.report.card import dataset_card
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_dataset_arguments(parser, json_output=False)
+    parser.add_argument("--out", metavar="FILE", help="write the card to FILE instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    card = dataset_card(open_project(args))
+    if args.out:
+        atomic_write(Path(args.out), card)
+        print(f"wrote {args.out}")
+    else:
+        print(card, end="")
+    return OK

@@ -1,0 +1,41 @@
+"""The options every dataset command shares (--map, --workspace, --annotator, --json) and opening the project."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from piqa_tui.core.dataset.layout import parse_mapping
+from piqa_tui.core.workspace.project import Project
+
+
+def add_dataset_arguments(parser: argparse.ArgumentParser, *, json_output: bool = True) -> None:
+    parser.add_argument("path", metavar="PATH", help="dataset file (.tsv, .csv, .jsonl (+ -labels.lst), .parquet)")
+    parser.add_argument(
+        "--map",
+        dest="mapping",
+        metavar="SPEC",
+        help="column mapping for unknown layouts: prompt=COL,solutions=COL|COL,label=COL,id=COL[,label_base=1]",
+    )
+    parser.add_argument("--workspace", metavar="FILE", help="workspace database (default: PATH.piqa.sqlite beside the file)")
+    parser.add_argument("--annotator", metavar="NAME", help="who is acting (default: config file, then login name)")
+    if json_output:
+        parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def open_project(args: argparse.Namespace, *, create: bool = False) -> Project:
+    """The project named by ``args``; read-only commands pass ``create=False`` and make no workspace."""
+    from piqa_tui.settings.config import load_config
+
+    mapping = parse_mapping(args.mapping) if getattr(args, "mapping", None) else None
+    annotator = getattr(args, "annotator", None) or load_config().annotator
+    project = Project.open(args.path, mapping=mapping, workspace=args.workspace, annotator=annotator, create=create)
+    if project.file_changed:
+        print(f"piqa-tui: warning: {project.file_changed}", file=sys.stderr)
+    return project
+
+
+def print_json(data: object) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

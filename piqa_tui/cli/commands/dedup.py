@@ -1,0 +1,171 @@
+"""``piqa-tui dedup PATH [--against OTHER]``: duplicate clusters, exit 1 when there are any."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from piqa_tui.cli.commands.dataset_args import (
+    add_dataset_arguments,
+    open_project,
+    print_json,
+)
+from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dedup.duplicates import (
+    DEFAULT_SEMANTIC_THRESHOLD,
+    DEFAULT_THRESHOLD,
+    SIGNALS,
+    Cluster,
+    find_duplicates,
+)
+from piqa_tui.core.errors import ModelError
+from piqa_tui.core.workspace.project import Project
+
+
+def _similarity(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_dataset_arguments(parser)
+    parser.add_argument("--against", metavar="OTHER", help="leakage: report items of PATH that duplicate items of OTHER")
+    parser.add_argument("--semantic", action="store_true", help="also sentence-embedding duplicates (cached in the workspace)")
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="sentence-transformers model: a directory or a name in the local Hugging Face cache "
+        "(default: paraphrase-multilingual-MiniLM-L12-v2); implies --semantic",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=_similarity,
+        default=DEFAULT_THRESHOLD,
+        metavar="X",
+        help=f"lexical: Jaccard of character 3-grams (default {DEFAULT_THRESHOLD})",
+    )
+    parser.add_argument(
+        "--semantic-threshold",
+        type=_similarity,
+        default=DEFAULT_SEMANTIC_THRESHOLD,
+        metavar="X",
+        help=f"semantic: cosine similarity (default {DEFAULT_SEMANTIC_THRESHOLD})",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    semantic_wanted = bool(args.semantic or args.model)
+    # The workspace caches embeddings: make one only when embeddings are asked for.
+    project = open_project(args, create=semantic_wanted)
+    items = project.items
+    against: list[Item] | None = None
+    sources = (project.dataset.name, "")
+    if args.against:
+        other = Project.open(args.against, mapping=None, create=False)
+        against = other.items
+        sources = _source_names(project.dataset.path, other.dataset.path, args.path, args.against)
+    embedder = _embedder(args, project) if semantic_wanted else None
+
+    def search(semantic: object) -> list[Cluster]:
+        with _progress_bar(enabled=sys.stderr.isatty()) as progress:
+            return find_duplicates(
+                items,
+                against=against,
+                semantic=semantic,  # type: ignore[arg-type]
+                threshold=args.threshold,
+                semantic_threshold=args.semantic_threshold,
+                sources=sources,
+                progress=progress,
+            )
+
+    try:
+        clusters = search(embedder)
+    except ModelError as err:  # the model was found but would not load or run
+        if embedder is None:
+            raise
+        print(f"piqa-tui: warning: {str(err).rstrip('.')}; continuing with exact and lexical duplicates only", file=sys.stderr)
+        embedder = None
+        clusters = search(None)
+
+    if args.json:
+        print_json(
+            {
+                "path": str(project.dataset.path),
+                "against": str(args.against) if args.against else None,
+                "items": len(items),
+                "semantic": embedder is not None,
+                "clusters": [c.to_json() for c in clusters],
+            }
+        )
+    else:
+        _print_clusters(clusters, items, against, sources)
+    return DATA_PROBLEMS if clusters else OK
+
+
+def _source_names(path: Path, other: Path, given: str, given_other: str) -> tuple[str, str]:
+    """File names, or the paths as given when both files have the same name."""
+    return (path.name, other.name) if path.name != other.name else (given, given_other)
+
+
+def _embedder(args: argparse.Namespace, project: Project):  # -> SentenceTransformerEmbedder | None
+    from piqa_tui.core.dedup.semantic import (
+        DEFAULT_MODEL,
+        EmbeddingCache,
+        SentenceTransformerEmbedder,
+    )
+
+    cache = EmbeddingCache(project.workspace.conn) if project.workspace is not None else None
+    try:
+        return SentenceTransformerEmbedder(args.model or DEFAULT_MODEL, cache=cache)
+    except ModelError as err:
+        print(f"piqa-tui: warning: {str(err).rstrip('.')}; continuing with exact and lexical duplicates only", file=sys.stderr)
+        return None
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[object]:
+    """A transient bar on stderr when it is a terminal; None (no reporting) otherwise."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(
+        "finding duplicates", BarColumn(), TaskProgressColumn(), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task("dedup", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _print_clusters(clusters: list[Cluster], items: list[Item], against: list[Item] | None, sources: tuple[str, str]) -> None:
+    for n, cluster in enumerate(clusters, 1):
+        print(f"cluster {n}\t{cluster.signal}\tsimilarity {cluster.similarity:.3f}\t{len(cluster.members)} items")
+        for m in cluster.members:
+            item = (against if against is not None and m.source == sources[1] else items)[m.index]
+            where = f"{m.source}:" if m.source else ""
+            print(f"  {where}{m.id}\t{_preview(item.prompt)}")
+    counts = {s: sum(1 for c in clusters if c.signal == s) for s in SIGNALS}
+    detail = ", ".join(f"{s}: {n}" for s, n in counts.items() if n) or "none"
+    subject = f"items of {sources[0]} duplicating {sources[1]}" if against is not None else f"{len(items)} items"
+    print(f"{len(clusters)} duplicate clusters ({detail}) among {subject}")
+
+
+def _preview(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

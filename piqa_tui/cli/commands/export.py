@@ -1,0 +1,76 @@
+"""``piqa-tui export PATH --to OUT``: the dataset with the workspace's edits, written atomically.
+
+``--decided`` writes each agreed or adjudicated item's decided label (by the
+dataset's policy) instead of the gold column; ``--vote-columns`` adds
+``votes_0 … votes_N`` and ``status``; ``--drop-flagged`` leaves out items
+flagged for removal (e.g. duplicates resolved by keeping another copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from piqa_tui.cli.commands.dataset_args import (
+    add_dataset_arguments,
+    open_project,
+    print_json,
+)
+from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.dataset.files import FORMATS
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.workspace.project import Project
+
+REMOVAL_FLAGS = ("remove", "duplicate")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_dataset_arguments(parser)
+    parser.add_argument("--to", required=True, metavar="OUT", help="output file; the extension picks the format")
+    parser.add_argument("--format", choices=FORMATS, help="override the format ('piqa' = .jsonl plus -labels.lst)")
+    parser.add_argument("--decided", action="store_true", help="write the label decided by the votes (policy) where there is one")
+    parser.add_argument("--vote-columns", action="store_true", help="add votes per choice and the decision status as columns")
+    parser.add_argument("--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)")
+    parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
+
+
+def export_items(project: Project, decided: bool, drop_flagged: bool) -> list[Item]:
+    from piqa_tui.core.votes.decisions import decisions
+
+    items = project.items
+    if drop_flagged:
+        items = [i for i in items if not any(r in project.state.flags.get(i.id, {}) for r in REMOVAL_FLAGS)]
+    if decided:
+        found = decisions(project)
+        items = [i.with_changes(label=found[i.id].label) if found[i.id].label is not None else i for i in items]
+    return items
+
+
+def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]:
+    from piqa_tui.core.votes.decisions import choices, decisions
+
+    width = max((len(i.solutions) for i in items), default=2)
+    found = decisions(project)
+    columns: dict[str, list[object]] = {f"votes_{k}": [] for k in range(width)}
+    columns["status"] = []
+    for item in items:
+        counts = list(choices(project, item.id).values())
+        for k in range(width):
+            columns[f"votes_{k}"].append(str(counts.count(k)))
+        columns["status"].append(found[item.id].status.value)
+    return columns
+
+
+def run(args: argparse.Namespace) -> int:
+    project = open_project(args)
+    items = export_items(project, args.decided, args.drop_flagged)
+    extra = vote_columns(project, items) if args.vote_columns else {}
+    if args.flag_column:
+        extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
+    written = project.export(args.to, args.format, items=items, extra_columns=extra or None)
+    summary = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
+    if args.json:
+        print_json(summary)
+    else:
+        dropped = len(project.items) - len(items)
+        print(f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}")
+    return OK

@@ -1,0 +1,153 @@
+"""``piqa-tui score PATH [--model FILE.gguf]``: how hard the set is for a model, item by item.
+
+Without ``--model`` the model is the one the TUI would use: the config's
+``model``, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M.
+
+Scores are cached in the workspace (keyed by model, template and item
+content), so a second run, or one after a few edits, computes only what
+changed, and an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+from piqa_tui.cli.commands.dataset_args import (
+    add_dataset_arguments,
+    open_project,
+    print_json,
+)
+from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.report.stats import categorical_columns
+from piqa_tui.core.scoring.results import groups_by_column, summarise
+from piqa_tui.core.scoring.templates import (
+    BUILTIN_TEMPLATES,
+    DEFAULT_TEMPLATE,
+    get_template,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_dataset_arguments(parser)
+    parser.add_argument("--model", metavar="FILE.gguf",
+                        help="a GGUF model file (default: the config's model, else $PIQA_TUI_MODEL, "
+                             "else the packaged Gemma 3 270M)")
+    parser.add_argument("--n-gpu-layers", type=int, metavar="N",
+                        help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's "
+                             "n_gpu_layers, else 0)")
+    parser.add_argument("--template", default=DEFAULT_TEMPLATE, metavar="NAME",
+                        help=f"prompt template: {', '.join(BUILTIN_TEMPLATES)} or one defined in config (default {DEFAULT_TEMPLATE})")
+    parser.add_argument("--solution-only", action="store_true",
+                        help="score the solutions without the prompt (a shortcut baseline)")
+    parser.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
+    parser.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: all cores)")
+    parser.add_argument("--n-ctx", type=int, default=4096, metavar="N",
+                        help="context size: the most tokens one item may take, all solutions together (default 4096)")
+    parser.add_argument("--n-batch", type=int, default=256, metavar="N",
+                        help="tokens per llama.cpp decode, several items each (default 256: on a CPU bigger "
+                             "batches are slower, attention runs over the whole batch)")
+    parser.add_argument("--by", action="append", metavar="COLUMN",
+                        help="accuracy per value of COLUMN (repeatable; default: every categorical column)")
+    parser.add_argument("--output", metavar="results.jsonl", help="write one JSON line of scores per item")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write cached scores")
+
+
+def run(args: argparse.Namespace) -> int:
+    from piqa_tui.core.scoring.cache import score_items
+    from piqa_tui.core.scoring.llama import LlamaBackend
+    from piqa_tui.settings.config import load_config
+    from piqa_tui.settings.model_choice import choose_model, configured_gpu_layers
+
+    config = load_config()
+    template = get_template(args.template, config.templates)
+    for option in ("limit", "n_ctx", "n_batch", "threads"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            flag = "--" + option.replace("_", "-")
+            raise PiqaError(f"{flag} must be at least 1, not {value}; give a positive number")
+    if args.model is not None:
+        model_path = Path(args.model)
+    else:
+        choice = choose_model(config)
+        if choice.path is None:
+            raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
+        model_path = choice.path
+    n_gpu_layers = configured_gpu_layers(config) if args.n_gpu_layers is None else args.n_gpu_layers
+    project = open_project(args, create=not args.no_cache)
+    items = project.items[: args.limit] if args.limit else project.items
+    backend = LlamaBackend(model_path, n_gpu_layers=n_gpu_layers, n_threads=args.threads,
+                           n_ctx=args.n_ctx, n_batch=args.n_batch)
+    cache = None if args.no_cache or project.workspace is None else project.workspace.conn
+
+    show_progress = not args.json and sys.stderr.isatty()
+    started = time.perf_counter()
+    first_done: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if not first_done:
+            first_done.append(done)  # what the cache already had
+        if show_progress:
+            elapsed = time.perf_counter() - started
+            rate = (done - first_done[0]) / elapsed if elapsed > 0 else 0.0
+            eta = f", ETA {(total - done) / rate:.0f} s" if rate > 0 and done < total else ""
+            print(f"\rscoring {done}/{total} ({rate:.1f} items/s{eta})", end="", file=sys.stderr, flush=True)
+
+    try:
+        scores = score_items(backend, items, template, cache=cache, progress=progress,
+                             cancel=threading.Event(), solution_only=args.solution_only)
+    finally:
+        backend.close()
+        if show_progress:
+            print(file=sys.stderr)
+    elapsed = time.perf_counter() - started
+    computed = sum(not s.cached for s in scores)
+
+    columns = args.by or categorical_columns(items, project.dataset.meta_columns)
+    summary = summarise(scores)
+    breakdown = {c: summarise(scores, groups_by_column(items, c))["groups"] for c in columns}
+    result = {
+        "path": str(project.dataset.path),
+        "model": backend.describe()["identity"],
+        "template": template.name + ("+solution-only" if args.solution_only else ""),
+        **summary,
+        "n_items": len(scores),
+        "n_computed": computed,
+        "seconds": elapsed,
+        "items_per_second": len(scores) / elapsed if elapsed > 0 else None,
+        # Throughput of the model alone (cached items excluded); null when nothing was computed.
+        "model_items_per_second": computed / elapsed if computed and elapsed > 0 else None,
+        "groups": breakdown,
+    }
+    if args.output:
+        rows = [json.dumps({**s.to_dict(), "row": it.row}, ensure_ascii=False) for s, it in zip(scores, items)]
+        atomic_write(Path(args.output), "\n".join(rows) + "\n")
+
+    if args.json:
+        print_json(result)
+    else:
+        _print_summary(result)
+    return OK
+
+
+def _fmt(value: object) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _print_summary(result: dict) -> None:
+    rate = result["model_items_per_second"]
+    speed = f"{rate:.2f} items/s" if rate else "all from the cache"
+    print(f"{result['path']}: {result['model']}, template {result['template']}")
+    print(f"acc {_fmt(result['acc'])}  acc_norm {_fmt(result['acc_norm'])}  n {result['n']}"
+          f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
+    for column, groups in result["groups"].items():
+        print(f"\nby {column}:")
+        width = max(len(g) for g in groups) if groups else 0
+        for name, s in groups.items():
+            print(f"  {name:<{width}}  acc {_fmt(s['acc'])}  acc_norm {_fmt(s['acc_norm'])}  n {s['n']}")

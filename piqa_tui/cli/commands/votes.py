@@ -1,0 +1,55 @@
+"""``piqa-tui votes import|export|policy PATH FILE``: votes as long-format files, and the decision policy."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from piqa_tui.cli.commands.dataset_args import (
+    add_dataset_arguments,
+    open_project,
+    print_json,
+)
+from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.core.votes.decisions import (
+    parse_policy,
+    policy_spec,
+    project_policy,
+    set_project_policy,
+)
+from piqa_tui.core.votes.files import export_votes, import_votes
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["import", "export", "policy"], help="import/export a votes file, or show/set the policy")
+    add_dataset_arguments(parser)
+    parser.add_argument("file", nargs="?", metavar="FILE|POLICY", help="votes file (.tsv/.csv/.jsonl); for policy: majority:2/3 or unanimity:4")
+    parser.add_argument("--current", action="store_true", help="export only each annotator's current vote (default: every vote event)")
+
+
+def run(args: argparse.Namespace) -> int:
+    project = open_project(args, create=args.action != "export")
+    if args.action == "policy":
+        if args.file:
+            set_project_policy(project, parse_policy(args.file))
+        spec = policy_spec(project_policy(project))
+        print_json({"policy": spec}) if args.json else print(f"decision policy: {spec}")
+        return OK
+    if not args.file:
+        print(f"piqa-tui votes {args.action}: error: give the votes FILE", file=sys.stderr)
+        return 2
+    if args.action == "export":
+        if project.workspace is None:
+            print(f"piqa-tui: error: {project.dataset.path} has no workspace yet, so no votes to export", file=sys.stderr)
+            return 2
+        count = export_votes(project, args.file, current_only=args.current)
+        print_json({"written": args.file, "votes": count}) if args.json else print(f"wrote {count} votes to {args.file}")
+        return OK
+    result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
+    if args.json:
+        print_json({"read": result.read, "new": result.new, "bad": [{"line": b.line, "reason": b.reason} for b in result.bad]})
+    else:
+        for bad in result.bad:
+            print(f"{args.file}: {bad}", file=sys.stderr)
+        print(f"read {result.read} votes: {result.new} new, {result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected")
+    return DATA_PROBLEMS if result.bad else OK

@@ -1,0 +1,84 @@
+"""The ``piqa-tui`` command: the TUI without a subcommand, batch subcommands otherwise.
+
+Exit codes (``exit_codes``): 0 success, 1 the data has problems, 2 bad usage or
+unreadable input, always with a one-line message and never a traceback
+(set PIQA_TUI_DEBUG=1 to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from piqa_tui import __version__
+from piqa_tui.cli.commands import COMMANDS
+from piqa_tui.cli.exit_codes import BAD_INPUT
+from piqa_tui.core.errors import PiqaError
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports bad usage in one line (and exit code 2), not a usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def tui_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="piqa-tui",
+        description="Curate PIQA-style datasets in the terminal. Subcommands: "
+        + "; ".join(f"{name} ({text})" for name, text in COMMANDS.items()),
+    )
+    parser.add_argument("path", nargs="?", help="dataset to open (default: the bundled Darija sample)")
+    parser.add_argument("--annotator", metavar="NAME")
+    parser.add_argument("--bidi", choices=["auto", "app", "terminal", "off"])
+    parser.add_argument("--theme", metavar="NAME")
+    parser.add_argument("--workspace", metavar="FILE")
+    parser.add_argument("--map", dest="mapping", metavar="SPEC")
+    parser.add_argument("--reviewer", action="store_true", help="reviewer mode: show gold labels and all votes")
+    parser.add_argument("--check-terminal", action="store_true", help="show reference strings to calibrate text width")
+    parser.add_argument("--version", action="version", version=f"piqa-tui {__version__}")
+    return parser
+
+
+def command_parser(name: str) -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=f"piqa-tui {name}", description=COMMANDS[name])
+    module = importlib.import_module(f"piqa_tui.cli.commands.{name}")
+    module.add_arguments(parser)
+    parser.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        if argv and argv[0] in COMMANDS:
+            args = command_parser(argv[0]).parse_args(argv[1:])
+            return int(args.run(args))
+        args = tui_parser().parse_args(argv)
+        from piqa_tui.cli.open_tui import launch
+
+        return launch(args)
+    except PiqaError as exc:
+        print(f"piqa-tui: error: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    except ModuleNotFoundError as exc:
+        if os.environ.get("PIQA_TUI_DEBUG"):
+            raise
+        print(f"piqa-tui: error: {exc}; install the optional parts with: pip install -e '.[semantic,model]'", file=sys.stderr)
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the last line of defence: one line, not a traceback
+        if os.environ.get("PIQA_TUI_DEBUG"):
+            raise
+        print(f"piqa-tui: internal error: {type(exc).__name__}: {exc} (rerun with PIQA_TUI_DEBUG=1 and report it)", file=sys.stderr)
+        return BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""How a label column spells its labels: 0-based or 1-based numbers, or letters.
+
+Labels are read into 0-based indices and written back in the column's own
+spelling, so an unmodified dataset exports exactly as it came in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from piqa_tui.core.errors import InputError
+
+LATIN_LETTERS = "ABCD"
+ARABIC_LETTERS = "أبجد"
+_INTEGER = re.compile(r"^\s*-?\d+(\.0+)?\s*$")
+
+
+@dataclass(frozen=True)
+class LabelCodec:
+    """``kind`` is 'number' (with ``base`` 0 or 1) or 'letter' (with ``letters``)."""
+
+    kind: str = "number"
+    base: int = 0
+    letters: str = LATIN_LETTERS
+    lower: bool = False
+
+    def decode(self, raw: object) -> int | None:
+        """The 0-based index for a raw value, None when empty; raises ValueError when unreadable."""
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return None
+        if isinstance(raw, bool):
+            raise ValueError(raw)
+        if self.kind == "letter":
+            text = str(raw).strip().upper()
+            if len(text) == 1 and text in self.letters:
+                return self.letters.index(text)
+            raise ValueError(raw)
+        if isinstance(raw, int):
+            return raw - self.base
+        if isinstance(raw, float) and raw.is_integer():
+            return int(raw) - self.base
+        text = str(raw)
+        if _INTEGER.match(text):
+            return int(float(text)) - self.base
+        raise ValueError(raw)
+
+    def encode(self, index: int | None, like: object = "") -> object:
+        """The raw value for ``index``, typed like the value it replaces (int stays int)."""
+        if index is None:
+            return None if like is None or isinstance(like, (int, float)) else ""
+        if self.kind == "letter":
+            letter = self.letters[index] if 0 <= index < len(self.letters) else str(index)
+            return letter.lower() if self.lower else letter
+        value = index + self.base
+        if isinstance(like, (int, float)) and not isinstance(like, bool):
+            return value
+        return str(value)
+
+
+def _choose_codec(texts: set[str], base: int) -> LabelCodec:
+    """The spelling of a label column, from its distinct non-empty values (stripped)."""
+    if texts and all(len(t) == 1 and t.upper() in LATIN_LETTERS for t in texts):
+        return LabelCodec("letter", letters=LATIN_LETTERS, lower=all(t.islower() for t in texts))
+    if texts and all(t in ARABIC_LETTERS for t in texts):
+        return LabelCodec("letter", letters=ARABIC_LETTERS)
+    return LabelCodec("number", base=base)
+
+
+def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCodec, list[int | None]]:
+    """The codec that reads every value and the decoded labels, or InputError naming the rows that fail.
+
+    A label column holds a handful of distinct values: each is decoded once.
+    """
+    if set(map(type, values)) <= {str, type(None)}:  # text files: every value is text (or missing)
+        distinct = set(values)
+        codec = _choose_codec({t for v in distinct if v is not None and (t := v.strip())}, base)
+        lookup: dict[object, int | None] = {None: None}
+        unreadable = set()
+        for value in distinct - {None}:
+            try:
+                lookup[value] = codec.decode(value)
+            except ValueError:
+                unreadable.add(value)
+        if not unreadable:
+            return codec, list(map(lookup.__getitem__, values))
+        _fail(where, [(row, v) for row, v in enumerate(values) if v in unreadable])
+    present = [(i, v) for i, v in enumerate(values) if v is not None and str(v).strip() != ""]
+    codec = _choose_codec({str(v).strip() for _, v in present}, base)
+    decoded: list[int | None] = [None] * len(values)
+    bad = []
+    seen: dict[object, int | None] = {}
+    for row, value in present:
+        try:
+            key = (type(value), value)
+            if key in seen:
+                decoded[row] = seen[key]
+                continue
+        except TypeError:  # a JSON list or object: never a label
+            bad.append((row, value))
+            continue
+        try:
+            decoded[row] = seen[key] = codec.decode(value)
+        except ValueError:
+            bad.append((row, value))
+    if bad:
+        _fail(where, bad)
+    return codec, decoded
+
+
+def _fail(where: str, bad: list[tuple[int, object]]) -> None:
+    shown = ", ".join(f"row {row + 1} ({value!r})" for row, value in bad[:5])
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    raise InputError(
+        f"{where}: the label column has values that are not labels: {shown}{more}; "
+        "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
+    )

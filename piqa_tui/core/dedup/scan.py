@@ -1,0 +1,216 @@
+"""One run of duplicate detection for the duplicates screen: what was asked and what was found.
+
+Holds no Textual objects. The screen runs :func:`scan` in a worker thread and
+keeps the :class:`DuplicateScan` on the session, so reopening the screen shows
+the last results (minus what was resolved since) until an item changes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dedup.duplicates import (
+    DEFAULT_SEMANTIC_THRESHOLD,
+    DEFAULT_THRESHOLD,
+    Cluster,
+    Member,
+    find_duplicates,
+)
+from piqa_tui.core.dedup.resolution import open_clusters
+from piqa_tui.core.errors import ModelError
+from piqa_tui.core.text.word_diff import word_diff, word_spans
+from piqa_tui.core.workspace.project import Project
+
+Progress = Callable[[int, int], None]
+Spans = list[tuple[int, int]]
+
+
+PACKAGED_NAME = "all-MiniLM-L6-v2 (packaged, English only)"
+
+
+class ScanCancelled(Exception):
+    """Raised from the progress callback to stop ``find_duplicates`` (the user pressed escape)."""
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """What the user asked for: the semantic signal, a leakage check, the thresholds."""
+
+    semantic: bool = False
+    against: Path | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+
+    def describe(self) -> str:
+        parts = [f"lexical ≥{self.threshold:.2f}"]
+        parts.append(f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic else "semantic off")
+        if self.against is not None:
+            parts.append(f"against {self.against.name}")
+        return " · ".join(parts)
+
+
+@dataclass
+class DuplicateScan:
+    """The clusters one run found, with the items they point into."""
+
+    request: ScanRequest
+    clusters: list[Cluster]
+    items: list[Item]  # the project's items as they were scanned
+    against: list[Item] = field(default_factory=list)
+    sources: tuple[str, str] | None = None  # (this file, the other file) in leakage mode
+    model: str | None = None  # the embedding model used; None when lexical only
+    warning: str = ""  # why the semantic signal was skipped
+    notice: str = ""  # something to know about the semantic signal's model
+    seconds: float = 0.0
+
+    def is_current(self, project: Project) -> bool:
+        """Whether the project's items are still the ones scanned (no edit since)."""
+        items = project.items
+        return len(items) == len(self.items) and all(a is b for a, b in zip(items, self.items))
+
+    def is_local(self, member: Member) -> bool:
+        """Whether ``member`` is an item of the project (not of the ``against`` file)."""
+        return self.sources is None or member.source == self.sources[0]
+
+    def item(self, member: Member) -> Item:
+        return self.items[member.index] if self.is_local(member) else self.against[member.index]
+
+    def open(self, project: Project) -> list[Cluster]:
+        """The clusters still to resolve (none marked distinct, none decided)."""
+        return open_clusters(project, self.clusters)
+
+    def duplicate_ids(self, clusters: list[Cluster]) -> set[str]:
+        """Ids of the project's items in ``clusters`` (the open ones): the item list marks them ≈."""
+        return {m.id for c in clusters for m in c.members if self.is_local(m)}
+
+
+def scan(
+    project: Project,
+    items: list[Item],
+    request: ScanRequest,
+    progress: Progress | None = None,
+    note: Callable[[str], None] | None = None,
+) -> DuplicateScan:
+    """Run ``find_duplicates`` over ``items`` as ``request`` asks (slow: call it from a worker thread).
+
+    ``note(text)`` reports a stage that has no progress of its own (loading the
+    other file, loading the model). The embedding cache uses a connection of its
+    own, opened here, because this runs off the thread that owns the workspace's.
+    Raises PiqaError when the other file cannot be read, ScanCancelled when
+    ``progress`` does.
+    """
+    import time
+
+    started = time.monotonic()
+    against: list[Item] = []
+    sources: tuple[str, str] | None = None
+    if request.against is not None:
+        if note:
+            note(f"reading {request.against.name}")
+        other = load_dataset(request.against)
+        against = list(other.items)
+        here = project.dataset.path
+        sources = (here.name, other.path.name) if here.name != other.path.name else (str(here), str(other.path))
+    result = DuplicateScan(request, [], items, against, sources)
+
+    def run(embedder: object | None) -> list[Cluster]:
+        return find_duplicates(
+            items,
+            against=against if request.against is not None else None,
+            semantic=embedder,  # type: ignore[arg-type]
+            threshold=request.threshold,
+            semantic_threshold=request.semantic_threshold,
+            sources=sources or ("items", "against"),
+            progress=progress,
+        )
+
+    if not request.semantic:
+        result.clusters = run(None)
+    else:
+        conn = _cache_connection(project)
+        with closing(conn) if conn is not None else nullcontext():
+            try:
+                if note:
+                    note("loading the embedding model")
+                embedder = _embedder(conn)
+                result.model = _model_name(embedder.path)
+                if result.model == PACKAGED_NAME:
+                    result.notice = (
+                        f"semantic duplicates use {PACKAGED_NAME}; for other languages put "
+                        "paraphrase-multilingual-MiniLM-L12-v2 in the local Hugging Face cache"
+                    )
+                result.clusters = run(embedder)
+            except ModelError as err:
+                result.model = None
+                result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
+                result.clusters = run(None)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _cache_connection(project: Project) -> sqlite3.Connection | None:
+    if project.workspace is None:
+        return None
+    return sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)
+
+
+def _embedder(conn: sqlite3.Connection | None):  # -> SentenceTransformerEmbedder
+    """The multilingual default model when it is on this machine, else the packaged one; ModelError if neither."""
+    from piqa_tui.core.dedup.semantic import (
+        DEFAULT_MODEL,
+        EmbeddingCache,
+        SentenceTransformerEmbedder,
+    )
+
+    cache = EmbeddingCache(conn) if conn is not None else None
+    try:
+        return SentenceTransformerEmbedder(DEFAULT_MODEL, cache=cache)
+    except ModelError:
+        return SentenceTransformerEmbedder.packaged(cache=cache)
+
+
+def _model_name(path: Path) -> str:
+    from piqa_tui.core.dedup.semantic import packaged_model_dir
+
+    packaged = packaged_model_dir()
+    if packaged is not None and packaged.resolve() == path.resolve():
+        return PACKAGED_NAME
+    return path.name
+
+
+# --------------------------------------------------------------------------- showing a cluster
+
+
+def default_choice(scan: DuplicateScan, cluster: Cluster) -> int:
+    """The member to keep unless the user picks another: in leakage mode the other file's
+    copy (the checked item is the leak), else the first in file order."""
+    if scan.sources is not None:
+        for k, member in enumerate(cluster.members):
+            if not scan.is_local(member):
+                return k
+    return 0
+
+
+def differences(item: Item, reference: Item) -> dict[str, Spans]:
+    """Character spans of the words of ``item`` that differ from ``reference``, per field.
+
+    Solutions are compared with the reference's closest solution, because
+    duplicates are found whatever the order of the solutions.
+    """
+    out: dict[str, Spans] = {"prompt": _diff_spans(item.prompt, reference.prompt)}
+    for i, text in enumerate(item.solutions):
+        candidates = [_diff_spans(text, other) for other in reference.solutions] or [word_spans(text)]
+        out[f"solution{i}"] = min(candidates, key=len)
+    return out
+
+
+def _diff_spans(text: str, other: str) -> Spans:
+    spans = word_spans(text)
+    return [spans[w] for w in word_diff(text, other).a_words if w < len(spans)]
+

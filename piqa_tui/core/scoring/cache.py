@@ -1,0 +1,175 @@
+"""Scoring runs that remember: results cached in SQLite, resumable, cancellable.
+
+A score is keyed by (model identity, template, item content), so re-scoring
+after an edit touches only the changed items and a cancelled or killed run
+picks up where it stopped. Each finished batch is written in its own short
+transaction, so a kill loses at most the batch that was running.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.scoring.backend import ContinuationScore, ModelBackend
+from piqa_tui.core.scoring.results import ItemScore, item_content_hash
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
+
+Progress = Callable[[int, int], None]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS model_scores (
+    model     TEXT NOT NULL,
+    template  TEXT NOT NULL,
+    item_hash TEXT NOT NULL,
+    logliks   TEXT NOT NULL,
+    n_tokens  TEXT NOT NULL,
+    scored_at REAL NOT NULL,
+    PRIMARY KEY (model, template, item_hash)
+) WITHOUT ROWID
+"""
+
+_LOOKUP_CHUNK = 500  # stays under SQLite's bound-parameter limit
+
+DEFAULT_BATCH_ITEMS = 16
+
+
+class ScoreCache:
+    """Scores stored in the ``model_scores`` table of a SQLite connection (the workspace's).
+
+    The connection must be used from one thread at a time; a background
+    scoring worker should open its own.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        conn.execute(_SCHEMA)
+
+    def lookup(
+        self, model: str, template: str, hashes: Iterable[str]
+    ) -> dict[str, tuple[ContinuationScore, ...]]:
+        wanted = list(dict.fromkeys(hashes))
+        found: dict[str, tuple[ContinuationScore, ...]] = {}
+        for start in range(0, len(wanted), _LOOKUP_CHUNK):
+            chunk = wanted[start : start + _LOOKUP_CHUNK]
+            rows = self.conn.execute(
+                "SELECT item_hash, logliks, n_tokens FROM model_scores "
+                f"WHERE model = ? AND template = ? AND item_hash IN ({','.join('?' * len(chunk))})",
+                (model, template, *chunk),
+            )
+            for item_hash, logliks, n_tokens in rows:
+                found[item_hash] = tuple(
+                    ContinuationScore(ll, n) for ll, n in zip(json.loads(logliks), json.loads(n_tokens))
+                )
+        return found
+
+    def store(
+        self,
+        model: str,
+        template: str,
+        rows: Iterable[tuple[str, Sequence[ContinuationScore]]],
+    ) -> None:
+        """Write one batch atomically, in its own short transaction."""
+        now = time.time()
+        records = [
+            (
+                model,
+                template,
+                item_hash,
+                json.dumps([s.loglik for s in scores]),
+                json.dumps([s.n_tokens for s in scores]),
+                now,
+            )
+            for item_hash, scores in rows
+        ]
+        # Inside a caller's open transaction a savepoint keeps their work theirs to commit.
+        nested = self.conn.in_transaction
+        self.conn.execute("SAVEPOINT score_cache" if nested else "BEGIN IMMEDIATE")
+        try:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO model_scores "
+                "(model, template, item_hash, logliks, n_tokens, scored_at) VALUES (?, ?, ?, ?, ?, ?)",
+                records,
+            )
+        except BaseException:
+            if nested:
+                self.conn.execute("ROLLBACK TO score_cache")
+                self.conn.execute("RELEASE score_cache")
+            else:
+                self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("RELEASE score_cache" if nested else "COMMIT")
+
+    def count(self, model: str | None = None) -> int:
+        if model is None:
+            return self.conn.execute("SELECT count(*) FROM model_scores").fetchone()[0]
+        return self.conn.execute(
+            "SELECT count(*) FROM model_scores WHERE model = ?", (model,)
+        ).fetchone()[0]
+
+
+def score_items(
+    backend: ModelBackend,
+    items: Iterable[Item],
+    template: Template | str = DEFAULT_TEMPLATE,
+    cache: ScoreCache | sqlite3.Connection | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    *,
+    solution_only: bool = False,
+    batch_items: int | None = None,
+) -> list[ItemScore]:
+    """Score ``items`` with ``backend``, reusing and filling ``cache``.
+
+    Returns the scores in item order. When ``cancel`` is set the run stops
+    after the batch in flight and returns only the items scored so far (cached
+    ones included); everything finished is already in the cache, so calling
+    again resumes. ``progress(done, total)`` is called once with what the cache
+    already had and after every batch. The backend is loaded only if some item
+    needs the model. ``solution_only`` scores the solutions without the prompt.
+    """
+    if isinstance(template, str):
+        template = get_template(template)
+    if solution_only:
+        template = template.solution_only()
+    if isinstance(cache, sqlite3.Connection):
+        cache = ScoreCache(cache)
+
+    items = list(items)
+    requests = [template.request(item) for item in items]  # bad items fail before any model work
+    hashes = [item_content_hash(item) for item in items]
+    model_key = str(backend.describe()["identity"])
+    results: list[ItemScore | None] = [None] * len(items)
+
+    if cache is not None:
+        found = cache.lookup(model_key, template.key, hashes)
+        for i, h in enumerate(hashes):
+            if h in found and len(found[h]) == len(items[i].solutions):
+                results[i] = ItemScore.build(items[i], template, found[h], cached=True)
+
+    todo = [i for i, r in enumerate(results) if r is None]
+    total, done = len(items), len(items) - len(todo)
+    if progress is not None:
+        progress(done, total)
+
+    if todo:
+        backend.load()
+    chunk = batch_items or getattr(backend, "batch_items", DEFAULT_BATCH_ITEMS)
+    for start in range(0, len(todo), chunk):
+        if cancel is not None and cancel.is_set():
+            break
+        batch = todo[start : start + chunk]
+        scored = backend.score([requests[i] for i in batch])
+        for i, scores in zip(batch, scored):
+            results[i] = ItemScore.build(items[i], template, scores)
+        if cache is not None:
+            cache.store(model_key, template.key, [(hashes[i], s) for i, s in zip(batch, scored)])
+        done += len(batch)
+        if progress is not None:
+            progress(done, total)
+
+    return [r for r in results if r is not None]

@@ -1,0 +1,149 @@
+"""Per-item scores and what they add up to: acc, acc_norm, margins, groups.
+
+Scoring follows lm-evaluation-harness's multiple-choice log-likelihood: each
+solution becomes a continuation of one shared context, the backend returns the
+summed log-probability of the continuation's tokens, ``acc`` picks the highest
+sum and ``acc_norm`` the highest sum divided by the solution's length in
+characters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.scoring.backend import ContinuationScore
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
+
+# --------------------------------------------------------------------------- results
+
+
+def item_content_hash(item: Item) -> str:
+    """Hash of what scoring reads from an item: prompt, question and solutions."""
+    payload = json.dumps([item.prompt, item.question, list(item.solutions)], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _argmax(values: Sequence[float]) -> int:
+    # First maximum wins, as numpy.argmax does in lm-evaluation-harness.
+    best = 0
+    for i, v in enumerate(values):
+        if v > values[best]:
+            best = i
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class ItemScore:
+    """A model's verdict on one item: every solution's log-likelihood and what follows."""
+
+    item_id: str
+    logliks: tuple[float, ...]
+    n_tokens: tuple[int, ...]
+    norm_lengths: tuple[int, ...]
+    label: int | None = None
+    template: str = DEFAULT_TEMPLATE
+    cached: bool = field(default=False, compare=False)
+
+    @classmethod
+    def build(
+        cls, item: Item, template: Template, scores: Sequence[ContinuationScore], cached: bool = False
+    ) -> "ItemScore":
+        return cls(
+            item_id=item.id,
+            logliks=tuple(float(s.loglik) for s in scores),
+            n_tokens=tuple(int(s.n_tokens) for s in scores),
+            norm_lengths=template.norm_lengths(item),
+            label=item.label,
+            template=template.name,
+            cached=cached,
+        )
+
+    @property
+    def normalised(self) -> tuple[float, ...]:
+        """Log-likelihood per character of solution (lm-evaluation-harness ``acc_norm``)."""
+        return tuple(ll / n for ll, n in zip(self.logliks, self.norm_lengths))
+
+    @property
+    def prediction(self) -> int:
+        return _argmax(self.logliks)
+
+    @property
+    def prediction_norm(self) -> int:
+        return _argmax(self.normalised)
+
+    @property
+    def margin(self) -> float:
+        """Best minus second-best log-likelihood: how sure the model is (0 = a tie)."""
+        best, second = sorted(self.logliks, reverse=True)[:2]
+        return best - second
+
+    @property
+    def correct(self) -> bool | None:
+        return None if self.label is None else self.prediction == self.label
+
+    @property
+    def correct_norm(self) -> bool | None:
+        return None if self.label is None else self.prediction_norm == self.label
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready record for per-item results files."""
+        return {
+            "id": self.item_id,
+            "template": self.template,
+            "label": self.label,
+            "logliks": list(self.logliks),
+            "n_tokens": list(self.n_tokens),
+            "normalised": list(self.normalised),
+            "prediction": self.prediction,
+            "prediction_norm": self.prediction_norm,
+            "margin": self.margin,
+            "correct": self.correct,
+            "correct_norm": self.correct_norm,
+        }
+
+
+def _accuracy(scores: Sequence[ItemScore]) -> dict[str, object]:
+    labelled = [s for s in scores if s.label is not None]
+    n = len(labelled)
+    return {
+        "n": n,
+        "n_unlabelled": len(scores) - n,
+        # Undefined without labelled items: None, never 0.
+        "acc": sum(bool(s.correct) for s in labelled) / n if n else None,
+        "acc_norm": sum(bool(s.correct_norm) for s in labelled) / n if n else None,
+        "mean_margin": sum(s.margin for s in scores) / len(scores) if scores else None,
+    }
+
+
+def summarise(
+    scores: Iterable[ItemScore], groups: Mapping[str, str | None] | None = None
+) -> dict[str, object]:
+    """``acc``, ``acc_norm``, ``n`` (labelled items), ``n_unlabelled``, ``mean_margin``.
+
+    With ``groups`` (item id -> group value, see :func:`groups_by_column`) the
+    result also has ``"groups": {value: {same keys}}``, values sorted; items
+    without a value fall in ``"(none)"``.
+    """
+    scores = list(scores)
+    summary = _accuracy(scores)
+    if groups is not None:
+        buckets: dict[str, list[ItemScore]] = {}
+        for s in scores:
+            value = groups.get(s.item_id)
+            buckets.setdefault(value if value not in (None, "") else "(none)", []).append(s)
+        summary["groups"] = {k: _accuracy(buckets[k]) for k in sorted(buckets)}
+    return summary
+
+
+def groups_by_column(items: Iterable[Item], column: str) -> dict[str, str | None]:
+    """Item id -> the value of metadata ``column`` (dialect, category, language...)."""
+    return {item.id: item.meta.get(column) for item in items}
+
+
+def with_label(score: ItemScore, label: int | None) -> ItemScore:
+    """The same score judged against another label (e.g. the votes' majority)."""
+    return replace(score, label=label)

@@ -1,0 +1,190 @@
+"""What the recorded votes decide: the policy in force, each item's decision, and the agreement.
+
+Every face (CLI, TUI, card) asks these functions; none re-derives a decision
+or an agreement summary of its own.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from operator import attrgetter
+
+import numpy as np
+
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.votes.agreement import (
+    AgreementBreakdown,
+    AgreementReport,
+    VoteTable,
+    agreement_by_codes,
+    agreement_report,
+)
+from piqa_tui.core.votes.policy import STATUSES, Decision, Policy, Status
+from piqa_tui.core.workspace.project import Project
+
+POLICY_KEY = "decision_policy"
+
+
+# ------------------------------------------------------------------ decisions
+
+
+def parse_policy(spec: str) -> Policy:
+    """``majority:2/3``, ``majority:2/3:min=2``, ``unanimity:4`` → Policy."""
+    parts = spec.strip().lower().split(":")
+    try:
+        extra = {k: int(v) for k, v in (p.split("=") for p in parts[2:])} if len(parts) > 2 else {}
+        if parts[0] == "majority":
+            k, n = (int(x) for x in (parts[1] if len(parts) > 1 else "2/3").split("/"))
+            return Policy.majority(k, n, extra.get("min"))
+        if parts[0] == "unanimity":
+            return Policy.unanimity(int(parts[1]) if len(parts) > 1 else 4, extra.get("min"))
+    except ValueError as exc:
+        raise PiqaError(f"bad policy '{spec}' ({exc}); use majority:K/N, unanimity:N, optionally :min=M") from None
+    raise PiqaError(f"bad policy '{spec}'; use majority:K/N (e.g. majority:2/3) or unanimity:N (e.g. unanimity:4)")
+
+
+def policy_spec(policy: Policy) -> str:
+    base = f"majority:{policy.k}/{policy.n}" if policy.kind == "majority" else f"unanimity:{policy.n}"
+    return base + (f":min={policy.min_votes}" if policy.min_votes else "")
+
+
+def project_policy(project: Project) -> Policy:
+    """The dataset's decision policy, kept in its workspace (default: majority 2 of 3)."""
+    spec = project.workspace.get_meta(POLICY_KEY) if project.workspace else None
+    return parse_policy(spec) if spec else Policy.majority(2, 3)
+
+
+def set_project_policy(project: Project, policy: Policy) -> None:
+    if project.workspace is None:
+        raise PiqaError("setting a policy needs a workspace")
+    project.workspace.set_meta({POLICY_KEY: policy_spec(policy)})
+
+
+def choices(project: Project, item_id: str) -> dict[str, int]:
+    """Each annotator's current vote on an item, as a solution index (skips and withdrawals left out)."""
+    return {a: int(v.choice) for a, v in project.state.votes.get(item_id, {}).items() if v.choice.isdigit()}
+
+
+def decide(project: Project, item_id: str, policy: Policy) -> Decision:
+    adjudicated = project.state.adjudications.get(item_id)
+    return policy.decide(choices(project, item_id).values(), int(adjudicated[0]) if adjudicated else None)
+
+
+def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
+    """The current votes that name a solution, encoded: ``VoteTable.from_votes(vote_triples(project))``.
+
+    Straight from the column-wise current votes while nothing has built ``state.votes``.
+    """
+    current = project.state.current_votes
+    if current is None:
+        return VoteTable.from_votes(vote_triples(project), n_categories)
+
+    def encode() -> VoteTable:
+        choice = current.numeric()
+        cast = choice >= 0
+        return VoteTable.from_codes(current.item[cast], current.item_ids, current.annotator[cast], current.annotators,
+                                    choice[cast])
+
+    table = current.memo("table", encode)  # agree asks twice: for the report and for the decisions
+    return table if n_categories is None else table.with_categories(n_categories)
+
+
+def _positions(project: Project, table: VoteTable) -> np.ndarray:
+    """Each of the table's items' position in ``project.items``; -1 for an id the dataset does not have."""
+    index = project.index
+
+    def look_up() -> np.ndarray:
+        return np.fromiter(map(index.get, table.items, repeat(-1)), np.int64, len(table.items))
+
+    current = project.state.current_votes  # its tables share one items tuple: look the ids up once
+    return look_up() if current is None else current.memo(("positions", id(table.items)), look_up)
+
+
+def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+    """Per item (file order): status code (index in STATUSES) and voted label (-1: none); and the adjudicated labels by position."""
+    table = vote_table(project)
+    counts = np.zeros((len(project.items), table.n_categories), np.int64)
+    pos = _positions(project, table)
+    known = pos >= 0
+    counts[pos[known]] = table.counts[known]
+    status, label = policy.decide_many(counts)
+    adjudicated = {}
+    for item_id, (value, _, _) in project.state.adjudications.items():
+        if (where := project.index.get(item_id)) is not None:
+            adjudicated[where] = int(value)
+    status[list(adjudicated)] = STATUSES.index(Status.ADJUDICATED)
+    return status, label, adjudicated
+
+
+def decisions(project: Project, policy: Policy | None = None) -> dict[str, Decision]:
+    """Every item's decision (``decide`` for each, in file order), computed for all items at once."""
+    status, label, adjudicated = _decided(project, policy or project_policy(project))
+    made: dict[tuple[int, int], Decision] = {}  # decisions are immutable: one object per (status, label)
+    found = {}
+    for item, code, value in zip(project.items, status.tolist(), label.tolist()):
+        decision = made.get((code, value))
+        if decision is None:
+            decision = made[code, value] = Decision(STATUSES[code], None if value < 0 else value)
+        found[item.id] = decision
+    for where, value in adjudicated.items():
+        found[project.items[where].id] = Decision(Status.ADJUDICATED, value)
+    return found
+
+
+def decision_counts(project: Project, policy: Policy | None = None) -> dict[str, int]:
+    """``status_counts(decisions(project, policy))``, without building a decision per item."""
+    status = _decided(project, policy or project_policy(project))[0]
+    return {s.value: int(n) for s, n in zip(STATUSES, np.bincount(status, minlength=len(STATUSES)))}
+
+
+def vote_triples(project: Project) -> list[tuple[str, str, int]]:
+    """(item, annotator, choice) for every current vote, as the agreement functions take them."""
+    return [(item_id, a, c) for item_id in project.state.votes for a, c in choices(project, item_id).items()]
+
+
+def _per_vote_item(per_item: np.ndarray, pos: np.ndarray, missing: int) -> np.ndarray:
+    """``per_item`` (one value per dataset item) at positions ``pos``; ``missing`` where pos is -1."""
+    out = np.full(len(pos), missing, np.int64)
+    known = pos >= 0
+    out[known] = per_item[pos[known]]
+    return out
+
+
+def project_agreement(project: Project, by: list[str] | None = None) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
+    """The agreement report of the recorded votes, overall and broken down by categorical columns.
+
+    Gold labels and groups are the dataset's; items voted on that the dataset does not have
+    count without gold, in the group "(none)".
+    """
+    n_categories = max(map(len, map(attrgetter("solutions"), project.items)), default=2)
+    votes = vote_table(project, n_categories)  # encoded once for every breakdown
+    pos = _positions(project, votes)
+    labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
+    gold = _per_vote_item(labels, pos, -1)
+    report = agreement_report(votes, n_categories=n_categories, gold=gold)
+    breakdowns = {}
+    for column in by or []:
+        values = ["(none)" if (v := item.meta.get(column, "")) is None else str(v) for item in project.items]
+        code = {name: k for k, name in enumerate(dict.fromkeys(values))}
+        none = code.setdefault("(none)", len(code))
+        names = list(code)
+        group = _per_vote_item(np.fromiter(map(code.__getitem__, values), np.int64, len(values)), pos, none)
+        in_use = np.flatnonzero(np.bincount(group, minlength=len(names))).tolist()
+        present = sorted(in_use, key=names.__getitem__)  # groups ordered by name
+        rank = np.zeros(len(names), np.int64)
+        rank[present] = np.arange(len(present))
+        breakdowns[column] = agreement_by_codes(votes, rank[group], [names[k] for k in present], gold, column, report)
+    return report, breakdowns
+
+
+def status_counts(found: dict[str, Decision]) -> dict[str, int]:
+    counts = {status.value: 0 for status in Status}
+    for decision in found.values():
+        counts[decision.status.value] += 1
+    return counts
+
+
+def status_queue(project: Project, status: Status, policy: Policy | None = None) -> list[str]:
+    """Ids of the items with a given decision status, in file order (a TUI queue)."""
+    found = decisions(project, policy)
+    return [item.id for item in project.items if found[item.id].status is status]

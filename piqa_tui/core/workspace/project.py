@@ -1,0 +1,433 @@
+"""A dataset opened for curation: the file's items with the workspace log applied.
+
+``Project`` is what the CLI and the TUI both talk to. It replays the event log
+over the items read from the file (edits, undo/redo markers, votes, flags,
+notes), records new actions in the workspace before changing anything in
+memory, and exports the current state atomically.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import os
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from piqa_tui.core.dataset.files import (
+    Dataset,
+    file_digest,
+    load_dataset,
+    write_dataset,
+)
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import PiqaError, WorkspaceError
+from piqa_tui.core.gcpause import gc_paused
+from piqa_tui.core.text.characters import nfc
+from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
+from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
+
+EDIT_KINDS = ("edit",)
+MARKER_KINDS = ("undo", "redo")
+
+
+def default_annotator() -> str:
+    """The login name, the annotator of last resort (after --annotator and the config file)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return os.environ.get("USER") or "annotator"
+
+
+def content_key(prompt: str, solutions: tuple[str, ...]) -> str:
+    """A short fingerprint of an item's text, to recognise it after the file is re-sorted."""
+    return hashlib.sha1("\x1f".join((prompt, *solutions)).encode("utf-8")).hexdigest()[:16]
+
+
+def field_value(item: Item, name: str) -> str:
+    """The stored text of one field: prompt, solutionN, label (0-based index) or meta:COLUMN."""
+    if name == "prompt":
+        return item.prompt
+    if name.startswith("solution"):
+        return item.solutions[int(name[len("solution") :])]
+    if name == "label":
+        return "" if item.label is None else str(item.label)
+    if name.startswith("meta:"):
+        return item.meta.get(name[5:], "")
+    raise PiqaError(f"unknown field '{name}'; use prompt, solution0-3, label or meta:COLUMN")
+
+
+def with_field(item: Item, name: str, value: str | None) -> Item:
+    """``item`` with one field set to ``value`` (the inverse of ``field_value``)."""
+    value = value or ""
+    if name == "prompt":
+        return item.with_changes(prompt=value)
+    if name.startswith("solution"):
+        index = int(name[len("solution") :])
+        solutions = list(item.solutions)
+        solutions[index] = value
+        return item.with_changes(solutions=tuple(solutions))
+    if name == "label":
+        return item.with_changes(label=int(value) if value != "" else None)
+    if name.startswith("meta:"):
+        return item.with_changes(meta={**item.meta, name[5:]: value})
+    raise PiqaError(f"unknown field '{name}'")
+
+
+@dataclass(slots=True)
+class Vote:
+    annotator: str
+    choice: str  # a 0-based index as text, "skip" for unsure, "" for withdrawn
+    time: str
+
+
+def apply_vote(votes: dict[str, dict[str, Vote]], item_id: str, annotator: str, choice: str | None, time: str) -> None:
+    """One vote event: it becomes the annotator's current vote unless they have a later one (a tie: this one)."""
+    current = votes[item_id].get(annotator)
+    if current is None or current.time <= time:
+        votes[item_id][annotator] = Vote(annotator, choice or "", time)
+
+
+@dataclass
+class ProjectState:
+    """Everything derived from the log besides the items themselves.
+
+    ``votes`` (item → annotator → current vote) is built on first use: until
+    then the current votes are kept column-wise (``current_votes``), which is
+    all the batch commands need.
+    """
+
+    flags: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # item -> reason -> note
+    notes: dict[str, str] = field(default_factory=dict)
+    adjudications: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> (label, reason, who)
+    edited: set[str] = field(default_factory=set)
+    dedup: dict[str, str] = field(default_factory=dict)  # cluster key -> keep:ID | distinct | merge:ID
+    _votes: dict[str, dict[str, Vote]] | None = field(default=None, repr=False)
+    _current: CurrentVotes = field(default_factory=CurrentVotes.empty, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def votes(self) -> dict[str, dict[str, Vote]]:
+        """Each item's current vote per annotator, in order of first vote (both levels)."""
+        if self._votes is None:
+            with self._lock:
+                if self._votes is None:
+                    self._votes = self._current.to_dict(Vote)
+        if self._votes is None:  # the vote times read back do not match the votes read before
+            raise WorkspaceError("the workspace's vote events changed under this program (was the file replaced?); reopen it")
+        return self._votes
+
+    @property
+    def current_votes(self) -> CurrentVotes | None:
+        """The current votes column-wise, while nothing has asked for ``votes`` (None after)."""
+        return self._current if self._votes is None else None
+
+
+class Project:
+    """A dataset and its workspace; ``items`` is the current state, in file order."""
+
+    def __init__(self, dataset: Dataset, workspace: Workspace | None, annotator: str, prefetch: Prefetch | None = None) -> None:
+        self.dataset = dataset
+        self.workspace = workspace
+        self.annotator = annotator
+        self.items: list[Item] = list(dataset.items)
+        self.index = {item.id: pos for pos, item in enumerate(self.items)}
+        self.state = ProjectState()
+        self.file_changed: str | None = None
+        self._applied = 0
+        self._vote_seq = 0  # the vote events up to here are in state.current_votes
+        self._prefetch = prefetch  # the votes, read while the dataset loaded (see Project.open)
+        self._actions: dict[int, list[Event]] = {}
+        if workspace is not None:
+            self._check_binding()
+            self.refresh()
+        self._prefetch = None
+
+    # ---------------------------------------------------------------- opening
+
+    @classmethod
+    @gc_paused()
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        mapping: dict[str, str] | None = None,
+        workspace: str | os.PathLike[str] | None = None,
+        annotator: str | None = None,
+        create: bool = True,
+    ) -> "Project":
+        """Open a dataset; with ``create=False`` a missing workspace is not made (read-only commands)."""
+        path = Path(path)
+        ws_path = Path(workspace) if workspace else default_location(path)
+        prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
+        dataset = load_dataset(path, mapping)
+        ws = Workspace(ws_path) if create or ws_path.exists() else None
+        if ws is not None and dataset.layout.id is None:
+            ids = _derived_ids(ws, dataset)
+            if ids != dataset.raw_ids:
+                dataset = load_dataset(path, mapping, derived_ids=ids)
+        return cls(dataset, ws, annotator or default_annotator(), prefetch)
+
+    def _check_binding(self) -> None:
+        assert self.workspace is not None
+        bound = self.workspace.binding()
+        if bound is None:
+            self.workspace.bind(self.dataset.path, self.dataset.size, self.dataset.sha256)
+        elif bound[2] != self.dataset.sha256:
+            self.file_changed = (
+                f"{self.dataset.path} changed since this workspace last saw it "
+                f"({bound[1]} bytes then, {self.dataset.size} now): recorded edits are replayed over the new content; "
+                "review them before saving"
+            )
+
+    def disk_changed(self) -> bool:
+        """Whether the dataset file on disk differs from the one loaded (someone else wrote it)."""
+        try:
+            sha, _ = file_digest(self.dataset.path)
+        except OSError:
+            return True
+        return sha != self.dataset.sha256
+
+    # --------------------------------------------------------------- replaying
+
+    def refresh(self) -> list[str]:
+        """Apply events recorded since the last refresh (by any process); returns changed item ids."""
+        if self.workspace is None:
+            return []
+        upto = self.workspace.last_seq()
+        if upto <= self._applied:
+            return []
+        changed: list[str] = []
+        votes = self.state._votes  # None while the current votes are kept column-wise
+        for row in self.workspace.event_rows(after=self._applied, upto=upto, votes=votes is not None):
+            seq, time, annotator, kind, item_id, name, old, new, action, note = row
+            self._applied = seq
+            if kind == "vote":  # the bulk of a large log: handled inline, without an Event object
+                apply_vote(votes, item_id, annotator, new, time)  # type: ignore[arg-type]
+                changed.append(item_id)
+            elif kind == "edit":
+                event = Event(*row)
+                self._actions.setdefault(action or seq, []).append(event)
+                self._set(item_id, name, new, changed)
+            elif kind in MARKER_KINDS:
+                for change in self._actions.get(action or 0, []):
+                    self._set(change.item_id, change.field, change.old if kind == "undo" else change.new, changed)
+            else:
+                self._apply_other(Event(*row), changed)
+        if votes is None:  # on opening, read whatever is there; later, only when votes came
+            new_votes = self.workspace.count_votes(self._vote_seq, upto) if self._vote_seq else None
+            if new_votes != 0:
+                changed += self._load_votes(upto, new_votes)
+        self._applied = upto
+        return changed
+
+    def _load_votes(self, upto: int, new_votes: int | None) -> list[str]:
+        """Bring the current votes up to ``upto``; returns the item ids of the vote events not seen before.
+
+        Many new votes (``new_votes``; None: unknown, on opening), as when opening or importing: read
+        them all again column-wise. A few on top of many (a script voting): build the dict once and
+        add them to it, as the TUI does — so one vote at a time never re-reads a growing log.
+        """
+        assert self.workspace is not None
+        state, seen = self.state, self._vote_seq
+        prefetched, self._prefetch = (self._prefetch.result() if self._prefetch else None), None
+        with state._lock:
+            self._vote_seq = upto
+            start = seen
+            if state._votes is None and (new_votes is None or new_votes * 4 >= state._current.events):
+                loaded = CurrentVotes.load(self.workspace, upto, after=seen, prefetched=prefetched)
+                if loaded is not None:
+                    state._current, changed = loaded
+                    return changed
+            elif state._votes is None:
+                state._votes = state._current.to_dict(Vote)
+            if state._votes is None:  # the column-wise read failed (a NULL item id, a U+001F): replay every vote
+                state._votes, start = defaultdict(dict), 0
+            changed = []
+            for seq, time, annotator, kind, item_id, _, _, new, _, _ in self.workspace.event_rows(after=start, upto=upto):
+                if kind == "vote":
+                    apply_vote(state._votes, item_id, annotator, new, time)
+                    if seq > seen:
+                        changed.append(item_id)
+            return changed
+
+    def _set(self, item_id: str | None, name: str | None, value: str | None, changed: list[str]) -> None:
+        pos = self.index.get(item_id or "")
+        if pos is None or name is None:
+            return
+        try:
+            self.items[pos] = with_field(self.items[pos], name, value)
+        except (PiqaError, IndexError, ValueError):
+            return  # an edit of a field this file no longer has; `changes()` still lists it
+        original = self.dataset.items[pos]
+        if self.items[pos] == original and self.items[pos].meta == original.meta:
+            self.state.edited.discard(item_id or "")
+        else:
+            self.state.edited.add(item_id or "")
+        changed.append(item_id or "")
+
+    def _apply_other(self, event: Event, changed: list[str]) -> None:
+        item_id = event.item_id or ""
+        if event.kind == "flag":
+            if event.new == "1":
+                self.state.flags[item_id][event.field or "flag"] = event.note or ""
+            else:
+                self.state.flags[item_id].pop(event.field or "flag", None)
+        elif event.kind == "note":
+            self.state.notes[item_id] = event.new or ""
+        elif event.kind == "dedup":
+            self.state.dedup[event.field or ""] = event.new or ""
+            return
+        elif event.kind == "adjudicate":
+            self.state.adjudications[item_id] = (event.new or "", event.note or "", event.annotator)
+        changed.append(item_id)
+
+    # ----------------------------------------------------------------- actions
+
+    def item(self, item_id: str) -> Item:
+        try:
+            return self.items[self.index[item_id]]
+        except KeyError:
+            raise PiqaError(f"no item with id '{item_id}'") from None
+
+    def _require_workspace(self) -> Workspace:
+        if self.workspace is None:
+            raise WorkspaceError("this dataset was opened read-only (no workspace); open it with a workspace to record work")
+        return self.workspace
+
+    def edit(self, item_id: str, changes: dict[str, str]) -> Item:
+        """Set fields of one item as one undoable action; returns the new item."""
+        ws = self._require_workspace()
+        item = self.item(item_id)
+        # Typed text is stored in NFC (DESIGN.md); nothing else about it is changed.
+        recorded = [Change(item_id, name, field_value(item, name), nfc(value)) for name, value in changes.items()]
+        recorded = [c for c in recorded if c.old != c.new]
+        if recorded:
+            for change in recorded:
+                with_field(item, change.field, change.new)  # validates the field name before recording
+            ws.record(self.annotator, "edit", recorded)
+            self.refresh()
+        return self.item(item_id)
+
+    def swap_solutions(self, item_id: str, a: int, b: int) -> Item:
+        """Swap two solutions and move the label with them, as one action."""
+        item = self.item(item_id)
+        changes = {f"solution{a}": item.solutions[b], f"solution{b}": item.solutions[a]}
+        if item.label in (a, b):
+            changes["label"] = str(b if item.label == a else a)
+        return self.edit(item_id, changes)
+
+    def _stacks(self) -> tuple[list[int], list[int]]:
+        """This annotator's undo and redo stacks (action ids), derived from the log."""
+        undo: list[int] = []
+        redo: list[int] = []
+        assert self.workspace is not None
+        rows = self.workspace.conn.execute(
+            "SELECT kind, action FROM events WHERE annotator = ? AND kind IN ('edit', 'undo', 'redo')"
+            " AND (kind != 'edit' OR seq = action) ORDER BY seq",
+            (self.annotator,),
+        )
+        for kind, action in rows:
+            if kind == "edit":
+                undo.append(action)
+                redo.clear()
+            elif kind == "undo" and undo and undo[-1] == action:
+                redo.append(undo.pop())
+            elif kind == "redo" and redo and redo[-1] == action:
+                undo.append(redo.pop())
+        return undo, redo
+
+    def undo(self) -> str | None:
+        """Undo this annotator's last action (even one made before a restart); returns the item id."""
+        ws = self._require_workspace()
+        undo, _ = self._stacks()
+        if not undo:
+            return None
+        ws.record_marker(self.annotator, "undo", undo[-1])
+        self.refresh()
+        return self._actions[undo[-1]][0].item_id
+
+    def redo(self) -> str | None:
+        ws = self._require_workspace()
+        _, redo = self._stacks()
+        if not redo:
+            return None
+        ws.record_marker(self.annotator, "redo", redo[-1])
+        self.refresh()
+        return self._actions[redo[-1]][0].item_id
+
+    def vote(self, item_id: str, choice: str) -> None:
+        """Record this annotator's vote: a solution index, 'skip' (unsure) or '' (withdraw)."""
+        self.item(item_id)
+        self._require_workspace().record(self.annotator, "vote", [Change(item_id, "choice", None, choice)])
+        self.refresh()
+
+    def set_flag(self, item_id: str, reason: str, on: bool = True, note: str = "") -> None:
+        self.item(item_id)
+        self._require_workspace().record(self.annotator, "flag", [Change(item_id, reason, None, "1" if on else "0")], note or None)
+        self.refresh()
+
+    def set_note(self, item_id: str, text: str) -> None:
+        self.item(item_id)
+        old = self.state.notes.get(item_id)
+        self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, text)])
+        self.refresh()
+
+    def adjudicate(self, item_id: str, label: int, reason: str) -> None:
+        """Set the final label of a disagreement, with a reason; logged like every action."""
+        self.item(item_id)
+        self._require_workspace().record(self.annotator, "adjudicate", [Change(item_id, "label", None, str(label))], reason)
+        self.refresh()
+
+    # ------------------------------------------------------------------- output
+
+    def export(self, out: str | os.PathLike[str], fmt: str | None = None, items: list[Item] | None = None,
+               extra_columns: dict[str, list[object]] | None = None) -> list[Path]:
+        """Write the current state (or ``items``) to ``out``; the workspace is untouched."""
+        return write_dataset(self.dataset, self.items if items is None else items, out, fmt, extra_columns)
+
+    def save(self) -> list[Path]:
+        """Write the current state over the source file and rebind the workspace to it."""
+        if self.disk_changed():
+            raise WorkspaceError(
+                f"{self.dataset.path} was changed on disk by someone else since it was opened; "
+                "export to another file instead, or reopen it"
+            )
+        written = self.export(self.dataset.path, self.dataset.format)
+        sha, size = file_digest(self.dataset.path)
+        self.dataset.sha256, self.dataset.size = sha, size
+        if self.workspace is not None:
+            self.workspace.bind(self.dataset.path, size, sha)
+        return written
+
+
+def _derived_ids(ws: Workspace, dataset: Dataset) -> list[str]:
+    """Ids for a dataset without an id column: made once, kept in the workspace, re-found after re-sorting."""
+    keys = [content_key(item.prompt, item.solutions) for item in dataset.items]
+    stored = ws.row_ids()
+    bound = ws.binding()
+    if stored and bound and bound[2] == dataset.sha256 and len(stored) == len(keys):
+        return [row_id for _, row_id, _ in stored]
+    if not stored:
+        ids = [f"r{row + 1}" for row in range(len(keys))]
+    else:
+        free: dict[str, list[str]] = defaultdict(list)
+        for _, row_id, key in stored:
+            free[key].append(row_id)
+        for queue in free.values():
+            queue.reverse()
+        taken = {row_id for _, row_id, _ in stored}
+        ids = []
+        next_number = len(stored) + 1
+        for key in keys:
+            if free.get(key):
+                ids.append(free[key].pop())
+                continue
+            while f"r{next_number}" in taken:
+                next_number += 1
+            ids.append(f"r{next_number}")
+            taken.add(f"r{next_number}")
+    ws.set_row_ids(zip(range(len(keys)), ids, keys))
+    return ids

