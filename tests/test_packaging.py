@@ -45,7 +45,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--ignore-installed", "-q", str(wheel)],
         check=True, capture_output=True, timeout=300,
     )
     return env_dir
