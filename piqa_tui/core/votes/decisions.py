@@ -6,6 +6,7 @@ or an agreement summary of its own.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
 
@@ -175,6 +176,23 @@ def project_agreement(project: Project, by: list[str] | None = None) -> tuple[Ag
         rank[present] = np.arange(len(present))
         breakdowns[column] = agreement_by_codes(votes, rank[group], [names[k] for k in present], gold, column, report)
     return report, breakdowns
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    """What the votes say, all read together: the policy in force, items per status, and the agreement."""
+
+    policy: Policy
+    statuses: dict[str, int]
+    report: AgreementReport
+    breakdowns: dict[str, AgreementBreakdown]
+
+
+def agreement_summary(project: Project, by: list[str] | None = None, policy: Policy | None = None) -> AgreementSummary:
+    """The summary ``agree``, the dataset card and the TUI's agreement screen show (``by``: columns to break down by)."""
+    policy = policy or project_policy(project)
+    report, breakdowns = project_agreement(project, by)
+    return AgreementSummary(policy, decision_counts(project, policy), report, breakdowns)
 
 
 def status_counts(found: dict[str, Decision]) -> dict[str, int]:
