@@ -66,9 +66,15 @@ def choices(project: Project, item_id: str) -> dict[str, int]:
     return {a: int(v.choice) for a, v in project.state.votes.get(item_id, {}).items() if v.choice.isdigit()}
 
 
-def decide(project: Project, item_id: str, policy: Policy) -> Decision:
+def adjudicated_label(project: Project, item_id: str) -> int | None:
+    """The label a reviewer decided for the item, or None (none decided, or a record that names no solution)."""
     adjudicated = project.state.adjudications.get(item_id)
-    return policy.decide(choices(project, item_id).values(), int(adjudicated[0]) if adjudicated else None)
+    return int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
+
+
+def decide(project: Project, item_id: str, policy: Policy) -> Decision:
+    """The item's status and decided label under ``policy``: the one rule every face shows."""
+    return policy.decide(choices(project, item_id).values(), adjudicated_label(project, item_id))
 
 
 def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
@@ -110,9 +116,9 @@ def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, 
     counts[pos[known]] = table.counts[known]
     status, label = policy.decide_many(counts)
     adjudicated = {}
-    for item_id, (value, _, _) in project.state.adjudications.items():
-        if (where := project.index.get(item_id)) is not None:
-            adjudicated[where] = int(value)
+    for item_id in project.state.adjudications:
+        if (where := project.index.get(item_id)) is not None and (value := adjudicated_label(project, item_id)) is not None:
+            adjudicated[where] = value
     status[list(adjudicated)] = STATUSES.index(Status.ADJUDICATED)
     return status, label, adjudicated
 
