@@ -58,7 +58,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.text.characters import BIDI_CONTROLS, JOINERS, ZERO_WIDTH
+from piqa_tui.core.text.characters import INVISIBLE
 
 if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not pay for it
     import numpy as np
@@ -105,7 +105,7 @@ def _fold_table() -> dict[int, str | None]:
         for cp in range(sys.maxunicode + 1)
         if unicodedata.category(chr(cp))[0] in "PZ" or chr(cp).isspace()
     }
-    for ch in _ARABIC_DELETE + _INDIC_NUKTA + JOINERS + ZERO_WIDTH + BIDI_CONTROLS:
+    for ch in _ARABIC_DELETE + _INDIC_NUKTA + INVISIBLE:
         table[ord(ch)] = None
     for ch in _ALEF_VARIANTS:
         table[ord(ch)] = "ا"

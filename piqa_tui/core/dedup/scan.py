@@ -24,7 +24,7 @@ from piqa_tui.core.dedup.duplicates import (
 )
 from piqa_tui.core.dedup.resolution import open_clusters
 from piqa_tui.core.errors import ModelError
-from piqa_tui.core.text.word_diff import word_diff, word_spans
+from piqa_tui.core.text.word_diff import differing_spans, word_spans
 from piqa_tui.core.workspace.project import Project
 
 Progress = Callable[[int, int], None]
@@ -203,14 +203,9 @@ def differences(item: Item, reference: Item) -> dict[str, Spans]:
     Solutions are compared with the reference's closest solution, because
     duplicates are found whatever the order of the solutions.
     """
-    out: dict[str, Spans] = {"prompt": _diff_spans(item.prompt, reference.prompt)}
+    out: dict[str, Spans] = {"prompt": differing_spans(item.prompt, [reference.prompt])}
     for i, text in enumerate(item.solutions):
-        candidates = [_diff_spans(text, other) for other in reference.solutions] or [word_spans(text)]
+        candidates = [differing_spans(text, [other]) for other in reference.solutions] or [word_spans(text)]
         out[f"solution{i}"] = min(candidates, key=len)
     return out
-
-
-def _diff_spans(text: str, other: str) -> Spans:
-    spans = word_spans(text)
-    return [spans[w] for w in word_diff(text, other).a_words if w < len(spans)]
 

@@ -17,6 +17,7 @@ from collections import Counter
 BIDI_CONTROLS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 ZERO_WIDTH = "\u200b\u2060\ufeff\u00ad"
 JOINERS = "\u200c\u200d"
+INVISIBLE = BIDI_CONTROLS + ZERO_WIDTH + JOINERS  # every invisible character above: what search and dedup ignore
 _STRAY = re.compile(f"[{BIDI_CONTROLS}{ZERO_WIDTH}]|(?:^|(?<=\\s))[{JOINERS}]|[{JOINERS}](?=\\s|$)")
 _WORD_EDGE_PUNCT = "\"'“”‘’«»()[]{}.,;:!?؟،؛…-–—"
 
