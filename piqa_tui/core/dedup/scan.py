@@ -1,8 +1,9 @@
-"""One run of duplicate detection for the duplicates screen: what was asked and what was found.
+"""One run of duplicate detection, for both faces: what was asked and what was found.
 
-Holds no Textual objects. The screen runs :func:`scan` in a worker thread and
-keeps the :class:`DuplicateScan` on the session, so reopening the screen shows
-the last results (minus what was resolved since) until an item changes.
+``piqa-tui dedup`` runs :func:`scan` and prints the clusters. The duplicates
+screen runs it in a worker thread and keeps the :class:`DuplicateScan` on the
+session, so reopening the screen shows the last results (minus what was
+resolved since) until an item changes. Holds no Textual objects.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.duplicates import (
     DEFAULT_SEMANTIC_THRESHOLD,
@@ -40,12 +40,17 @@ class ScanCancelled(Exception):
 
 @dataclass(frozen=True)
 class ScanRequest:
-    """What the user asked for: the semantic signal, a leakage check, the thresholds."""
+    """What the user asked for: the semantic signal, a leakage check, the thresholds.
+
+    ``model`` names the sentence-transformers model (a folder or a name in the local
+    Hugging Face cache); None takes the multilingual default, else the packaged one.
+    """
 
     semantic: bool = False
     against: Path | None = None
     threshold: float = DEFAULT_THRESHOLD
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+    model: str | None = None
 
     def describe(self) -> str:
         parts = [f"lexical ≥{self.threshold:.2f}"]
@@ -113,10 +118,10 @@ def scan(
     if request.against is not None:
         if note:
             note(f"reading {request.against.name}")
-        other = load_dataset(request.against)
+        # The other file as curated: its workspace's edits (and derived ids) apply, none is made.
+        other = Project.open(request.against, create=False)
         against = list(other.items)
-        here = project.dataset.path
-        sources = (here.name, other.path.name) if here.name != other.path.name else (str(here), str(other.path))
+        sources = source_names(project.dataset.path, other.dataset.path)
     result = DuplicateScan(request, [], items, against, sources)
 
     def run(embedder: object | None) -> list[Cluster]:
@@ -138,7 +143,7 @@ def scan(
             try:
                 if note:
                     note("loading the embedding model")
-                embedder = _embedder(conn)
+                embedder = _embedder(conn, request.model)
                 result.model = _model_name(embedder.path)
                 if result.model == PACKAGED_NAME:
                     result.notice = (
@@ -154,14 +159,20 @@ def scan(
     return result
 
 
+def source_names(here: Path, other: Path) -> tuple[str, str]:
+    """How clusters name the two files of a leakage check: by file name, or by path when the names are the same."""
+    return (here.name, other.name) if here.name != other.name else (str(here), str(other))
+
+
 def _cache_connection(project: Project) -> sqlite3.Connection | None:
     if project.workspace is None:
         return None
     return sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)
 
 
-def _embedder(conn: sqlite3.Connection | None):  # -> SentenceTransformerEmbedder
-    """The multilingual default model when it is on this machine, else the packaged one; ModelError if neither."""
+def _embedder(conn: sqlite3.Connection | None, model: str | None = None):  # -> SentenceTransformerEmbedder
+    """``model`` if named (ModelError if it cannot be had); else the multilingual default model when it is
+    on this machine, else the packaged one; ModelError if neither."""
     from piqa_tui.core.dedup.semantic import (
         DEFAULT_MODEL,
         EmbeddingCache,
@@ -169,6 +180,8 @@ def _embedder(conn: sqlite3.Connection | None):  # -> SentenceTransformerEmbedde
     )
 
     cache = EmbeddingCache(conn) if conn is not None else None
+    if model is not None:
+        return SentenceTransformerEmbedder(model, cache=cache)
     try:
         return SentenceTransformerEmbedder(DEFAULT_MODEL, cache=cache)
     except ModelError:
