@@ -28,10 +28,6 @@ class Field:
     title: str  # shown on the block
 
     @property
-    def is_text(self) -> bool:
-        return self.name == "prompt" or self.name.startswith("solution") or self.name == "note"
-
-    @property
     def solution(self) -> int | None:
         return int(self.name[8:]) if self.name.startswith("solution") else None
 

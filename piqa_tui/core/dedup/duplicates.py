@@ -138,11 +138,6 @@ def item_key(item: Item) -> str:
     return "\x1f".join(_folded_fields(item))
 
 
-def prompt_key(item: Item) -> str:
-    """The key of the ``prompt`` signal: folded question and prompt ('' when the prompt is empty)."""
-    return _prompt_key(_folded_fields(item))
-
-
 def _prompt_key(fields: tuple[str, ...]) -> str:
     return fields[0] + "\x1f" + fields[1] if fields[1] else ""
 

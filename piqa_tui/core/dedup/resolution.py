@@ -46,11 +46,6 @@ def _hidden(cluster: Cluster, index: dict[str, list[set[str]]]) -> bool:
     return any(members <= marked for marked in index.get(first, ()))
 
 
-def is_hidden(project: Project, cluster: Cluster) -> bool:
-    """Whether a cluster was marked distinct (itself, or a larger cluster containing all its members)."""
-    return _hidden(cluster, _distinct_index(project))
-
-
 def open_clusters(project: Project, clusters: list[Cluster]) -> list[Cluster]:
     """The clusters still to walk through: not marked distinct and not yet resolved."""
     index = _distinct_index(project)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 
 # Bidi embedding/override/isolate controls and marks, zero-width characters and
 # the BOM: invisible in most editors, they break search, dedup and tokenisation.
@@ -45,7 +44,6 @@ SCRIPTS: dict[str, str] = {
     "Thai": "\u0e00-\u0e7f",
     "Han": "\u4e00-\u9fff",
 }
-_SCRIPT_RES = {name: re.compile(f"[{ranges}]") for name, ranges in SCRIPTS.items()}
 
 
 def nfc(text: str) -> str:
@@ -74,15 +72,3 @@ def words(text: str) -> list[str]:
 def word_key(word: str) -> str:
     """A word with surrounding punctuation removed and case folded, for comparing words."""
     return word.strip(_WORD_EDGE_PUNCT).casefold() or word
-
-
-def scripts_in(text: str) -> list[str]:
-    """Names of the scripts that occur in ``text``, in the order of ``SCRIPTS``."""
-    return [name for name, rx in _SCRIPT_RES.items() if rx.search(text)]
-
-
-def dominant_script(text: str) -> str | None:
-    """The script with the most letters in ``text`` (None for text without letters)."""
-    counts = Counter({name: len(rx.findall(text)) for name, rx in _SCRIPT_RES.items()})
-    name, count = counts.most_common(1)[0]
-    return name if count else None

@@ -252,10 +252,6 @@ class Measure:
     def undefined(cls, reason: str, n: int = 0) -> Measure:
         return cls(None, reason, n)
 
-    @property
-    def defined(self) -> bool:
-        return self.value is not None
-
 
 @dataclass(frozen=True, slots=True)
 class FleissKappa:

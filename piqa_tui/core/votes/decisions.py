@@ -139,7 +139,7 @@ def decisions(project: Project, policy: Policy | None = None) -> dict[str, Decis
 
 
 def decision_counts(project: Project, policy: Policy | None = None) -> dict[str, int]:
-    """``status_counts(decisions(project, policy))``, without building a decision per item."""
+    """Items per status (the status words, in the order of ``Status``), without building a decision per item."""
     status = _decided(project, policy or project_policy(project))[0]
     return {s.value: int(n) for s, n in zip(STATUSES, np.bincount(status, minlength=len(STATUSES)))}
 
@@ -199,16 +199,3 @@ def agreement_summary(project: Project, by: list[str] | None = None, policy: Pol
     policy = policy or project_policy(project)
     report, breakdowns = project_agreement(project, by)
     return AgreementSummary(policy, decision_counts(project, policy), report, breakdowns)
-
-
-def status_counts(found: dict[str, Decision]) -> dict[str, int]:
-    counts = {status.value: 0 for status in Status}
-    for decision in found.values():
-        counts[decision.status.value] += 1
-    return counts
-
-
-def status_queue(project: Project, status: Status, policy: Policy | None = None) -> list[str]:
-    """Ids of the items with a given decision status, in file order (a TUI queue)."""
-    found = decisions(project, policy)
-    return [item.id for item in project.items if found[item.id].status is status]
