@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.text.characters import INVISIBLE
 from piqa_tui.core.text.word_diff import word_spans
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.fields import (
@@ -81,6 +82,8 @@ def test_search_normalises_what_annotators_type() -> None:
     assert normalise("الشَّاي") == normalise("الشاي") == "الشاي"
     assert normalise("  Le  THÉ\u200c ") == "le thé"
     assert normalise("e\u0301") == "é"  # NFC
+    for invisible in INVISIBLE:  # every invisible character stored text may carry, as validate and dedup know them
+        assert normalise(f"le{invisible} thé") == "le thé", f"U+{ord(invisible):04X}"
 
 
 def test_search_ranks_substring_hits_before_fuzzy_ones() -> None:
