@@ -20,13 +20,9 @@ from piqa_tui.cli.main import main
 from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup import semantic as embeddings
-from piqa_tui.core.dedup.duplicates import (
-    Cluster,
-    find_duplicates,
-    fold,
-    item_key,
-    lsh_bands,
-)
+from piqa_tui.core.dedup.clusters import Cluster, find_duplicates
+from piqa_tui.core.dedup.folding import fold, item_key
+from piqa_tui.core.dedup.lexical import lsh_bands
 from piqa_tui.core.errors import ModelError
 
 from .conftest import PIQA_VALID, SAMPLES, copy_sample

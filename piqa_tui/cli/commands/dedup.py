@@ -14,7 +14,7 @@ from piqa_tui.cli.commands.dataset_args import (
     print_json,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.core.dedup.duplicates import (
+from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
     SIGNALS,

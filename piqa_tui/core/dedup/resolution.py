@@ -10,7 +10,7 @@ all lie inside it.
 
 from __future__ import annotations
 
-from piqa_tui.core.dedup.duplicates import Cluster
+from piqa_tui.core.dedup.clusters import Cluster
 from piqa_tui.core.workspace.log import Change
 from piqa_tui.core.workspace.project import Project
 

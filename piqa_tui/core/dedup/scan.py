@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dedup.duplicates import (
+from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
     Cluster,

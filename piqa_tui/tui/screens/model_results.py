@@ -8,7 +8,6 @@ screen; the totals are shown, as they reveal no single item.
 
 from __future__ import annotations
 
-import re
 
 from rich.table import Table
 from rich.text import Text

@@ -8,7 +8,6 @@ drew until the data changes.
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Sequence
 
 from rich.segment import Segment
