@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not 
     from piqa_tui.core.dedup.semantic import Embedder
 
 Progress = Callable[[int, int], None]
+Edge = tuple[int, int, float, str]  # unit a, unit b, similarity, signal
 
 SIGNALS = ("exact", "lexical", "semantic", "prompt")
 DEFAULT_THRESHOLD = 0.8
@@ -228,34 +229,66 @@ def find_duplicates(
             return Member(everything[pos].id, pos, sources[0] if leakage else None)
         return Member(everything[pos].id, pos - n_checked, sources[1])
 
-    # Units with no text (every field empty) are validate's problem, not duplicates.
-    empty = [not any(f) for f in units.fields]
+    links = _link(units, everything, semantic, threshold, semantic_threshold, leakage, steps)
+    clusters, text_cluster = _text_clusters(units, links, member, n_checked, leakage)
+    clusters.extend(_prompt_clusters(units.prompt_keys, n_checked, text_cluster, member, leakage))
+    steps.finish()
+    rank = {s: i for i, s in enumerate(SIGNALS)}
+    clusters.sort(key=lambda c: (rank[c.signal], -c.similarity, c.members[0].source or "", c.members[0].index))
+    return clusters
 
-    edges: list[tuple[int, int, float, str]] = []  # unit a, unit b, similarity, signal
-    lex = _UnionFind(n_units)
+
+@dataclass
+class _Links:
+    """The lexical and semantic pairs between units, and the components they join."""
+
+    edges: list[Edge]
+    lex: _UnionFind  # joined by lexical pairs only: a cluster within one lexical component is "lexical"
+    full: _UnionFind  # joined by both signals
+    empty: list[bool]  # units with no text (every field empty): validate's problem, not duplicates
+
+
+def _link(
+    units: Units,
+    everything: list[Item],
+    semantic: "Embedder | None",
+    threshold: float,
+    semantic_threshold: float,
+    leakage: bool,
+    steps: Steps,
+) -> _Links:
+    """Pairs of units by the lexical signal, then by the semantic one where lexical has not joined them already."""
+    n_units = len(units.members)
+    links = _Links([], _UnionFind(n_units), _UnionFind(n_units), [not any(f) for f in units.fields])
+    empty = links.empty
     if n_units > 1:
         a, b, sim = lexical_pairs(units, threshold, leakage, steps.advance)
         for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()):
             if not (empty[x] or empty[y]):
-                edges.append((x, y, s, "lexical"))
-                lex.union(x, y)
-    full = _UnionFind(n_units)
-    full.parent = list(lex.parent)
+                links.edges.append((x, y, s, "lexical"))
+                links.lex.union(x, y)
+    links.full.parent = list(links.lex.parent)
     if semantic is not None and n_units > 1:
         a, b, sim = _semantic_pairs(units, everything, semantic, semantic_threshold, leakage, steps)
         for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()):
-            if not (empty[x] or empty[y]) and lex.find(x) != lex.find(y):
-                edges.append((x, y, s, "semantic"))
-                full.union(x, y)
+            if not (empty[x] or empty[y]) and links.lex.find(x) != links.lex.find(y):
+                links.edges.append((x, y, s, "semantic"))
+                links.full.union(x, y)
+    return links
 
+
+def _text_clusters(
+    units: Units, links: _Links, member: Callable[[int], Member], n_checked: int, leakage: bool
+) -> tuple[list[Cluster], dict[int, int]]:
+    """The exact, lexical and semantic clusters, and each clustered item position's component root."""
+    full, lex = links.full, links.lex
     components: dict[int, list[int]] = {}
-    for u in range(n_units):
-        if not empty[u]:
+    for u in range(len(units.members)):
+        if not links.empty[u]:
             components.setdefault(full.find(u), []).append(u)
-    edges_of: dict[int, list[tuple[int, int, float, str]]] = {}
-    for e in edges:
+    edges_of: dict[int, list[Edge]] = {}
+    for e in links.edges:
         edges_of.setdefault(full.find(e[0]), []).append(e)
-
     clusters: list[Cluster] = []
     text_cluster: dict[int, int] = {}  # item position -> component root, for the prompt signal
     for root, comp in components.items():
@@ -270,17 +303,12 @@ def find_duplicates(
         for u in comp:
             for pos in units.members[u]:
                 text_cluster[pos] = root
-
-    clusters.extend(_prompt_clusters(units.prompt_keys, n_checked, text_cluster, member, leakage))
-    steps.finish()
-    rank = {s: i for i, s in enumerate(SIGNALS)}
-    clusters.sort(key=lambda c: (rank[c.signal], -c.similarity, c.members[0].source or "", c.members[0].index))
-    return clusters
+    return clusters, text_cluster
 
 
 def _build_cluster(
     comp: list[int],
-    edges: list[tuple[int, int, float, str]],
+    edges: list[Edge],
     signal: str,
     units: Units,
     member: Callable[[int], Member],

@@ -113,25 +113,16 @@ def scan(
     import time
 
     started = time.monotonic()
-    against: list[Item] = []
-    sources: tuple[str, str] | None = None
-    if request.against is not None:
-        if note:
-            note(f"reading {request.against.name}")
-        # The other file as curated: its workspace's edits (and derived ids) apply, none is made.
-        other = Project.open(request.against, create=False)
-        against = list(other.items)
-        sources = source_names(project.dataset.path, other.dataset.path)
-    result = DuplicateScan(request, [], items, against, sources)
+    result = _read_other(project, items, request, note)
 
     def run(embedder: object | None) -> list[Cluster]:
         return find_duplicates(
             items,
-            against=against if request.against is not None else None,
+            against=result.against if request.against is not None else None,
             semantic=embedder,  # type: ignore[arg-type]
             threshold=request.threshold,
             semantic_threshold=request.semantic_threshold,
-            sources=sources or ("items", "against"),
+            sources=result.sources or ("items", "against"),
             progress=progress,
         )
 
@@ -140,23 +131,44 @@ def scan(
     else:
         conn = _cache_connection(project)
         with closing(conn) if conn is not None else nullcontext():
-            try:
-                if note:
-                    note("loading the embedding model")
-                embedder = _embedder(conn, request.model)
-                result.model = _model_name(embedder.path)
-                if result.model == PACKAGED_NAME:
-                    result.notice = (
-                        f"semantic duplicates use {PACKAGED_NAME}; for other languages put "
-                        "paraphrase-multilingual-MiniLM-L12-v2 in the local Hugging Face cache"
-                    )
-                result.clusters = run(embedder)
-            except ModelError as err:
-                result.model = None
-                result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
-                result.clusters = run(None)
+            _with_embeddings(result, run, conn, note)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _read_other(project: Project, items: list[Item], request: ScanRequest, note: Callable[[str], None] | None) -> DuplicateScan:
+    """A result still without clusters, holding the other file's items in a leakage check."""
+    if request.against is None:
+        return DuplicateScan(request, [], items)
+    if note:
+        note(f"reading {request.against.name}")
+    # The other file as curated: its workspace's edits (and derived ids) apply, none is made.
+    other = Project.open(request.against, create=False)
+    return DuplicateScan(request, [], items, list(other.items), source_names(project.dataset.path, other.dataset.path))
+
+
+def _with_embeddings(
+    result: DuplicateScan,
+    run: Callable[[object | None], list[Cluster]],
+    conn: sqlite3.Connection | None,
+    note: Callable[[str], None] | None,
+) -> None:
+    """Clusters with the semantic signal; without it, and a warning saying why, when the model fails."""
+    try:
+        if note:
+            note("loading the embedding model")
+        embedder = _embedder(conn, result.request.model)
+        result.model = _model_name(embedder.path)
+        if result.model == PACKAGED_NAME:
+            result.notice = (
+                f"semantic duplicates use {PACKAGED_NAME}; for other languages put "
+                "paraphrase-multilingual-MiniLM-L12-v2 in the local Hugging Face cache"
+            )
+        result.clusters = run(embedder)
+    except ModelError as err:
+        result.model = None
+        result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
+        result.clusters = run(None)
 
 
 def source_names(here: Path, other: Path) -> tuple[str, str]:
