@@ -134,7 +134,7 @@ def table(header: list[str], rows: list[list[object]]) -> str:
 
 
 def job_lexical(n: int) -> dict:
-    from piqa_tui.core.dedup.duplicates import find_duplicates
+    from piqa_tui.core.dedup.clusters import find_duplicates
 
     items = synthetic_items(n)
     before = current_rss_mb()
@@ -148,7 +148,7 @@ def job_cdist(n: int) -> dict:
     import numpy as np
     from rapidfuzz import fuzz, process
 
-    from piqa_tui.core.dedup.duplicates import fold
+    from piqa_tui.core.dedup.folding import fold
 
     items = synthetic_items(n)
     texts = [" ".join(fold(f) for f in (it.prompt, *sorted(it.solutions))) for it in items]
@@ -163,7 +163,8 @@ def job_cdist(n: int) -> dict:
 def job_datasketch(n: int) -> dict:
     from datasketch import MinHash, MinHashLSH
 
-    from piqa_tui.core.dedup.duplicates import NGRAM, fold
+    from piqa_tui.core.dedup.folding import fold
+    from piqa_tui.core.dedup.lexical import NGRAM
 
     items = synthetic_items(n)
     t = time.perf_counter()
@@ -466,7 +467,7 @@ def evaluate(clusters, planted: dict[str, list[tuple[str, str]]]) -> tuple[dict[
 def section_quality(semantic: bool, cache_path: Path) -> str:
     import sqlite3
 
-    from piqa_tui.core.dedup.duplicates import (
+    from piqa_tui.core.dedup.clusters import (
         DEFAULT_SEMANTIC_THRESHOLD,
         DEFAULT_THRESHOLD,
         find_duplicates,

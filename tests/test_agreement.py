@@ -25,6 +25,7 @@ from piqa_tui.core.votes.agreement import (
     krippendorff_alpha,
     percent_unanimous,
 )
+from piqa_tui.render.agreement import ReportTables, breakdown_markdown, report_json, report_markdown
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "kappa-reference"
 
@@ -187,7 +188,7 @@ def test_all_votes_in_one_category_is_undefined_not_one() -> None:
     assert report.krippendorff.value is None and "one category" in report.krippendorff.reason
     assert report.cohen["ann"]["bo"].value is None and "expected agreement is 1" in report.cohen["ann"]["bo"].reason
     assert report.unanimous.value == 100.0  # a percentage, well defined here
-    data = report.to_json()
+    data = report_json(report)
     assert data["fleiss_kappa"] is None and data["krippendorff_alpha"] is None
     assert data["cohen_kappa"]["ann"]["bo"] is None
     assert "κ undefined" in data["reasons"]["fleiss_kappa"]
@@ -218,10 +219,10 @@ def test_no_overlap_and_single_shared_item_are_undefined() -> None:
 
 def test_undefined_is_rendered_as_undefined() -> None:
     report = agreement_report([(f"i{i}", a, 0) for i in range(3) for a in "xy"], 2)
-    markdown = report.to_markdown()
+    markdown = report_markdown(report)
     assert "| Fleiss' κ | undefined |" in markdown and "expected agreement is 1" in markdown
     console = Console(record=True, width=120)
-    console.print(report)
+    console.print(ReportTables(report))
     text = console.export_text()
     assert "undefined" in text and "0.000" not in text and "1.000" not in text
 
@@ -263,7 +264,7 @@ def test_agreement_with_gold() -> None:
 
 
 def test_report_json_has_the_documented_keys() -> None:
-    data = agreement_report(VOTES, 3, gold={"i1": 0}).to_json()
+    data = report_json(agreement_report(VOTES, 3, gold={"i1": 0}))
     for key in ("fleiss_kappa", "krippendorff_alpha", "percent_unanimous", "cohen_kappa", "reasons"):
         assert key in data
     assert set(data["cohen_kappa"]) == {"a", "b", "c"}
@@ -273,11 +274,11 @@ def test_report_json_has_the_documented_keys() -> None:
 
 def test_markdown_and_rich_views() -> None:
     report = agreement_report(VOTES, 3)
-    lines = report.to_markdown().splitlines()
+    lines = report_markdown(report).splitlines()
     assert "| measure | value | based on | note |" in lines
     assert any(line.startswith("| a | 4 |") for line in lines)
     console = Console(record=True, width=120)
-    console.print(report)
+    console.print(ReportTables(report))
     assert "Krippendorff" in console.export_text()
 
 
@@ -289,8 +290,8 @@ def test_breakdown_equals_report_on_each_group() -> None:
     assert set(breakdown.groups) <= {"darija-dz", "darija-ma"}
     for group, report in breakdown.groups.items():
         alone = agreement_report([v for v in votes if dialect[v[0]] == group], k)
-        assert report.to_json() == alone.to_json()
-    assert breakdown.to_markdown().startswith("| dialect | items |")
+        assert report_json(report) == report_json(alone)
+    assert breakdown_markdown(breakdown).startswith("| dialect | items |")
     by_callable = agreement_by(votes, lambda item: None, k)
     assert list(by_callable.groups) == ["(none)"]
     assert isinstance(by_callable.groups["(none)"], AgreementReport)

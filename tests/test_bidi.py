@@ -16,6 +16,7 @@ from piqa_tui.core.text.bidi import (
     detect_mode,
     is_rtl,
     layout,
+    needs_layout,
     resolve_mode,
     rich_text,
 )
@@ -202,3 +203,12 @@ def test_calibration_lines_put_every_bar_in_one_column() -> None:
         columns = {cell_width(row[: row.rindex("|")], policy) for row in rows}
         assert len(columns) == 1
     assert any("wcwidth" in row for row in check_terminal_lines(BidiMode.APP))
+
+
+def test_needs_layout_is_asked_of_right_to_left_text_controls_and_breaks_only() -> None:
+    """The list and the model results screen skip the adapter for text this says no to; layout would change nothing there."""
+    for text in ("حط الما", "שלום", "a\u200fb", "a\u2067b\u2069", "tab\there", "two\nlines", "x\u2028y"):
+        assert needs_layout(text), text
+    for text in ("plain English", "தமிழ் உரை", "বাংলা", "漢字", ""):
+        assert not needs_layout(text), text
+        assert layout(text, 80, BidiMode.APP)[0].text == text

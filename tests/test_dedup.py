@@ -20,13 +20,9 @@ from piqa_tui.cli.main import main
 from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup import semantic as embeddings
-from piqa_tui.core.dedup.duplicates import (
-    Cluster,
-    find_duplicates,
-    fold,
-    item_key,
-    lsh_bands,
-)
+from piqa_tui.core.dedup.clusters import Cluster, find_duplicates
+from piqa_tui.core.dedup.folding import fold, item_key
+from piqa_tui.core.dedup.lexical import lsh_bands
 from piqa_tui.core.errors import ModelError
 
 from .conftest import PIQA_VALID, SAMPLES, copy_sample
@@ -506,3 +502,18 @@ def test_cli_dedup_unloadable_model_falls_back_to_lexical(tmp_path: Path, capsys
     captured = capsys.readouterr()
     assert "cannot load embedding model" in captured.err
     assert json.loads(captured.out)["semantic"] is False
+
+
+def test_the_duplicates_screen_highlights_the_words_the_item_view_does() -> None:
+    """Both faces' differing-word spans come from core.text.word_diff.differing_spans."""
+    from piqa_tui.core.dedup.scan import differences
+    from piqa_tui.tui.fields import solution_spans
+
+    copy = item("b", "Boil the mint tea", "add sugar", "add salt now")
+    original = item("a", "Boil the green tea", "add salt", "add sugar")
+    spans = differences(copy, original)
+    assert [copy.prompt[s:e] for s, e in spans["prompt"]] == ["mint"]
+    assert spans["solution0"] == []  # compared with the original's closest solution, whatever the order
+    assert [copy.solutions[1][s:e] for s, e in spans["solution1"]] == ["now"]
+    pair = (copy.solutions[1], original.solutions[0])
+    assert solution_spans(pair, 0) == spans["solution1"]

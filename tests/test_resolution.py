@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from piqa_tui.cli.main import main
-from piqa_tui.core.dedup.duplicates import find_duplicates
+from piqa_tui.core.dedup.clusters import find_duplicates
 from piqa_tui.core.dedup.resolution import (
     keep_one,
     mark_distinct,

@@ -9,7 +9,8 @@ import pytest
 
 from piqa_tui.cli.main import main
 from piqa_tui.core.votes.agreement import fleiss_kappa
-from piqa_tui.core.votes.decisions import decisions, parse_policy, set_project_policy
+from piqa_tui.core.votes.blind import cast_votes, current_vote, has_voted
+from piqa_tui.core.votes.decisions import decide, decisions, parse_policy, project_policy, set_project_policy
 from piqa_tui.core.votes.files import export_votes, import_votes
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
@@ -92,6 +93,34 @@ def test_policies_and_adjudication(tmp_path: Path) -> None:
     assert "dz-007" in disagreements and len(disagreements) == 7
     project.adjudicate("dz-007", 0, "the gold label is right: pure water")
     assert decisions(project)["dz-007"].status is Status.ADJUDICATED and decisions(project)["dz-007"].label == 0
+
+
+def test_one_decision_for_every_face(tmp_path: Path) -> None:
+    """The TUI's Ballots, core's decide (one item) and decisions (all items at once) give the same answer."""
+    from piqa_tui.tui.voting import Ballots
+
+    project = Project.open(copy_sample("darija-algerian.tsv", tmp_path), annotator="lead")
+    import_votes(project, SAMPLE_VOTES)
+    project.adjudicate("dz-007", 0, "the gold label is right")
+    for spec in ("majority:2/3", "unanimity:3"):
+        set_project_policy(project, parse_policy(spec))
+        ballots = Ballots(project)
+        every = decisions(project)
+        for item in project.items:
+            one = decide(project, item.id, project_policy(project))
+            assert one == every[item.id] == ballots.decision(item.id)
+        assert every["dz-007"].status is Status.ADJUDICATED
+
+
+def test_whether_an_annotator_voted(tmp_path: Path) -> None:
+    project = Project.open(copy_sample("darija-algerian.tsv", tmp_path), annotator="amina")
+    import_votes(project, SAMPLE_VOTES)
+    first = project.items[0].id
+    assert has_voted(project, first) and current_vote(project, first) == current_vote(project, first, "amina")
+    assert set(cast_votes(project, first)) == {"amina", "sara", "yacine"}
+    project.vote(first, "")  # withdrawn: stored as '', counted as no vote
+    assert not has_voted(project, first) and current_vote(project, first) is None
+    assert list(cast_votes(project, first)) == ["sara", "yacine"]
 
 
 def test_agree_json_matches_the_agreement_module(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,12 +30,6 @@ def config_path() -> Path:
     return Path(override) if override else config_dir() / "config.toml"
 
 
-def data_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir(APP_NAME))
-
-
 def user_themes_dir() -> Path:
     return config_dir() / "themes"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from piqa_tui.core.dataset.files import Dataset
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.text.word_diff import word_diff, word_spans
+from piqa_tui.core.text.word_diff import differing_spans
 
 # Words in a column name that mark it as another rendering of some text.
 _TRANSLATION_WORDS = re.compile(
@@ -26,10 +26,6 @@ class Field:
 
     name: str  # prompt | solution0..3 | label | note
     title: str  # shown on the block
-
-    @property
-    def is_text(self) -> bool:
-        return self.name == "prompt" or self.name.startswith("solution") or self.name == "note"
 
     @property
     def solution(self) -> int | None:
@@ -77,15 +73,12 @@ def translation_columns(dataset: Dataset) -> dict[str, list[str]]:
     return found
 
 
-def differing_spans(solutions: tuple[str, ...], index: int) -> list[tuple[int, int]]:
-    """Character spans of the words of solution ``index`` that differ from any other solution."""
+def solution_spans(solutions: tuple[str, ...], index: int) -> list[tuple[int, int]]:
+    """Character spans of the words of solution ``index`` that differ from any other (blank) solution."""
     text = solutions[index]
-    words: set[int] = set()
-    for other, candidate in enumerate(solutions):
-        if other != index and candidate.strip() and text.strip():
-            words.update(word_diff(text, candidate).a_words)
-    spans = word_spans(text)
-    return [spans[w] for w in sorted(words) if w < len(spans)]
+    if not text.strip():
+        return []
+    return differing_spans(text, (other for k, other in enumerate(solutions) if k != index and other.strip()))
 
 
 def label_text(dataset: Dataset, item: Item) -> str:

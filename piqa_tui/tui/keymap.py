@@ -156,13 +156,6 @@ def unlisted(*action_ids: str) -> list[Binding]:
     ]
 
 
-def action_by_id(action_id: str) -> Action:
-    for action in ALL_ACTIONS:
-        if action.id == action_id:
-            return action
-    raise KeyError(action_id)
-
-
 def validate_keymap(keys: dict[str, str]) -> list[str]:
     """Problems with a config ``[keys]`` table: unknown action ids or values that are not strings."""
     known = {a.id for a in ALL_ACTIONS}

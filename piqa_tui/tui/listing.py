@@ -14,6 +14,7 @@ from typing import Callable
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.model_scores import scores_for
@@ -78,11 +79,6 @@ class Queue:
     order: Callable[[Project, Item], float] | None = None  # sort key of the queue's items; None keeps file order
 
 
-def _voted(project: Project, item: Item) -> bool:
-    vote = project.state.votes.get(item.id, {}).get(project.annotator)
-    return vote is not None and vote.choice != ""
-
-
 def _status_is(status: Status) -> Callable[[Project, Validation, int, Item], bool]:
     return lambda p, v, pos, it: ballots_for(p).status(it.id) is status
 
@@ -92,7 +88,7 @@ QUEUES: dict[str, Queue] = {
     q.name: q
     for q in (
         Queue("all", "every item", lambda p, v, pos, it: True),
-        Queue("unvoted", "items you have not voted on", lambda p, v, pos, it: not _voted(p, it)),
+        Queue("unvoted", "items you have not voted on", lambda p, v, pos, it: not has_voted(p, it.id)),
         Queue("flagged", "items with a flag", lambda p, v, pos, it: bool(p.state.flags.get(it.id))),
         Queue("edited", "items changed in this workspace", lambda p, v, pos, it: it.id in p.state.edited),
         Queue("invalid", "items with a problem validate reports", lambda p, v, pos, it: v.is_invalid(pos)),
@@ -195,7 +191,7 @@ def row_marks(project: Project, validation: Validation, marks: Marks, position: 
     return "".join(
         (
             "✎" if item_id in project.state.edited else " ",
-            "✓" if _voted(project, item) else " ",
+            "✓" if has_voted(project, item_id) else " ",
             "⚑" if flags else " ",
             "≈" if item_id in marks.duplicates or (flags and "duplicate" in flags) else " ",
             "✗" if item_id in marks.model_disagrees and ballots_for(project).visible(item_id) else " ",

@@ -16,10 +16,11 @@ from typing import Callable
 from rapidfuzz import fuzz, process
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.characters import INVISIBLE
 
 # Arabic harakat (fathatan..sukun, superscript alef, Quranic marks), tatweel,
-# bidi controls and zero-width characters: invisible or optional when typing.
-_IGNORED = re.compile("[\u064b-\u065f\u0670\u06d6-\u06ed\u0640\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# and the invisible characters (bidi controls, zero-width, joiners): optional when typing.
+_IGNORED = re.compile(f"[\u064b-\u065f\u0670\u06d6-\u06ed\u0640{INVISIBLE}]")
 _SPACES = re.compile(r"\s+")
 
 FUZZY_CUTOFF = 80.0

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.votes.blind import may_see_answers
+from piqa_tui.core.votes.blind import cast_votes, current_vote, may_see_answers
 from piqa_tui.core.votes.decisions import (
     choices,
+    decide,
     policy_spec,
     project_policy,
     set_project_policy,
@@ -114,10 +115,7 @@ class Ballots:
             self._decisions.clear()
         found = self._decisions.get(item_id)
         if found is None:
-            adjudicated = self.project.state.adjudications.get(item_id)
-            label = int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
-            found = self.policy.decide(choices(self.project, item_id).values(), label)
-            self._decisions[item_id] = found
+            found = self._decisions[item_id] = decide(self.project, item_id, self.policy)
         return found
 
     def status(self, item_id: str) -> Status:
@@ -141,8 +139,7 @@ class Ballots:
         return may_see_answers(self.project, item_id, self.reviewer)
 
     def my_vote(self, item_id: str) -> str | None:
-        vote = self.project.state.votes.get(item_id, {}).get(self.project.annotator)
-        return None if vote is None or vote.choice == "" else vote.choice
+        return current_vote(self.project, item_id)
 
     def status_mark(self, item: Item) -> str:
         """The list's status cell: hidden (blank) until the user may see answers."""
@@ -163,10 +160,8 @@ class Ballots:
                 True,
                 None,
             )
-        votes = self.project.state.votes.get(item.id, {})
-        cast = sorted((a, v.choice) for a, v in votes.items() if v.choice != "")
         parts = [f"you {mine_text}"] if mine_text is not None else ["you —"]
-        parts += [f"{a} {choice_text(c)}" for a, c in cast if a != me]
+        parts += [f"{a} {choice_text(c)}" for a, c in cast_votes(self.project, item.id).items() if a != me]
         return VoteSummary("  ·  ".join(parts), self.status_text(item.id), False, mine_text)
 
     def status_text(self, item_id: str) -> str:

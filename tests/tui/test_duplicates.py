@@ -143,7 +143,7 @@ async def test_escape_cancels_a_running_scan(darija: Path, monkeypatch: pytest.M
 
 
 async def test_without_a_model_semantic_falls_back_to_lexical(darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing(conn):
+    def missing(conn, model=None):
         raise ModelError("embedding model sentence-transformers/x is not available offline")
 
     monkeypatch.setattr(duplicate_scan, "_embedder", missing)

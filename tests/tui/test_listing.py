@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.text.characters import INVISIBLE
 from piqa_tui.core.text.word_diff import word_spans
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.fields import (
-    differing_spans,
     item_fields,
     label_text,
+    solution_spans,
     translation_columns,
 )
 from piqa_tui.tui.listing import (
@@ -81,6 +82,8 @@ def test_search_normalises_what_annotators_type() -> None:
     assert normalise("الشَّاي") == normalise("الشاي") == "الشاي"
     assert normalise("  Le  THÉ\u200c ") == "le thé"
     assert normalise("e\u0301") == "é"  # NFC
+    for invisible in INVISIBLE:  # every invisible character stored text may carry, as validate and dedup know them
+        assert normalise(f"le{invisible} thé") == "le thé", f"U+{ord(invisible):04X}"
 
 
 def test_search_ranks_substring_hits_before_fuzzy_ones() -> None:
@@ -121,12 +124,12 @@ def test_translation_columns_of_pindicqa_style_names(tmp_path: Path) -> None:
 def test_differing_words_are_highlighted() -> None:
     a = "تغسل النعناع بالما البارد وتحطو فالبراد"
     b = "تغسل النعناع بالجافيل وتحطو فالبراد"
-    spans = differing_spans((a, b), 0)
+    spans = solution_spans((a, b), 0)
     assert [a[s:e] for s, e in spans] == ["بالما", "البارد"]
-    assert [b[s:e] for s, e in differing_spans((a, b), 1)] == ["بالجافيل"]
+    assert [b[s:e] for s, e in solution_spans((a, b), 1)] == ["بالجافيل"]
     three = ("one two three", "one two four", "one five three")
-    assert [three[0][s:e] for s, e in differing_spans(three, 0)] == ["two", "three"]
-    assert differing_spans(("same", "same"), 0) == []
+    assert [three[0][s:e] for s, e in solution_spans(three, 0)] == ["two", "three"]
+    assert solution_spans(("same", "same"), 0) == []
     assert word_spans(a)[0] == (0, 4)
 
 

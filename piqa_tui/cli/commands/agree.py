@@ -13,11 +13,14 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.votes.decisions import (
-    decision_counts,
-    policy_spec,
-    project_agreement,
-    project_policy,
+from piqa_tui.core.votes.decisions import agreement_summary, policy_spec
+from piqa_tui.render.agreement import (
+    BreakdownTable,
+    ReportTables,
+    breakdown_json,
+    breakdown_markdown,
+    report_json,
+    report_markdown,
 )
 
 
@@ -30,28 +33,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
-    report, breakdowns = project_agreement(project, by)
-    statuses = decision_counts(project)
+    found = agreement_summary(project, by)
     if args.json:
         print_json(
             {
-                **report.to_json(),
-                "policy": policy_spec(project_policy(project)),
-                "status": statuses,
-                "by": {column: b.to_json() for column, b in breakdowns.items()},
+                **report_json(found.report),
+                "policy": policy_spec(found.policy),
+                "status": found.statuses,
+                "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
             }
         )
         return OK
     if args.markdown:
-        print(report.to_markdown())
-        for breakdown in breakdowns.values():
+        print(report_markdown(found.report))
+        for breakdown in found.breakdowns.values():
             print()
-            print(breakdown.to_markdown())
+            print(breakdown_markdown(breakdown))
         return OK
     console = Console()
-    console.print(f"[bold]{project.dataset.name}[/] — policy {policy_spec(project_policy(project))}; "
-                  + ", ".join(f"{k}: {v}" for k, v in statuses.items()))
-    console.print(report)
-    for breakdown in breakdowns.values():
-        console.print(breakdown)
+    console.print(f"[bold]{project.dataset.name}[/] — policy {policy_spec(found.policy)}; "
+                  + ", ".join(f"{k}: {v}" for k, v in found.statuses.items()))
+    console.print(ReportTables(found.report))
+    for breakdown in found.breakdowns.values():
+        console.print(BreakdownTable(breakdown))
     return OK

@@ -8,7 +8,7 @@ from pathlib import Path
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
-from piqa_tui.core.report.card import dataset_card
+from piqa_tui.render.card import dataset_card
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,16 +14,13 @@ from piqa_tui.cli.commands.dataset_args import (
     print_json,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dedup.duplicates import (
+from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
     SIGNALS,
-    Cluster,
-    find_duplicates,
 )
-from piqa_tui.core.errors import ModelError
-from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
+from piqa_tui.core.dedup.semantic import DEFAULT_MODEL
 
 
 def _similarity(text: str) -> float:
@@ -66,69 +63,30 @@ def run(args: argparse.Namespace) -> int:
     semantic_wanted = bool(args.semantic or args.model)
     # The workspace caches embeddings: make one only when embeddings are asked for.
     project = open_project(args, create=semantic_wanted)
-    items = project.items
-    against: list[Item] | None = None
-    sources = (project.dataset.name, "")
-    if args.against:
-        other = Project.open(args.against, mapping=None, create=False)
-        against = other.items
-        sources = _source_names(project.dataset.path, other.dataset.path, args.path, args.against)
-    embedder = _embedder(args, project) if semantic_wanted else None
-
-    def search(semantic: object) -> list[Cluster]:
-        with _progress_bar(enabled=sys.stderr.isatty()) as progress:
-            return find_duplicates(
-                items,
-                against=against,
-                semantic=semantic,  # type: ignore[arg-type]
-                threshold=args.threshold,
-                semantic_threshold=args.semantic_threshold,
-                sources=sources,
-                progress=progress,
-            )
-
-    try:
-        clusters = search(embedder)
-    except ModelError as err:  # the model was found but would not load or run
-        if embedder is None:
-            raise
-        print(f"piqa-tui: warning: {str(err).rstrip('.')}; continuing with exact and lexical duplicates only", file=sys.stderr)
-        embedder = None
-        clusters = search(None)
-
+    request = ScanRequest(
+        semantic=semantic_wanted,
+        against=Path(args.against) if args.against else None,
+        threshold=args.threshold,
+        semantic_threshold=args.semantic_threshold,
+        model=(args.model or DEFAULT_MODEL) if semantic_wanted else None,  # the CLI falls back to lexical, not to English
+    )
+    with _progress_bar(enabled=sys.stderr.isatty()) as progress:
+        result = scan(project, project.items, request, progress)  # type: ignore[arg-type]
+    if result.warning:
+        print(f"piqa-tui: warning: {result.warning}", file=sys.stderr)
     if args.json:
         print_json(
             {
                 "path": str(project.dataset.path),
                 "against": str(args.against) if args.against else None,
-                "items": len(items),
-                "semantic": embedder is not None,
-                "clusters": [c.to_json() for c in clusters],
+                "items": len(result.items),
+                "semantic": result.model is not None,
+                "clusters": [c.to_json() for c in result.clusters],
             }
         )
     else:
-        _print_clusters(clusters, items, against, sources)
-    return DATA_PROBLEMS if clusters else OK
-
-
-def _source_names(path: Path, other: Path, given: str, given_other: str) -> tuple[str, str]:
-    """File names, or the paths as given when both files have the same name."""
-    return (path.name, other.name) if path.name != other.name else (given, given_other)
-
-
-def _embedder(args: argparse.Namespace, project: Project):  # -> SentenceTransformerEmbedder | None
-    from piqa_tui.core.dedup.semantic import (
-        DEFAULT_MODEL,
-        EmbeddingCache,
-        SentenceTransformerEmbedder,
-    )
-
-    cache = EmbeddingCache(project.workspace.conn) if project.workspace is not None else None
-    try:
-        return SentenceTransformerEmbedder(args.model or DEFAULT_MODEL, cache=cache)
-    except ModelError as err:
-        print(f"piqa-tui: warning: {str(err).rstrip('.')}; continuing with exact and lexical duplicates only", file=sys.stderr)
-        return None
+        _print_clusters(result)
+    return DATA_PROBLEMS if result.clusters else OK
 
 
 @contextmanager
@@ -153,16 +111,19 @@ def _progress_bar(enabled: bool) -> Iterator[object]:
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
-def _print_clusters(clusters: list[Cluster], items: list[Item], against: list[Item] | None, sources: tuple[str, str]) -> None:
+def _print_clusters(result: DuplicateScan) -> None:
+    clusters = result.clusters
     for n, cluster in enumerate(clusters, 1):
         print(f"cluster {n}\t{cluster.signal}\tsimilarity {cluster.similarity:.3f}\t{len(cluster.members)} items")
         for m in cluster.members:
-            item = (against if against is not None and m.source == sources[1] else items)[m.index]
             where = f"{m.source}:" if m.source else ""
-            print(f"  {where}{m.id}\t{_preview(item.prompt)}")
+            print(f"  {where}{m.id}\t{_preview(result.item(m).prompt)}")
     counts = {s: sum(1 for c in clusters if c.signal == s) for s in SIGNALS}
     detail = ", ".join(f"{s}: {n}" for s, n in counts.items() if n) or "none"
-    subject = f"items of {sources[0]} duplicating {sources[1]}" if against is not None else f"{len(items)} items"
+    if result.sources is not None:
+        subject = f"items of {result.sources[0]} duplicating {result.sources[1]}"
+    else:
+        subject = f"{len(result.items)} items"
     print(f"{len(clusters)} duplicate clusters ({detail}) among {subject}")
 
 

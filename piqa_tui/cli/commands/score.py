@@ -32,6 +32,7 @@ from piqa_tui.core.scoring.templates import (
     DEFAULT_TEMPLATE,
     get_template,
 )
+from piqa_tui.render.values import format_value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,18 +137,14 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def _fmt(value: object) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
-
-
 def _print_summary(result: dict) -> None:
     rate = result["model_items_per_second"]
     speed = f"{rate:.2f} items/s" if rate else "all from the cache"
     print(f"{result['path']}: {result['model']}, template {result['template']}")
-    print(f"acc {_fmt(result['acc'])}  acc_norm {_fmt(result['acc_norm'])}  n {result['n']}"
+    print(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  n {result['n']}"
           f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
     for column, groups in result["groups"].items():
         print(f"\nby {column}:")
         width = max(len(g) for g in groups) if groups else 0
         for name, s in groups.items():
-            print(f"  {name:<{width}}  acc {_fmt(s['acc'])}  acc_norm {_fmt(s['acc_norm'])}  n {s['n']}")
+            print(f"  {name:<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  n {s['n']}")

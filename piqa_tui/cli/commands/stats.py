@@ -13,6 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import compute_stats
+from piqa_tui.render.stats import StatsTables, stats_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,9 +24,9 @@ def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     stats = compute_stats(project.items, project.dataset.meta_columns)
     if args.json:
-        print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats.to_json()})
+        print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats_json(stats)})
     else:
         console = Console()
         console.print(f"[bold]{project.dataset.name}[/] — {project.dataset.format}, layout {project.dataset.layout.name}")
-        console.print(stats)
+        console.print(StatsTables(stats))
     return OK

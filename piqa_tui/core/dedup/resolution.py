@@ -10,7 +10,7 @@ all lie inside it.
 
 from __future__ import annotations
 
-from piqa_tui.core.dedup.duplicates import Cluster
+from piqa_tui.core.dedup.clusters import Cluster
 from piqa_tui.core.workspace.log import Change
 from piqa_tui.core.workspace.project import Project
 
@@ -44,11 +44,6 @@ def _hidden(cluster: Cluster, index: dict[str, list[set[str]]]) -> bool:
     members = _members(cluster_key(cluster))
     first = next(iter(members))
     return any(members <= marked for marked in index.get(first, ()))
-
-
-def is_hidden(project: Project, cluster: Cluster) -> bool:
-    """Whether a cluster was marked distinct (itself, or a larger cluster containing all its members)."""
-    return _hidden(cluster, _distinct_index(project))
 
 
 def open_clusters(project: Project, clusters: list[Cluster]) -> list[Cluster]:

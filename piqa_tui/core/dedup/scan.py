@@ -1,8 +1,9 @@
-"""One run of duplicate detection for the duplicates screen: what was asked and what was found.
+"""One run of duplicate detection, for both faces: what was asked and what was found.
 
-Holds no Textual objects. The screen runs :func:`scan` in a worker thread and
-keeps the :class:`DuplicateScan` on the session, so reopening the screen shows
-the last results (minus what was resolved since) until an item changes.
+``piqa-tui dedup`` runs :func:`scan` and prints the clusters. The duplicates
+screen runs it in a worker thread and keeps the :class:`DuplicateScan` on the
+session, so reopening the screen shows the last results (minus what was
+resolved since) until an item changes. Holds no Textual objects.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dedup.duplicates import (
+from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
     Cluster,
@@ -24,7 +24,7 @@ from piqa_tui.core.dedup.duplicates import (
 )
 from piqa_tui.core.dedup.resolution import open_clusters
 from piqa_tui.core.errors import ModelError
-from piqa_tui.core.text.word_diff import word_diff, word_spans
+from piqa_tui.core.text.word_diff import differing_spans, word_spans
 from piqa_tui.core.workspace.project import Project
 
 Progress = Callable[[int, int], None]
@@ -40,12 +40,17 @@ class ScanCancelled(Exception):
 
 @dataclass(frozen=True)
 class ScanRequest:
-    """What the user asked for: the semantic signal, a leakage check, the thresholds."""
+    """What the user asked for: the semantic signal, a leakage check, the thresholds.
+
+    ``model`` names the sentence-transformers model (a folder or a name in the local
+    Hugging Face cache); None takes the multilingual default, else the packaged one.
+    """
 
     semantic: bool = False
     against: Path | None = None
     threshold: float = DEFAULT_THRESHOLD
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+    model: str | None = None
 
     def describe(self) -> str:
         parts = [f"lexical ≥{self.threshold:.2f}"]
@@ -108,25 +113,16 @@ def scan(
     import time
 
     started = time.monotonic()
-    against: list[Item] = []
-    sources: tuple[str, str] | None = None
-    if request.against is not None:
-        if note:
-            note(f"reading {request.against.name}")
-        other = load_dataset(request.against)
-        against = list(other.items)
-        here = project.dataset.path
-        sources = (here.name, other.path.name) if here.name != other.path.name else (str(here), str(other.path))
-    result = DuplicateScan(request, [], items, against, sources)
+    result = _read_other(project, items, request, note)
 
     def run(embedder: object | None) -> list[Cluster]:
         return find_duplicates(
             items,
-            against=against if request.against is not None else None,
+            against=result.against if request.against is not None else None,
             semantic=embedder,  # type: ignore[arg-type]
             threshold=request.threshold,
             semantic_threshold=request.semantic_threshold,
-            sources=sources or ("items", "against"),
+            sources=result.sources or ("items", "against"),
             progress=progress,
         )
 
@@ -135,23 +131,49 @@ def scan(
     else:
         conn = _cache_connection(project)
         with closing(conn) if conn is not None else nullcontext():
-            try:
-                if note:
-                    note("loading the embedding model")
-                embedder = _embedder(conn)
-                result.model = _model_name(embedder.path)
-                if result.model == PACKAGED_NAME:
-                    result.notice = (
-                        f"semantic duplicates use {PACKAGED_NAME}; for other languages put "
-                        "paraphrase-multilingual-MiniLM-L12-v2 in the local Hugging Face cache"
-                    )
-                result.clusters = run(embedder)
-            except ModelError as err:
-                result.model = None
-                result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
-                result.clusters = run(None)
+            _with_embeddings(result, run, conn, note)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _read_other(project: Project, items: list[Item], request: ScanRequest, note: Callable[[str], None] | None) -> DuplicateScan:
+    """A result still without clusters, holding the other file's items in a leakage check."""
+    if request.against is None:
+        return DuplicateScan(request, [], items)
+    if note:
+        note(f"reading {request.against.name}")
+    # The other file as curated: its workspace's edits (and derived ids) apply, none is made.
+    other = Project.open(request.against, create=False)
+    return DuplicateScan(request, [], items, list(other.items), source_names(project.dataset.path, other.dataset.path))
+
+
+def _with_embeddings(
+    result: DuplicateScan,
+    run: Callable[[object | None], list[Cluster]],
+    conn: sqlite3.Connection | None,
+    note: Callable[[str], None] | None,
+) -> None:
+    """Clusters with the semantic signal; without it, and a warning saying why, when the model fails."""
+    try:
+        if note:
+            note("loading the embedding model")
+        embedder = _embedder(conn, result.request.model)
+        result.model = _model_name(embedder.path)
+        if result.model == PACKAGED_NAME:
+            result.notice = (
+                f"semantic duplicates use {PACKAGED_NAME}; for other languages put "
+                "paraphrase-multilingual-MiniLM-L12-v2 in the local Hugging Face cache"
+            )
+        result.clusters = run(embedder)
+    except ModelError as err:
+        result.model = None
+        result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
+        result.clusters = run(None)
+
+
+def source_names(here: Path, other: Path) -> tuple[str, str]:
+    """How clusters name the two files of a leakage check: by file name, or by path when the names are the same."""
+    return (here.name, other.name) if here.name != other.name else (str(here), str(other))
 
 
 def _cache_connection(project: Project) -> sqlite3.Connection | None:
@@ -160,8 +182,9 @@ def _cache_connection(project: Project) -> sqlite3.Connection | None:
     return sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)
 
 
-def _embedder(conn: sqlite3.Connection | None):  # -> SentenceTransformerEmbedder
-    """The multilingual default model when it is on this machine, else the packaged one; ModelError if neither."""
+def _embedder(conn: sqlite3.Connection | None, model: str | None = None):  # -> SentenceTransformerEmbedder
+    """``model`` if named (ModelError if it cannot be had); else the multilingual default model when it is
+    on this machine, else the packaged one; ModelError if neither."""
     from piqa_tui.core.dedup.semantic import (
         DEFAULT_MODEL,
         EmbeddingCache,
@@ -169,6 +192,8 @@ def _embedder(conn: sqlite3.Connection | None):  # -> SentenceTransformerEmbedde
     )
 
     cache = EmbeddingCache(conn) if conn is not None else None
+    if model is not None:
+        return SentenceTransformerEmbedder(model, cache=cache)
     try:
         return SentenceTransformerEmbedder(DEFAULT_MODEL, cache=cache)
     except ModelError:
@@ -203,14 +228,9 @@ def differences(item: Item, reference: Item) -> dict[str, Spans]:
     Solutions are compared with the reference's closest solution, because
     duplicates are found whatever the order of the solutions.
     """
-    out: dict[str, Spans] = {"prompt": _diff_spans(item.prompt, reference.prompt)}
+    out: dict[str, Spans] = {"prompt": differing_spans(item.prompt, [reference.prompt])}
     for i, text in enumerate(item.solutions):
-        candidates = [_diff_spans(text, other) for other in reference.solutions] or [word_spans(text)]
+        candidates = [differing_spans(text, [other]) for other in reference.solutions] or [word_spans(text)]
         out[f"solution{i}"] = min(candidates, key=len)
     return out
-
-
-def _diff_spans(text: str, other: str) -> Spans:
-    spans = word_spans(text)
-    return [spans[w] for w in word_diff(text, other).a_words if w < len(spans)]
 

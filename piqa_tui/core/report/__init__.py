@@ -1,1 +1,1 @@
-"""Reports on a dataset: statistics and the dataset card."""
+"""Reports on a dataset: its statistics (the dataset card that shows them is ``piqa_tui.render.card``)."""

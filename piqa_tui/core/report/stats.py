@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.table import Table
-
 from piqa_tui.core.dataset.frames import meta_frame, scripts_maybe_present, text_frame
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.characters import SCRIPTS
@@ -18,6 +15,8 @@ _MAX_CATEGORIES = 50  # a column with more distinct values is free text, not a c
 
 @dataclass
 class DatasetStats:
+    """A dataset's statistics (``piqa_tui.render.stats`` shows them)."""
+
     items: int
     labels: dict[str, int]
     solutions_per_item: dict[str, int]
@@ -26,43 +25,6 @@ class DatasetStats:
     share_over_25_words: float
     scripts: dict[str, int]
     categories: dict[str, dict[str, int]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "items": self.items,
-            "labels": self.labels,
-            "solutions_per_item": self.solutions_per_item,
-            "mean_prompt_words": round(self.mean_prompt_words, 3),
-            "mean_solution_words": round(self.mean_solution_words, 3),
-            "share_over_25_words": round(self.share_over_25_words, 4),
-            "scripts": self.scripts,
-            "categories": self.categories,
-        }
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        overview = Table(title="Dataset", show_header=False, box=None, pad_edge=False)
-        overview.add_column(style="bold")
-        overview.add_column()
-        overview.add_row("items", str(self.items))
-        overview.add_row("labels", _counts(self.labels, self.items))
-        overview.add_row("solutions per item", ", ".join(f"{k}: {v}" for k, v in self.solutions_per_item.items()))
-        overview.add_row("mean words (prompt)", f"{self.mean_prompt_words:.1f}")
-        overview.add_row("mean words (solution)", f"{self.mean_solution_words:.1f}")
-        overview.add_row(f"items over {LONG_ITEM_WORDS} words", f"{self.share_over_25_words:.1%}")
-        overview.add_row("scripts", _counts(self.scripts, self.items))
-        yield overview
-        for column, counts in self.categories.items():
-            table = Table(title=column, title_justify="left")
-            table.add_column("value")
-            table.add_column("items", justify="right")
-            table.add_column("share", justify="right")
-            for value, count in counts.items():
-                table.add_row(value or "(empty)", str(count), f"{count / max(self.items, 1):.1%}")
-            yield table
-
-
-def _counts(counts: dict[str, int], total: int) -> str:
-    return ", ".join(f"{k}: {v} ({v / max(total, 1):.0%})" for k, v in counts.items()) or "—"
 
 
 def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:

@@ -52,6 +52,7 @@ from rich.measure import Measurement
 from rich.style import Style, StyleType
 from rich.text import Text
 
+from piqa_tui.core.text.characters import BIDI_CONTROLS, JOINERS
 from piqa_tui.core.text.graphemes import (
     WidthPolicy,
     cell_width,
@@ -65,8 +66,11 @@ Align = Literal["left", "right"]
 Highlight = tuple[int, int, StyleType]
 
 ELLIPSIS = "…"
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_JOINERS = frozenset("\u200c\u200d")
+_BIDI_CONTROLS = frozenset(BIDI_CONTROLS)
+_JOINERS = frozenset(JOINERS)
+# Text the adapter must see: right-to-left letters, bidi and other controls, line breaks.
+# Anything else (Latin, Indic, CJK) is drawn as it is stored, only cut to fit.
+_NEEDS_LAYOUT = re.compile(f"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe{BIDI_CONTROLS}\x00-\x1f\x7f\u2028\u2029]")
 _TRAILING_KINDS = frozenset({"WS", "BN", "LRI", "RLI", "FSI", "PDI"})  # reset by UAX #9 rule L1
 
 
@@ -139,6 +143,11 @@ def resolve_mode(mode: BidiMode | str, environ: Mapping[str, str] | None = None)
     """``mode`` as a concrete mode, with ``auto`` decided by ``detect_mode``."""
     mode = BidiMode(mode)
     return detect_mode(environ) if mode is BidiMode.AUTO else mode
+
+
+def needs_layout(text: str) -> bool:
+    """Whether drawing ``text`` needs :func:`layout`; when not, reordering would change nothing and cutting suffices."""
+    return _NEEDS_LAYOUT.search(text) is not None
 
 
 def is_rtl(text: str) -> bool:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 
 # Bidi embedding/override/isolate controls and marks, zero-width characters and
 # the BOM: invisible in most editors, they break search, dedup and tokenisation.
@@ -17,6 +16,7 @@ from collections import Counter
 BIDI_CONTROLS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 ZERO_WIDTH = "\u200b\u2060\ufeff\u00ad"
 JOINERS = "\u200c\u200d"
+INVISIBLE = BIDI_CONTROLS + ZERO_WIDTH + JOINERS  # every invisible character above: what search and dedup ignore
 _STRAY = re.compile(f"[{BIDI_CONTROLS}{ZERO_WIDTH}]|(?:^|(?<=\\s))[{JOINERS}]|[{JOINERS}](?=\\s|$)")
 _WORD_EDGE_PUNCT = "\"'“”‘’«»()[]{}.,;:!?؟،؛…-–—"
 
@@ -44,7 +44,6 @@ SCRIPTS: dict[str, str] = {
     "Thai": "\u0e00-\u0e7f",
     "Han": "\u4e00-\u9fff",
 }
-_SCRIPT_RES = {name: re.compile(f"[{ranges}]") for name, ranges in SCRIPTS.items()}
 
 
 def nfc(text: str) -> str:
@@ -73,15 +72,3 @@ def words(text: str) -> list[str]:
 def word_key(word: str) -> str:
     """A word with surrounding punctuation removed and case folded, for comparing words."""
     return word.strip(_WORD_EDGE_PUNCT).casefold() or word
-
-
-def scripts_in(text: str) -> list[str]:
-    """Names of the scripts that occur in ``text``, in the order of ``SCRIPTS``."""
-    return [name for name, rx in _SCRIPT_RES.items() if rx.search(text)]
-
-
-def dominant_script(text: str) -> str | None:
-    """The script with the most letters in ``text`` (None for text without letters)."""
-    counts = Counter({name: len(rx.findall(text)) for name, rx in _SCRIPT_RES.items()})
-    name, count = counts.most_common(1)[0]
-    return name if count else None

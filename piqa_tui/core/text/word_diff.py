@@ -1,11 +1,13 @@
 """How the solutions of a minimal pair differ, word by word.
 
 Used by validate ("solutions differ by 4 words") and by the TUI, which
-highlights exactly these words; both must agree, so both call ``word_diff``.
+highlights exactly these words (``differing_spans``: in an item's solutions,
+and between the copies of a duplicate); all must agree, so all call ``word_diff``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -55,3 +57,12 @@ def word_spans(text: str) -> list[tuple[int, int]]:
         spans.append((start, start + len(word)))
         pos = start + len(word)
     return spans
+
+
+def differing_spans(text: str, others: Iterable[str]) -> list[tuple[int, int]]:
+    """Character spans, in text order, of the words of ``text`` that differ from any of ``others``."""
+    words: set[int] = set()
+    for other in others:
+        words.update(word_diff(text, other).a_words)
+    spans = word_spans(text)
+    return [spans[w] for w in sorted(words) if w < len(spans)]

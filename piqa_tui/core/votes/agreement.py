@@ -17,12 +17,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import compress
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
-from rich.console import Console, ConsoleOptions, Group, RenderResult
-from rich.table import Table
-from rich.text import Text
 
 Vote = tuple[str, str, int]
 Weights = Literal["linear", "quadratic"] | None
@@ -255,10 +252,6 @@ class Measure:
     def undefined(cls, reason: str, n: int = 0) -> Measure:
         return cls(None, reason, n)
 
-    @property
-    def defined(self) -> bool:
-        return self.value is not None
-
 
 @dataclass(frozen=True, slots=True)
 class FleissKappa:
@@ -477,7 +470,7 @@ def _rates(table: VoteTable, counted: np.ndarray, hit: np.ndarray, reason: str) 
 
 @dataclass(frozen=True)
 class AgreementReport:
-    """Every agreement measure on one set of votes, ready for JSON, Markdown or a Rich console."""
+    """Every agreement measure on one set of votes (``piqa_tui.render.agreement`` shows it)."""
 
     n_items: int
     n_votes: int
@@ -489,114 +482,6 @@ class AgreementReport:
     with_majority: dict[str, Measure]
     with_gold: dict[str, Measure] = field(default_factory=dict)
     votes_per_annotator: dict[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain values (undefined → ``None``) plus ``reasons`` for each undefined one."""
-        reasons: dict[str, Any] = {}
-        for key, m in (("fleiss_kappa", self.fleiss.measure), ("krippendorff_alpha", self.krippendorff),
-                       ("percent_unanimous", self.unanimous)):
-            if m.reason:
-                reasons[key] = m.reason
-        for key, per in (("percent_with_majority", self.with_majority), ("percent_with_gold", self.with_gold)):
-            if undefined := {a: m.reason for a, m in per.items() if m.reason}:
-                reasons[key] = undefined
-        cohen_reasons = {a: {b: m.reason for b, m in row.items() if m.reason} for a, row in self.cohen.items()}
-        if any(cohen_reasons.values()):
-            reasons["cohen_kappa"] = {a: row for a, row in cohen_reasons.items() if row}
-        return {
-            "n_items": self.n_items,
-            "n_votes": self.n_votes,
-            "annotators": list(self.annotators),
-            "votes_per_annotator": dict(self.votes_per_annotator),
-            "fleiss_kappa": self.fleiss.value,
-            "fleiss_raters_per_item": self.fleiss.raters_per_item,
-            "fleiss_items_used": self.fleiss.items_used,
-            "fleiss_items_left_out": self.fleiss.items_left_out,
-            "krippendorff_alpha": self.krippendorff.value,
-            "krippendorff_items": self.krippendorff.n,
-            "percent_unanimous": self.unanimous.value,
-            "unanimous_items_counted": self.unanimous.n,
-            "cohen_kappa": {a: {b: m.value for b, m in row.items()} for a, row in self.cohen.items()},
-            "cohen_items": {a: {b: m.n for b, m in row.items()} for a, row in self.cohen.items()},
-            "percent_with_majority": {a: m.value for a, m in self.with_majority.items()},
-            "percent_with_gold": {a: m.value for a, m in self.with_gold.items()},
-            "reasons": reasons,
-        }
-
-    def summary_rows(self) -> list[tuple[str, str, str, str]]:
-        """(measure, value, based on, note) rows shared by the Rich and Markdown views."""
-        f = self.fleiss
-        fleiss_note = f"{f.raters_per_item} raters per item; left out: {f.items_left_out} items" if f.items_used else ""
-        return [
-            ("Fleiss' κ", _fmt(f.value), f"{f.items_used} items", f.reason or fleiss_note),
-            ("Krippendorff's α (nominal)", _fmt(self.krippendorff.value), f"{self.krippendorff.n} items",
-             self.krippendorff.reason or ""),
-            ("Unanimous", _fmt(self.unanimous.value, "%"), f"{self.unanimous.n} items", self.unanimous.reason or ""),
-        ]
-
-    def annotator_rows(self) -> list[tuple[str, ...]]:
-        """Per annotator: votes, % with the majority of the others, % with gold, κ with each other annotator."""
-        rows = []
-        for a in self.annotators:
-            cells = [a, str(self.votes_per_annotator.get(a, 0)), _fmt(self.with_majority[a].value, "%")]
-            cells.append(_fmt(self.with_gold[a].value, "%") if a in self.with_gold else "—")
-            cells += ["—" if a == b else _fmt(self.cohen[a][b].value) for b in self.annotators]
-            rows.append(tuple(cells))
-        return rows
-
-    def annotator_header(self) -> list[str]:
-        return ["annotator", "votes", "% with majority", "% with gold", *(f"κ {b}" for b in self.annotators)]
-
-    def notes(self) -> list[str]:
-        """Why each undefined pairwise or per-annotator value is undefined (one line each)."""
-        lines = []
-        for i, a in enumerate(self.annotators):
-            for b in self.annotators[i + 1:]:
-                if reason := self.cohen[a][b].reason:
-                    lines.append(f"κ {a}–{b}: {reason}")
-        for label, per in (("majority", self.with_majority), ("gold", self.with_gold)):
-            lines += [f"{a} vs {label}: {m.reason}" for a, m in per.items() if m.reason]
-        return lines
-
-    def to_markdown(self) -> str:
-        """GitHub-flavoured Markdown tables, pasteable into a dataset card."""
-        out = [f"{self.n_items} items, {self.n_votes} votes, {len(self.annotators)} annotators", ""]
-        out += _md_table(["measure", "value", "based on", "note"], self.summary_rows())
-        if self.annotators:
-            out += [""] + _md_table(self.annotator_header(), self.annotator_rows())
-        out += [""] + [f"* {line}" for line in self.notes()] if self.notes() else []
-        return "\n".join(out) + "\n"
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        summary = Table(title="Agreement", caption=f"{self.n_items} items · {self.n_votes} votes")
-        for col in ("measure", "value", "based on", "note"):
-            summary.add_column(col, justify="right" if col in ("value", "based on") else "left")
-        for row in self.summary_rows():
-            summary.add_row(*row[:3], Text(row[3], style="dim"))
-        yield summary
-        if self.annotators:
-            per = Table(title="Annotators")
-            for j, col in enumerate(self.annotator_header()):
-                per.add_column(col, justify="left" if j == 0 else "right")
-            for row in self.annotator_rows():
-                per.add_row(*row)
-            yield per
-        if notes := self.notes():
-            yield Group(*(Text(line, style="dim") for line in notes))
-
-
-def _fmt(value: float | None, unit: str = "") -> str:
-    """A value for display: 3 decimals for κ/α, 1 for percentages, 'undefined' for None."""
-    if value is None:
-        return "undefined"
-    return f"{value:.1f}%" if unit == "%" else f"{value:.3f}"
-
-
-def _md_table(header: list[str], rows: Iterable[tuple[str, ...]]) -> list[str]:
-    """Markdown table lines, with pipes in cells escaped."""
-    def line(cells: Iterable[str]) -> str:
-        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
-    return [line(header), line("---" for _ in header), *(line(r) for r in rows)]
 
 
 def agreement_report(
@@ -630,30 +515,6 @@ class AgreementBreakdown:
 
     column: str
     groups: dict[str, AgreementReport]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"column": self.column, "groups": {g: r.to_json() for g, r in self.groups.items()}}
-
-    def rows(self) -> list[tuple[str, ...]]:
-        """(group, items, Fleiss' κ, α, % unanimous) per group."""
-        return [
-            (g, str(r.n_items), _fmt(r.fleiss.value), _fmt(r.krippendorff.value), _fmt(r.unanimous.value, "%"))
-            for g, r in self.groups.items()
-        ]
-
-    def header(self) -> list[str]:
-        return [self.column, "items", "Fleiss' κ", "Krippendorff's α", "unanimous"]
-
-    def to_markdown(self) -> str:
-        return "\n".join(_md_table(self.header(), self.rows())) + "\n"
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        table = Table(title=f"Agreement by {self.column}")
-        for j, col in enumerate(self.header()):
-            table.add_column(col, justify="left" if j == 0 else "right")
-        for row in self.rows():
-            table.add_row(*row)
-        yield table
 
 
 def agreement_by(

@@ -6,6 +6,7 @@ or an agreement summary of its own.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
 
@@ -65,9 +66,15 @@ def choices(project: Project, item_id: str) -> dict[str, int]:
     return {a: int(v.choice) for a, v in project.state.votes.get(item_id, {}).items() if v.choice.isdigit()}
 
 
-def decide(project: Project, item_id: str, policy: Policy) -> Decision:
+def adjudicated_label(project: Project, item_id: str) -> int | None:
+    """The label a reviewer decided for the item, or None (none decided, or a record that names no solution)."""
     adjudicated = project.state.adjudications.get(item_id)
-    return policy.decide(choices(project, item_id).values(), int(adjudicated[0]) if adjudicated else None)
+    return int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
+
+
+def decide(project: Project, item_id: str, policy: Policy) -> Decision:
+    """The item's status and decided label under ``policy``: the one rule every face shows."""
+    return policy.decide(choices(project, item_id).values(), adjudicated_label(project, item_id))
 
 
 def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
@@ -109,9 +116,9 @@ def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, 
     counts[pos[known]] = table.counts[known]
     status, label = policy.decide_many(counts)
     adjudicated = {}
-    for item_id, (value, _, _) in project.state.adjudications.items():
-        if (where := project.index.get(item_id)) is not None:
-            adjudicated[where] = int(value)
+    for item_id in project.state.adjudications:
+        if (where := project.index.get(item_id)) is not None and (value := adjudicated_label(project, item_id)) is not None:
+            adjudicated[where] = value
     status[list(adjudicated)] = STATUSES.index(Status.ADJUDICATED)
     return status, label, adjudicated
 
@@ -132,7 +139,7 @@ def decisions(project: Project, policy: Policy | None = None) -> dict[str, Decis
 
 
 def decision_counts(project: Project, policy: Policy | None = None) -> dict[str, int]:
-    """``status_counts(decisions(project, policy))``, without building a decision per item."""
+    """Items per status (the status words, in the order of ``Status``), without building a decision per item."""
     status = _decided(project, policy or project_policy(project))[0]
     return {s.value: int(n) for s, n in zip(STATUSES, np.bincount(status, minlength=len(STATUSES)))}
 
@@ -177,14 +184,18 @@ def project_agreement(project: Project, by: list[str] | None = None) -> tuple[Ag
     return report, breakdowns
 
 
-def status_counts(found: dict[str, Decision]) -> dict[str, int]:
-    counts = {status.value: 0 for status in Status}
-    for decision in found.values():
-        counts[decision.status.value] += 1
-    return counts
+@dataclass(frozen=True)
+class AgreementSummary:
+    """What the votes say, all read together: the policy in force, items per status, and the agreement."""
+
+    policy: Policy
+    statuses: dict[str, int]
+    report: AgreementReport
+    breakdowns: dict[str, AgreementBreakdown]
 
 
-def status_queue(project: Project, status: Status, policy: Policy | None = None) -> list[str]:
-    """Ids of the items with a given decision status, in file order (a TUI queue)."""
-    found = decisions(project, policy)
-    return [item.id for item in project.items if found[item.id].status is status]
+def agreement_summary(project: Project, by: list[str] | None = None, policy: Policy | None = None) -> AgreementSummary:
+    """The summary ``agree``, the dataset card and the TUI's agreement screen show (``by``: columns to break down by)."""
+    policy = policy or project_policy(project)
+    report, breakdowns = project_agreement(project, by)
+    return AgreementSummary(policy, decision_counts(project, policy), report, breakdowns)

@@ -29,7 +29,6 @@ from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
 
-EDIT_KINDS = ("edit",)
 MARKER_KINDS = ("undo", "redo")
 
 

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Footer, Static
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
@@ -128,11 +129,9 @@ class AdjudicationScreen(Screen[None]):
             self.show_item(self.ids[table.cursor_row])
 
     def _cells(self, item: Item) -> list[Text | str]:
-        votes = self.project.state.votes.get(item.id, {})
         by_choice: dict[str, list[str]] = {}
-        for annotator, vote in sorted(votes.items()):
-            if vote.choice != "":
-                by_choice.setdefault(vote.choice, []).append(annotator)
+        for annotator, choice in cast_votes(self.project, item.id).items():
+            by_choice.setdefault(choice, []).append(annotator)
         cells: list[Text | str] = [item.id]
         for n in range(self.width):
             names = by_choice.get(str(n), [])

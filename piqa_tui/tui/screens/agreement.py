@@ -1,14 +1,13 @@
 """Agreement, live: Fleiss' κ, Cohen's κ, Krippendorff's α, % unanimous, per annotator and per column.
 
-The numbers are the core's ``AgreementReport`` and ``AgreementBreakdown``
-(the same objects ``piqa-tui agree`` prints), computed in a worker thread when
-the screen opens and again whenever votes arrive. ``y`` copies them as
+The numbers are core's ``AgreementSummary`` (the one ``piqa-tui agree``
+prints), computed in a worker thread when the screen opens and again whenever
+votes arrive, and drawn by the tables of ``piqa_tui.render.agreement``. ``y`` copies them as
 Markdown tables, ready for a paper or a dataset card.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Group, RenderableType
@@ -23,14 +22,9 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
-from piqa_tui.core.votes.decisions import (
-    decisions,
-    policy_spec,
-    project_agreement,
-    status_counts,
-)
+from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary, policy_spec
 from piqa_tui.core.votes.policy import Policy
+from piqa_tui.render.agreement import BreakdownTable, ReportTables, breakdown_markdown, report_markdown
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.policy import choose_policy
 from piqa_tui.tui.session import Session
@@ -39,27 +33,24 @@ from piqa_tui.tui.voting import ballots_for, describe_policy
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 
 
-@dataclass(frozen=True)
-class AgreementSnapshot:
-    """Everything the screen shows, computed together from one reading of the votes."""
+def heading(summary: AgreementSummary) -> str:
+    """The policy in force and the items per status, on two lines."""
+    counts = "  ·  ".join(f"{name} {count}" for name, count in summary.statuses.items())
+    return f"policy {describe_policy(summary.policy)} ({policy_spec(summary.policy)})\n{counts}"
 
-    policy: Policy
-    statuses: dict[str, int]
-    report: AgreementReport
-    breakdowns: dict[str, AgreementBreakdown]
 
-    def heading(self) -> str:
-        counts = "  ·  ".join(f"{name} {count}" for name, count in self.statuses.items())
-        return f"policy {describe_policy(self.policy)} ({policy_spec(self.policy)})\n{counts}"
+def summary_markdown(summary: AgreementSummary, dataset: str) -> str:
+    """What ``y`` copies and ``w`` writes: the heading and every table, as Markdown."""
+    parts = [f"## Agreement: {dataset}", "", heading(summary).replace("\n", "; "), "", report_markdown(summary.report)]
+    for breakdown in summary.breakdowns.values():
+        parts += [f"### By {breakdown.column}", "", breakdown_markdown(breakdown)]
+    return "\n".join(parts)
 
-    def to_markdown(self, dataset: str) -> str:
-        parts = [f"## Agreement: {dataset}", "", self.heading().replace("\n", "; "), "", self.report.to_markdown()]
-        for breakdown in self.breakdowns.values():
-            parts += [f"### By {breakdown.column}", "", breakdown.to_markdown()]
-        return "\n".join(parts)
 
-    def __rich__(self) -> RenderableType:
-        return Group(Text(self.heading(), style="bold"), Text(""), self.report, *self.breakdowns.values())
+def summary_view(summary: AgreementSummary) -> RenderableType:
+    """The screen's body: the heading, then the tables ``piqa-tui agree`` prints."""
+    tables = [BreakdownTable(breakdown) for breakdown in summary.breakdowns.values()]
+    return Group(Text(heading(summary), style="bold"), Text(""), ReportTables(summary.report), *tables)
 
 
 class AgreementScreen(Screen[None]):
@@ -93,7 +84,7 @@ class AgreementScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.project = session.project
-        self.snapshot: AgreementSnapshot | None = None
+        self.snapshot: AgreementSummary | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(f"Agreement — {self.project.dataset.name}", id="agreement-title", markup=False)
@@ -120,18 +111,17 @@ class AgreementScreen(Screen[None]):
         columns = list(self.session.categorical_columns())
         for attempt in range(RETRIES):
             try:
-                report, breakdowns = project_agreement(self.project, columns)
-                statuses = status_counts(decisions(self.project, policy))
+                summary = agreement_summary(self.project, columns, policy)
                 break
             except RuntimeError:  # the votes changed size under us: read them again
                 if attempt == RETRIES - 1:
                     raise
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, AgreementSnapshot(policy, statuses, report, breakdowns))
+            self.app.call_from_thread(self._show, summary)
 
-    def _show(self, snapshot: AgreementSnapshot) -> None:
-        self.snapshot = snapshot
-        self.query_one("#agreement-body", Static).update(snapshot)
+    def _show(self, summary: AgreementSummary) -> None:
+        self.snapshot = summary
+        self.query_one("#agreement-body", Static).update(summary_view(summary))
 
     # -------------------------------------------------------------- actions
 
@@ -150,7 +140,7 @@ class AgreementScreen(Screen[None]):
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:
             return
-        self.app.copy_to_clipboard(self.snapshot.to_markdown(self.project.dataset.name))
+        self.app.copy_to_clipboard(summary_markdown(self.snapshot, self.project.dataset.name))
         self.notify("copied the agreement tables as Markdown", timeout=3)
 
     def action_write_markdown(self) -> None:
@@ -165,7 +155,7 @@ class AgreementScreen(Screen[None]):
                 return
             path = Path(value).expanduser()
             try:
-                atomic_write(path, snapshot.to_markdown(self.project.dataset.name))
+                atomic_write(path, summary_markdown(snapshot, self.project.dataset.name))
             except (OSError, PiqaError) as exc:
                 self.notify(f"not written: {exc}", severity="error")
                 return

@@ -26,7 +26,7 @@ from textual.widgets import Footer, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dedup.duplicates import Cluster, Member
+from piqa_tui.core.dedup.clusters import Cluster, Member
 from piqa_tui.core.dedup.resolution import (
     cluster_key,
     keep_one,

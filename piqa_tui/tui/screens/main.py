@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.workspace.project import field_value, with_field
 from piqa_tui.tui.fields import Field, item_fields
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
@@ -29,6 +30,7 @@ from piqa_tui.tui.screens.scoring_actions import ScoringActions
 from piqa_tui.tui.screens.vote_actions import VOTE_ACTION_NAMES, VoteActions
 from piqa_tui.tui.search import SearchResult
 from piqa_tui.tui.session import Session
+from piqa_tui.tui.voting import choice_text
 from piqa_tui.tui.widgets.field_block import FieldClicked
 from piqa_tui.tui.widgets.field_editor import FieldEditor
 from piqa_tui.tui.widgets.item_list import ItemList
@@ -209,9 +211,9 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
             status = []
             if item.id in state.edited:
                 status.append("✎ edited")
-            vote = state.votes.get(item.id, {}).get(self.project.annotator)
-            if vote is not None and vote.choice != "":
-                status.append(f"✓ you voted {'unsure' if vote.choice == 'skip' else int(vote.choice) + 1}")
+            mine = current_vote(self.project, item.id)
+            if mine is not None:
+                status.append(f"✓ you voted {choice_text(mine)}")
             flags = state.flags.get(item.id)
             if flags:
                 status.append("⚑ " + ", ".join(sorted(flags)))
@@ -230,9 +232,8 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         """Count voted, edited and flagged items (after data changed, not on every move: O(items))."""
         project = self.project
         state = project.state
-        me = project.annotator
         self._counts = (
-            sum(1 for votes in state.votes.values() if (v := votes.get(me)) is not None and v.choice != ""),
+            sum(1 for item_id in state.votes if has_voted(project, item_id)),
             len(state.edited),
             sum(1 for f in state.flags.values() if f),
         )

@@ -8,7 +8,6 @@ screen; the totals are shown, as they reveal no single item.
 
 from __future__ import annotations
 
-import re
 
 from rich.table import Table
 from rich.text import Text
@@ -19,7 +18,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.results import ItemScore
-from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.model_scores import ModelScores, low_margin_threshold, scores_for
@@ -27,8 +26,6 @@ from piqa_tui.tui.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 PROMPT_CELLS = 60
-# Text that needs the bidi adapter (right-to-left letters, bidi controls); the rest is only cut to fit.
-_NEEDS_BIDI = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _fmt(value: object) -> str:
@@ -170,7 +167,7 @@ class ModelResultsScreen(Screen[None]):
         if found is not None and found[0] is item:
             return found[1]
         text = item.prompt.replace("\n", " ")
-        if _NEEDS_BIDI.search(text):
+        if needs_layout(text):
             shown = layout(text, PROMPT_CELLS, app_bidi_mode(self), max_lines=1)[0].text
         else:
             shown = truncate(text, PROMPT_CELLS)

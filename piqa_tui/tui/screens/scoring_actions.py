@@ -34,6 +34,7 @@ from piqa_tui.core.scoring.templates import (
     get_template,
 )
 from piqa_tui.core.votes.decisions import choices
+from piqa_tui.render.values import format_value
 from piqa_tui.tui.model_scores import ModelScores, engine_for, refresh_marks, scores_for
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.widgets.score_panel import ScorePanel, ScoreView
@@ -374,8 +375,4 @@ def scores_summary(model: ModelScores, items, baseline: bool = False) -> str:
     summary = model.summary(items, baseline=baseline)
     if not summary["n"]:
         return "no labelled items"
-
-    def fmt(value: object) -> str:
-        return "undefined" if value is None else f"{value:.3f}"
-
-    return f"acc {fmt(summary['acc'])} · acc_norm {fmt(summary['acc_norm'])} on {summary['n']:,}"
+    return f"acc {format_value(summary['acc'])} · acc_norm {format_value(summary['acc_norm'])} on {summary['n']:,}"

@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from piqa_tui.core.dedup.duplicates import Cluster, Member
+from piqa_tui.core.dedup.clusters import Cluster, Member
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments

@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dedup.duplicates import Cluster
+from piqa_tui.core.dedup.clusters import Cluster
 from piqa_tui.core.text.bidi import BidiText
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 

@@ -8,7 +8,6 @@ drew until the data changes.
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Sequence
 
 from rich.segment import Segment
@@ -23,13 +22,9 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.text.bidi import DisplayLine, layout
+from piqa_tui.core.text.bidi import DisplayLine, layout, needs_layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
-
-# Text the bidi adapter must see: right-to-left letters, bidi and other controls, line breaks.
-# Anything else (Latin, Indic, CJK) is drawn as it is stored, only cut to fit.
-_NEEDS_BIDI = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\u200e\u200f\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f\u2028\u2029]")
 
 PREFETCH_ROWS = 8  # rows drawn per idle tick: a key pressed meanwhile waits a few ms at most
 PREFETCH_DELAY = 0.03
@@ -256,7 +251,7 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         room = width - sum(s.cell_length for s in segments)
         if room > 2:
             prompt = item.prompt or "—"
-            if _NEEDS_BIDI.search(prompt):
+            if needs_layout(prompt):
                 key = (prompt, room, app_bidi_mode(self))
                 excerpt = self._excerpts.get(key)
                 if excerpt is None:

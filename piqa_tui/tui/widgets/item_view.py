@@ -14,7 +14,7 @@ from textual.widgets import Static
 from piqa_tui.core.dataset.checks import RULES, Problem
 from piqa_tui.core.dataset.files import Dataset
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.tui.fields import differing_spans, label_text, translation_columns
+from piqa_tui.tui.fields import label_text, solution_spans, translation_columns
 from piqa_tui.tui.widgets.field_block import FieldBlock
 from piqa_tui.tui.widgets.label_line import LabelLine
 from piqa_tui.tui.widgets.metadata import MetadataTable
@@ -142,7 +142,7 @@ class ItemView(VerticalScroll, can_focus=False):
                 gold = None if gold_hidden else item.label == block.index
                 block.show_solution(
                     item.solutions[block.index],
-                    differing_spans(item.solutions, block.index),
+                    solution_spans(item.solutions, block.index),
                     gold,
                     self._translations(block.field, item.meta),
                 )
@@ -151,7 +151,7 @@ class ItemView(VerticalScroll, can_focus=False):
         """Redraw highlights and problems for an item being edited (not yet recorded)."""
         for block in self.solution_blocks:
             if block.index < len(candidate.solutions) and block.editor is None:
-                block.set_highlights(candidate.solutions[block.index], differing_spans(candidate.solutions, block.index))
+                block.set_highlights(candidate.solutions[block.index], solution_spans(candidate.solutions, block.index))
         self.problems_line.show_problems(problems)
 
     # -------------------------------------------------------------- selection

@@ -4,29 +4,20 @@ from __future__ import annotations
 
 from piqa_tui.core.dataset.checks import check_items, summary
 from piqa_tui.core.report.stats import categorical_columns, compute_stats
+from piqa_tui.core.votes.decisions import agreement_summary, policy_spec
 from piqa_tui.core.workspace.project import Project
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+from piqa_tui.render.agreement import breakdown_markdown, report_markdown
+from piqa_tui.render.markdown import markdown_table
 
 
 def dataset_card(project: Project) -> str:
     """Statistics, validation, annotation and agreement of the current state, as Markdown."""
-    from piqa_tui.core.votes.decisions import (
-        decisions,
-        policy_spec,
-        project_agreement,
-        project_policy,
-        status_counts,
-    )
-
     dataset = project.dataset
     stats = compute_stats(project.items, dataset.meta_columns)
     problems = check_items(project.items, dataset.raw_ids)
     lines = [f"# Dataset card: {dataset.name}", ""]
     lines += ["## Summary", ""]
-    lines += _table(
+    lines += markdown_table(
         ["field", "value"],
         [
             ["items", str(stats.items)],
@@ -39,20 +30,23 @@ def dataset_card(project: Project) -> str:
         ],
     )
     lines += ["", "## Labels", ""]
-    lines += _table(["label", "items", "share"], [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.labels.items()])
+    lines += markdown_table(["label", "items", "share"], [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.labels.items()])
     for column, counts in stats.categories.items():
         lines += ["", f"## {column}", ""]
-        lines += _table([column, "items"], [[k or "(empty)", str(v)] for k, v in counts.items()])
+        lines += markdown_table([column, "items"], [[k or "(empty)", str(v)] for k, v in counts.items()])
     lines += ["", "## Validation", ""]
     counts = summary(problems)
-    lines += _table(["rule", "items"], [[k, str(v)] for k, v in counts.items()]) if counts else ["No problems found."]
+    lines += markdown_table(["rule", "items"], [[k, str(v)] for k, v in counts.items()]) if counts else ["No problems found."]
     if any(project.state.votes.values()):
-        report, breakdowns = project_agreement(project, categorical_columns(project.items, dataset.meta_columns))
-        lines += ["", "## Annotation", ""]
-        policy = project_policy(project)
-        statuses = status_counts(decisions(project, policy))
-        lines += [f"Decision policy: {policy_spec(policy)}. " + ", ".join(f"{k}: {v}" for k, v in statuses.items()) + ".", ""]
-        lines += [report.to_markdown()]
-        for breakdown in breakdowns.values():
-            lines += ["", breakdown.to_markdown()]
+        lines += ["", "## Annotation", ""] + _annotation(project, categorical_columns(project.items, dataset.meta_columns))
     return "\n".join(lines) + "\n"
+
+
+def _annotation(project: Project, by: list[str]) -> list[str]:
+    """The decision policy, items per status, and the agreement tables."""
+    found = agreement_summary(project, by)
+    statuses = ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
+    lines = [f"Decision policy: {policy_spec(found.policy)}. {statuses}.", "", report_markdown(found.report)]
+    for breakdown in found.breakdowns.values():
+        lines += ["", breakdown_markdown(breakdown)]
+    return lines

@@ -1,0 +1,364 @@
+"""Duplicates inside a dataset and between two datasets (leakage).
+
+Four signals, strongest first:
+
+* ``exact`` — the same item after folding (:func:`~piqa_tui.core.dedup.folding.fold`): NFKC, case
+  folding, punctuation and whitespace folded, Arabic spelling variants (alef
+  forms, taa marbuta/haa, alef maqsura/yaa, tatweel, harakat) and Indic nukta
+  and zero-width joiners removed. Solution order does not matter, so an item
+  copied with its solutions swapped is still an exact duplicate.
+* ``lexical`` — Jaccard similarity of the sets of character 3-grams of the
+  folded prompt and solutions is at least ``threshold`` (default 0.8).
+  Character n-grams need no tokeniser, so the same code serves Darija spelling
+  variation, Tamil agglutination and English typos. Grams never span two
+  fields, so the order of the solutions does not matter either.
+* ``semantic`` — cosine similarity of sentence embeddings of the item text is
+  at least ``semantic_threshold`` (default 0.9); runs only when an
+  :class:`~piqa_tui.core.dedup.semantic.Embedder` is given.
+* ``prompt`` — the folded prompt alone is the same while the items are not
+  duplicates by the signals above: the same goal with other solutions.
+
+An item's own solutions are never compared with each other: a minimal pair is
+near-identical by design, and identical solutions are ``validate``'s business.
+
+Why these defaults (measured on PIQA valid, 1,838 items; see docs/dedup.md and
+benchmarks/bench_dedup.py): the most similar pair of *distinct* PIQA items
+(template recipes, "How to make <brand> Ice Cream at home") has a 3-gram
+Jaccard of 0.79 and the 99.9th percentile of nearest neighbours is 0.78, while
+planted near copies (1-3 typos, 1-2 words changed, solutions swapped, case
+and punctuation changed) have a median of 0.95 and 96% of them reach 0.8.
+3-grams beat 4- and 5-grams by a small margin there and are kinder to short
+words with variable spelling. Semantic, with all-MiniLM-L6-v2: the most
+similar distinct PIQA items reach a cosine of 0.92 and only 2 of 1.7 million
+pairs reach 0.9, while 99% of paraphrase-like copies do (with lexical).
+
+Clusters are connected components of the duplicate pairs (union-find). A
+cluster's ``signal`` is the strongest signal whose pairs alone connect all of
+its members; its ``similarity`` is the mean similarity of the pairs of that
+signal in it (1.0 for ``exact`` and ``prompt``; Jaccard for ``lexical``;
+cosine for ``semantic``).
+
+The modules: ``folding`` (what text dedup compares, the keys), ``lexical``
+(MinHash/LSH candidates verified by Jaccard), ``semantic`` (embeddings), and
+this one, which joins the signals into clusters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dedup.folding import Units, group_units
+from piqa_tui.core.dedup.lexical import lexical_pairs, lsh_bands
+
+if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not pay for it
+    import numpy as np
+
+    from piqa_tui.core.dedup.semantic import Embedder
+
+Progress = Callable[[int, int], None]
+Edge = tuple[int, int, float, str]  # unit a, unit b, similarity, signal
+
+SIGNALS = ("exact", "lexical", "semantic", "prompt")
+DEFAULT_THRESHOLD = 0.8
+DEFAULT_SEMANTIC_THRESHOLD = 0.9
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One item of a cluster: its id, its position in its input, and its file in leakage mode."""
+
+    id: str
+    index: int
+    source: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        out = {"id": self.id}
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Evidence: members ``a`` and ``b`` (positions in ``Cluster.members``) are duplicates."""
+
+    a: int
+    b: int
+    similarity: float
+    signal: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """Items that duplicate each other.
+
+    ``pairs`` is the evidence that connects the members (not every pair of
+    them): what the duplicates screen shows side by side.
+    """
+
+    members: tuple[Member, ...]
+    similarity: float
+    signal: str
+    pairs: tuple[Pair, ...] = field(default=(), compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "members": [m.to_json() for m in self.members],
+            "similarity": round(self.similarity, 4),
+            "signal": self.signal,
+        }
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Steps:
+    """Turns the stages of a run into one monotone (done, total) for a progress bar.
+
+    A callback may raise to cancel the run (the TUI's worker does).
+    """
+
+    def __init__(self, callback: Progress | None, total: int) -> None:
+        self.callback, self.total, self.done = callback, max(total, 1), 0
+
+    def advance(self, amount: int) -> None:
+        self.done = min(self.total, self.done + amount)
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+
+    def finish(self) -> None:
+        self.advance(self.total - self.done)
+
+
+# --------------------------------------------------------------------------- semantic
+
+
+def _semantic_pairs(
+    units: Units,
+    items: Sequence[Item],
+    embedder: "Embedder",
+    threshold: float,
+    cross_only: bool,
+    steps: Steps,
+) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    import numpy as np
+
+    from piqa_tui.core.dedup.semantic import similar_pairs
+
+    texts = [items[m[0]].text for m in units.members]
+    done = 0
+
+    def embedded(n_done: int, _total: int) -> None:
+        nonlocal done
+        steps.advance(n_done - done)
+        done = n_done
+
+    vectors = embedder.embed(texts, progress=embedded)
+    if not cross_only:
+        a, b, sim = similar_pairs(vectors, None, threshold=threshold)
+        return a, b, sim
+    side = np.asarray(units.side)
+    left, right = np.flatnonzero(side & 1), np.flatnonzero(side & 2)
+    i, j, sim = similar_pairs(vectors[left], vectors[right], threshold=threshold)
+    a, b = left[i], right[j]
+    distinct = a != b  # a unit on both sides is an exact duplicate, reported already
+    return a[distinct], b[distinct], sim[distinct]
+
+
+# --------------------------------------------------------------------------- clusters
+
+
+class _UnionFind:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def find_duplicates(
+    items: Sequence[Item],
+    *,
+    against: Sequence[Item] | None = None,
+    semantic: "Embedder | None" = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD,
+    sources: tuple[str, str] = ("items", "against"),
+    progress: Progress | None = None,
+) -> list[Cluster]:
+    """Clusters of duplicate items, strongest signal first.
+
+    Without ``against``: duplicates among ``items``. With ``against``
+    (leakage): only clusters in which an item of ``items`` duplicates an item of
+    ``against``; every member then carries its source name from ``sources``.
+    ``semantic``: an embedder, or None for exact, lexical and prompt signals
+    only. ``progress(done, total)`` is called as work advances; raising from it
+    cancels the run. Raises :class:`~piqa_tui.core.errors.ModelError` when the
+    embedder fails.
+    """
+    for name, value in (("threshold", threshold), ("semantic_threshold", semantic_threshold)):
+        if not 0.0 < value <= 1.0:
+            raise ValueError(f"{name} must be in (0, 1], got {value}")
+    leakage = against is not None
+    everything: list[Item] = [*items, *(against or ())]
+    n_checked = len(items)
+    units = group_units(everything, n_checked)
+    n_units = len(units.members)
+    bands, _ = lsh_bands(threshold)
+    total = 2 * n_units + bands + (n_units if semantic is not None else 0)
+    steps = Steps(progress, total)
+
+    def member(pos: int) -> Member:
+        """The Member for a position in ``items + against``; ``index`` is the position in its own input."""
+        if pos < n_checked:
+            return Member(everything[pos].id, pos, sources[0] if leakage else None)
+        return Member(everything[pos].id, pos - n_checked, sources[1])
+
+    links = _link(units, everything, semantic, threshold, semantic_threshold, leakage, steps)
+    clusters, text_cluster = _text_clusters(units, links, member, n_checked, leakage)
+    clusters.extend(_prompt_clusters(units.prompt_keys, n_checked, text_cluster, member, leakage))
+    steps.finish()
+    rank = {s: i for i, s in enumerate(SIGNALS)}
+    clusters.sort(key=lambda c: (rank[c.signal], -c.similarity, c.members[0].source or "", c.members[0].index))
+    return clusters
+
+
+@dataclass
+class _Links:
+    """The lexical and semantic pairs between units, and the components they join."""
+
+    edges: list[Edge]
+    lex: _UnionFind  # joined by lexical pairs only: a cluster within one lexical component is "lexical"
+    full: _UnionFind  # joined by both signals
+    empty: list[bool]  # units with no text (every field empty): validate's problem, not duplicates
+
+
+def _link(
+    units: Units,
+    everything: list[Item],
+    semantic: "Embedder | None",
+    threshold: float,
+    semantic_threshold: float,
+    leakage: bool,
+    steps: Steps,
+) -> _Links:
+    """Pairs of units by the lexical signal, then by the semantic one where lexical has not joined them already."""
+    n_units = len(units.members)
+    links = _Links([], _UnionFind(n_units), _UnionFind(n_units), [not any(f) for f in units.fields])
+    empty = links.empty
+    if n_units > 1:
+        a, b, sim = lexical_pairs(units, threshold, leakage, steps.advance)
+        for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()):
+            if not (empty[x] or empty[y]):
+                links.edges.append((x, y, s, "lexical"))
+                links.lex.union(x, y)
+    links.full.parent = list(links.lex.parent)
+    if semantic is not None and n_units > 1:
+        a, b, sim = _semantic_pairs(units, everything, semantic, semantic_threshold, leakage, steps)
+        for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()):
+            if not (empty[x] or empty[y]) and links.lex.find(x) != links.lex.find(y):
+                links.edges.append((x, y, s, "semantic"))
+                links.full.union(x, y)
+    return links
+
+
+def _text_clusters(
+    units: Units, links: _Links, member: Callable[[int], Member], n_checked: int, leakage: bool
+) -> tuple[list[Cluster], dict[int, int]]:
+    """The exact, lexical and semantic clusters, and each clustered item position's component root."""
+    full, lex = links.full, links.lex
+    components: dict[int, list[int]] = {}
+    for u in range(len(units.members)):
+        if not links.empty[u]:
+            components.setdefault(full.find(u), []).append(u)
+    edges_of: dict[int, list[Edge]] = {}
+    for e in links.edges:
+        edges_of.setdefault(full.find(e[0]), []).append(e)
+    clusters: list[Cluster] = []
+    text_cluster: dict[int, int] = {}  # item position -> component root, for the prompt signal
+    for root, comp in components.items():
+        if len(comp) == 1:
+            u = comp[0]
+            if len(units.members[u]) < 2 or (leakage and units.side[u] != 3):
+                continue
+            signal = "exact"
+        else:
+            signal = "lexical" if len({lex.find(u) for u in comp}) == 1 else "semantic"
+        clusters.append(_build_cluster(comp, edges_of.get(root, []), signal, units, member, n_checked))
+        for u in comp:
+            for pos in units.members[u]:
+                text_cluster[pos] = root
+    return clusters, text_cluster
+
+
+def _build_cluster(
+    comp: list[int],
+    edges: list[Edge],
+    signal: str,
+    units: Units,
+    member: Callable[[int], Member],
+    n_checked: int,
+) -> Cluster:
+    positions = sorted(p for u in comp for p in units.members[u])
+    slot = {pos: k for k, pos in enumerate(positions)}
+    pairs: list[Pair] = []
+    for u in comp:
+        first, *rest = units.members[u]
+        pairs.extend(Pair(slot[first], slot[p], 1.0, "exact") for p in rest)
+    for x, y, sim, sig in edges:
+        px, py = _facing(units.members[x], units.members[y], n_checked)
+        pairs.append(Pair(slot[px], slot[py], sim, sig))
+    own = [p.similarity for p in pairs if p.signal == signal]
+    similarity = sum(own) / len(own) if own else 1.0
+    return Cluster(tuple(member(p) for p in positions), similarity, signal, tuple(pairs))
+
+
+def _facing(xs: list[int], ys: list[int], n_checked: int) -> tuple[int, int]:
+    """Representatives of two units for an evidence pair, one from each file when
+    they can be (in leakage mode a lexical or semantic pair always crosses files)."""
+    for x in xs:
+        for y in ys:
+            if (x < n_checked) != (y < n_checked):
+                return x, y
+    return xs[0], ys[0]
+
+
+def _prompt_clusters(
+    prompt_keys: list[str],
+    n_checked: int,
+    text_cluster: dict[int, int],
+    member: Callable[[int], Member],
+    leakage: bool,
+) -> list[Cluster]:
+    groups: dict[str, list[int]] = {}
+    for pos, key in enumerate(prompt_keys):
+        if key:
+            groups.setdefault(key, []).append(pos)
+    out = []
+    for positions in groups.values():
+        if len(positions) < 2:
+            continue
+        if leakage and not (positions[0] < n_checked <= positions[-1]):
+            continue
+        # Already one text cluster: the prompt signal adds nothing.
+        if len({text_cluster.get(p, -1 - p) for p in positions}) == 1:
+            continue
+        members = tuple(member(p) for p in positions)
+        pairs = tuple(Pair(0, k, 1.0, "prompt") for k in range(1, len(positions)))
+        out.append(Cluster(members, 1.0, "prompt", pairs))
+    return out

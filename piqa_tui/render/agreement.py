@@ -1,0 +1,180 @@
+"""Agreement reports as rows, Markdown, JSON and Rich tables: what ``agree``, the card and the TUI show.
+
+The numbers are core's :class:`~piqa_tui.core.votes.agreement.AgreementReport`
+and :class:`~piqa_tui.core.votes.agreement.AgreementBreakdown`; an undefined
+value is written "undefined" (:func:`~piqa_tui.render.values.format_value`)
+with its reason in the notes, never as 0 or 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.table import Table
+from rich.text import Text
+
+from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
+from piqa_tui.render.markdown import markdown_table
+from piqa_tui.render.values import format_value
+
+# --------------------------------------------------------------------------- rows
+
+
+def summary_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
+    """(measure, value, based on, note) rows shared by the Rich and Markdown views."""
+    f = report.fleiss
+    fleiss_note = f"{f.raters_per_item} raters per item; left out: {f.items_left_out} items" if f.items_used else ""
+    return [
+        ("Fleiss' κ", format_value(f.value), f"{f.items_used} items", f.reason or fleiss_note),
+        ("Krippendorff's α (nominal)", format_value(report.krippendorff.value), f"{report.krippendorff.n} items",
+         report.krippendorff.reason or ""),
+        ("Unanimous", format_value(report.unanimous.value, "%"), f"{report.unanimous.n} items",
+         report.unanimous.reason or ""),
+    ]
+
+
+def annotator_header(report: AgreementReport) -> list[str]:
+    return ["annotator", "votes", "% with majority", "% with gold", *(f"κ {b}" for b in report.annotators)]
+
+
+def annotator_rows(report: AgreementReport) -> list[tuple[str, ...]]:
+    """Per annotator: votes, % with the majority of the others, % with gold, κ with each other annotator."""
+    rows = []
+    for a in report.annotators:
+        cells = [a, str(report.votes_per_annotator.get(a, 0)), format_value(report.with_majority[a].value, "%")]
+        cells.append(format_value(report.with_gold[a].value, "%") if a in report.with_gold else "—")
+        cells += ["—" if a == b else format_value(report.cohen[a][b].value) for b in report.annotators]
+        rows.append(tuple(cells))
+    return rows
+
+
+def notes(report: AgreementReport) -> list[str]:
+    """Why each undefined pairwise or per-annotator value is undefined (one line each)."""
+    lines = []
+    for i, a in enumerate(report.annotators):
+        for b in report.annotators[i + 1:]:
+            if reason := report.cohen[a][b].reason:
+                lines.append(f"κ {a}–{b}: {reason}")
+    for label, per in (("majority", report.with_majority), ("gold", report.with_gold)):
+        lines += [f"{a} vs {label}: {m.reason}" for a, m in per.items() if m.reason]
+    return lines
+
+
+def breakdown_header(breakdown: AgreementBreakdown) -> list[str]:
+    return [breakdown.column, "items", "Fleiss' κ", "Krippendorff's α", "unanimous"]
+
+
+def breakdown_rows(breakdown: AgreementBreakdown) -> list[tuple[str, ...]]:
+    """(group, items, Fleiss' κ, α, % unanimous) per group."""
+    return [
+        (g, str(r.n_items), format_value(r.fleiss.value), format_value(r.krippendorff.value),
+         format_value(r.unanimous.value, "%"))
+        for g, r in breakdown.groups.items()
+    ]
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def report_markdown(report: AgreementReport) -> str:
+    """GitHub-flavoured Markdown tables, pasteable into a dataset card."""
+    out = [f"{report.n_items} items, {report.n_votes} votes, {len(report.annotators)} annotators", ""]
+    out += markdown_table(["measure", "value", "based on", "note"], summary_rows(report))
+    if report.annotators:
+        out += [""] + markdown_table(annotator_header(report), annotator_rows(report))
+    out += [""] + [f"* {line}" for line in notes(report)] if notes(report) else []
+    return "\n".join(out) + "\n"
+
+
+def breakdown_markdown(breakdown: AgreementBreakdown) -> str:
+    return "\n".join(markdown_table(breakdown_header(breakdown), breakdown_rows(breakdown))) + "\n"
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def report_json(report: AgreementReport) -> dict[str, Any]:
+    """Plain values (undefined → ``None``) plus ``reasons`` for each undefined one."""
+    return {
+        "n_items": report.n_items,
+        "n_votes": report.n_votes,
+        "annotators": list(report.annotators),
+        "votes_per_annotator": dict(report.votes_per_annotator),
+        "fleiss_kappa": report.fleiss.value,
+        "fleiss_raters_per_item": report.fleiss.raters_per_item,
+        "fleiss_items_used": report.fleiss.items_used,
+        "fleiss_items_left_out": report.fleiss.items_left_out,
+        "krippendorff_alpha": report.krippendorff.value,
+        "krippendorff_items": report.krippendorff.n,
+        "percent_unanimous": report.unanimous.value,
+        "unanimous_items_counted": report.unanimous.n,
+        "cohen_kappa": {a: {b: m.value for b, m in row.items()} for a, row in report.cohen.items()},
+        "cohen_items": {a: {b: m.n for b, m in row.items()} for a, row in report.cohen.items()},
+        "percent_with_majority": {a: m.value for a, m in report.with_majority.items()},
+        "percent_with_gold": {a: m.value for a, m in report.with_gold.items()},
+        "reasons": _reasons(report),
+    }
+
+
+def _reasons(report: AgreementReport) -> dict[str, Any]:
+    """Why each undefined value is undefined, under the key of the value."""
+    reasons: dict[str, Any] = {}
+    for key, m in (("fleiss_kappa", report.fleiss.measure), ("krippendorff_alpha", report.krippendorff),
+                   ("percent_unanimous", report.unanimous)):
+        if m.reason:
+            reasons[key] = m.reason
+    for key, per in (("percent_with_majority", report.with_majority), ("percent_with_gold", report.with_gold)):
+        if undefined := {a: m.reason for a, m in per.items() if m.reason}:
+            reasons[key] = undefined
+    cohen_reasons = {a: {b: m.reason for b, m in row.items() if m.reason} for a, row in report.cohen.items()}
+    if any(cohen_reasons.values()):
+        reasons["cohen_kappa"] = {a: row for a, row in cohen_reasons.items() if row}
+    return reasons
+
+
+def breakdown_json(breakdown: AgreementBreakdown) -> dict[str, Any]:
+    return {"column": breakdown.column, "groups": {g: report_json(r) for g, r in breakdown.groups.items()}}
+
+
+# --------------------------------------------------------------------------- Rich
+
+
+class ReportTables:
+    """An agreement report as Rich tables: the measures, the annotators, and the notes."""
+
+    def __init__(self, report: AgreementReport) -> None:
+        self.report = report
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        report = self.report
+        summary = Table(title="Agreement", caption=f"{report.n_items} items · {report.n_votes} votes")
+        for col in ("measure", "value", "based on", "note"):
+            summary.add_column(col, justify="right" if col in ("value", "based on") else "left")
+        for row in summary_rows(report):
+            summary.add_row(*row[:3], Text(row[3], style="dim"))
+        yield summary
+        if report.annotators:
+            per = Table(title="Annotators")
+            for j, col in enumerate(annotator_header(report)):
+                per.add_column(col, justify="left" if j == 0 else "right")
+            for row in annotator_rows(report):
+                per.add_row(*row)
+            yield per
+        if lines := notes(report):
+            yield Group(*(Text(line, style="dim") for line in lines))
+
+
+class BreakdownTable:
+    """An agreement breakdown as one Rich table, a row per group."""
+
+    def __init__(self, breakdown: AgreementBreakdown) -> None:
+        self.breakdown = breakdown
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = Table(title=f"Agreement by {self.breakdown.column}")
+        for j, col in enumerate(breakdown_header(self.breakdown)):
+            table.add_column(col, justify="left" if j == 0 else "right")
+        for row in breakdown_rows(self.breakdown):
+            table.add_row(*row)
+        yield table

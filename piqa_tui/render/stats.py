@@ -1,0 +1,55 @@
+"""Dataset statistics as Rich tables and as JSON: what ``piqa-tui stats`` prints."""
+
+from __future__ import annotations
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
+
+from piqa_tui.core.report.stats import LONG_ITEM_WORDS, DatasetStats
+
+
+def stats_json(stats: DatasetStats) -> dict[str, object]:
+    """The statistics as plain values, the means and shares rounded."""
+    return {
+        "items": stats.items,
+        "labels": stats.labels,
+        "solutions_per_item": stats.solutions_per_item,
+        "mean_prompt_words": round(stats.mean_prompt_words, 3),
+        "mean_solution_words": round(stats.mean_solution_words, 3),
+        "share_over_25_words": round(stats.share_over_25_words, 4),
+        "scripts": stats.scripts,
+        "categories": stats.categories,
+    }
+
+
+class StatsTables:
+    """The overview table, then one table per categorical column."""
+
+    def __init__(self, stats: DatasetStats) -> None:
+        self.stats = stats
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        stats = self.stats
+        overview = Table(title="Dataset", show_header=False, box=None, pad_edge=False)
+        overview.add_column(style="bold")
+        overview.add_column()
+        overview.add_row("items", str(stats.items))
+        overview.add_row("labels", _counts(stats.labels, stats.items))
+        overview.add_row("solutions per item", ", ".join(f"{k}: {v}" for k, v in stats.solutions_per_item.items()))
+        overview.add_row("mean words (prompt)", f"{stats.mean_prompt_words:.1f}")
+        overview.add_row("mean words (solution)", f"{stats.mean_solution_words:.1f}")
+        overview.add_row(f"items over {LONG_ITEM_WORDS} words", f"{stats.share_over_25_words:.1%}")
+        overview.add_row("scripts", _counts(stats.scripts, stats.items))
+        yield overview
+        for column, counts in stats.categories.items():
+            table = Table(title=column, title_justify="left")
+            table.add_column("value")
+            table.add_column("items", justify="right")
+            table.add_column("share", justify="right")
+            for value, count in counts.items():
+                table.add_row(value or "(empty)", str(count), f"{count / max(stats.items, 1):.1%}")
+            yield table
+
+
+def _counts(counts: dict[str, int], total: int) -> str:
+    return ", ".join(f"{k}: {v} ({v / max(total, 1):.0%})" for k, v in counts.items()) or "—"
