@@ -16,6 +16,7 @@ from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspe
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.model_scores import scores_for
 from piqa_tui.tui.voting import STATUS_MARKS, ballots_for
 
@@ -79,8 +80,9 @@ class Queue:
 
 
 def _voted(project: Project, item: Item) -> bool:
+    """Voted, on the current text: a vote for a solution edited since counts as not voted (to confirm)."""
     vote = project.state.votes.get(item.id, {}).get(project.annotator)
-    return vote is not None and vote.choice != ""
+    return vote is not None and vote.choice not in ("", STALE)
 
 
 def _status_is(status: Status) -> Callable[[Project, Validation, int, Item], bool]:

@@ -22,6 +22,7 @@ from piqa_tui.core.votes.decisions import (
 )
 from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import STALE
 
 # One cell in the list's mark column per status (needs-votes has none: it is the common case).
 STATUS_MARKS: dict[Status, str] = {
@@ -48,6 +49,8 @@ def choice_text(choice: str) -> str:
         return "unsure"
     if choice.isdigit():
         return str(int(choice) + 1)
+    if choice == STALE:
+        return "a text since edited"
     return "withdrawn"
 
 
@@ -181,7 +184,9 @@ class Ballots:
         if status is Status.DISAGREEMENT:
             return f"disagreement  ({describe_policy(self.policy)}) — a reviewer adjudicates it"
         cast = len(choices(self.project, item_id))
-        return f"needs votes: {cast} in, {describe_policy(self.policy)}"
+        stale = sum(v.choice == STALE for v in self.project.state.votes.get(item_id, {}).values())
+        earlier = f"; {stale} predate an edit (cast on an earlier text: vote again)" if stale else ""
+        return f"needs votes: {cast} in, {describe_policy(self.policy)}{earlier}"
 
 
 _BALLOTS: "WeakKeyDictionary[Project, Ballots]" = WeakKeyDictionary()

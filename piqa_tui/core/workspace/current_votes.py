@@ -27,6 +27,7 @@ import numpy as np
 
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.workspace.log import PAIR_SEP, Workspace, read_vote_columns
+from piqa_tui.core.workspace.vote_targets import SolutionHistory, resolve_choice
 
 SEP = "\x1f"  # joins the values of one column in the query's answer; a value holding it takes the slow path
 
@@ -95,6 +96,23 @@ def _columns(ws: Workspace, upto: int, names: tuple[str, ...], raw: tuple | None
     return columns, seqs
 
 
+def _column_again(ws: Workspace, upto: int, name: str, seqs: np.ndarray) -> list[str] | None:
+    """One more column of the same vote events (the log is append-only), or None when the rows differ."""
+    again = _columns(ws, upto, (name,))
+    return again[0][0] if again is not None and np.array_equal(again[1], seqs) else None
+
+
+def _needs_resolving(found: tuple[tuple[str, ...], tuple[str, ...]] | None, item_id: str, choice: int, key: str,
+                     history: SolutionHistory) -> bool:
+    """Whether a vote may point elsewhere than where it was recorded (see ``vote_targets.resolve_choice``)."""
+    if found is None:
+        return False
+    solutions, keys = found
+    if choice >= len(solutions):
+        return True
+    return item_id in history.items if not key else keys[choice] != key
+
+
 @dataclass(eq=False)
 class CurrentVotes:
     """The latest vote of each (item, annotator) among the vote events up to sequence number ``upto``.
@@ -117,6 +135,8 @@ class CurrentVotes:
     row: np.ndarray
     key: np.ndarray  # per vote event read: its (item, annotator) as one code
     _times: Callable[[], list[str] | None] = field(repr=False, default=lambda: [])
+    _keys: Callable[[], list[str] | None] = field(repr=False, default=lambda: [])
+    cast: np.ndarray | None = None  # per current vote, its choice as recorded (``choice`` is where it points now)
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -154,9 +174,16 @@ class CurrentVotes:
         def times() -> list[str] | None:
             """Every vote event's time, read only when needed (the same rows: the log is append-only)."""
             if not times_cache:
-                again = _columns(ws, upto, ("time",))
-                times_cache.append(again[0][0] if again is not None and np.array_equal(again[1], seqs) else None)
+                times_cache.append(_column_again(ws, upto, "time", seqs))
             return times_cache[0]
+
+        keys_cache: list[list[str] | None] = []
+
+        def keys() -> list[str] | None:
+            """Every vote event's solution key ("" when it has none), read only when needed."""
+            if not keys_cache:
+                keys_cache.append(_column_again(ws, upto, "solution", seqs))
+            return keys_cache[0]
 
         repeated = _repeated(key, len(item_ids) * max(len(annotators), 1))
         if repeated.any():
@@ -175,8 +202,46 @@ class CurrentVotes:
         else:
             row = np.arange(len(seqs), dtype=np.int64)
         current = cls(upto, len(seqs), item_ids, annotators, choice_names, item[row], annotator[row], choice[row], row,
-                      key, times)
+                      key, times, keys)
         return current, changed
+
+    def resolve(self, current_item: Callable[[str], tuple[tuple[str, ...], tuple[str, ...]] | None],
+                history: SolutionHistory) -> None:
+        """Point each vote at the solution it names now (``vote_targets``): moved with a swap, STALE after an edit.
+
+        ``current_item(item_id)`` gives an item's solutions and their keys (None: not in the dataset).
+        Votes whose key is found at their recorded position, the usual case, are checked column-wise.
+        """
+        if self.cast is None:
+            self.cast = self.choice.copy()
+        self.choice = self.cast.copy()
+        self._memo.clear()
+        if not len(self):
+            return
+        stored = self._keys()
+        stored_now = ["" for _ in range(len(self))] if stored is None else [stored[r] for r in self.row.tolist()]
+        numeric = self.numeric()
+        items = [current_item(item_id) for item_id in self.item_ids]
+        suspect = [k for k, (i, c, key) in enumerate(zip(self.item.tolist(), numeric.tolist(), stored_now))
+                   if c >= 0 and _needs_resolving(items[i], self.item_ids[i], c, key, history)]
+        if not suspect:
+            return
+        clock = self._times() if any(not stored_now[k] for k in suspect) else []
+        names = {name: code for code, name in enumerate(self.choices)}
+        for k in suspect:
+            found = items[self.item[k]]
+            solutions, keys = found if found is not None else ((), ())
+            now = resolve_choice(solutions, keys, self.item_ids[self.item[k]], self.choices[self.cast[k]],
+                                 stored_now[k], clock[self.row[k]] if clock else "", history)
+            if now not in names:
+                names[now] = len(self.choices)
+                self.choices.append(now)
+            self.choice[k] = names[now]
+
+    def solution_keys(self) -> list[str] | None:
+        """Per current vote, the solution key it was recorded with ("" when none); None when unreadable."""
+        stored = self._keys()
+        return None if stored is None else [stored[r] for r in self.row.tolist()]
 
     def __len__(self) -> int:
         return len(self.row)
@@ -192,24 +257,26 @@ class CurrentVotes:
             self._memo[key] = make()
         return self._memo[key]
 
-    def to_dict(self, make_vote: Callable[[str, str, str], Any]) -> dict[str, dict[str, Any]] | None:
-        """item → annotator → ``make_vote(annotator, choice, time)``, ordered like the one-by-one replay's dict.
+    def to_dict(self, make_vote: Callable[[str, str, str, str, str], Any]) -> dict[str, dict[str, Any]] | None:
+        """item → annotator → ``make_vote(annotator, choice, time, cast, key)``, ordered like the one-by-one replay's dict
+        (``choice`` where the vote points now, ``cast`` as recorded, ``key`` its solution key).
 
         None when the times could not be read back consistently (the caller replays instead).
         """
         votes: dict[str, dict[str, Any]] = defaultdict(dict)
         if not len(self):
             return votes
-        clock = self._times()
-        if clock is None:
+        clock, keys = self._times(), self._keys()
+        if clock is None or keys is None:
             return None
+        cast = self.choice if self.cast is None else self.cast
         first_of_key, inverse = np.unique(self.key, return_index=True, return_inverse=True)[1:]
         first_row = first_of_key[inverse.ravel()[self.row]]  # where each (item, annotator) first voted
         order = np.lexsort((first_row, self.item))
         items, names, choices = self.item_ids, self.annotators, self.choices
         with gc_paused():  # 300,000 small objects without cycles
-            for i, a, c, r in zip(self.item[order].tolist(), self.annotator[order].tolist(),
-                                  self.choice[order].tolist(), self.row[order].tolist()):
+            for i, a, c, r, k in zip(self.item[order].tolist(), self.annotator[order].tolist(),
+                                     self.choice[order].tolist(), self.row[order].tolist(), cast[order].tolist()):
                 name = names[a]
-                votes[items[i]][name] = make_vote(name, choices[c], clock[r])
+                votes[items[i]][name] = make_vote(name, choices[c], clock[r], choices[k], keys[r])
         return votes

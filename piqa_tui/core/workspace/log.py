@@ -243,6 +243,7 @@ PAIR_SEP = "\x1e"  # between annotator and choice in the "annotator_choice" vote
 
 def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], sep: str) -> tuple:
     exprs = {"item_id": "item_id", "annotator": "annotator", "choice": "ifnull(new, '')", "time": "time",
+             "solution": "ifnull(old, '')",
              "annotator_choice": f"annotator || char({ord(PAIR_SEP)}) || ifnull(new, '')"}
     parts = "".join(f", count({exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
     sql = f"SELECT count(*), group_concat(seq, ','){parts} FROM events WHERE seq <= :upto AND +kind = 'vote'"

@@ -35,6 +35,7 @@ from piqa_tui.tui.widgets.item_list import ItemList
 from piqa_tui.tui.widgets.item_view import ItemView
 from piqa_tui.tui.widgets.label_line import LabelChooser, LabelLine
 from piqa_tui.tui.widgets.scoring_bar import ScoringBar
+from piqa_tui.tui.voting import choice_text
 from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
 
 SEARCH_DELAY = 0.25
@@ -211,7 +212,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
                 status.append("✎ edited")
             vote = state.votes.get(item.id, {}).get(self.project.annotator)
             if vote is not None and vote.choice != "":
-                status.append(f"✓ you voted {'unsure' if vote.choice == 'skip' else int(vote.choice) + 1}")
+                status.append(f"✓ you voted {choice_text(vote.choice)}")
             flags = state.flags.get(item.id)
             if flags:
                 status.append("⚑ " + ", ".join(sorted(flags)))
@@ -549,6 +550,18 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         self.apply_edit(item, {field: value})
 
     def apply_edit(self, item: Item, changes: dict[str, str]) -> None:
+        """Record an edit; one that would leave votes on a changed text asks first."""
+        lost = self.project.votes_invalidated(item.id, changes)
+        if not lost:
+            self._record_edit(item, changes)
+            return
+        message = (f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose the text you changed. They will count as "
+                   "cast on an earlier version (the item needs votes again) until the annotators vote again.")
+        choices = [("edit", "Edit and mark those votes as cast on an earlier version", ""), ("cancel", "Cancel", "")]
+        self.app.push_screen(ChoiceDialog("Votes predate this edit", message, choices),
+                             lambda answer: self._record_edit(item, changes) if answer == "edit" else self.show_current())
+
+    def _record_edit(self, item: Item, changes: dict[str, str]) -> None:
         try:
             self.project.edit(item.id, changes)
         except PiqaError as exc:
