@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import csv
+import json
+import subprocess
+import sys
 from pathlib import Path
 
-from piqa_tui.core.votes.decisions import decisions
-from piqa_tui.core.votes.policy import Status
+from piqa_tui.core.votes.decisions import decisions, parse_policy, set_project_policy
+from piqa_tui.core.votes.files import import_votes
+from piqa_tui.core.votes.policy import Decision, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
 
-from .conftest import copy_sample
+from piqa_tui.tui.voting import ballots_for
+
+from .conftest import SAMPLES, copy_sample
 
 
 def test_a_vote_records_its_text_and_follows_it(tmp_path: Path) -> None:
@@ -46,3 +53,38 @@ def test_votes_without_a_key_name_the_text_at_their_time(tmp_path: Path) -> None
     later = "2999-01-01T00:00:00.000000Z"  # cast after the edit: it names the edited text
     project.workspace.insert_votes([("dz-004", "sara", "1", later), ("dz-004", "amina", "1", later)])
     assert decisions(Project.open(path))["dz-004"].label == 1
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", *args], capture_output=True, text=True)
+
+
+def test_votes_against_gold_are_a_status_under_every_policy_and_every_change_is_reported(tmp_path: Path) -> None:
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    project = Project.open(path, annotator="lead")
+    import_votes(project, SAMPLES / "votes-darija-algerian.tsv")  # dz-007: gold 2, amina and sara 1, yacine 2
+    for name in ("amina", "yacine", "sara"):  # dz-010: all three against its gold (1)
+        Project.open(path, annotator=name).vote("dz-010", "1")
+    for spec, expected in (("majority:2/3", {"dz-007", "dz-010"}), ("unanimity:3", {"dz-010"}),
+                           ("majority:3/3", {"dz-010"}), ("majority:2/3:min=3", {"dz-007", "dz-010"})):
+        set_project_policy(project, parse_policy(spec))
+        found = decisions(Project.open(path))
+        assert {i for i, d in found.items() if d.status is Status.AGAINST_GOLD} == expected, spec
+        assert ballots_for(Project.open(path), reviewer=True).queue(Status.AGAINST_GOLD) == sorted(expected)
+    set_project_policy(project, parse_policy("majority:2/3"))
+    agree = json.loads(_run("agree", str(path), "--json").stdout)
+    assert agree["gold_changes"] == [{"id": "dz-007", "gold": 1, "decided": 0}, {"id": "dz-010", "gold": 0, "decided": 1}]
+    assert agree["status"]["votes-against-gold"] == 2
+    out = tmp_path / "release.tsv"
+    done = _run("export", str(path), "--to", str(out), "--decided")
+    assert done.returncode == 0
+    assert "2 labels changed from the gold column" in done.stdout
+    assert "dz-007: 2 → 1" in done.stdout and "dz-010: 1 → 2" in done.stdout
+    # The reviewer settles dz-007 for the gold label, like any disagreement: one change left, and said so.
+    project.adjudicate("dz-007", 1, "the file is right")
+    assert decisions(Project.open(path))["dz-007"] == Decision(Status.ADJUDICATED, 1)
+    done = _run("export", str(path), "--to", str(out), "--decided", "--json")
+    assert json.loads(done.stdout)["gold_changes"] == [{"id": "dz-010", "gold": 0, "decided": 1}]
+    with out.open(encoding="utf-8", newline="") as handle:
+        labels = {row["id"]: row["label"] for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)}
+    assert labels["dz-007"] == "1" and labels["dz-010"] == "1"

@@ -16,6 +16,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import may_see_answers
 from piqa_tui.core.votes.decisions import (
     choices,
+    decide,
     policy_spec,
     project_policy,
     set_project_policy,
@@ -30,6 +31,7 @@ STATUS_MARKS: dict[Status, str] = {
     Status.AGREED: "=",
     Status.DISAGREEMENT: "≠",
     Status.ADJUDICATED: "⚖",
+    Status.AGAINST_GOLD: "≢",
 }
 
 # Policies offered in the palette; any other is typed as majority:K/N or unanimity:N.
@@ -117,10 +119,7 @@ class Ballots:
             self._decisions.clear()
         found = self._decisions.get(item_id)
         if found is None:
-            adjudicated = self.project.state.adjudications.get(item_id)
-            label = int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
-            found = self.policy.decide(choices(self.project, item_id).values(), label)
-            self._decisions[item_id] = found
+            found = self._decisions[item_id] = decide(self.project, item_id, self.policy)
         return found
 
     def status(self, item_id: str) -> Status:
@@ -181,6 +180,10 @@ class Ballots:
             return text + (f": {reason}" if reason else "")
         if status is Status.AGREED:
             return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"
+        if status is Status.AGAINST_GOLD:
+            gold = self.project.item(item_id).label
+            return (f"votes against gold: agreed → {choice_text(str(decision.label))}, gold "
+                    f"{choice_text(str(gold))} ({describe_policy(self.policy)}) — a reviewer adjudicates it")
         if status is Status.DISAGREEMENT:
             return f"disagreement  ({describe_policy(self.policy)}) — a reviewer adjudicates it"
         cast = len(choices(self.project, item_id))

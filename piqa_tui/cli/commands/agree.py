@@ -15,6 +15,7 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.votes.decisions import (
     decision_counts,
+    gold_changes,
     policy_spec,
     project_agreement,
     project_policy,
@@ -38,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
                 **report.to_json(),
                 "policy": policy_spec(project_policy(project)),
                 "status": statuses,
+                "gold_changes": [change.to_json() for change in gold_changes(project)],
                 "by": {column: b.to_json() for column, b in breakdowns.items()},
             }
         )
