@@ -88,3 +88,37 @@ def test_votes_against_gold_are_a_status_under_every_policy_and_every_change_is_
     with out.open(encoding="utf-8", newline="") as handle:
         labels = {row["id"]: row["label"] for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)}
     assert labels["dz-007"] == "1" and labels["dz-010"] == "1"
+
+
+COLLIDING = (
+    "id\tprompt\tsolution0\tsolution1\tlabel\n"
+    "x1\tfirst prompt\ta one\tb one\t0\n"
+    "x1\tsecond prompt\ta two\tb two\t1\n"
+    "x1\tthird prompt\ta three\tb three\t0\n"
+    "x1~2\tfourth prompt\ta four\tb four\t1\n"
+)
+
+
+def test_ids_that_collide_after_de_duplication_stay_apart(tmp_path: Path) -> None:
+    path = tmp_path / "colliding.tsv"
+    path.write_text(COLLIDING, encoding="utf-8")
+    project = Project.open(path, annotator="lead")
+    ids = [item.id for item in project.items]
+    assert ids == ["x1", "x1~3", "x1~4", "x1~2"] and len(set(ids)) == 4
+    for item in project.items:  # every id reaches its own row
+        project.edit(item.id, {"prompt": item.prompt + " (edited)"})
+    project.vote("x1~2", "1")
+    reopened = Project.open(path)
+    assert [item.prompt for item in reopened.items] == [
+        "first prompt (edited)", "second prompt (edited)", "third prompt (edited)", "fourth prompt (edited)"]
+    assert reopened.state.votes["x1~2"]["lead"].choice == "1" and "x1~4" not in reopened.state.votes
+    out = tmp_path / "out.tsv"
+    assert _run("export", str(path), "--to", str(out)).returncode == 0
+    rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    assert [(r[0], r[1]) for r in rows] == [("x1", "first prompt (edited)"), ("x1", "second prompt (edited)"),
+                                           ("x1", "third prompt (edited)"), ("x1~2", "fourth prompt (edited)")]
+    done = _run("validate", str(path), "--json")
+    assert done.returncode == 1
+    problems = [p for p in json.loads(done.stdout)["problems"] if p["rule"] == "duplicate-id"]
+    assert [(p["row"], p["item_id"]) for p in problems] == [(1, "x1"), (2, "x1~3"), (3, "x1~4")]
+    assert all("id 'x1' is used by 3 items" in p["detail"] for p in problems)
