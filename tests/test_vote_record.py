@@ -43,15 +43,15 @@ def test_votes_without_a_key_name_the_text_at_their_time(tmp_path: Path) -> None
     path = copy_sample("darija-algerian.tsv", tmp_path)
     project = Project.open(path, annotator="lead")
     assert project.workspace is not None
-    project.workspace.insert_votes([("dz-004", "amina", "0", "2020-01-01T00:00:00.000000Z"),
-                                    ("dz-004", "karim", "0", "2020-01-01T00:00:01.000000Z")])
+    project.workspace.insert_votes([("dz-004", "amina", "0", "2020-01-01T00:00:00.000000Z", None),
+                                    ("dz-004", "karim", "0", "2020-01-01T00:00:01.000000Z", None)])
     project.refresh()
     project.swap_solutions("dz-004", 0, 1)
     assert decisions(Project.open(path))["dz-004"].label == 1
     project.edit("dz-004", {"solution1": "changed"})
     assert decisions(Project.open(path))["dz-004"].status is Status.NEEDS_VOTES
     later = "2999-01-01T00:00:00.000000Z"  # cast after the edit: it names the edited text
-    project.workspace.insert_votes([("dz-004", "sara", "1", later), ("dz-004", "amina", "1", later)])
+    project.workspace.insert_votes([("dz-004", "sara", "1", later, None), ("dz-004", "amina", "1", later, None)])
     assert decisions(Project.open(path))["dz-004"].label == 1
 
 

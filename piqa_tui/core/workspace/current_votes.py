@@ -102,17 +102,6 @@ def _column_again(ws: Workspace, upto: int, name: str, seqs: np.ndarray) -> list
     return again[0][0] if again is not None and np.array_equal(again[1], seqs) else None
 
 
-def _needs_resolving(found: tuple[tuple[str, ...], tuple[str, ...]] | None, item_id: str, choice: int, key: str,
-                     history: SolutionHistory) -> bool:
-    """Whether a vote may point elsewhere than where it was recorded (see ``vote_targets.resolve_choice``)."""
-    if found is None:
-        return False
-    solutions, keys = found
-    if choice >= len(solutions):
-        return True
-    return item_id in history.items if not key else keys[choice] != key
-
-
 @dataclass(eq=False)
 class CurrentVotes:
     """The latest vote of each (item, annotator) among the vote events up to sequence number ``upto``.
@@ -205,34 +194,44 @@ class CurrentVotes:
                       key, times, keys)
         return current, changed
 
-    def resolve(self, current_item: Callable[[str], tuple[tuple[str, ...], tuple[str, ...]] | None],
+    def resolve(self, solutions: Callable[[str], tuple[str, ...] | None], keys: Callable[[str], tuple[str, ...]],
                 history: SolutionHistory) -> None:
         """Point each vote at the solution it names now (``vote_targets``): moved with a swap, STALE after an edit.
 
-        ``current_item(item_id)`` gives an item's solutions and their keys (None: not in the dataset).
-        Votes whose key is found at their recorded position, the usual case, are checked column-wise.
+        ``solutions(item_id)`` gives an item's current solutions (None: not in the dataset), ``keys(item_id)``
+        their keys (asked only for items with votes that carry a key, or whose texts the log changed).
         """
         if self.cast is None:
             self.cast = self.choice.copy()
         self.choice = self.cast.copy()
         self._memo.clear()
-        if not len(self):
-            return
-        stored = self._keys()
-        stored_now = ["" for _ in range(len(self))] if stored is None else [stored[r] for r in self.row.tolist()]
+        stored = self.solution_keys() or [""] * len(self)
+        texts = [solutions(item_id) for item_id in self.item_ids]
+        count = np.array([len(t) if t is not None else 1 << 30 for t in texts], np.int64)
         numeric = self.numeric()
-        items = [current_item(item_id) for item_id in self.item_ids]
-        suspect = [k for k, (i, c, key) in enumerate(zip(self.item.tolist(), numeric.tolist(), stored_now))
-                   if c >= 0 and _needs_resolving(items[i], self.item_ids[i], c, key, history)]
-        if not suspect:
+        suspect = (numeric >= 0) & (numeric >= count[self.item]) if len(self) else np.zeros(0, bool)
+        keyed = np.flatnonzero(np.array([bool(k) for k in stored], bool)) if any(stored) else np.zeros(0, np.int64)
+        retexted = [k for k, item_id in enumerate(self.item_ids) if item_id in history.items and texts[k] is not None]
+        for k in keyed.tolist():  # a vote that carries a key: is it still at its recorded position?
+            c, item_id = int(numeric[k]), self.item_ids[self.item[k]]
+            if 0 <= c < count[self.item[k]] and texts[self.item[k]] is not None and keys(item_id)[c] != stored[k]:
+                suspect[k] = True
+        if retexted:
+            suspect |= np.isin(self.item, retexted) & (numeric >= 0)
+        self._move(np.flatnonzero(suspect & (count[self.item] < 1 << 30)).tolist(), stored, texts, keys, history)
+
+    def _move(self, rows: list[int], stored: list[str], texts: list[tuple[str, ...] | None],
+              keys: Callable[[str], tuple[str, ...]], history: SolutionHistory) -> None:
+        """Re-point the votes at ``rows`` (indices of current votes) by ``vote_targets.resolve_choice``."""
+        if not rows:
             return
-        clock = self._times() if any(not stored_now[k] for k in suspect) else []
+        clock = self._times() if any(not stored[k] for k in rows) else []
         names = {name: code for code, name in enumerate(self.choices)}
-        for k in suspect:
-            found = items[self.item[k]]
-            solutions, keys = found if found is not None else ((), ())
-            now = resolve_choice(solutions, keys, self.item_ids[self.item[k]], self.choices[self.cast[k]],
-                                 stored_now[k], clock[self.row[k]] if clock else "", history)
+        assert self.cast is not None
+        for k in rows:
+            item_id = self.item_ids[self.item[k]]
+            now = resolve_choice(texts[self.item[k]] or (), keys(item_id), item_id, self.choices[self.cast[k]],
+                                 stored[k], clock[self.row[k]] if clock else "", history)
             if now not in names:
                 names[now] = len(self.choices)
                 self.choices.append(now)

@@ -178,14 +178,15 @@ class Workspace:
             )
         return int(cur.lastrowid)
 
-    def insert_votes(self, votes: Iterable[tuple[str, str, str, str]], note: str | None = None) -> int:
-        """Add (item_id, annotator, choice, time) votes; ones already recorded are skipped. Returns how many were new."""
+    def insert_votes(self, votes: Iterable[tuple[str, str, str, str, str | None]], note: str | None = None) -> int:
+        """Add (item_id, annotator, choice, time, solution key) votes; ones already recorded are skipped.
+        Returns how many were new."""
         with self.write() as conn:
             before = conn.total_changes
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
             conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
-                "INSERT OR IGNORE INTO events(item_id, annotator, new, time, kind, field, note)"
-                f" VALUES (?, ?, ?, ?, 'vote', 'choice', {literal})",
+                "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note)"
+                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal})",
                 votes,
             )
             return conn.total_changes - before

@@ -265,12 +265,16 @@ class Project:
         pos = self.index.get(item_id)
         return None if pos is None else (self.items[pos].solutions, self.solution_keys(item_id))
 
+    def _solutions(self, item_id: str) -> tuple[str, ...] | None:
+        pos = self.index.get(item_id)
+        return None if pos is None else self.items[pos].solutions
+
     def _resolve_votes(self, item_ids: set[str]) -> None:
         """Point the current votes on these items at the solutions they name now (see ``vote_targets``)."""
         if not item_ids:
             return
         if self.state._votes is None:
-            self.state._current.resolve(self._current_item, self.history)
+            self.state._current.resolve(self._solutions, self.solution_keys, self.history)
             return
         for item_id in item_ids:
             found = self._current_item(item_id)
@@ -314,7 +318,7 @@ class Project:
                 loaded = CurrentVotes.load(self.workspace, upto, after=seen, prefetched=prefetched)
                 if loaded is not None:
                     state._current, changed = loaded
-                    state._current.resolve(self._current_item, self.history)
+                    state._current.resolve(self._solutions, self.solution_keys, self.history)
                     return changed
             elif state._votes is None:
                 state._votes = state._current.to_dict(Vote)
