@@ -96,10 +96,20 @@ def _columns(ws: Workspace, upto: int, names: tuple[str, ...], raw: tuple | None
     return columns, seqs
 
 
-def _column_again(ws: Workspace, upto: int, name: str, seqs: np.ndarray) -> list[str] | None:
-    """One more column of the same vote events (the log is append-only), or None when the rows differ."""
-    again = _columns(ws, upto, (name,))
-    return again[0][0] if again is not None and np.array_equal(again[1], seqs) else None
+class _LazyColumn:
+    """One more column of the vote events read before (``time``, ``solution``), read on first use; None when
+    the rows read back differ (the log is append-only, so they should not)."""
+
+    def __init__(self, ws: Workspace, upto: int, name: str, seqs: np.ndarray) -> None:
+        self._args = (ws, upto, name, seqs)
+        self._value: list[list[str] | None] = []
+
+    def __call__(self) -> list[str] | None:
+        if not self._value:
+            ws, upto, name, seqs = self._args
+            again = _columns(ws, upto, (name,))
+            self._value.append(again[0][0] if again is not None and np.array_equal(again[1], seqs) else None)
+        return self._value[0]
 
 
 @dataclass(eq=False)
@@ -158,21 +168,7 @@ class CurrentVotes:
         choice_names, choice_of = _codes([c for _, c in split])
         annotator, choice = annotator_of[pair], choice_of[pair]
         key = item * max(len(annotators), 1) + annotator
-        times_cache: list[list[str] | None] = []
-
-        def times() -> list[str] | None:
-            """Every vote event's time, read only when needed (the same rows: the log is append-only)."""
-            if not times_cache:
-                times_cache.append(_column_again(ws, upto, "time", seqs))
-            return times_cache[0]
-
-        keys_cache: list[list[str] | None] = []
-
-        def keys() -> list[str] | None:
-            """Every vote event's solution key ("" when it has none), read only when needed."""
-            if not keys_cache:
-                keys_cache.append(_column_again(ws, upto, "solution", seqs))
-            return keys_cache[0]
+        times, keys = _LazyColumn(ws, upto, "time", seqs), _LazyColumn(ws, upto, "solution", seqs)
 
         repeated = _repeated(key, len(item_ids) * max(len(annotators), 1))
         if repeated.any():
