@@ -13,6 +13,7 @@ from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
+from piqa_tui.tui.screens.flag_dialog import FlagDialog
 from tests.conftest import SAMPLES, copy_sample
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for
@@ -78,3 +79,48 @@ async def test_cancelling_the_question_records_no_edit(tmp_path: Path) -> None:
         assert project.item("dz-001") == before
         assert decisions(project)["dz-001"].status is Status.AGREED
     assert Project.open(path).item("dz-001") == before
+
+
+async def test_one_undo_for_every_action_even_after_a_restart(tmp_path: Path) -> None:
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    async with curate(path, annotator="amina") as pilot:
+        screen = main_screen(pilot)
+        state = screen.project.state
+        await pilot.press("2")  # vote 2 on dz-001, on to dz-002
+        await pilot.press("1", "k")  # vote 1 on dz-002, back to it
+        await pilot.press("2")  # change it to 2
+        await pilot.press("k", "backspace")  # withdraw it
+        assert state.votes["dz-002"]["amina"].choice == ""
+        await pilot.press("u")  # the withdrawal undone: 2 again
+        assert state.votes["dz-002"]["amina"].choice == "1" and current_id(pilot) == "dz-002"
+        await pilot.press("u")  # the change undone: 1 again
+        assert state.votes["dz-002"]["amina"].choice == "0"
+        await pilot.press("U")  # redone: 2
+        assert state.votes["dz-002"]["amina"].choice == "1"
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, FlagDialog))
+        await pilot.press("1", "3", "enter")  # two reasons in one dialog: one action
+        await wait_for(pilot, lambda: len(state.flags.get("dz-002", {})) == 2)
+        await pilot.press("c")
+        await type_text(pilot, "ماشي واضح")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: state.notes.get("dz-002") == "ماشي واضح")
+        await pilot.press("u")  # the note
+        assert state.notes.get("dz-002", "") == ""
+        await pilot.press("u")  # both flags at once
+        assert not state.flags.get("dz-002")
+        await pilot.press("U")
+        assert len(state.flags["dz-002"]) == 2
+        await pilot.press("q")
+    async with curate(path, annotator="amina") as pilot:  # after a restart, the stack is the same
+        state = main_screen(pilot).project.state
+        assert len(state.flags["dz-002"]) == 2 and state.votes["dz-002"]["amina"].choice == "1"
+        await pilot.press("u", "u")  # the flags, then the vote of 2 on dz-002
+        assert not state.flags.get("dz-002") and state.votes["dz-002"]["amina"].choice == "0"
+        await pilot.press("u", "u")  # the vote of 1 on dz-002, then the vote on dz-001: no votes left
+        assert state.votes["dz-002"]["amina"].choice == "" and state.votes["dz-001"]["amina"].choice == ""
+        assert current_id(pilot) == "dz-001"
+        await pilot.press("u")
+        assert "nothing to undo" in str([n.message for n in pilot.app._notifications])
+    reopened = Project.open(path, annotator="amina")
+    assert decisions(reopened)["dz-001"].status is Status.NEEDS_VOTES and not reopened.state.flags.get("dz-002")

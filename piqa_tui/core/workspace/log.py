@@ -170,13 +170,23 @@ class Workspace:
             raise WorkspaceError("nothing to record: an action needs at least one change")
         return action
 
-    def record_marker(self, annotator: str, kind: str, action: int) -> int:
-        """Append an undo/redo marker that points at ``action``."""
+    def record_marker(self, annotator: str, kind: str, action: int,
+                      compensation: Iterable[tuple[str, str, str, str | None, str | None, str | None]] = ()) -> int:
+        """Append an undo/redo marker that points at ``action``, and in the same transaction the
+        (kind, item_id, field, old, new, note) events that undo or redo it (see ``undo``), whose action
+        is the marker's sequence number."""
+        when = now()
         with self.write() as conn:
             cur = conn.execute(
-                "INSERT INTO events(time, annotator, kind, action) VALUES (?, ?, ?, ?)", (now(), annotator, kind, action)
+                "INSERT INTO events(time, annotator, kind, action) VALUES (?, ?, ?, ?)", (when, annotator, kind, action)
             )
-        return int(cur.lastrowid)
+            marker = int(cur.lastrowid)
+            conn.executemany(
+                "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, action)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(when, annotator, *event, marker) for event in compensation],
+            )
+        return marker
 
     def insert_votes(self, votes: Iterable[tuple[str, str, str, str, str | None]], note: str | None = None) -> int:
         """Add (item_id, annotator, choice, time, solution key) votes; ones already recorded are skipped.

@@ -13,7 +13,7 @@ import hashlib
 import os
 import threading
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from piqa_tui.core.dataset.files import (
@@ -28,6 +28,8 @@ from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
+from piqa_tui.core.workspace.undo import action_events, compensation
+from piqa_tui.core.workspace.undo import stacks as undo_stacks
 from piqa_tui.core.workspace.vote_targets import (
     SolutionHistory,
     is_solution_field,
@@ -405,44 +407,25 @@ class Project:
             changes["label"] = str(b if item.label == a else a)
         return self.edit(item_id, changes)
 
-    def _stacks(self) -> tuple[list[int], list[int]]:
-        """This annotator's undo and redo stacks (action ids), derived from the log."""
-        undo: list[int] = []
-        redo: list[int] = []
-        assert self.workspace is not None
-        rows = self.workspace.conn.execute(
-            "SELECT kind, action FROM events WHERE annotator = ? AND kind IN ('edit', 'undo', 'redo')"
-            " AND (kind != 'edit' OR seq = action) ORDER BY seq",
-            (self.annotator,),
-        )
-        for kind, action in rows:
-            if kind == "edit":
-                undo.append(action)
-                redo.clear()
-            elif kind == "undo" and undo and undo[-1] == action:
-                redo.append(undo.pop())
-            elif kind == "redo" and redo and redo[-1] == action:
-                undo.append(redo.pop())
-        return undo, redo
-
     def undo(self) -> str | None:
-        """Undo this annotator's last action (even one made before a restart); returns the item id."""
-        ws = self._require_workspace()
-        undo, _ = self._stacks()
-        if not undo:
-            return None
-        ws.record_marker(self.annotator, "undo", undo[-1])
-        self.refresh()
-        return self._actions[undo[-1]][0].item_id
+        """Undo this annotator's last action (an edit, vote, withdrawal, flag or note; even one made before a
+        restart); returns the item id."""
+        return self._undo_redo("undo")
 
     def redo(self) -> str | None:
+        return self._undo_redo("redo")
+
+    def _undo_redo(self, which: str) -> str | None:
         ws = self._require_workspace()
-        _, redo = self._stacks()
-        if not redo:
+        undo, redo = undo_stacks(ws, self.annotator)
+        stack = undo if which == "undo" else redo
+        if not stack:
             return None
-        ws.record_marker(self.annotator, "redo", redo[-1])
+        events = action_events(ws, stack[-1])
+        ws.record_marker(self.annotator, which, stack[-1],
+                         [astuple(c) for c in compensation(ws, events, undoing=which == "undo")])
         self.refresh()
-        return self._actions[redo[-1]][0].item_id
+        return events[0].item_id if events else None
 
     def vote(self, item_id: str, choice: str) -> None:
         """Record this annotator's vote: a solution index, 'skip' (unsure) or '' (withdraw).
@@ -455,9 +438,15 @@ class Project:
         self.refresh()
 
     def set_flag(self, item_id: str, reason: str, on: bool = True, note: str = "") -> None:
+        self.set_flags(item_id, {reason: on}, note)
+
+    def set_flags(self, item_id: str, reasons: dict[str, bool], note: str = "") -> None:
+        """Set or clear flags on an item as one action (one undo), with one note for those set."""
         self.item(item_id)
-        self._require_workspace().record(self.annotator, "flag", [Change(item_id, reason, None, "1" if on else "0")], note or None)
-        self.refresh()
+        if reasons:
+            changes = [Change(item_id, reason, None, "1" if on else "0") for reason, on in reasons.items()]
+            self._require_workspace().record(self.annotator, "flag", changes, note or None)
+            self.refresh()
 
     def set_note(self, item_id: str, text: str) -> None:
         self.item(item_id)
