@@ -122,3 +122,27 @@ def test_ids_that_collide_after_de_duplication_stay_apart(tmp_path: Path) -> Non
     problems = [p for p in json.loads(done.stdout)["problems"] if p["rule"] == "duplicate-id"]
     assert [(p["row"], p["item_id"]) for p in problems] == [(1, "x1"), (2, "x1~3"), (3, "x1~4")]
     assert all("id 'x1' is used by 3 items" in p["detail"] for p in problems)
+
+
+def test_votes_from_another_machine_follow_their_text(tmp_path: Path) -> None:
+    """Machine A swapped dz-005's solutions; machine B voted on its unswapped copy. B's exported votes carry
+    the key of the text chosen, so in A they count for that text at its new place, and a vote for a text
+    A has edited counts for nothing."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    machine_a, machine_b = copy_sample("darija-algerian.tsv", tmp_path / "a"), copy_sample("darija-algerian.tsv", tmp_path / "b")
+    lead = Project.open(machine_a, annotator="lead")
+    lead.swap_solutions("dz-005", 0, 1)
+    lead.edit("dz-006", {"solution0": "نص جديد"})
+    for name in ("karim", "selma"):
+        voter = Project.open(machine_b, annotator=name)
+        voter.vote("dz-005", "0")
+        voter.vote("dz-006", "0")
+    exported = tmp_path / "b-votes.tsv"
+    assert _run("votes", "export", str(machine_b), str(exported)).returncode == 0
+    assert "solution" in exported.read_text(encoding="utf-8").splitlines()[0]
+    assert _run("votes", "import", str(machine_a), str(exported)).returncode == 0
+    merged = Project.open(machine_a)
+    assert decisions(merged)["dz-005"] == Decision(Status.AGAINST_GOLD, 1)  # their text is solution 2 in A
+    assert {v.choice for v in merged.state.votes["dz-006"].values()} == {STALE}
+    assert decisions(merged)["dz-006"].status is Status.NEEDS_VOTES
