@@ -124,3 +124,19 @@ async def test_one_undo_for_every_action_even_after_a_restart(tmp_path: Path) ->
         assert "nothing to undo" in str([n.message for n in pilot.app._notifications])
     reopened = Project.open(path, annotator="amina")
     assert decisions(reopened)["dz-001"].status is Status.NEEDS_VOTES and not reopened.state.flags.get("dz-002")
+
+
+async def test_blind_annotator_is_asked_without_learning_who_voted_what(tmp_path: Path) -> None:
+    path = voted_darija(tmp_path)
+    async with curate(path, annotator="karim") as pilot:  # karim has not voted: blind on dz-001
+        project = main_screen(pilot).project
+        await pilot.press("tab", "e", "end")  # solution 1, which nobody chose
+        await type_text(pilot, "!")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
+        message = pilot.app.screen.message
+        assert message.startswith("Votes on this item may have chosen")
+        assert not any(name in message for name in ("amina", "yacine", "sara"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: project.item("dz-001").solutions[0].endswith("!"))
+        assert decisions(project)["dz-001"].status is Status.AGREED  # their text was not the one changed

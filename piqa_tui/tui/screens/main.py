@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.votes.blind import may_see_answers
 from piqa_tui.core.workspace.project import field_value, with_field
 from piqa_tui.tui.fields import Field, item_fields
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
@@ -552,11 +553,15 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
     def apply_edit(self, item: Item, changes: dict[str, str]) -> None:
         """Record an edit; one that would leave votes on a changed text asks first."""
         lost = self.project.votes_invalidated(item.id, changes)
+        blind = not may_see_answers(self.project, item.id, getattr(self.app, "reviewer", False))
+        if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
+            lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdigit()]
         if not lost:
             self._record_edit(item, changes)
             return
-        message = (f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose the text you changed. They will count as "
-                   "cast on an earlier version (the item needs votes again) until the annotators vote again.")
+        whose = "Votes on this item may have chosen" if blind else f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose"
+        message = (f"{whose} the text you changed. They will count as cast on an earlier version "
+                   "(the item needs votes again) until the annotators vote again.")
         choices = [("edit", "Edit and mark those votes as cast on an earlier version", ""), ("cancel", "Cancel", "")]
         self.app.push_screen(ChoiceDialog("Votes predate this edit", message, choices),
                              lambda answer: self._record_edit(item, changes) if answer == "edit" else self.show_current())
