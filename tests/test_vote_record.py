@@ -146,3 +146,19 @@ def test_votes_from_another_machine_follow_their_text(tmp_path: Path) -> None:
     assert decisions(merged)["dz-005"] == Decision(Status.AGAINST_GOLD, 1)  # their text is solution 2 in A
     assert {v.choice for v in merged.state.votes["dz-006"].values()} == {STALE}
     assert decisions(merged)["dz-006"].status is Status.NEEDS_VOTES
+
+
+def test_an_edit_and_a_vote_read_together_by_a_batch_process(tmp_path: Path) -> None:
+    """A process that keeps the votes column-wise sees an edit and a later vote in one refresh: the votes for
+    the edited text are stale, the new one counts."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    import_votes(Project.open(path, annotator="lead"), SAMPLES / "votes-darija-algerian.tsv")
+    batch = Project.open(path)
+    assert batch.state.current_votes is not None  # column-wise
+    lead = Project.open(path, annotator="lead")
+    lead.edit("dz-002", {"solution0": "نص آخر"})
+    lead.vote("dz-003", "0")  # a vote on another item: the edited one has no new vote
+    batch.refresh()
+    assert decisions(batch)["dz-002"].status is Status.NEEDS_VOTES
+    assert {v.choice for v in batch.state.votes["dz-002"].values()} == {STALE}
+    assert batch.state.votes["dz-003"]["lead"].choice == "0"

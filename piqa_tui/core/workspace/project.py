@@ -239,13 +239,17 @@ class Project:
                 self._replay_marker(kind, action or 0, time, changed, retexted)
             else:
                 self._apply_other(Event(*row), changed)
+        resolve = set(retexted)
         if votes is None:  # on opening, read whatever is there; later, only when votes came
             new_votes = self.workspace.count_votes(self._vote_seq, upto) if self._vote_seq else None
             if new_votes != 0:
                 changed += self._load_votes(upto, new_votes)
-                retexted.clear()  # resolved while loading
+                if self.state._votes is None:
+                    resolve.clear()  # the column-wise read resolved every vote against the items as they are now
+        else:
+            resolve.update(changed)
         self._applied = upto
-        self._resolve_votes(set(changed) if votes is not None else retexted)
+        self._resolve_votes(resolve)
         return changed
 
     def _replay_marker(self, kind: str, action: int, time: str, changed: list[str], retexted: set[str]) -> None:

@@ -22,6 +22,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.blind import may_see_answers
 from piqa_tui.core.workspace.project import field_value, with_field
+from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.fields import Field, item_fields
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
 from piqa_tui.tui.listing import QUEUES, Filters, filtered_positions, row_marks
@@ -212,7 +213,9 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
             if item.id in state.edited:
                 status.append("✎ edited")
             vote = state.votes.get(item.id, {}).get(self.project.annotator)
-            if vote is not None and vote.choice != "":
+            if vote is not None and vote.choice == STALE:
+                status.append("your vote predates an edit: vote again")
+            elif vote is not None and vote.choice != "":
                 status.append(f"✓ you voted {choice_text(vote.choice)}")
             flags = state.flags.get(item.id)
             if flags:
