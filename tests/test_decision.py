@@ -68,7 +68,7 @@ def test_adjudicated_label_wins(policy: Policy, votes: list[int]) -> None:
 
 
 def test_status_words() -> None:
-    assert [s.value for s in Status] == ["needs-votes", "agreed", "disagreement", "adjudicated"]
+    assert [s.value for s in Status] == ["needs-votes", "agreed", "disagreement", "adjudicated", "votes-against-gold"]
     assert Policy() == MAJORITY
 
 

@@ -86,7 +86,8 @@ def test_policies_and_adjudication(tmp_path: Path) -> None:
     project = Project.open(copy_sample("darija-algerian.tsv", tmp_path), annotator="lead")
     import_votes(project, SAMPLE_VOTES)
     found = decisions(project)
-    assert found["dz-007"].status is Status.AGREED and found["dz-007"].label != project.item("dz-007").label
+    # 2 of 3 agree on solution 1 against the gold label (2): not silently "agreed", a queue of its own
+    assert found["dz-007"].status is Status.AGAINST_GOLD and found["dz-007"].label != project.item("dz-007").label
     set_project_policy(project, parse_policy("unanimity:3"))
     found = decisions(project)
     disagreements = [i for i, d in found.items() if d.status is Status.DISAGREEMENT]
@@ -134,6 +135,8 @@ def test_agree_json_matches_the_agreement_module(tmp_path: Path, capsys: pytest.
     assert data["fleiss_kappa"] == pytest.approx(expected)
     assert set(data["cohen_kappa"]) == {"amina", "sara", "yacine"} and data["percent_unanimous"] == pytest.approx(100 * 29 / 36)
     assert "category" in data["by"]
+    assert data["gold_changes"] == [{"id": "dz-007", "gold": 1, "decided": 0}]
+    assert data["status"]["votes-against-gold"] == 1
 
 
 def test_export_with_decided_labels_and_vote_columns(tmp_path: Path) -> None:
@@ -146,4 +149,4 @@ def test_export_with_decided_labels_and_vote_columns(tmp_path: Path) -> None:
     assert header[-3:] == ["votes_0", "votes_1", "status"]
     gold = {i.id: i.label for i in Project.open(dataset).items}
     dz7 = rows["dz-007"]
-    assert dz7[header.index("label")] == str(1 - gold["dz-007"]) and dz7[-1] == "agreed"
+    assert dz7[header.index("label")] == str(1 - gold["dz-007"]) and dz7[-1] == "votes-against-gold"

@@ -96,6 +96,8 @@ QUEUES: dict[str, Queue] = {
         Queue("agreed", "items whose votes agree under the policy", _status_is(Status.AGREED)),
         Queue("disagreement", "items whose votes disagree: to adjudicate", _status_is(Status.DISAGREEMENT)),
         Queue("adjudicated", "items a reviewer decided", _status_is(Status.ADJUDICATED)),
+        Queue("votes-against-gold", "items whose votes agree on another solution than the gold label: to adjudicate",
+              _status_is(Status.AGAINST_GOLD)),
         # Model scoring (issue 6): the ones that judge against gold show only items whose gold you may see.
         Queue(
             "model-wrong",
@@ -181,6 +183,7 @@ MARK_LEGEND: tuple[tuple[str, str, str], ...] = (
     (STATUS_MARKS[Status.AGREED], "agreed", "the votes agree (status marks show once you voted on the item)"),
     (STATUS_MARKS[Status.DISAGREEMENT], "disagreement", "the votes disagree: a reviewer adjudicates"),
     (STATUS_MARKS[Status.ADJUDICATED], "adjudicated", "a reviewer set the final label"),
+    (STATUS_MARKS[Status.AGAINST_GOLD], "votes against gold", "the votes agree on another solution than the gold label"),
 )
 
 

@@ -23,6 +23,7 @@ from piqa_tui.core.votes.decisions import (
 )
 from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import STALE
 
 # One cell in the list's mark column per status (needs-votes has none: it is the common case).
 STATUS_MARKS: dict[Status, str] = {
@@ -30,6 +31,7 @@ STATUS_MARKS: dict[Status, str] = {
     Status.AGREED: "=",
     Status.DISAGREEMENT: "≠",
     Status.ADJUDICATED: "⚖",
+    Status.AGAINST_GOLD: "≢",
 }
 
 # Policies offered in the palette; any other is typed as majority:K/N or unanimity:N.
@@ -49,6 +51,8 @@ def choice_text(choice: str) -> str:
         return "unsure"
     if choice.isdigit():
         return str(int(choice) + 1)
+    if choice == STALE:
+        return "a text since edited"
     return "withdrawn"
 
 
@@ -173,10 +177,16 @@ class Ballots:
             return text + (f": {reason}" if reason else "")
         if status is Status.AGREED:
             return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"
+        if status is Status.AGAINST_GOLD:
+            gold = self.project.item(item_id).label
+            return (f"votes against gold: agreed → {choice_text(str(decision.label))}, gold "
+                    f"{choice_text(str(gold))} ({describe_policy(self.policy)}) — a reviewer adjudicates it")
         if status is Status.DISAGREEMENT:
             return f"disagreement  ({describe_policy(self.policy)}) — a reviewer adjudicates it"
         cast = len(choices(self.project, item_id))
-        return f"needs votes: {cast} in, {describe_policy(self.policy)}"
+        stale = sum(v.choice == STALE for v in self.project.state.votes.get(item_id, {}).values())
+        earlier = f"; {stale} predate an edit (cast on an earlier text: vote again)" if stale else ""
+        return f"needs votes: {cast} in, {describe_policy(self.policy)}{earlier}"
 
 
 _BALLOTS: "WeakKeyDictionary[Project, Ballots]" = WeakKeyDictionary()

@@ -132,30 +132,32 @@ async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(darija: Pa
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, AgreementScreen) and app.screen.snapshot is not None)
         agreement = app.screen
-        assert agreement.snapshot.statuses["agreed"] == 6  # majority 2 of 3 settles all six (dz-005: 2 of 2 cast)
+        # majority 2 of 3 settles all six (dz-005: 2 of 2 cast); on dz-002 and dz-004 against the gold label
+        assert agreement.snapshot.statuses["agreed"] == 4 and agreement.snapshot.statuses["votes-against-gold"] == 2
         await pilot.press("p")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceDialog))
         options = app.screen.query_one(OptionList)
         options.highlighted = options.get_option_index("unanimity:3")
         await pilot.press("enter")
         await wait_for(pilot, lambda: agreement.snapshot is not None and agreement.snapshot.policy == parse_policy("unanimity:3"))
-        assert agreement.snapshot.statuses == {"needs-votes": 31, "agreed": 3, "disagreement": 2, "adjudicated": 0}
+        assert agreement.snapshot.statuses == {"needs-votes": 31, "agreed": 2, "disagreement": 2, "adjudicated": 0,
+                                               "votes-against-gold": 1}
         await pilot.press("escape")
 
         await pilot.press("A")
         await wait_for(pilot, lambda: isinstance(app.screen, AdjudicationScreen))
         adjudication = app.screen
         table = adjudication.query_one(DataTable)
-        assert adjudication.ids == ["dz-003", "dz-004"]
+        assert adjudication.ids == ["dz-002", "dz-003", "dz-004"]  # dz-002: all three against the gold label
         votes_side_by_side = [str(cell) for cell in table.get_row("dz-004")]
         assert votes_side_by_side[:3] == ["dz-004", "selma", "amina, karim"]
         item_id, label, reason = ADJUDICATED
-        await pilot.press("j", str(label + 1))
+        await pilot.press("j", "j", str(label + 1))
         await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
         await type_text(pilot, reason)
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is adjudication)
-        assert adjudication.ids == ["dz-003"]  # it left the queue
+        assert adjudication.ids == ["dz-002", "dz-003"]  # it left the queue
         assert adjudication.project.state.adjudications[item_id] == (str(label), reason, "lead")
         await pilot.press("escape")
         screen = main_screen(pilot)
@@ -196,7 +198,8 @@ async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(darija: Pa
     assert found["cohen_kappa"]["amina"]["karim"] == pytest.approx(expected_cohen)
     assert found["percent_unanimous"] == pytest.approx(100 * 4 / 6)  # dz-001, 002, 005 (1 and 1), 006
     assert found["policy"] == "unanimity:3"
-    assert found["status"] == {"needs-votes": 31, "agreed": 3, "disagreement": 1, "adjudicated": 1}
+    assert found["status"] == {"needs-votes": 31, "agreed": 2, "disagreement": 1, "adjudicated": 1, "votes-against-gold": 1}
+    assert found["gold_changes"] == [{"id": "dz-002", "gold": 0, "decided": 1}, {"id": "dz-004", "gold": 0, "decided": 1}]
 
 
 async def test_votes_from_another_process_appear(darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:

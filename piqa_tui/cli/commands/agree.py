@@ -13,7 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.votes.decisions import agreement_summary, policy_spec
+from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
                 **report_json(found.report),
                 "policy": policy_spec(found.policy),
                 "status": found.statuses,
+                "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
             }
         )

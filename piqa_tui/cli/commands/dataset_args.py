@@ -37,5 +37,4 @@ def open_project(args: argparse.Namespace, *, create: bool = False) -> Project:
 
 
 def print_json(data: object) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")  # one write, not one per token

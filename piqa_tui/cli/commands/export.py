@@ -9,6 +9,7 @@ flagged for removal (e.g. duplicates resolved by keeping another copy).
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
@@ -19,6 +20,9 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import FORMATS
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.workspace.project import Project
+
+if TYPE_CHECKING:
+    from piqa_tui.core.votes.decisions import GoldChange
 
 REMOVAL_FLAGS = ("remove", "duplicate")
 
@@ -33,16 +37,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
 
 
-def export_items(project: Project, decided: bool, drop_flagged: bool) -> list[Item]:
-    from piqa_tui.core.votes.decisions import decisions
+def export_items(project: Project, decided: bool, drop_flagged: bool) -> tuple[list[Item], list[GoldChange]]:
+    """The items to write, and (with ``decided``) the gold labels the decided ones change among them."""
+    from piqa_tui.core.votes.decisions import decisions, gold_changes
 
     items = project.items
     if drop_flagged:
         items = [i for i in items if not any(r in project.state.flags.get(i.id, {}) for r in REMOVAL_FLAGS)]
-    if decided:
-        found = decisions(project)
-        items = [i.with_changes(label=found[i.id].label) if found[i.id].label is not None else i for i in items]
-    return items
+    if not decided:
+        return items, []
+    found = decisions(project)
+    kept = {i.id for i in items}
+    changes = [c for c in gold_changes(project, found=found) if c.id in kept]
+    return [i.with_changes(label=found[i.id].label) if found[i.id].label is not None else i for i in items], changes
+
+
+def _label_text(label: int | None) -> str:
+    return "none" if label is None else str(label + 1)
+
+
+def print_changes(changes: list[GoldChange], limit: int = 20) -> None:
+    """Say which gold labels the decided ones replaced (solution numbers from 1, as on screen)."""
+    print(f"{len(changes)} label{'s' if len(changes) != 1 else ''} changed from the gold column by the votes and adjudications")
+    for change in changes[:limit]:
+        print(f"  {change.id}: {_label_text(change.gold)} → {_label_text(change.decided)}")
+    if len(changes) > limit:
+        print(f"  … and {len(changes) - limit} more (--json lists them all)")
 
 
 def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]:
@@ -62,15 +82,19 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
-    items = export_items(project, args.decided, args.drop_flagged)
+    items, changes = export_items(project, args.decided, args.drop_flagged)
     extra = vote_columns(project, items) if args.vote_columns else {}
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
     written = project.export(args.to, args.format, items=items, extra_columns=extra or None)
-    summary = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
+    summary: dict[str, object] = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
+    if args.decided:
+        summary["gold_changes"] = [change.to_json() for change in changes]
     if args.json:
         print_json(summary)
     else:
         dropped = len(project.items) - len(items)
         print(f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}")
+        if args.decided:
+            print_changes(changes)
     return OK

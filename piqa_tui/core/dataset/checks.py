@@ -213,7 +213,9 @@ def check_items(items: list[Item], raw_ids: list[str] | None = None, config: Che
         counts = Counter(raw_ids)
         for item, raw in zip(items, raw_ids):
             if counts[raw] > 1:
-                problems.append(Problem(item.id, "duplicate-id", f"id '{raw}' is used by {counts[raw]} items", item.row))
+                known_as = f" (known here as '{item.id}')" if item.id != raw else ""
+                detail = f"id '{raw}' is used by {counts[raw]} items{known_as}; give each row an id of its own"
+                problems.append(Problem(item.id, "duplicate-id", detail, item.row))
         problems.sort(key=lambda p: p.row)
     return problems
 

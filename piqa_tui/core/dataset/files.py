@@ -291,15 +291,30 @@ def as_text(value: object) -> str:
     return str(value)
 
 
-def _unique_ids(raw_ids: list[str]) -> list[str]:
-    """Ids made unique inside the program (``ID~2`` for a repeat); validate reports repeats."""
-    if len(set(raw_ids)) == len(raw_ids):
+def unique_ids(raw_ids: list[str]) -> list[str]:
+    """Ids made unique inside the program (``ID~2`` for a repeat); validate reports repeats.
+
+    The first row with an id keeps it; a repeat gets the first ``ID~N`` (N from 2) that no row of
+    the file holds and no repeat took before, so ``x1, x1, x1, x1~2`` becomes ``x1, x1~3, x1~4, x1~2``:
+    every row has an id of its own, and an edit recorded under one reaches that row.
+    """
+    taken = set(raw_ids)
+    if len(taken) == len(raw_ids):
         return raw_ids
-    seen: dict[str, int] = {}
+    seen: set[str] = set()
+    next_number: dict[str, int] = {}
     unique = []
     for raw in raw_ids:
-        seen[raw] = count = seen.get(raw, 0) + 1
-        unique.append(raw if count == 1 else f"{raw}~{count}")
+        if raw not in seen:
+            seen.add(raw)
+            unique.append(raw)
+            continue
+        number = next_number.get(raw, 2)
+        while f"{raw}~{number}" in taken:
+            number += 1
+        next_number[raw] = number + 1
+        taken.add(f"{raw}~{number}")
+        unique.append(f"{raw}~{number}")
     return unique
 
 
@@ -315,7 +330,7 @@ def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[st
     else:
         raw_ids = [f"r{n}" for n in range(1, len(rows) + 1)]
     dataset.raw_ids = raw_ids
-    ids = _unique_ids(raw_ids)
+    ids = unique_ids(raw_ids)
     meta_cols = dataset.meta_columns
     columns = [layout.prompt, *layout.solutions, *meta_cols]
     n_sol = len(layout.solutions)

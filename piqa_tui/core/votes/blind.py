@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import STALE
 
 
 def current_vote(project: Project, item_id: str, annotator: str | None = None) -> str | None:
     """The annotator's current vote on the item as stored (a solution index or 'skip'); None if they have none.
 
-    A withdrawn vote is stored as '' and counts as none. ``annotator`` defaults to the project's.
+    A withdrawn vote is stored as '' and counts as none; a vote cast on a solution text edited since is
+    ``STALE``. ``annotator`` defaults to the project's.
     """
     vote = project.state.votes.get(item_id, {}).get(annotator or project.annotator)
     return None if vote is None else vote.choice or None
@@ -21,10 +23,17 @@ def cast_votes(project: Project, item_id: str) -> dict[str, str]:
 
 
 def has_voted(project: Project, item_id: str, annotator: str | None = None) -> bool:
-    """Whether the annotator has a current vote (a choice or 'skip') on the item."""
-    return current_vote(project, item_id, annotator) is not None
+    """Whether the annotator has a current vote (a choice or 'skip') on the item's current text.
+
+    A stale vote (its solution was edited since) does not count: the item is back in the annotator's
+    unvoted queue until they confirm it.
+    """
+    return current_vote(project, item_id, annotator) not in (None, STALE)
 
 
 def may_see_answers(project: Project, item_id: str, reviewer: bool) -> bool:
-    """Blind mode: gold and others' votes stay hidden until this annotator has voted (reviewers see all)."""
-    return reviewer or has_voted(project, item_id)
+    """Blind mode: gold and others' votes stay hidden until this annotator has voted (reviewers see all).
+
+    A stale vote still counts here: that annotator has seen the answers already.
+    """
+    return reviewer or current_vote(project, item_id) is not None

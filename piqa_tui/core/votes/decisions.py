@@ -72,9 +72,37 @@ def adjudicated_label(project: Project, item_id: str) -> int | None:
     return int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
 
 
+def against_gold(decision: Decision, gold: int | None) -> Decision:
+    """An agreed decision on another solution than the gold label becomes ``votes-against-gold`` (same label):
+    the release would change the file's label, so a reviewer should see it (and may adjudicate)."""
+    if decision.status is Status.AGREED and gold is not None and decision.label != gold:
+        return Decision(Status.AGAINST_GOLD, decision.label)
+    return decision
+
+
 def decide(project: Project, item_id: str, policy: Policy) -> Decision:
-    """The item's status and decided label under ``policy``: the one rule every face shows."""
-    return policy.decide(choices(project, item_id).values(), adjudicated_label(project, item_id))
+    """One item's decision: the policy over its current votes, then adjudication, then the gold label's check."""
+    decision = policy.decide(choices(project, item_id).values(), adjudicated_label(project, item_id))
+    return against_gold(decision, project.item(item_id).label)
+
+
+@dataclass(frozen=True)
+class GoldChange:
+    """An item whose released label (``export --decided``) differs from its gold label; 0-based labels."""
+
+    id: str
+    gold: int | None
+    decided: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "gold": self.gold, "decided": self.decided}
+
+
+def gold_changes(project: Project, policy: Policy | None = None, found: dict[str, Decision] | None = None) -> list[GoldChange]:
+    """The items whose decided label (agreed, against gold, adjudicated) is not their gold label, in file order."""
+    found = decisions(project, policy) if found is None else found
+    return [GoldChange(item.id, item.label, decision.label) for item in project.items
+            if (decision := found[item.id]).label is not None and decision.label != item.label]
 
 
 def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
@@ -115,6 +143,9 @@ def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, 
     known = pos >= 0
     counts[pos[known]] = table.counts[known]
     status, label = policy.decide_many(counts)
+    gold = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
+    agreed = status == STATUSES.index(Status.AGREED)
+    status[agreed & (gold >= 0) & (label != gold)] = STATUSES.index(Status.AGAINST_GOLD)
     adjudicated = {}
     for item_id in project.state.adjudications:
         if (where := project.index.get(item_id)) is not None and (value := adjudicated_label(project, item_id)) is not None:

@@ -1,48 +1,69 @@
-"""Votes as files: read, import and export the long format that travels between machines.
+"""Votes as files: read, import and export the files that carry votes between machines and teams.
 
-Votes travel between machines in long format — one vote a line with
-``item_id, annotator, choice, time`` — as TSV, CSV or JSONL. Importing merges
-without loss (every vote is an event; the latest per annotator and item
-counts) and re-importing the same file changes nothing (a vote is identified by
-item, annotator, time and choice). Lines that name an unknown item or an
-impossible choice are reported with their line number, never dropped silently.
+Two shapes are read, as TSV, CSV, JSONL or Parquet:
+
+* **long**: one vote a line, ``item_id, annotator, choice`` and optionally ``time``
+  (and ``solution``, the key of the text voted for, which our exports write);
+* **wide**: an id column and one column per annotator (a spreadsheet); an empty
+  cell is no vote; an optional ``time`` column applies to the whole row.
+
+Without a time column the votes count in file order: they are stamped with
+the import time, one microsecond apart. Times are real instants (ISO 8601,
+with or without an offset; none means UTC) and are stored in one canonical
+UTC form, so the log compares instants, never the texts people wrote.
+
+Importing merges without loss (every vote is an event; the latest per
+annotator and item counts), re-importing a timed file changes nothing (a vote
+is identified by item, annotator, time and choice), and every bad line is
+reported with its line number and reason while the good lines are imported.
+No value in a votes file ends in an internal error.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
+import math
 import re
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from operator import itemgetter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 
-from piqa_tui.core.dataset.files import atomic_write, decode
+from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.votes.policy import SKIP
+from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import Project
 
-VOTE_COLUMNS = ("item_id", "annotator", "choice", "time")
+VOTE_COLUMNS = ("item_id", "annotator", "choice", "time", "solution")
+WITHDRAWN = "withdrawn"  # a withdrawal in a file (the log stores it as an empty choice)
 _ALIASES = {
     "item_id": ("item_id", "id", "item", "idx"),
     "annotator": ("annotator", "rater", "user", "who"),
     "choice": ("choice", "label", "vote", "answer"),
     "time": ("time", "timestamp", "when", "created_at"),
+    "solution": ("solution", "solution_key"),
 }
+YEARS = (1900, 2999)  # a vote time outside these years is a typo or a placeholder, not a moment someone voted
+_LOG_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
+_SHOWN = 40  # characters of a bad value quoted in a reason
 
 
 @dataclass(frozen=True)
 class BadVote:
     line: int
     reason: str
+    unit: str = "line"  # "row" in a Parquet file
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.reason}"
+        return f"{self.unit} {self.line}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -50,183 +71,400 @@ class ImportResult:
     read: int
     new: int
     bad: list[BadVote]
+    shape: str = "long"  # or "wide"
+    stamped: str | None = None  # the import time given to a file without a time column
 
 
-_PLAIN_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$")
+@dataclass(frozen=True)
+class FileVotes:
+    """The good votes of a file, as ``(item_id, annotator, choice, time, solution key or None)``, and its bad lines."""
+
+    votes: list[tuple[str, str, str, str, str | None]]
+    bad: list[BadVote]
+    read: int
+    shape: str
+    stamped: str | None
+
+
+# ------------------------------------------------------------------ values
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} characters)"
+
+
+def as_text(value: object) -> str | None:
+    """A cell as text; None for no value (empty, JSON null, NaN). Numbers that are whole print as integers."""
+    if type(value) is str:  # the usual case: a TSV/CSV cell
+        return value.strip() or None
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)[:200]
+    text = str(value).strip()
+    return text or None
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _has_bad_bytes(text: str) -> bool:
+    """Whether the text holds bytes that were not UTF-8 (kept as lone surrogates when decoding)."""
+    return _SURROGATE.search(text) is not None
 
 
 def canonical_time(value: str) -> str:
-    """An ISO 8601 time in the log's form (UTC, microseconds, Z); ValueError when unreadable."""
-    value = value.strip()
-    if _PLAIN_UTC.match(value):  # the common case, without a datetime round trip
-        return value if len(value) == 27 else value[:-1] + ".000000Z"
-    parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    """An ISO 8601 time as the log stores it (UTC, microseconds, Z); ValueError saying why when it is not a real instant."""
+    text = value.strip()
+    if not text.isascii():
+        raise ValueError(f"time '{_shown(text)}' has characters other than ASCII (digits must be 0-9)")
+    try:
+        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "Zz" and text else text)
+        if _PLAIN_UTC.fullmatch(text) and YEARS[0] <= parsed.year <= YEARS[1]:  # the usual form: no formatting needed
+            return text if len(text) == 27 else text[:-1] + ".000000Z"
+    except ValueError:
+        raise ValueError(f"time '{_shown(text)}' is not a real ISO 8601 time (e.g. 2026-11-20T09:14:03Z)") from None
+    if not YEARS[0] <= parsed.year <= YEARS[1]:
+        raise ValueError(f"time '{_shown(text)}': year {parsed.year} is out of range ({YEARS[0]}-{YEARS[1]})")
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        parsed = parsed.replace(tzinfo=timezone.utc)  # no offset: read as UTC (said in docs/voting.md)
+    try:
+        return parsed.astimezone(timezone.utc).strftime(_LOG_TIME)
+    except OverflowError:
+        raise ValueError(f"time '{_shown(text)}' is out of range in UTC") from None
 
 
-_ROLES = ("item_id", "annotator", "choice", "time")
+_DIGITS = re.compile(r"[0-9]{1,4}")
+_PLAIN_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?Z")
 
 
-def _read_text(path: Path) -> str:
-    if not path.exists():
+def parse_choice(text: str, n_solutions: int, item_id: str) -> str:
+    """A choice as stored: a 0-based index, 'skip' or '' (withdrawn); ValueError saying why it is impossible."""
+    word = text.lower()
+    if word in (SKIP, "unsure"):
+        return SKIP
+    if word in (WITHDRAWN, "withdraw"):
+        return ""
+    if _DIGITS.fullmatch(text) and int(text) < n_solutions:
+        return str(int(text))
+    raise ValueError(f"choice '{_shown(text)}' is impossible for item '{_shown(item_id)}' "
+                     f"(0-{n_solutions - 1}, skip or {WITHDRAWN})")
+
+
+# ------------------------------------------------------------------ tables
+
+
+@dataclass
+class _Table:
+    """A votes file as rows, each with its line (or row) number, and the lines that could not be read.
+
+    TSV and CSV rows are kept as lists of cells (``cells``), JSONL and Parquet ones as column → value
+    dicts (``records``); ``rows()`` gives dicts for both.
+    """
+
+    header: list[str]
+    numbers: list[int] = field(default_factory=list)
+    cells: list[list[str]] = field(default_factory=list)
+    records: list[dict[str, object]] = field(default_factory=list)
+    bad: list[BadVote] = field(default_factory=list)
+    unit: str = "line"
+
+    def rows(self) -> Iterator[tuple[int, dict[str, object]]]:
+        header = self.header
+        rows = self.records or (dict(zip(header, cells)) for cells in self.cells)
+        return zip(self.numbers, rows)
+
+
+_NOT_UTF8 = "not UTF-8 text (a byte of another encoding); re-save the file as UTF-8"
+
+
+def _decoded(path: Path) -> str:
+    """The file's text; bytes that are not UTF-8 are kept as lone surrogates, so their lines can be reported alone."""
+    if not path.is_file():
         raise InputError(f"{path}: no such votes file; check the path")
-    text = decode(path.read_bytes(), path)
+    data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not valid UTF-16 text; re-save the file as UTF-8") from None
+    text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogateescape")
     if not text.strip():
         raise InputError(f"{path}: the votes file is empty")
     return text
 
 
-def _tsv_lines(text: str) -> list[str] | None:
-    """The lines ``csv.reader`` sees in tab-separated text read without quoting, so that splitting them at tabs
-    gives its rows (at a third of its time); None when the text holds what only the csv module treats its way
-    (CR line ends, a field over its size limit)."""
-    if "\r" in text:
-        return None
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    limit = csv.field_size_limit()
-    if len(text) >= limit and max(map(len, lines)) >= limit:
-        return None
-    return lines
+def _header(path: Path, cells: list[str]) -> list[str]:
+    header = [cell.strip() for cell in cells]
+    if _has_bad_bytes("".join(header)):
+        raise InputError(f"{path}: line 1 (the header) is not UTF-8 text; re-save the file as UTF-8")
+    return header
 
 
-def _records(path: Path) -> tuple[list[int], list[list[str]], dict[str, object]]:
-    """The votes file's non-blank records: their line numbers, then their item_id, annotator, choice and time
-    texts column by column (stripped, "" where absent), and the first record (for the columns it has)."""
-    text = _read_text(path)
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        records = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append((number, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); fix that line") from None
-        columns = [[_column(record, role) for _, record in records] for role in _ROLES]
-        return [number for number, _ in records], columns, records[0][1] if records else {}
-    if suffix not in (".tsv", ".csv", ".tab"):
-        raise InputError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv or .jsonl")
-    lines = _tsv_lines(text) if suffix != ".csv" else None
-    if lines is not None:
-        rows = [line.split("\t") if line else [] for line in lines]
-        filled = [bool(line.strip()) for line in lines]  # a cell that is not all spaces (tabs are spaces)
-    else:
-        delimiter = "," if suffix == ".csv" else "\t"
-        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
-        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting))
-        filled = [any(cell.strip() for cell in row) for row in rows]
-    header = [h.strip().lower() for h in rows[0]]
-    if all(filled[1:]):
-        numbers, data = list(range(2, len(rows) + 1)), rows[1:]
-    else:
-        numbers = [number for number, keep in enumerate(filled[1:], 2) if keep]
-        data = [rows[number - 1] for number in numbers]
-    where = {name: k for k, name in enumerate(header)}  # a repeated name: its last column, as a dict of the row keeps
-    indices = [next((where[a] for a in _ALIASES[role] if a in where), None) for role in _ROLES]
-    if None not in indices and min(map(len, data), default=0) >= len(header):
-        columns = [list(map(str.strip, map(itemgetter(k), data))) for k in indices]
-    else:
-        columns = [list(column) for column in zip(*(_fields(row, header, indices) for row in data))] or [[], [], [], []]
-    return numbers, columns, dict(zip(header, data[0])) if data else {}
+def _add_rows(table: _Table, rows: Iterable[tuple[int, list[str]]], checked: bool) -> None:
+    """Add TSV/CSV rows, leaving out blank ones; unless ``checked`` (the text is all UTF-8), a row holding
+    bytes that are not UTF-8 is a bad line."""
+    for number, cells in rows:
+        if not any(cell.strip() for cell in cells):
+            continue
+        if not checked and _has_bad_bytes("".join(cells)):
+            table.bad.append(BadVote(number, _NOT_UTF8))
+            continue
+        table.numbers.append(number)
+        table.cells.append(cells)
 
 
-def _fields(row: list[str], header: list[str], columns: list[int | None]) -> tuple[str, ...]:
-    """A CSV/TSV row's (item_id, annotator, choice, time), as ``_column`` finds them in the row as a dict."""
-    if len(row) >= len(header):
-        return tuple("" if k is None else row[k].strip() for k in columns)
-    record = dict(zip(header, row))  # a short row: the columns it lacks are absent
-    return tuple(_column(record, role) for role in _ROLES)
+def _read_tsv(path: Path, text: str) -> _Table:
+    """Tab-separated, without quoting: a line is a row (so no field size limit, no quote can swallow lines)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    table = _Table(_header(path, lines[0].rstrip("\r").split("\t")))
+    _add_rows(table, enumerate((line.split("\t") for line in lines[1:]), 2), not _has_bad_bytes(text))
+    return table
 
 
-def _column(record: dict[str, object], role: str) -> str:
-    for name in _ALIASES[role]:
-        if name in record and record[name] is not None:
-            return str(record[name]).strip()
-    return ""
+def _read_csv(path: Path, text: str) -> _Table:
+    csv.field_size_limit(1 << 30)  # a huge cell is a bad value to report, not a reason to stop reading
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        table = _Table(_header(path, next(reader, [])))
+        rows = []
+        while True:
+            start = reader.line_num + 1
+            cells = next(reader, None)
+            if cells is None:
+                _add_rows(table, rows, not _has_bad_bytes(text))
+                return table
+            rows.append((start, cells))
+    except csv.Error as exc:
+        raise InputError(f"{path}: line {reader.line_num} is not readable CSV ({exc}); fix its quoting") from None
 
 
-# The two shapes _PLAIN_UTC matches ("d" a digit), as the lowest and highest byte allowed at each place.
-_PLAIN_UTC_SHAPES = {
-    len(shape): tuple(np.array([ord(digit if c == "d" else c) for c in shape], np.uint8) for digit in "09")
-    for shape in ("dddd-dd-ddTdd:dd:ddZ", "dddd-dd-ddTdd:dd:dd.ddddddZ")
-}
-
-
-def _canonical_times(values: list[str]) -> list[str | None]:
-    """``canonical_time`` of each value (None where it raises ValueError); a column of plain UTC times
-    of one width, the usual export, is checked in one numpy pass."""
-    width = len(values[0]) if values else 0
-    if width in _PLAIN_UTC_SHAPES and set(map(len, values)) == {width} and (joined := "".join(values)).isascii():
-        low, high = _PLAIN_UTC_SHAPES[width]
-        grid = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(len(values), width)
-        if bool(((grid >= low) & (grid <= high)).all()):
-            return list(values) if width == 27 else [v[:-1] + ".000000Z" for v in values]
-    out: list[str | None] = []
-    for value in values:
+def _read_jsonl(path: Path, text: str) -> _Table:
+    table = _Table([])
+    names: dict[str, None] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if _has_bad_bytes(line):
+            table.bad.append(BadVote(number, _NOT_UTF8))
+            continue
         try:
-            out.append(canonical_time(value))
-        except ValueError:
-            out.append(None)
-    return out
+            record = json.loads(line)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, a number of over 4,300 digits, deep nesting
+            table.bad.append(BadVote(number, f"not valid JSON ({_shown(getattr(exc, 'msg', str(exc)))})"))
+            continue
+        if not isinstance(record, dict):
+            table.bad.append(BadVote(number, f"not a JSON object ({type(record).__name__}); write one object a line"))
+            continue
+        names.update(dict.fromkeys(map(str, record)))
+        table.numbers.append(number)
+        table.records.append({str(k): v for k, v in record.items()})
+    table.header = list(names)
+    return table
 
 
-def _all_good(project: Project, columns: list[list[str]], times: list[str | None],
-              digits: dict[str, int]) -> list[tuple[str, str, str, str]] | None:
-    """The votes when every line is good in the usual way (known item, an annotator, a digit in range, a time),
-    checked column-wise; None when some line is not, or is unusual (the line-by-line check decides then)."""
-    item_ids, annotators, choices, _ = columns
+def _read_parquet(path: Path) -> _Table:
+    import polars as pl
+
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # noqa: BLE001 - polars raises several unrelated types for a bad file
+        raise InputError(f"{path}: not a readable Parquet file ({type(exc).__name__}); check the file") from None
+    records = frame.to_dicts()
+    return _Table(list(frame.columns), list(range(1, len(records) + 1)), records=records, unit="row")
+
+
+def _read_table(path: Path) -> _Table:
+    """Any votes file as a table (the extension says the format)."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        if not path.is_file():
+            raise InputError(f"{path}: no such votes file; check the path")
+        return _read_parquet(path)
+    if suffix not in (".tsv", ".tab", ".csv", ".jsonl", ".ndjson"):
+        raise InputError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv, .jsonl or .parquet")
+    text = _decoded(path)
+    if suffix in (".jsonl", ".ndjson"):
+        return _read_jsonl(path, text)
+    return _read_csv(path, text) if suffix == ".csv" else _read_tsv(path, text)
+
+
+# ------------------------------------------------------------------ votes
+
+_KEY = re.compile(r"[0-9a-f]{16}")
+Vote = tuple[str, str, str, str, "str | None"]
+
+
+def _roles(header: list[str]) -> dict[str, str]:
+    """Which column plays each role (item_id, annotator, choice, time, solution), by name, case aside."""
+    by_name = {name.lower(): name for name in reversed(header)}  # a repeated name: its first column
+    return {role: by_name[alias] for role, aliases in _ALIASES.items() for alias in aliases[::-1] if alias in by_name}
+
+
+class _Clock:
+    """The times of a file without a time column: the import time, one microsecond later per vote (file order)."""
+
+    def __init__(self) -> None:
+        self.start = now()
+        self._second = datetime.strptime(self.start[:19], "%Y-%m-%dT%H:%M:%S")
+        self._micro = int(self.start[20:26])
+
+    def next(self) -> str:
+        if self._micro > 999_999:  # formatting a datetime per vote would cost more than the rest of the line
+            self._second += timedelta(seconds=1)
+            self._micro = 0
+        self._micro += 1
+        return f"{self._second:%Y-%m-%dT%H:%M:%S}.{self._micro - 1:06d}Z"
+
+
+def _item(project: Project, value: object) -> tuple[str, int]:
+    """(item id, its number of solutions); ValueError when the dataset has no such item."""
+    item_id = as_text(value)
+    if item_id is None:
+        raise ValueError("no item id")
+    pos = project.index.get(item_id)
+    if pos is None:
+        raise ValueError(f"unknown item id '{_shown(item_id)}'")
+    return item_id, len(project.items[pos].solutions)
+
+
+def _time(row: dict[str, object], column: str | None, clock: _Clock | None) -> str:
+    if clock is not None:
+        return clock.next()
+    text = as_text(row.get(column or ""))
+    if text is None:
+        raise ValueError("no time (leave the whole time column out to count votes in file order)")
+    return canonical_time(text)
+
+
+def _key(row: dict[str, object], column: str | None) -> str | None:
+    text = as_text(row.get(column)) if column else None
+    if text is not None and not _KEY.fullmatch(text):
+        raise ValueError(f"solution '{_shown(text)}' is not a solution key (16 hex digits, as votes export writes)")
+    return text
+
+
+def _long_vote(project: Project, row: dict[str, object], roles: dict[str, str], clock: _Clock | None) -> Vote:
+    """One line of a long file as a vote; ValueError with the reason when it is not one."""
+    item_id, n = _item(project, row.get(roles["item_id"]))
+    annotator = as_text(row.get(roles["annotator"]))
+    if annotator is None:
+        raise ValueError("no annotator")
+    choice = as_text(row.get(roles["choice"]))
+    if choice is None:
+        raise ValueError(f"no choice (0-{n - 1}, skip, or {WITHDRAWN} to withdraw a vote)")
+    stored = parse_choice(choice, n, item_id)
+    key = _key(row, roles.get("solution"))
+    return item_id, annotator, stored, _time(row, roles.get("time"), clock), key if stored.isdigit() else None
+
+
+def _wide_votes(project: Project, row: dict[str, object], roles: dict[str, str], annotators: list[str],
+                clock: _Clock | None) -> tuple[list[Vote], list[str]]:
+    """The votes of one row of a wide file (an empty cell is no vote) and the reasons of its bad cells."""
+    item_id, n = _item(project, row.get(roles["item_id"]))
+    cells = [(name, text) for name in annotators if (text := as_text(row.get(name))) is not None]
+    row_time = _time(row, roles.get("time"), None) if clock is None and cells else ""
+    votes, reasons = [], []
+    for name, text in cells:
+        try:
+            choice = parse_choice(text, n, item_id)
+            votes.append((item_id, name, choice, row_time or _time(row, None, clock), None))
+        except ValueError as exc:
+            reasons.append(f"column '{_shown(name)}': {exc}")
+    return votes, reasons
+
+
+def _shape(path: Path, header: list[str], roles: dict[str, str]) -> tuple[str, list[str]]:
+    """'long' or 'wide', and for wide the annotator columns; InputError when the file is neither."""
+    if "item_id" in roles and "annotator" in roles and "choice" in roles:
+        return "long", []
+    if "item_id" in roles and "annotator" not in roles and "choice" not in roles:
+        used = {roles["item_id"], roles.get("time")}
+        annotators = [name for name in header if name not in used and name]
+        if annotators:
+            return "wide", annotators
+    found = ", ".join(map(_shown, header)) or "nothing"
+    raise InputError(f"{path}: a votes file needs columns item_id, annotator, choice (long), or an id column and one "
+                     f"column per annotator (wide); found: {found}")
+
+
+def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[Vote] | None:
+    """The votes of a long TSV/CSV file with times when every line is good in the usual way (a known item, an
+    annotator, a solution number in range, a plain UTC time), checked column-wise; None when some line is not,
+    or is unusual (the line-by-line reading decides then, and says why)."""
+    width = len(table.header)
+    if table.bad or table.records or "time" not in roles or min(map(len, table.cells), default=0) < width:
+        return None
+    where = {name: k for k, name in reversed(list(enumerate(table.header)))}
+    columns = [[cells[where[roles[role]]].strip() for cells in table.cells] for role in ("item_id", "annotator", "choice")]
+    item_ids, annotators, choices = columns
     positions = list(map(project.index.get, item_ids))
+    digits = {str(k): k for k in range(10)}
     codes = list(map(digits.get, choices))
-    if None in positions or "" in annotators or None in codes or None in times:
+    if None in positions or "" in annotators or None in codes or "solution" in roles:
         return None
     n = np.fromiter((len(i.solutions) for i in project.items), np.int64, len(project.items))
     if not bool((np.array(codes, np.int64) < n[np.array(positions, np.int64)]).all()):
         return None
-    return list(zip(item_ids, annotators, choices, times))  # type: ignore[arg-type]
+    times = _usual_times([cells[where[roles["time"]]].strip() for cells in table.cells])
+    return None if times is None else list(zip(item_ids, annotators, choices, times, repeat(None)))
 
 
-@gc_paused()  # a row list and a tuple per line, no cycles: collections would only slow the read
-def read_votes(project: Project, path: str | Path) -> tuple[list[tuple[str, str, str, str]], list[BadVote]]:
+def _usual_times(values: list[str]) -> list[str] | None:
+    """``canonical_time`` of plain UTC times of one width (``…T09:14:03Z``), checked column-wise: digits where
+    digits go, real dates (each distinct date checked once), hours, minutes and seconds in range; None otherwise."""
+    width = len(values[0]) if values else 0
+    if width not in (20, 27) or set(map(len, values)) != {width} or not (joined := "".join(values)).isascii():
+        return None
+    grid = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(len(values), width)
+    shape = np.frombuffer(("dddd-dd-ddTdd:dd:dd" + (".ddddddZ" if width == 27 else "Z")).encode(), np.uint8)
+    digit = shape == ord("d")
+    if not bool((((grid >= ord("0")) & (grid <= ord("9"))) | ~digit).all() and (grid[:, ~digit] == shape[~digit]).all()):
+        return None
+    number = (grid[:, [11, 14, 17]] - ord("0")).astype(np.int64) * 10 + (grid[:, [12, 15, 18]] - ord("0"))
+    if not bool((number <= np.array([23, 59, 59])).all()):
+        return None
+    try:
+        if any(not YEARS[0] <= date.fromisoformat(day).year <= YEARS[1] for day in set(v[:10] for v in values)):
+            return None
+    except ValueError:
+        return None
+    return values if width == 27 else [v[:-1] + ".000000Z" for v in values]
+
+
+@gc_paused()  # a dict and a tuple per line, no cycles: collections would only slow the read
+def read_votes(project: Project, path: str | Path) -> FileVotes:
     """The valid votes of a file and the lines that are not, each with its reason."""
     path = Path(path)
-    numbers, columns, first = _records(path)
-    if numbers and not (columns[0][0] and columns[1][0]):
-        found = ", ".join(map(str, first.keys()))
-        raise InputError(f"{path}: a votes file needs columns item_id, annotator, choice, time (found: {found})")
-    times = _canonical_times(columns[3])
-    index, items = project.index, project.items
-    digits = {str(k): k for k in range(10)}
-    if numbers and (good := _all_good(project, columns, times, digits)) is not None:
-        return good, []
-    good = []
-    bad: list[BadVote] = []
-    for number, item_id, annotator, choice, when, time in zip(numbers, *columns, times):
-        pos = index.get(item_id)
-        if pos is None:
-            bad.append(BadVote(number, f"unknown item id '{item_id}'"))
+    table = _read_table(path)
+    roles = _roles(table.header)
+    shape, annotators = _shape(path, table.header, roles)
+    if shape == "long" and (usual := _usual_long(project, table, roles)) is not None:
+        return FileVotes(usual, [], len(usual), shape, None)
+    clock = None if "time" in roles else _Clock()
+    votes: list[Vote] = []
+    bad = list(table.bad)
+    for number, row in table.rows():
+        try:
+            if shape == "long":
+                votes.append(_long_vote(project, row, roles, clock))
+                continue
+            found, reasons = _wide_votes(project, row, roles, annotators, clock)
+        except ValueError as exc:
+            bad.append(BadVote(number, str(exc), table.unit))
             continue
-        if not annotator:
-            bad.append(BadVote(number, "no annotator"))
-            continue
-        n = len(items[pos].solutions)
-        if (k := digits.get(choice)) is not None and k < n:
-            pass  # the usual case: one digit, in range, already in its stored form
-        elif choice.lower() in (SKIP, "unsure"):
-            choice = SKIP
-        elif not (choice.isdigit() and int(choice) < n):
-            bad.append(BadVote(number, f"choice '{choice}' is impossible for item '{item_id}' (0-{n - 1} or 'skip')"))
-            continue
-        else:
-            choice = str(int(choice))
-        if time is None:
-            bad.append(BadVote(number, f"time '{when}' is not an ISO 8601 time"))
-            continue
-        good.append((item_id, annotator, choice, time))
-    return good, bad
+        votes += found
+        bad += [BadVote(number, reason, table.unit) for reason in reasons]
+    bad.sort(key=lambda b: b.line)
+    return FileVotes(votes, bad, len(votes) + len(bad), shape, clock.start if clock else None)
 
 
 def import_votes(project: Project, path: str | Path, *, refresh: bool = True) -> ImportResult:
@@ -234,40 +472,44 @@ def import_votes(project: Project, path: str | Path, *, refresh: bool = True) ->
 
     ``refresh=False`` leaves ``project.state`` as it was, for a caller done with the project (the CLI).
     """
-    good, bad = read_votes(project, path)
+    found = read_votes(project, path)
     workspace = project.workspace
     if workspace is None:
         raise PiqaError("importing votes needs a workspace")
-    new = workspace.insert_votes(good, note=f"imported from {Path(path).name}")
+    new = workspace.insert_votes(found.votes, note=f"imported from {Path(path).name}")
     if refresh:
         project.refresh()
-    return ImportResult(len(good) + len(bad), new, bad)
+    return ImportResult(found.read, new, found.bad, found.shape, found.stamped)
+
+
+def _file_choice(choice: str) -> str:
+    return choice if choice else WITHDRAWN
 
 
 def export_votes(project: Project, path: str | Path, current_only: bool = False) -> int:
-    """Write every vote event (or only the current vote per item and annotator) in long format."""
+    """Write every vote event (or only the current vote per item and annotator) in long format, withdrawals
+    as 'withdrawn' and each vote's solution key, so that importing the file gives the same current votes."""
     path = Path(path)
     if current_only:
-        rows = [
-            (item_id, vote.annotator, vote.choice, vote.time)
-            for item_id, by_annotator in project.state.votes.items()
-            for vote in by_annotator.values()
-            if vote.choice != ""
-        ]
+        rows = [(item_id, vote.annotator, _file_choice(vote.cast), vote.time, vote.key)
+                for item_id, by_annotator in project.state.votes.items() for vote in by_annotator.values()]
     else:
         assert project.workspace is not None
-        rows = [(e.item_id or "", e.annotator, e.new or "", e.time) for e in project.workspace.events(kinds=["vote"])]
-    rows.sort(key=lambda r: (r[3], r[0], r[1]))
+        rows = [(e.item_id or "", e.annotator, _file_choice(e.new or ""), e.time, e.old or "")
+                for e in project.workspace.events(kinds=["vote"])]
+    rows.sort(key=lambda r: (r[3], r[0], r[1]))  # stable: votes of one instant keep their log order
+    atomic_write(path, _votes_text(path, rows))
+    return len(rows)
+
+
+def _votes_text(path: Path, rows: list[tuple[str, str, str, str, str]]) -> str:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        text = "".join(json.dumps(dict(zip(VOTE_COLUMNS, r)), ensure_ascii=False) + "\n" for r in rows)
-    elif suffix in (".tsv", ".csv", ".tab"):
-        buffer = io.StringIO(newline="")
-        writer = csv.writer(buffer, delimiter="," if suffix == ".csv" else "\t", lineterminator="\n")
-        writer.writerow(VOTE_COLUMNS)
-        writer.writerows(rows)
-        text = buffer.getvalue()
-    else:
+        return "".join(json.dumps(dict(zip(VOTE_COLUMNS, r)), ensure_ascii=False) + "\n" for r in rows)
+    if suffix not in (".tsv", ".csv", ".tab"):
         raise PiqaError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv or .jsonl")
-    atomic_write(path, text)
-    return len(rows)
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, delimiter="," if suffix == ".csv" else "\t", lineterminator="\n")
+    writer.writerow(VOTE_COLUMNS)
+    writer.writerows(rows)
+    return buffer.getvalue()

@@ -24,6 +24,7 @@ class Status(StrEnum):
     AGREED = "agreed"
     DISAGREEMENT = "disagreement"
     ADJUDICATED = "adjudicated"
+    AGAINST_GOLD = "votes-against-gold"  # agreed under the policy, on another solution than the file's gold label
 
 
 STATUSES = tuple(Status)  # a status's index here is its code in :meth:`Policy.decide_many`

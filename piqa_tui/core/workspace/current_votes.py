@@ -27,6 +27,7 @@ import numpy as np
 
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.workspace.log import PAIR_SEP, Workspace, read_vote_columns
+from piqa_tui.core.workspace.vote_targets import SolutionHistory, resolve_choice
 
 SEP = "\x1f"  # joins the values of one column in the query's answer; a value holding it takes the slow path
 
@@ -95,6 +96,22 @@ def _columns(ws: Workspace, upto: int, names: tuple[str, ...], raw: tuple | None
     return columns, seqs
 
 
+class _LazyColumn:
+    """One more column of the vote events read before (``time``, ``solution``), read on first use; None when
+    the rows read back differ (the log is append-only, so they should not)."""
+
+    def __init__(self, ws: Workspace, upto: int, name: str, seqs: np.ndarray) -> None:
+        self._args = (ws, upto, name, seqs)
+        self._value: list[list[str] | None] = []
+
+    def __call__(self) -> list[str] | None:
+        if not self._value:
+            ws, upto, name, seqs = self._args
+            again = _columns(ws, upto, (name,))
+            self._value.append(again[0][0] if again is not None and np.array_equal(again[1], seqs) else None)
+        return self._value[0]
+
+
 @dataclass(eq=False)
 class CurrentVotes:
     """The latest vote of each (item, annotator) among the vote events up to sequence number ``upto``.
@@ -117,6 +134,8 @@ class CurrentVotes:
     row: np.ndarray
     key: np.ndarray  # per vote event read: its (item, annotator) as one code
     _times: Callable[[], list[str] | None] = field(repr=False, default=lambda: [])
+    _keys: Callable[[], list[str] | None] = field(repr=False, default=lambda: [])
+    cast: np.ndarray | None = None  # per current vote, its choice as recorded (``choice`` is where it points now)
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -149,14 +168,7 @@ class CurrentVotes:
         choice_names, choice_of = _codes([c for _, c in split])
         annotator, choice = annotator_of[pair], choice_of[pair]
         key = item * max(len(annotators), 1) + annotator
-        times_cache: list[list[str] | None] = []
-
-        def times() -> list[str] | None:
-            """Every vote event's time, read only when needed (the same rows: the log is append-only)."""
-            if not times_cache:
-                again = _columns(ws, upto, ("time",))
-                times_cache.append(again[0][0] if again is not None and np.array_equal(again[1], seqs) else None)
-            return times_cache[0]
+        times, keys = _LazyColumn(ws, upto, "time", seqs), _LazyColumn(ws, upto, "solution", seqs)
 
         repeated = _repeated(key, len(item_ids) * max(len(annotators), 1))
         if repeated.any():
@@ -175,8 +187,56 @@ class CurrentVotes:
         else:
             row = np.arange(len(seqs), dtype=np.int64)
         current = cls(upto, len(seqs), item_ids, annotators, choice_names, item[row], annotator[row], choice[row], row,
-                      key, times)
+                      key, times, keys)
         return current, changed
+
+    def resolve(self, solutions: Callable[[str], tuple[str, ...] | None], keys: Callable[[str], tuple[str, ...]],
+                history: SolutionHistory) -> None:
+        """Point each vote at the solution it names now (``vote_targets``): moved with a swap, STALE after an edit.
+
+        ``solutions(item_id)`` gives an item's current solutions (None: not in the dataset), ``keys(item_id)``
+        their keys (asked only for items with votes that carry a key, or whose texts the log changed).
+        """
+        if self.cast is None:
+            self.cast = self.choice.copy()
+        self.choice = self.cast.copy()
+        self._memo.clear()
+        stored = self.solution_keys() or [""] * len(self)
+        texts = [solutions(item_id) for item_id in self.item_ids]
+        count = np.array([len(t) if t is not None else 1 << 30 for t in texts], np.int64)
+        numeric = self.numeric()
+        suspect = (numeric >= 0) & (numeric >= count[self.item]) if len(self) else np.zeros(0, bool)
+        keyed = np.flatnonzero(np.array([bool(k) for k in stored], bool)) if any(stored) else np.zeros(0, np.int64)
+        retexted = [k for k, item_id in enumerate(self.item_ids) if item_id in history.items and texts[k] is not None]
+        for k in keyed.tolist():  # a vote that carries a key: is it still at its recorded position?
+            c, item_id = int(numeric[k]), self.item_ids[self.item[k]]
+            if 0 <= c < count[self.item[k]] and texts[self.item[k]] is not None and keys(item_id)[c] != stored[k]:
+                suspect[k] = True
+        if retexted:
+            suspect |= np.isin(self.item, retexted) & (numeric >= 0)
+        self._move(np.flatnonzero(suspect & (count[self.item] < 1 << 30)).tolist(), stored, texts, keys, history)
+
+    def _move(self, rows: list[int], stored: list[str], texts: list[tuple[str, ...] | None],
+              keys: Callable[[str], tuple[str, ...]], history: SolutionHistory) -> None:
+        """Re-point the votes at ``rows`` (indices of current votes) by ``vote_targets.resolve_choice``."""
+        if not rows:
+            return
+        clock = self._times() if any(not stored[k] for k in rows) else []
+        names = {name: code for code, name in enumerate(self.choices)}
+        assert self.cast is not None
+        for k in rows:
+            item_id = self.item_ids[self.item[k]]
+            now = resolve_choice(texts[self.item[k]] or (), keys(item_id), item_id, self.choices[self.cast[k]],
+                                 stored[k], clock[self.row[k]] if clock else "", history)
+            if now not in names:
+                names[now] = len(self.choices)
+                self.choices.append(now)
+            self.choice[k] = names[now]
+
+    def solution_keys(self) -> list[str] | None:
+        """Per current vote, the solution key it was recorded with ("" when none); None when unreadable."""
+        stored = self._keys()
+        return None if stored is None else [stored[r] for r in self.row.tolist()]
 
     def __len__(self) -> int:
         return len(self.row)
@@ -192,24 +252,26 @@ class CurrentVotes:
             self._memo[key] = make()
         return self._memo[key]
 
-    def to_dict(self, make_vote: Callable[[str, str, str], Any]) -> dict[str, dict[str, Any]] | None:
-        """item → annotator → ``make_vote(annotator, choice, time)``, ordered like the one-by-one replay's dict.
+    def to_dict(self, make_vote: Callable[[str, str, str, str, str], Any]) -> dict[str, dict[str, Any]] | None:
+        """item → annotator → ``make_vote(annotator, choice, time, cast, key)``, ordered like the one-by-one replay's dict
+        (``choice`` where the vote points now, ``cast`` as recorded, ``key`` its solution key).
 
         None when the times could not be read back consistently (the caller replays instead).
         """
         votes: dict[str, dict[str, Any]] = defaultdict(dict)
         if not len(self):
             return votes
-        clock = self._times()
-        if clock is None:
+        clock, keys = self._times(), self._keys()
+        if clock is None or keys is None:
             return None
+        cast = self.choice if self.cast is None else self.cast
         first_of_key, inverse = np.unique(self.key, return_index=True, return_inverse=True)[1:]
         first_row = first_of_key[inverse.ravel()[self.row]]  # where each (item, annotator) first voted
         order = np.lexsort((first_row, self.item))
         items, names, choices = self.item_ids, self.annotators, self.choices
         with gc_paused():  # 300,000 small objects without cycles
-            for i, a, c, r in zip(self.item[order].tolist(), self.annotator[order].tolist(),
-                                  self.choice[order].tolist(), self.row[order].tolist()):
+            for i, a, c, r, k in zip(self.item[order].tolist(), self.annotator[order].tolist(),
+                                     self.choice[order].tolist(), self.row[order].tolist(), cast[order].tolist()):
                 name = names[a]
-                votes[items[i]][name] = make_vote(name, choices[c], clock[r])
+                votes[items[i]][name] = make_vote(name, choices[c], clock[r], choices[k], keys[r])
         return votes

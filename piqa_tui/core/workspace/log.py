@@ -170,22 +170,33 @@ class Workspace:
             raise WorkspaceError("nothing to record: an action needs at least one change")
         return action
 
-    def record_marker(self, annotator: str, kind: str, action: int) -> int:
-        """Append an undo/redo marker that points at ``action``."""
+    def record_marker(self, annotator: str, kind: str, action: int,
+                      compensation: Iterable[tuple[str, str, str, str | None, str | None, str | None]] = ()) -> int:
+        """Append an undo/redo marker that points at ``action``, and in the same transaction the
+        (kind, item_id, field, old, new, note) events that undo or redo it (see ``undo``), whose action
+        is the marker's sequence number."""
+        when = now()
         with self.write() as conn:
             cur = conn.execute(
-                "INSERT INTO events(time, annotator, kind, action) VALUES (?, ?, ?, ?)", (now(), annotator, kind, action)
+                "INSERT INTO events(time, annotator, kind, action) VALUES (?, ?, ?, ?)", (when, annotator, kind, action)
             )
-        return int(cur.lastrowid)
+            marker = int(cur.lastrowid)
+            conn.executemany(
+                "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, action)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(when, annotator, *event, marker) for event in compensation],
+            )
+        return marker
 
-    def insert_votes(self, votes: Iterable[tuple[str, str, str, str]], note: str | None = None) -> int:
-        """Add (item_id, annotator, choice, time) votes; ones already recorded are skipped. Returns how many were new."""
+    def insert_votes(self, votes: Iterable[tuple[str, str, str, str, str | None]], note: str | None = None) -> int:
+        """Add (item_id, annotator, choice, time, solution key) votes; ones already recorded are skipped.
+        Returns how many were new."""
         with self.write() as conn:
             before = conn.total_changes
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
             conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
-                "INSERT OR IGNORE INTO events(item_id, annotator, new, time, kind, field, note)"
-                f" VALUES (?, ?, ?, ?, 'vote', 'choice', {literal})",
+                "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note)"
+                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal})",
                 votes,
             )
             return conn.total_changes - before
@@ -243,6 +254,7 @@ PAIR_SEP = "\x1e"  # between annotator and choice in the "annotator_choice" vote
 
 def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], sep: str) -> tuple:
     exprs = {"item_id": "item_id", "annotator": "annotator", "choice": "ifnull(new, '')", "time": "time",
+             "solution": "ifnull(old, '')",
              "annotator_choice": f"annotator || char({ord(PAIR_SEP)}) || ifnull(new, '')"}
     parts = "".join(f", count({exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
     sql = f"SELECT count(*), group_concat(seq, ','){parts} FROM events WHERE seq <= :upto AND +kind = 'vote'"

@@ -13,7 +13,7 @@ import hashlib
 import os
 import threading
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from piqa_tui.core.dataset.files import (
@@ -28,6 +28,14 @@ from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
+from piqa_tui.core.workspace.undo import action_events, compensation
+from piqa_tui.core.workspace.undo import stacks as undo_stacks
+from piqa_tui.core.workspace.vote_targets import (
+    SolutionHistory,
+    is_solution_field,
+    resolve_choice,
+    solution_key,
+)
 
 MARKER_KINDS = ("undo", "redo")
 
@@ -77,16 +85,29 @@ def with_field(item: Item, name: str, value: str | None) -> Item:
 
 @dataclass(slots=True)
 class Vote:
+    """An annotator's current vote on an item.
+
+    ``choice`` is the solution it names now (a 0-based index as text, moved with a swap),
+    "skip" for unsure, "" for withdrawn, or ``STALE`` when the text voted for was edited since;
+    ``cast`` is the choice as recorded and ``key`` the recorded solution key ("" when none).
+    """
+
     annotator: str
-    choice: str  # a 0-based index as text, "skip" for unsure, "" for withdrawn
+    choice: str
     time: str
+    cast: str = ""
+    key: str = ""
 
 
-def apply_vote(votes: dict[str, dict[str, Vote]], item_id: str, annotator: str, choice: str | None, time: str) -> None:
-    """One vote event: it becomes the annotator's current vote unless they have a later one (a tie: this one)."""
+def apply_vote(votes: dict[str, dict[str, Vote]], item_id: str, annotator: str, choice: str | None, time: str,
+               key: str | None = None) -> None:
+    """One vote event: it becomes the annotator's current vote unless they have a later one (a tie: this one).
+
+    Its ``choice`` is the recorded one until ``Project`` resolves it against the item's current text.
+    """
     current = votes[item_id].get(annotator)
     if current is None or current.time <= time:
-        votes[item_id][annotator] = Vote(annotator, choice or "", time)
+        votes[item_id][annotator] = Vote(annotator, choice or "", time, choice or "", key or "")
 
 
 @dataclass
@@ -139,6 +160,8 @@ class Project:
         self._vote_seq = 0  # the vote events up to here are in state.current_votes
         self._prefetch = prefetch  # the votes, read while the dataset loaded (see Project.open)
         self._actions: dict[int, list[Event]] = {}
+        self.history = SolutionHistory()  # the solution texts of the log, for votes without a key
+        self._solution_keys: dict[str, tuple[str, ...]] = {}
         if workspace is not None:
             self._check_binding()
             self.refresh()
@@ -199,28 +222,89 @@ class Project:
         if upto <= self._applied:
             return []
         changed: list[str] = []
+        retexted: set[str] = set()  # items whose solution texts changed: their votes may point elsewhere now
         votes = self.state._votes  # None while the current votes are kept column-wise
         for row in self.workspace.event_rows(after=self._applied, upto=upto, votes=votes is not None):
             seq, time, annotator, kind, item_id, name, old, new, action, note = row
             self._applied = seq
             if kind == "vote":  # the bulk of a large log: handled inline, without an Event object
-                apply_vote(votes, item_id, annotator, new, time)  # type: ignore[arg-type]
+                apply_vote(votes, item_id, annotator, new, time, old)  # type: ignore[arg-type]
                 changed.append(item_id)
             elif kind == "edit":
                 event = Event(*row)
                 self._actions.setdefault(action or seq, []).append(event)
-                self._set(item_id, name, new, changed)
+                self._set(item_id, name, new, changed, time, old, retexted)
             elif kind in MARKER_KINDS:
-                for change in self._actions.get(action or 0, []):
-                    self._set(change.item_id, change.field, change.old if kind == "undo" else change.new, changed)
+                self._replay_marker(kind, action or 0, time, changed, retexted)
             else:
                 self._apply_other(Event(*row), changed)
+        resolve = set(retexted)
         if votes is None:  # on opening, read whatever is there; later, only when votes came
             new_votes = self.workspace.count_votes(self._vote_seq, upto) if self._vote_seq else None
             if new_votes != 0:
                 changed += self._load_votes(upto, new_votes)
+                if self.state._votes is None:
+                    resolve.clear()  # the column-wise read resolved every vote against the items as they are now
+        else:
+            resolve.update(changed)
         self._applied = upto
+        self._resolve_votes(resolve)
         return changed
+
+    def _replay_marker(self, kind: str, action: int, time: str, changed: list[str], retexted: set[str]) -> None:
+        """An undo or redo of an edit action: its fields back to their old (or again to their new) values."""
+        for change in self._actions.get(action, []):
+            value = change.old if kind == "undo" else change.new
+            self._set(change.item_id, change.field, value, changed, time, change.old, retexted)
+
+    # -------------------------------------------------------- votes and texts
+
+    def solution_keys(self, item_id: str) -> tuple[str, ...]:
+        """The keys of an item's current solution texts (``vote_targets.solution_key``)."""
+        keys = self._solution_keys.get(item_id)
+        if keys is None:
+            keys = self._solution_keys[item_id] = tuple(map(solution_key, self.item(item_id).solutions))
+        return keys
+
+    def _current_item(self, item_id: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        pos = self.index.get(item_id)
+        return None if pos is None else (self.items[pos].solutions, self.solution_keys(item_id))
+
+    def _solutions(self, item_id: str) -> tuple[str, ...] | None:
+        pos = self.index.get(item_id)
+        return None if pos is None else self.items[pos].solutions
+
+    def _resolve_votes(self, item_ids: set[str]) -> None:
+        """Point the current votes on these items at the solutions they name now (see ``vote_targets``)."""
+        if not item_ids:
+            return
+        if self.state._votes is None:
+            self.state._current.resolve(self._solutions, self.solution_keys, self.history)
+            return
+        for item_id in item_ids:
+            found = self._current_item(item_id)
+            by_annotator = self.state._votes.get(item_id) if found is not None else None
+            for vote in (by_annotator or {}).values():
+                vote.choice = resolve_choice(*found, item_id, vote.cast, vote.key, vote.time, self.history)  # type: ignore[misc]
+
+    def votes_invalidated(self, item_id: str, changes: dict[str, str]) -> list[str]:
+        """The annotators whose current vote on the item an edit would leave STALE (its text changed).
+
+        A swap or reorder invalidates nothing: the texts voted for are still there.
+        """
+        item = self.item(item_id)
+        for name, value in changes.items():
+            if is_solution_field(name):
+                item = with_field(item, name, nfc(value))
+        after = set(map(solution_key, item.solutions))
+        keys = self.solution_keys(item_id)
+        votes = self.state.votes.get(item_id, {})
+        return [a for a, v in votes.items() if v.choice.isdigit() and keys[int(v.choice)] not in after]
+
+    def vote_key(self, item_id: str, choice: str) -> str | None:
+        """The solution key a new vote records: that of the text at the chosen position (None: skip, withdraw)."""
+        keys = self.solution_keys(item_id)
+        return keys[int(choice)] if choice.isdigit() and int(choice) < len(keys) else None
 
     def _load_votes(self, upto: int, new_votes: int | None) -> list[str]:
         """Bring the current votes up to ``upto``; returns the item ids of the vote events not seen before.
@@ -239,23 +323,31 @@ class Project:
                 loaded = CurrentVotes.load(self.workspace, upto, after=seen, prefetched=prefetched)
                 if loaded is not None:
                     state._current, changed = loaded
+                    state._current.resolve(self._solutions, self.solution_keys, self.history)
                     return changed
             elif state._votes is None:
                 state._votes = state._current.to_dict(Vote)
             if state._votes is None:  # the column-wise read failed (a NULL item id, a U+001F): replay every vote
                 state._votes, start = defaultdict(dict), 0
             changed = []
-            for seq, time, annotator, kind, item_id, _, _, new, _, _ in self.workspace.event_rows(after=start, upto=upto):
+            for seq, time, annotator, kind, item_id, _, old, new, _, _ in self.workspace.event_rows(after=start, upto=upto):
                 if kind == "vote":
-                    apply_vote(state._votes, item_id, annotator, new, time)
+                    apply_vote(state._votes, item_id, annotator, new, time, old)
                     if seq > seen:
                         changed.append(item_id)
-            return changed
+        self._resolve_votes(set(changed) if start else set(state._votes))
+        return changed
 
-    def _set(self, item_id: str | None, name: str | None, value: str | None, changed: list[str]) -> None:
+    def _set(self, item_id: str | None, name: str | None, value: str | None, changed: list[str],
+             time: str = "", old: str | None = None, retexted: set[str] | None = None) -> None:
         pos = self.index.get(item_id or "")
         if pos is None or name is None:
             return
+        if is_solution_field(name) and item_id:
+            self.history.add(item_id, name, time, old, value)
+            self._solution_keys.pop(item_id, None)
+            if retexted is not None:
+                retexted.add(item_id)
         try:
             self.items[pos] = with_field(self.items[pos], name, value)
         except (PiqaError, IndexError, ValueError):
@@ -318,55 +410,46 @@ class Project:
             changes["label"] = str(b if item.label == a else a)
         return self.edit(item_id, changes)
 
-    def _stacks(self) -> tuple[list[int], list[int]]:
-        """This annotator's undo and redo stacks (action ids), derived from the log."""
-        undo: list[int] = []
-        redo: list[int] = []
-        assert self.workspace is not None
-        rows = self.workspace.conn.execute(
-            "SELECT kind, action FROM events WHERE annotator = ? AND kind IN ('edit', 'undo', 'redo')"
-            " AND (kind != 'edit' OR seq = action) ORDER BY seq",
-            (self.annotator,),
-        )
-        for kind, action in rows:
-            if kind == "edit":
-                undo.append(action)
-                redo.clear()
-            elif kind == "undo" and undo and undo[-1] == action:
-                redo.append(undo.pop())
-            elif kind == "redo" and redo and redo[-1] == action:
-                undo.append(redo.pop())
-        return undo, redo
-
     def undo(self) -> str | None:
-        """Undo this annotator's last action (even one made before a restart); returns the item id."""
-        ws = self._require_workspace()
-        undo, _ = self._stacks()
-        if not undo:
-            return None
-        ws.record_marker(self.annotator, "undo", undo[-1])
-        self.refresh()
-        return self._actions[undo[-1]][0].item_id
+        """Undo this annotator's last action (an edit, vote, withdrawal, flag or note; even one made before a
+        restart); returns the item id."""
+        return self._undo_redo("undo")
 
     def redo(self) -> str | None:
+        return self._undo_redo("redo")
+
+    def _undo_redo(self, which: str) -> str | None:
         ws = self._require_workspace()
-        _, redo = self._stacks()
-        if not redo:
+        undo, redo = undo_stacks(ws, self.annotator)
+        stack = undo if which == "undo" else redo
+        if not stack:
             return None
-        ws.record_marker(self.annotator, "redo", redo[-1])
+        events = action_events(ws, stack[-1])
+        ws.record_marker(self.annotator, which, stack[-1],
+                         [astuple(c) for c in compensation(ws, events, undoing=which == "undo")])
         self.refresh()
-        return self._actions[redo[-1]][0].item_id
+        return events[0].item_id if events else None
 
     def vote(self, item_id: str, choice: str) -> None:
-        """Record this annotator's vote: a solution index, 'skip' (unsure) or '' (withdraw)."""
+        """Record this annotator's vote: a solution index, 'skip' (unsure) or '' (withdraw).
+
+        A vote for a solution records the key of its text, so that it follows the text (``vote_targets``).
+        """
         self.item(item_id)
-        self._require_workspace().record(self.annotator, "vote", [Change(item_id, "choice", None, choice)])
+        change = Change(item_id, "choice", self.vote_key(item_id, choice), choice)
+        self._require_workspace().record(self.annotator, "vote", [change])
         self.refresh()
 
     def set_flag(self, item_id: str, reason: str, on: bool = True, note: str = "") -> None:
+        self.set_flags(item_id, {reason: on}, note)
+
+    def set_flags(self, item_id: str, reasons: dict[str, bool], note: str = "") -> None:
+        """Set or clear flags on an item as one action (one undo), with one note for those set."""
         self.item(item_id)
-        self._require_workspace().record(self.annotator, "flag", [Change(item_id, reason, None, "1" if on else "0")], note or None)
-        self.refresh()
+        if reasons:
+            changes = [Change(item_id, reason, None, "1" if on else "0") for reason, on in reasons.items()]
+            self._require_workspace().record(self.annotator, "flag", changes, note or None)
+            self.refresh()
 
     def set_note(self, item_id: str, text: str) -> None:
         self.item(item_id)

@@ -100,7 +100,8 @@ class AdjudicationScreen(Screen[None]):
 
     def fill(self, keep: str | None = None) -> None:
         """Rebuild the table from the project (after a decision, or votes from elsewhere)."""
-        statuses = (Status.DISAGREEMENT, Status.ADJUDICATED) if self.show_done else (Status.DISAGREEMENT,)
+        open_statuses = (Status.DISAGREEMENT, Status.AGAINST_GOLD)
+        statuses = (*open_statuses, Status.ADJUDICATED) if self.show_done else open_statuses
         self.ids = [item.id for item in self.project.items if self.ballots.status(item.id) in statuses]
         table = self.query_one(DataTable)
         table.clear(columns=True)
@@ -115,8 +116,9 @@ class AdjudicationScreen(Screen[None]):
         for item_id in self.ids:
             table.add_row(*self._cells(self.project.item(item_id)), key=item_id)
         open_count = sum(1 for i in self.ids if self.ballots.status(i) is Status.DISAGREEMENT)
+        against = sum(1 for i in self.ids if self.ballots.status(i) is Status.AGAINST_GOLD)
         self.query_one("#adjudication-title", Static).update(
-            f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}"
+            f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}, {against} votes against gold"
             f" · policy {self.ballots.policy_text} · you decide as {self.project.annotator}"
         )
         self.set_class(not self.ids, "-empty")

@@ -20,8 +20,9 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.votes.blind import current_vote, has_voted
+from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
 from piqa_tui.core.workspace.project import field_value, with_field
+from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.fields import Field, item_fields
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
 from piqa_tui.tui.listing import QUEUES, Filters, filtered_positions, row_marks
@@ -212,7 +213,9 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
             if item.id in state.edited:
                 status.append("✎ edited")
             mine = current_vote(self.project, item.id)
-            if mine is not None:
+            if mine == STALE:
+                status.append("your vote predates an edit: vote again")
+            elif mine is not None:
                 status.append(f"✓ you voted {choice_text(mine)}")
             flags = state.flags.get(item.id)
             if flags:
@@ -550,6 +553,22 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         self.apply_edit(item, {field: value})
 
     def apply_edit(self, item: Item, changes: dict[str, str]) -> None:
+        """Record an edit; one that would leave votes on a changed text asks first."""
+        lost = self.project.votes_invalidated(item.id, changes)
+        blind = not may_see_answers(self.project, item.id, getattr(self.app, "reviewer", False))
+        if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
+            lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdigit()]
+        if not lost:
+            self._record_edit(item, changes)
+            return
+        whose = "Votes on this item may have chosen" if blind else f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose"
+        message = (f"{whose} the text you changed. They will count as cast on an earlier version "
+                   "(the item needs votes again) until the annotators vote again.")
+        choices = [("edit", "Edit and mark those votes as cast on an earlier version", ""), ("cancel", "Cancel", "")]
+        self.app.push_screen(ChoiceDialog("Votes predate this edit", message, choices),
+                             lambda answer: self._record_edit(item, changes) if answer == "edit" else self.show_current())
+
+    def _record_edit(self, item: Item, changes: dict[str, str]) -> None:
         try:
             self.project.edit(item.id, changes)
         except PiqaError as exc:

@@ -101,12 +101,11 @@ class VoteActions:
         self.app.push_screen(FlagDialog(item.id, current), chosen)
 
     def _apply_flags(self: "MainScreen", item: Item, before: dict[str, str], choice: FlagChoice) -> None:
+        changes = {reason: False for reason in sorted(set(before) - choice.reasons)}
+        changes.update({reason: True for reason in sorted(choice.reasons)
+                        if reason not in before or (choice.note and before[reason] != choice.note)})
         try:
-            for reason in sorted(set(before) - choice.reasons):
-                self.project.set_flag(item.id, reason, False)
-            for reason in sorted(choice.reasons):
-                if reason not in before or (choice.note and before[reason] != choice.note):
-                    self.project.set_flag(item.id, reason, True, choice.note)
+            self.project.set_flags(item.id, changes, choice.note)  # one action: one undo
         except PiqaError as exc:
             self.notify(str(exc), severity="error")
         self.after_change([item.id])

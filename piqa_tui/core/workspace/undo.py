@@ -1,0 +1,95 @@
+"""Undo and redo of every action an annotator records: edits, votes (withdrawals too), flags and notes.
+
+The log is append-only, so undoing records; it never deletes. An undo (or
+redo) is a marker event that names the action; an edit is then replayed
+backwards (or forwards) from its own old and new values. A vote, flag or note
+takes effect by being the latest of its kind, so undoing one records, with the
+marker and in the same transaction, the events that bring back what stood
+before it (the annotator's previous vote on the item, the flag's previous
+state, the note's previous text); redoing records the action's values again.
+Those compensating events carry the marker's sequence number as their action,
+so they never appear on an undo stack themselves. The stacks are derived from
+the log, so undo works across restarts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from piqa_tui.core.workspace.log import Event, Workspace
+
+UNDOABLE = ("edit", "vote", "flag", "note")
+MARKERS = ("undo", "redo")
+
+
+@dataclass(frozen=True, slots=True)
+class Compensation:
+    """One event to record with an undo or redo marker."""
+
+    kind: str
+    item_id: str
+    field: str
+    old: str | None
+    new: str | None
+    note: str | None
+
+
+def stacks(ws: Workspace, annotator: str) -> tuple[list[int], list[int]]:
+    """The annotator's undo and redo stacks (action ids), derived from the log."""
+    undo: list[int] = []
+    redo: list[int] = []
+    kinds = ", ".join(f"'{k}'" for k in (*UNDOABLE, *MARKERS))
+    rows = ws.conn.execute(
+        f"SELECT kind, action FROM events WHERE annotator = ? AND kind IN ({kinds})"
+        " AND (kind IN ('undo', 'redo') OR seq = action) ORDER BY seq",
+        (annotator,),
+    )
+    for kind, action in rows:
+        if kind in UNDOABLE:
+            undo.append(action)
+            redo.clear()
+        elif kind == "undo" and undo and undo[-1] == action:
+            redo.append(undo.pop())
+        elif kind == "redo" and redo and redo[-1] == action:
+            undo.append(redo.pop())
+    return undo, redo
+
+
+def action_events(ws: Workspace, action: int) -> list[Event]:
+    """The events of one action, in log order (they follow its first event)."""
+    sql = "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq >= ? AND action = ?"
+    return [Event(*row) for row in ws.conn.execute(sql + " ORDER BY seq", (action, action))]
+
+
+def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Compensation]:
+    """What to record with the marker so that the action's votes, flags and notes are undone (or redone)."""
+    found = []
+    for event in events:
+        if event.kind == "edit" or event.item_id is None:
+            continue  # an edit is replayed from the marker itself
+        field = event.field or ""
+        if not undoing:
+            found.append(Compensation(event.kind, event.item_id, field, event.old, event.new, event.note))
+        elif event.kind == "note":
+            found.append(Compensation("note", event.item_id, field, event.new, event.old, None))
+        else:
+            old, new, note = _before(ws, event)
+            found.append(Compensation(event.kind, event.item_id, field, old, new, note))
+    return found
+
+
+def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | None]:
+    """(old, new, note) of what stood before ``event``: the annotator's previous vote on the item (the latest by
+    time, as votes count; none: withdrawn), or the previous state of the flag (by log order; none: off)."""
+    if event.kind == "vote":
+        row = ws.conn.execute(
+            "SELECT old, new, NULL FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND seq < ?"
+            " ORDER BY time DESC, seq DESC LIMIT 1",
+            (event.item_id, event.annotator, event.seq),
+        ).fetchone()
+        return tuple(row) if row else (None, "", None)  # type: ignore[return-value]
+    row = ws.conn.execute(
+        "SELECT NULL, new, note FROM events WHERE kind = ? AND item_id = ? AND field = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
+        (event.kind, event.item_id, event.field, event.seq),
+    ).fetchone()
+    return tuple(row) if row else (None, "0", None)  # type: ignore[return-value]
