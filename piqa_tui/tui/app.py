@@ -28,6 +28,7 @@ from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
+from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
@@ -87,6 +88,7 @@ class PiqaApp(App[None]):
         self.exit_note: str | None = None
         self._disk_notified = False
         self.last_input = 0.0
+        self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):

@@ -99,6 +99,9 @@ def user_location(dataset_path: Path) -> Path:
 
 DEFAULT_BUSY_TIMEOUT = 30.0  # seconds a write waits for another process's lock before giving up
 EXIT_BUSY_TIMEOUT = 1.0  # the checkpoint on closing waits no longer: an exit never hangs on a busy peer
+# A reader waits only for a lock that shuts out readers too (another process's exclusive locking mode,
+# a WAL recovery); past this it reads the file without locking (see _connect_read_only).
+READ_TIMEOUT = 2.0
 
 
 class Workspace:
@@ -128,8 +131,7 @@ class Workspace:
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
-        try:  # the busy timeout in milliseconds too: sqlite3's timeout= does not reach every path (the WAL's recovery)
-            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+        try:
             if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
@@ -177,6 +179,17 @@ class Workspace:
         except BaseException:
             _rollback(self.conn)
             raise
+
+    @contextmanager
+    def waiting(self, seconds: float) -> Iterator[None]:
+        """Wait at most ``seconds`` for another process's lock inside the block (a retry must not freeze a screen)."""
+        saved, self.busy_timeout = self.busy_timeout, seconds
+        self.conn.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self.busy_timeout = saved
+            self.conn.execute(f"PRAGMA busy_timeout={int(saved * 1000)}")
 
     # ------------------------------------------------------- the file on disk
 
@@ -367,7 +380,7 @@ def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], s
 def read_vote_columns(path: Path, columns: Iterable[str], sep: str) -> tuple[int, tuple]:
     """The last sequence number and ``Workspace.vote_columns`` up to it, read on a connection of its own
     (so another thread can read while the workspace's connection is busy; nothing is written)."""
-    conn = sqlite3.connect(path, timeout=30.0)
+    conn = sqlite3.connect(path, timeout=READ_TIMEOUT)  # a failure here leaves the reading to the workspace's connection
     try:
         upto = int(conn.execute(_LAST_SEQ).fetchone()[0])
         return upto, _vote_columns(conn, upto, columns, sep)
@@ -392,7 +405,7 @@ def _connect_read_only(path: Path, notices: list[str]) -> sqlite3.Connection:
     if not path.is_file():
         raise WorkspaceError(f"{path}: no such workspace file")
     uri = file_uri(path)
-    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=5.0, check_same_thread=False, isolation_level=None)
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=READ_TIMEOUT, check_same_thread=False, isolation_level=None)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
