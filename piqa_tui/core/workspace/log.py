@@ -126,7 +126,7 @@ class Workspace:
             raise WorkspaceUnwritable(f"{self.path}: cannot make the workspace ({exc.strerror}); "
                                       "choose a writable place with --workspace") from None
         self._identity = file_identity(self.path)
-        self._finalizer = weakref.finalize(self, close_connection, self.conn, not read_only)
+        self._finalizer = self._checkpoint_at_exit()
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,19 +142,19 @@ class Workspace:
             raise storage_error(self.path, exc, "could not open it") from None
         return conn
 
+    def _checkpoint_at_exit(self) -> weakref.finalize | None:
+        """A workspace nobody closed is checkpointed when it is collected or the interpreter exits
+        (``weakref.finalize`` runs at exit), so every clean exit of a command leaves one complete file.
+        The connection is left open: someone may still hold it."""
+        if self.read_only:
+            return None
+        return weakref.finalize(self, checkpoint_connection, self.conn, self.busy_timeout)
+
     def close(self) -> None:
         """Checkpoint the WAL into the database file (so the ``.sqlite`` file alone holds everything) and close."""
-        self._finalizer()
-
-    def checkpoint(self) -> bool:
-        """Move the WAL's pages into the database file and truncate the WAL; False when a reader kept some back."""
-        if self.read_only:
-            return False
-        try:
-            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.Error:
-            return False
-        return busy == 0
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        close_connection(self.conn, not self.read_only)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -235,11 +235,12 @@ class Workspace:
         raise WorkspaceError(self.detached)
 
     def _reconnect(self) -> None:
-        self._finalizer.detach()
+        if self._finalizer is not None:
+            self._finalizer.detach()
         _quiet_close(self.conn)
         self.conn = self._connect()
         self._identity = file_identity(self.path)
-        self._finalizer = weakref.finalize(self, close_connection, self.conn, True)
+        self._finalizer = self._checkpoint_at_exit()
 
     def take_notices(self) -> list[str]:
         notices, self.notices = self.notices, []
@@ -471,15 +472,20 @@ def checkpoint_file(path: Path) -> bool:
         conn.close()
 
 
+def checkpoint_connection(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Checkpoint (TRUNCATE) waiting at most ``EXIT_BUSY_TIMEOUT`` for a peer, then restore the busy timeout."""
+    try:
+        conn.execute(f"PRAGMA busy_timeout={int(EXIT_BUSY_TIMEOUT * 1000)}")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        conn.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+    except sqlite3.Error:
+        pass  # closed already, or a peer kept it busy: its own exit checkpoints; the WAL still holds everything
+
+
 def close_connection(conn: sqlite3.Connection, checkpoint: bool) -> None:
-    """Checkpoint (TRUNCATE) then close: run by ``Workspace.close`` and, for a workspace nobody closed,
-    when the interpreter exits (``weakref.finalize``), so every clean exit leaves one complete file."""
+    """Checkpoint (TRUNCATE) then close: ``Workspace.close``, so the ``.sqlite`` file alone holds everything."""
     if checkpoint:
-        try:
-            conn.execute(f"PRAGMA busy_timeout={int(EXIT_BUSY_TIMEOUT * 1000)}")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.Error:
-            pass  # a peer kept it busy: its own exit checkpoints; the WAL still holds everything
+        checkpoint_connection(conn, EXIT_BUSY_TIMEOUT)
     _quiet_close(conn)
 
 

@@ -111,6 +111,13 @@ class VoteActions:
     # --------------------------------------------------------------- review
 
     def action_agreement(self: "MainScreen") -> None:
+        if not self.ballots.reviewer:  # κ and the status counts come from everyone's votes on every item
+            self.notify(
+                "agreement and the status counts show how everyone voted (blind mode): start piqa-tui with --reviewer to see them",
+                severity="warning",
+                timeout=6,
+            )
+            return
         self.app.push_screen(AgreementScreen(self.session))
 
     def action_adjudicate(self: "MainScreen") -> None:
