@@ -17,7 +17,13 @@ import pytest
 from piqa_tui.core.errors import WorkspaceUnwritable
 from piqa_tui.core.workspace.project import Project
 
-from .conftest import copy_sample, fill_disk, remount_read_only, small_disk, write_lock_held
+from .conftest import (
+    copy_sample,
+    fill_disk,
+    remount_read_only,
+    small_disk,
+    write_lock_held,
+)
 
 CLI = [sys.executable, "-m", "piqa_tui.cli.main"]
 

@@ -18,7 +18,13 @@ from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.session import OpenRequest
-from tests.conftest import copy_sample, fill_disk, remount_read_only, small_disk, write_lock_held
+from tests.conftest import (
+    copy_sample,
+    fill_disk,
+    remount_read_only,
+    small_disk,
+    write_lock_held,
+)
 
 from .conftest import current_id, main_screen, wait_for
 

@@ -14,7 +14,11 @@ from pathlib import Path
 from piqa_tui.cli.commands.dataset_args import print_json
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.workspace.integrity import Contents, backup_workspace, check_workspace
+from piqa_tui.core.workspace.integrity import (
+    Contents,
+    backup_workspace,
+    check_workspace,
+)
 from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import tempfile
 import uuid
 import weakref
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
