@@ -172,3 +172,19 @@ def test_a_workspace_replaced_while_open_is_left_alone_and_this_session_is_kept_
     assert conn.execute("SELECT item_id, new FROM events WHERE kind = 'vote'").fetchall() == [(first, "1")]
     conn.close()
     assert project.state.votes[first]["amina"].choice == "1" and project.items[1].id not in project.state.votes
+
+
+def test_the_periodic_checkpoint_never_makes_a_deleted_workspace_again(tmp_path: Path) -> None:
+    from piqa_tui.core.workspace.log import checkpoint_file
+
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    project = Project.open(path, annotator="amina")
+    project.vote(project.items[0].id, "1")
+    db = workspace_of(path)
+    assert checkpoint_file(db) and len(votes_in_file_alone(db, tmp_path / "copy")) == 1  # the TUI's minute checkpoint
+    db.unlink()
+    assert not checkpoint_file(db) and not db.exists()
+    project.vote(project.items[1].id, "0")  # written back, then recorded
+    assert "written back" in project.workspace.take_notices()[0]
+    project.workspace.close()
+    assert len(votes_in_file_alone(db, tmp_path / "copy3")) == 2

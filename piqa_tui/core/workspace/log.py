@@ -462,7 +462,10 @@ def copy_database(source: sqlite3.Connection, out: Path) -> None:
 def checkpoint_file(path: Path) -> bool:
     """Checkpoint a workspace from a short connection of its own (a long session's periodic one);
     False when a reader or writer kept part of the WAL back (the next checkpoint takes it)."""
-    conn = sqlite3.connect(path, timeout=EXIT_BUSY_TIMEOUT, isolation_level=None)
+    try:  # mode=rw: a workspace deleted meanwhile is not made again, empty (verify_file writes it back)
+        conn = sqlite3.connect(f"{file_uri(path)}?mode=rw", uri=True, timeout=EXIT_BUSY_TIMEOUT, isolation_level=None)
+    except sqlite3.Error:
+        return False
     try:
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         return busy == 0
