@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -36,3 +40,62 @@ def copy_sample(name: str, folder: Path) -> Path:
     target = folder / name
     shutil.copy(SAMPLES / name, target)
     return target
+
+
+LOCK_HOLDER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+if sys.argv[2] == "exclusive":  # nobody else may even read (rollback-journal style exclusive locking)
+    conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+    conn.execute("BEGIN EXCLUSIVE")
+    conn.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+else:  # the write lock, as a long import or a stuck script holds it
+    conn.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.readline()
+conn.execute("ROLLBACK")
+"""
+
+
+@contextmanager
+def write_lock_held(db: Path, mode: str = "immediate") -> Iterator[subprocess.Popen[str]]:
+    """Another real process holds the workspace's lock until the block ends (however long that is)."""
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(db), mode], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        yield holder
+    finally:
+        holder.communicate("go\n", timeout=30)
+
+
+@contextmanager
+def small_disk(folder: Path, size: str = "1m") -> Iterator[Path]:
+    """A real tmpfs of ``size`` mounted at ``folder`` (skips the test where mounting is not allowed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        import pytest
+
+        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.decode(errors='replace').strip()})")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def remount_read_only(folder: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True, capture_output=True)
+
+
+def fill_disk(folder: Path) -> Path:
+    """Write a file until the disk under ``folder`` is full; returns it (delete it to free the space)."""
+    filler = folder / "filler.bin"
+    with open(filler, "wb", buffering=0) as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 4096)
+        except OSError:
+            pass
+    return filler

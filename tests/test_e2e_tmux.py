@@ -90,7 +90,7 @@ def test_curate_the_darija_sample_in_tmux(tmp_path: Path) -> None:
         term.keys("c")  # a note, typed in Arabic script
         term.type("راجع هذا")
         term.keys("Enter")
-        term.wait_for("✎1")  # the header counts the edited item
+        term.wait_for("✎1", "q quit")  # the header counts the edited item; the note editor has closed
 
         term.keys("/")
         term.type("الكسكسي")

@@ -83,7 +83,7 @@ def test_votes_against_gold_are_a_status_under_every_policy_and_every_change_is_
     # The reviewer settles dz-007 for the gold label, like any disagreement: one change left, and said so.
     project.adjudicate("dz-007", 1, "the file is right")
     assert decisions(Project.open(path))["dz-007"] == Decision(Status.ADJUDICATED, 1)
-    done = _run("export", str(path), "--to", str(out), "--decided", "--json")
+    done = _run("export", str(path), "--to", str(out), "--decided", "--json", "--force")
     assert json.loads(done.stdout)["gold_changes"] == [{"id": "dz-010", "gold": 0, "decided": 1}]
     with out.open(encoding="utf-8", newline="") as handle:
         labels = {row["id"]: row["label"] for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)}

@@ -23,6 +23,22 @@ class WorkspaceError(PiqaError):
     """The workspace database is unusable or belongs to another file."""
 
 
+class WorkspaceBusy(WorkspaceError):
+    """Another process held the workspace's write lock past the busy timeout: nothing was recorded, retry."""
+
+
+class WorkspaceUnwritable(WorkspaceError):
+    """The workspace cannot take a write (full disk, read-only file or folder, I/O error): nothing was recorded."""
+
+
+class OutputRefused(PiqaError):
+    """An output path would destroy something: the dataset, the workspace, or an existing file without --force."""
+
+
+class ExistingOutput(OutputRefused):
+    """The output file exists; replace it only when the user says so (``--force``, or yes in the TUI)."""
+
+
 class ExportError(PiqaError):
     """The dataset cannot be written in the requested format."""
 

@@ -15,17 +15,20 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from textual import events, work
 from textual.app import App
 from textual.worker import get_current_worker
 
+from piqa_tui.core.dataset.files import output_files
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
+from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
@@ -38,6 +41,7 @@ from piqa_tui.tui.widgets.field_editor import FieldEditor
 from piqa_tui.tui.widgets.label_line import LabelChooser
 
 POLL_SECONDS = 2.0
+CHECKPOINT_SECONDS = 60.0  # a long session copies the WAL into the .sqlite file this often
 CHECK_DELAY = 0.5
 USER_ACTIVE = 0.5  # background checks pause this long after each key or click
 BIDI_CYCLE = (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF)
@@ -84,6 +88,7 @@ class PiqaApp(App[None]):
         self.exit_note: str | None = None
         self._disk_notified = False
         self.last_input = 0.0
+        self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
@@ -142,6 +147,7 @@ class PiqaApp(App[None]):
             self.notify(session.project.file_changed, severity="warning", timeout=15)
         if first:
             self.set_interval(POLL_SECONDS, self.poll)
+            self.set_interval(CHECKPOINT_SECONDS, self.checkpoint_workspace)
         # Checking every item competes with drawing for the interpreter: start once the first screen is up.
         self.set_timer(CHECK_DELAY, lambda: self.check_in_background(session))
 
@@ -186,6 +192,7 @@ class PiqaApp(App[None]):
         main, session = self.main_screen, self.session
         if main is None or session is None or main.busy:
             return
+        self.watch_workspace_file(session)
         try:
             changed = session.project.refresh()
         except PiqaError as exc:
@@ -198,6 +205,30 @@ class PiqaApp(App[None]):
         stamp = session.stat()
         if stamp != session.disk_stamp and not self.disk_warning:
             self.check_disk(session)
+
+    def watch_workspace_file(self, session: Session) -> None:
+        """Notice the workspace file deleted (written back at once) or replaced, before the next action."""
+        workspace = session.project.workspace
+        if workspace is None or workspace.read_only or workspace.detached:
+            return
+        try:
+            workspace.verify_file()
+        except PiqaError as exc:
+            self.notify(str(exc), severity="error", timeout=30)
+        for notice in workspace.take_notices():
+            self.notify(notice, severity="warning", timeout=15)
+
+    @work(thread=True, exclusive=True, group="checkpoint", description="checkpoint_workspace")
+    def checkpoint_workspace(self) -> None:
+        """Copy the WAL into the workspace file now and then, on a connection of its own (never blocks keys)."""
+        session = self.session
+        if session is not None and session.project.workspace is not None and not session.project.workspace.read_only:
+            checkpoint_file(session.project.workspace.path)
+
+    def on_unmount(self) -> None:
+        """Every clean exit leaves the .sqlite file complete on its own (the WAL checkpointed into it)."""
+        if self.session is not None and self.session.project.workspace is not None:
+            self.session.project.workspace.close()
 
     @work(thread=True, exclusive=True, group="disk", description="check_disk")
     def check_disk(self, session: Session) -> None:
@@ -293,32 +324,63 @@ class PiqaApp(App[None]):
         session = self.session
         if session is None:
             return
-        source = session.project.dataset.path
+        project = session.project
+        source = project.dataset.path
         suggestion = str(source.with_name(f"{source.stem}.export{source.suffix}"))
+
+        def outputs(value: str) -> list[Path]:
+            return output_files(project.dataset, Path(value).expanduser())
 
         def check(value: str) -> str | None:
             if not value:
                 return "give a file name"
-            if Path(value).expanduser().resolve() == source.resolve():
-                return "that is the dataset itself: use save (ctrl+s) to write it"
+            try:  # the dataset and the workspace are refused here; an existing file is asked about next
+                project.check_outputs(outputs(value), replace=True)
+            except PiqaError as exc:
+                return f"{exc}" if "source dataset" not in str(exc) else "that is the dataset itself: use save (ctrl+s) to write it"
             return None
+
+        def export(out: Path) -> None:
+            main = self.main_screen
+            if main is not None:
+                main._set_busy("exporting")
+            self._export(session, out)
 
         def chosen(value: str | None) -> None:
             if value:
-                main = self.main_screen
-                if main is not None:
-                    main._set_busy("exporting")
-                self._export(session, Path(value).expanduser())
+                out = Path(value).expanduser()
+                self.ask_before_replacing(outputs(value), lambda: export(out))
 
         self.push_screen(
             TextPrompt("Export", "Write the current state to a file; the format follows the extension (.tsv .csv .jsonl .parquet).", suggestion, check),
             chosen,
         )
 
+    def ask_before_replacing(self, outputs: list[Path], then: Callable[[], None]) -> None:
+        """Run ``then`` at once when no output exists, else after the user agrees to replace them."""
+        existing = [p for p in outputs if p.exists()]
+        if not existing:
+            then()
+            return
+
+        def chosen(key: str | None) -> None:
+            if key == "replace":
+                then()
+
+        names = ", ".join(str(p) for p in existing)
+        self.push_screen(
+            ChoiceDialog(
+                "Replace the file?",
+                f"{names} already exists.",
+                [("replace", "Replace it", "the old content is lost"), ("cancel", "Cancel", "write nothing")],
+            ),
+            chosen,
+        )
+
     @work(thread=True, exclusive=True, group="io", description="_export")
     def _export(self, session: Session, out: Path) -> None:
         try:
-            written = session.project.export(out)
+            written = session.project.export(out, replace=True)  # the user was asked before an existing file
         except (PiqaError, OSError) as exc:
             self.call_from_thread(self._io_done, f"not exported: {exc}", "error")
             return

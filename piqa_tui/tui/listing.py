@@ -80,7 +80,14 @@ class Queue:
 
 
 def _status_is(status: Status) -> Callable[[Project, Validation, int, Item], bool]:
-    return lambda p, v, pos, it: ballots_for(p).status(it.id) is status
+    """A status queue holds only items whose status the user may see (blind mode: the ones voted on),
+    so neither its rows nor its count in the filter dialog give away how others voted."""
+
+    def test(p: Project, v: Validation, pos: int, it: Item) -> bool:
+        ballots = ballots_for(p)
+        return ballots.visible(it.id) and ballots.status(it.id) is status
+
+    return test
 
 
 # Status queues, and the decision statuses of the votes (issue 4).

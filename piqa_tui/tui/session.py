@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from piqa_tui.core.dedup.scan import DuplicateScan
 
 
+# How long the TUI waits for another process's write lock before the action goes pending (see pending.py):
+# short, because the screen waits with it.
+TUI_BUSY_TIMEOUT = 2.0
+
+
 @dataclass
 class OpenRequest:
     """Everything needed to (re)open the dataset."""
@@ -33,6 +38,7 @@ class OpenRequest:
     workspace: str | None = None
     annotator: str | None = None
     max_differences: int = 2
+    busy_timeout: float = TUI_BUSY_TIMEOUT
 
 
 @dataclass
@@ -50,7 +56,8 @@ class Session:
     def open(cls, request: OpenRequest) -> "Session":
         """Open the dataset and its workspace (slow on big files: call it from a worker thread)."""
         mapping = parse_mapping(request.mapping) if request.mapping else None
-        project = Project.open(request.path, mapping=mapping, workspace=request.workspace, annotator=request.annotator)
+        project = Project.open(request.path, mapping=mapping, workspace=request.workspace, annotator=request.annotator,
+                               busy_timeout=request.busy_timeout)
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation)
         session.disk_stamp = session.stat()

@@ -142,6 +142,11 @@ class Ballots:
         """Whether the gold label, others' votes and the status may be shown (blind mode)."""
         return may_see_answers(self.project, item_id, self.reviewer)
 
+    def visible_items(self, items: list[Item]) -> list[Item]:
+        """The items whose answers may be shown: every item for a reviewer, else the ones voted on.
+        Totals that judge against gold (accuracies, status counts) are taken over these only."""
+        return items if self.reviewer else [item for item in items if self.visible(item.id)]
+
     def my_vote(self, item_id: str) -> str | None:
         return current_vote(self.project, item_id)
 

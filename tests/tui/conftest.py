@@ -86,6 +86,19 @@ def current_id(pilot: Pilot) -> str:
     return item.id
 
 
+async def run_from_palette(pilot: Pilot, words: str) -> None:
+    """Open the command palette, type ``words``, run the first hit, and wait for the main screen again."""
+    from textual.command import CommandPalette
+
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    await type_text(pilot, words)
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
+    await pilot.pause()
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     """Type ``text`` one code point at a time, as a terminal sends it.
 

@@ -8,7 +8,7 @@ from piqa_tui.tui.listing import Filters
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.main import MainScreen
 
-from .conftest import curate, current_id, main_screen, type_text, wait_for
+from .conftest import curate, current_id, main_screen, run_from_palette, type_text, wait_for
 
 
 async def test_moving_with_keys(darija: Path) -> None:
@@ -136,16 +136,8 @@ async def test_too_small_terminal_shows_a_message(darija: Path) -> None:
 
 
 async def test_command_palette_lists_actions(darija: Path) -> None:
-    from textual.command import CommandPalette
-
     async with curate(darija) as pilot:
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-        await type_text(pilot, "swap")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
-        await pilot.pause()
+        await run_from_palette(pilot, "swap")
         assert "dz-001" in main_screen(pilot).project.state.edited
 
 

@@ -94,16 +94,17 @@ async def test_m_shows_what_score_items_computes_and_blind_mode_hides_gold(piqa2
         assert shown.prediction == expected.prediction
         assert shown.prediction_norm == expected.prediction_norm
         assert shown.logliks == pytest.approx(expected.logliks, abs=1e-3)
+        # Blind mode: nothing about gold, nor the model's choice, until this annotator has voted.
+        text = panel_text(pilot)
+        assert "hidden until you vote" in text
+        assert "agrees with gold" not in text and "prefers" not in text
+
+        await pilot.press("1", "k")  # vote (the cursor moves on), come back
+        assert main.current.id == "r2"
         text = panel_text(pilot)
         assert f"prefers {expected.prediction + 1}" in text
         assert f"margin {expected.margin:.2f}" in text
         assert f"{expected.logliks[0]:.2f}" in text and f"{expected.logliks[1]:.2f}" in text
-        # Blind mode: nothing about gold until this annotator has voted.
-        assert "gold hidden until you vote" in text
-        assert "agrees with gold" not in text
-
-        await pilot.press("1", "k")  # vote (the cursor moves on), come back
-        assert main.current.id == "r2"
         verdict = "✓ agrees with gold" if expected.prediction == item.label else "✗ disagrees with gold"
         assert verdict in panel_text(pilot)
         assert "1 of 1 votes agree" in panel_text(pilot) or "0 of 1 votes agree" in panel_text(pilot)

@@ -9,4 +9,5 @@ COMMANDS: dict[str, str] = {
     "agree": "inter-annotator agreement from recorded votes",
     "score": "score items with a local GGUF model",
     "card": "dataset card (Markdown)",
+    "workspace": "check a workspace file, or back it up while others work",
 }

@@ -14,10 +14,14 @@ from piqa_tui.render.card import dataset_card
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser, json_output=False)
     parser.add_argument("--out", metavar="FILE", help="write the card to FILE instead of stdout")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists (never the dataset or its workspace)")
 
 
 def run(args: argparse.Namespace) -> int:
-    card = dataset_card(open_project(args))
+    project = open_project(args)
+    if args.out:
+        project.check_outputs([Path(args.out)], replace=args.force)
+    card = dataset_card(project)
     if args.out:
         atomic_write(Path(args.out), card)
         print(f"wrote {args.out}")

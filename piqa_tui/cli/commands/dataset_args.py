@@ -33,6 +33,8 @@ def open_project(args: argparse.Namespace, *, create: bool = False) -> Project:
     project = Project.open(args.path, mapping=mapping, workspace=args.workspace, annotator=annotator, create=create)
     if project.file_changed:
         print(f"piqa-tui: warning: {project.file_changed}", file=sys.stderr)
+    for notice in project.workspace.take_notices() if project.workspace else []:
+        print(f"piqa-tui: warning: {notice}", file=sys.stderr)
     return project
 
 

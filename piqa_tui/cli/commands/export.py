@@ -4,11 +4,13 @@
 dataset's policy) instead of the gold column; ``--vote-columns`` adds
 ``votes_0 … votes_N`` and ``status``; ``--drop-flagged`` leaves out items
 flagged for removal (e.g. duplicates resolved by keeping another copy).
+OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from piqa_tui.cli.commands.dataset_args import (
@@ -17,7 +19,7 @@ from piqa_tui.cli.commands.dataset_args import (
     print_json,
 )
 from piqa_tui.cli.exit_codes import OK
-from piqa_tui.core.dataset.files import FORMATS
+from piqa_tui.core.dataset.files import FORMATS, output_files
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.workspace.project import Project
 
@@ -35,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vote-columns", action="store_true", help="add votes per choice and the decision status as columns")
     parser.add_argument("--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)")
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
+    parser.add_argument("--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)")
 
 
 def export_items(project: Project, decided: bool, drop_flagged: bool) -> tuple[list[Item], list[GoldChange]]:
@@ -82,11 +85,13 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
+    project.check_outputs(output_files(project.dataset, Path(args.to), args.format), replace=args.force)  # before any work
     items, changes = export_items(project, args.decided, args.drop_flagged)
     extra = vote_columns(project, items) if args.vote_columns else {}
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
-    written = project.export(args.to, args.format, items=items, extra_columns=extra or None)
+    written = project.export(args.to, args.format, items=items, extra_columns=extra or None,
+                             replace=args.force)
     summary: dict[str, object] = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
     if args.decided:
         summary["gold_changes"] = [change.to_json() for change in changes]

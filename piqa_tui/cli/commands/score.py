@@ -57,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", action="append", metavar="COLUMN",
                         help="accuracy per value of COLUMN (repeatable; default: every categorical column)")
     parser.add_argument("--output", metavar="results.jsonl", help="write one JSON line of scores per item")
+    parser.add_argument("--force", action="store_true", help="replace the --output file if it exists")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write cached scores")
 
 
@@ -82,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         model_path = choice.path
     n_gpu_layers = configured_gpu_layers(config) if args.n_gpu_layers is None else args.n_gpu_layers
     project = open_project(args, create=not args.no_cache)
+    if args.output:  # refused before the model runs, not after
+        project.check_outputs([Path(args.output)], replace=args.force)
     items = project.items[: args.limit] if args.limit else project.items
     backend = LlamaBackend(model_path, n_gpu_layers=n_gpu_layers, n_threads=args.threads,
                            n_ctx=args.n_ctx, n_batch=args.n_batch)

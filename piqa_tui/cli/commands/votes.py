@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import sys
 
 from piqa_tui.cli.commands.dataset_args import (
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("file", nargs="?", metavar="FILE|POLICY", help="votes file (.tsv/.csv/.jsonl/.parquet; long or wide); for policy: majority:2/3 or unanimity:4")
     parser.add_argument("--current", action="store_true", help="export only each annotator's current vote (default: every vote event)")
+    parser.add_argument("--force", action="store_true", help="export: replace FILE if it exists (never the dataset or its workspace)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         if project.workspace is None:
             print(f"piqa-tui: error: {project.dataset.path} has no workspace yet, so no votes to export", file=sys.stderr)
             return 2
+        project.check_outputs([Path(args.file)], replace=args.force)
         count = export_votes(project, args.file, current_only=args.current)
         print_json({"written": args.file, "votes": count}) if args.json else print(f"wrote {count} votes to {args.file}")
         return OK

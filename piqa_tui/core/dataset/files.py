@@ -379,6 +379,25 @@ def output_format(path: Path, requested: str | None) -> str:
     return fmt
 
 
+def _export_format(dataset: Dataset, out: Path, fmt: str | None) -> str:
+    """The format written to ``out``: asked for, else PIQA's pair when a PIQA dataset goes to .jsonl, else the extension's."""
+    return output_format(out, fmt or ("piqa" if dataset.format == "piqa" and out.suffix == ".jsonl" else None))
+
+
+def output_files(dataset: Dataset, out: Path, fmt: str | None = None) -> list[Path]:
+    """The files ``write_dataset`` would write for ``out``: the file, and PIQA's labels file beside it
+    (just ``out`` when its format is unknown: writing reports that)."""
+    try:
+        return [out, labels_path(out)] if _export_format(dataset, out, fmt) == "piqa" else [out]
+    except ExportError:
+        return [out]
+
+
+def source_files(dataset: Dataset) -> list[Path]:
+    """The files the dataset was read from (a PIQA dataset: its .jsonl and its labels file)."""
+    return [dataset.path, labels_path(dataset.path)] if dataset.format == "piqa" else [dataset.path]
+
+
 def current_rows(dataset: Dataset, items: Iterable[Item]) -> list[dict[str, object]]:
     """Raw rows with the items' current values written back into their columns."""
     layout = dataset.layout
@@ -410,7 +429,7 @@ def write_dataset(
 ) -> list[Path]:
     """Write ``items`` (current values) to ``out`` atomically; returns the files written."""
     out = Path(out)
-    fmt = output_format(out, fmt or ("piqa" if dataset.format == "piqa" and out.suffix == ".jsonl" else None))
+    fmt = _export_format(dataset, out, fmt)
     rows = current_rows(dataset, items)
     columns = list(dataset.columns)
     if extra_columns:
@@ -514,7 +533,7 @@ def atomic_write(out: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, out.stat().st_mode & 0o7777 if out.exists() else _default_mode())
+        os.chmod(tmp, out.stat().st_mode & 0o7777 if out.exists() else default_file_mode())
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -522,7 +541,7 @@ def atomic_write(out: Path, text: str) -> None:
     _fsync_dir(out.parent)
 
 
-def _default_mode() -> int:
+def default_file_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask

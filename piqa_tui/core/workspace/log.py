@@ -12,13 +12,18 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import tempfile
+import uuid
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator
+from urllib.parse import quote
 
-from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.dataset.files import default_file_mode
+from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
 
 SCHEMA_VERSION = "1"
 WORKSPACE_SUFFIX = ".piqa.sqlite"
@@ -92,41 +97,165 @@ def user_location(dataset_path: Path) -> Path:
     return Path(user_data_dir("piqa-tui")) / "workspaces" / f"{dataset_path.name}-{key}{WORKSPACE_SUFFIX}"
 
 
-class Workspace:
-    """One connection to a workspace database (one per process and thread)."""
+DEFAULT_BUSY_TIMEOUT = 30.0  # seconds a write waits for another process's lock before giving up
+EXIT_BUSY_TIMEOUT = 1.0  # the checkpoint on closing waits no longer: an exit never hangs on a busy peer
+# A reader waits only for a lock that shuts out readers too (another process's exclusive locking mode,
+# a WAL recovery); past this it reads the file without locking (see _connect_read_only).
+READ_TIMEOUT = 2.0
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+
+class Workspace:
+    """One connection to a workspace database (one per process and thread).
+
+    ``read_only`` opens it without ever taking a lock or writing (validate, stats, agree work on a
+    workspace on a read-only disk or one another process keeps locked). Every write first checks that
+    the file on disk is still the one this connection has open (see ``file_identity``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float | None = None, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.busy_timeout = DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout
+        self.read_only = read_only
+        self.notices: list[str] = []  # what happened to the file that the user should hear about
+        self.detached: str | None = None  # why this connection may no longer record (the file was replaced)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self.conn.execute("PRAGMA busy_timeout=30000")
-            self.conn.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
-            self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
-        except sqlite3.DatabaseError as exc:
-            raise WorkspaceError(f"{self.path}: not a usable workspace database ({exc}); move it aside and reopen") from None
+            self.conn = _connect_read_only(self.path, self.notices) if read_only else self._connect()
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, "could not open it") from None
+        except OSError as exc:
+            raise WorkspaceUnwritable(f"{self.path}: cannot make the workspace ({exc.strerror}); "
+                                      "choose a writable place with --workspace") from None
+        self._identity = file_identity(self.path)
+        self._finalizer = self._checkpoint_at_exit()
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.executescript(_SCHEMA)  # idempotent, and takes no lock when the tables exist
+            _ensure_meta(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise storage_error(self.path, exc, "could not open it") from None
+        return conn
+
+    def _checkpoint_at_exit(self) -> weakref.finalize | None:
+        """A workspace nobody closed is checkpointed when it is collected or the interpreter exits
+        (``weakref.finalize`` runs at exit), so every clean exit of a command leaves one complete file.
+        The connection is left open: someone may still hold it."""
+        if self.read_only:
+            return None
+        return weakref.finalize(self, checkpoint_connection, self.conn, self.busy_timeout)
 
     def close(self) -> None:
-        self.conn.close()
+        """Checkpoint the WAL into the database file (so the ``.sqlite`` file alone holds everything) and close."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        close_connection(self.conn, not self.read_only)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction, taken at once so concurrent writers queue instead of failing."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        """A short write transaction, taken at once so concurrent writers queue instead of failing.
+
+        SQLite's errors become one-line ``WorkspaceError``s (busy, full disk, read-only), and the
+        transaction is rolled back: nothing of a failed action is in the log or on screen.
+        """
+        if self.read_only:
+            raise WorkspaceUnwritable(f"{self.path}: opened read-only; nothing was recorded")
+        self.verify_file()
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, "nothing was recorded", self.busy_timeout) from None
         try:
             yield self.conn
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(self.conn)
+            raise storage_error(self.path, exc, "nothing was recorded", self.busy_timeout) from None
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            _rollback(self.conn)
             raise
-        self.conn.execute("COMMIT")
+
+    @contextmanager
+    def waiting(self, seconds: float) -> Iterator[None]:
+        """Wait at most ``seconds`` for another process's lock inside the block (a retry must not freeze a screen)."""
+        saved, self.busy_timeout = self.busy_timeout, seconds
+        self.conn.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self.busy_timeout = saved
+            self.conn.execute(f"PRAGMA busy_timeout={int(saved * 1000)}")
+
+    # ------------------------------------------------------- the file on disk
+
+    def verify_file(self) -> None:
+        """Check that the workspace file is still the one open here, before anything is recorded.
+
+        Deleted: this connection still holds every event (an open file outlives its name), so it is
+        written back to the path and the session goes on (a notice says so). Replaced by another file:
+        that file is left alone, this session's copy is saved beside it and nothing more is recorded.
+        """
+        if self.detached:
+            raise WorkspaceError(self.detached)
+        identity = file_identity(self.path)
+        if identity == self._identity:
+            return
+        if identity is None:
+            self._restore_deleted()
+        else:
+            self._set_aside()
+
+    def _restore_deleted(self) -> None:
+        events = self.last_seq()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            copy_database(self.conn, self.path)
+        except (OSError, sqlite3.Error) as exc:
+            raise WorkspaceError(f"{self.path} was deleted while open and could not be written back ({exc}); "
+                                 "keep this window open, free the folder, and try again") from None
+        self._reconnect()
+        self.notices.append(f"{self.path} was deleted while piqa-tui had it open; it was written back from this "
+                            f"session's copy ({events} events), nothing was lost")
+
+    def _set_aside(self) -> None:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        copy = self.path.with_name(f"{self.path.name}.recovered-{stamp}")
+        try:
+            copy_database(self.conn, copy)
+            saved = f"this session's copy is saved as {copy}"
+        except (OSError, sqlite3.Error) as exc:
+            saved = f"this session's copy could not be saved ({exc}); keep this window open"
+        self.detached = (f"{self.path} was replaced by another file while open; {saved}; nothing more is recorded here: "
+                         "quit and reopen, and bring the copy's votes over with `piqa-tui votes export` / `votes import`")
+        raise WorkspaceError(self.detached)
+
+    def _reconnect(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        _quiet_close(self.conn)
+        self.conn = self._connect()
+        self._identity = file_identity(self.path)
+        self._finalizer = self._checkpoint_at_exit()
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
 
     # ------------------------------------------------------------ meta & binding
 
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    @property
+    def workspace_id(self) -> str | None:
+        """A random id made with the workspace: copies share it, another workspace does not."""
+        return self.get_meta("workspace_id")
 
     def set_meta(self, values: dict[str, str]) -> None:
         with self.write() as conn:
@@ -264,9 +393,147 @@ def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], s
 def read_vote_columns(path: Path, columns: Iterable[str], sep: str) -> tuple[int, tuple]:
     """The last sequence number and ``Workspace.vote_columns`` up to it, read on a connection of its own
     (so another thread can read while the workspace's connection is busy; nothing is written)."""
-    conn = sqlite3.connect(path, timeout=30.0)
+    conn = sqlite3.connect(path, timeout=READ_TIMEOUT)  # a failure here leaves the reading to the workspace's connection
     try:
         upto = int(conn.execute(_LAST_SEQ).fetchone()[0])
         return upto, _vote_columns(conn, upto, columns, sep)
     finally:
         conn.close()
+
+
+# ----------------------------------------------------------- connections and files
+
+
+def _ensure_meta(conn: sqlite3.Connection) -> None:
+    """Write the schema version and the workspace id once; an existing workspace needs no write lock to open."""
+    present = {key for (key,) in conn.execute("SELECT key FROM meta WHERE key IN ('schema_version', 'workspace_id')")}
+    if len(present) < 2:
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('workspace_id', ?)", (uuid.uuid4().hex,))
+
+
+def _connect_read_only(path: Path, notices: list[str]) -> sqlite3.Connection:
+    """A connection that never writes: ``mode=ro`` (sees the WAL), else ``immutable=1`` (no locks at all,
+    for a read-only disk whose WAL index cannot be made), with a notice that the WAL is not read then."""
+    if not path.is_file():
+        raise WorkspaceError(f"{path}: no such workspace file")
+    uri = file_uri(path)
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=READ_TIMEOUT, check_same_thread=False, isolation_level=None)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False, isolation_level=None)
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    if Path(f"{path}-wal").is_file() and Path(f"{path}-wal").stat().st_size:
+        notices.append(f"{path}: read without its WAL (the disk is read-only or the file locked): "
+                       "work recorded since the last checkpoint is not counted")
+    return conn
+
+
+def file_uri(path: Path) -> str:
+    """``path`` as an SQLite URI (for ``mode=ro`` / ``immutable=1``), with its special characters escaped."""
+    return f"file:{quote(str(path.resolve()))}"
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, None when there is none: a replaced file has another inode."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def copy_database(source: sqlite3.Connection, out: Path) -> None:
+    """A consistent single-file copy of ``source`` at ``out`` (SQLite's online backup), written atomically.
+
+    The backup reads one snapshot, WAL included, while others go on writing; the copy is switched to
+    rollback journaling so it is one self-contained file, fsynced, then renamed into place.
+    """
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        target = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            source.backup(target)
+            target.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            target.close()
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, default_file_mode())  # mkstemp's 0600 would lock the team out of the copy
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def checkpoint_file(path: Path) -> bool:
+    """Checkpoint a workspace from a short connection of its own (a long session's periodic one);
+    False when a reader or writer kept part of the WAL back (the next checkpoint takes it)."""
+    try:  # mode=rw: a workspace deleted meanwhile is not made again, empty (verify_file writes it back)
+        conn = sqlite3.connect(f"{file_uri(path)}?mode=rw", uri=True, timeout=EXIT_BUSY_TIMEOUT, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return busy == 0
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def checkpoint_connection(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Checkpoint (TRUNCATE) waiting at most ``EXIT_BUSY_TIMEOUT`` for a peer, then restore the busy timeout."""
+    try:
+        conn.execute(f"PRAGMA busy_timeout={int(EXIT_BUSY_TIMEOUT * 1000)}")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        conn.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+    except sqlite3.Error:
+        pass  # closed already, or a peer kept it busy: its own exit checkpoints; the WAL still holds everything
+
+
+def close_connection(conn: sqlite3.Connection, checkpoint: bool) -> None:
+    """Checkpoint (TRUNCATE) then close: ``Workspace.close``, so the ``.sqlite`` file alone holds everything."""
+    if checkpoint:
+        checkpoint_connection(conn, EXIT_BUSY_TIMEOUT)
+    _quiet_close(conn)
+
+
+def _quiet_close(conn: sqlite3.Connection) -> None:
+    try:
+        conn.close()
+    except sqlite3.Error:
+        pass
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back if a transaction is open (SQLite has already rolled back after some errors, e.g. a full disk)."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
+def storage_error(path: Path, exc: sqlite3.Error, consequence: str, busy_timeout: float | None = None) -> WorkspaceError:
+    """SQLite's error as one line a user can act on (what, where, what to do)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        waited = f" for more than {busy_timeout:g} s" if busy_timeout is not None else ""
+        return WorkspaceBusy(f"{path}: workspace busy: another process has held its lock{waited}; {consequence}; "
+                             "try again when it is done")
+    if name == "SQLITE_FULL":
+        return WorkspaceUnwritable(f"{path}: the disk is full; {consequence}; free some space and try again")
+    if name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN") or name == "SQLITE_PERM":
+        return WorkspaceUnwritable(f"{path}: the workspace cannot be written (read-only file, folder or disk); "
+                                   f"{consequence}; make it writable or open a copy with --workspace")
+    if name.startswith("SQLITE_IOERR"):
+        return WorkspaceUnwritable(f"{path}: the disk failed to write ({exc}); {consequence}; check the disk and try again")
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or not name:
+        return WorkspaceError(f"{path}: not a usable workspace database ({exc}); move it aside and reopen")
+    return WorkspaceError(f"{path}: {exc}; {consequence}")

@@ -20,6 +20,8 @@ from piqa_tui.core.dataset.files import (
     Dataset,
     file_digest,
     load_dataset,
+    output_files,
+    source_files,
     write_dataset,
 )
 from piqa_tui.core.dataset.item import Item
@@ -36,6 +38,7 @@ from piqa_tui.core.workspace.vote_targets import (
     resolve_choice,
     solution_key,
 )
+from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
 
 MARKER_KINDS = ("undo", "redo")
 
@@ -156,6 +159,7 @@ class Project:
         self.index = {item.id: pos for pos, item in enumerate(self.items)}
         self.state = ProjectState()
         self.file_changed: str | None = None
+        self.workspace_path = workspace.path if workspace is not None else default_location(dataset.path)
         self._applied = 0
         self._vote_seq = 0  # the vote events up to here are in state.current_votes
         self._prefetch = prefetch  # the votes, read while the dataset loaded (see Project.open)
@@ -179,23 +183,31 @@ class Project:
         workspace: str | os.PathLike[str] | None = None,
         annotator: str | None = None,
         create: bool = True,
+        busy_timeout: float | None = None,
     ) -> "Project":
-        """Open a dataset; with ``create=False`` a missing workspace is not made (read-only commands)."""
+        """Open a dataset; with ``create=False`` the workspace is only read (read-only commands): a missing
+        one is not made, and one on a read-only disk or locked by another process can still be read."""
         path = Path(path)
         ws_path = Path(workspace) if workspace else default_location(path)
         prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
         dataset = load_dataset(path, mapping)
-        ws = Workspace(ws_path) if create or ws_path.exists() else None
+        ws = None
+        if create:
+            ws = Workspace(ws_path, busy_timeout=busy_timeout)
+        elif ws_path.exists():
+            ws = Workspace(ws_path, read_only=True)
         if ws is not None and dataset.layout.id is None:
             ids = _derived_ids(ws, dataset)
             if ids != dataset.raw_ids:
                 dataset = load_dataset(path, mapping, derived_ids=ids)
-        return cls(dataset, ws, annotator or default_annotator(), prefetch)
+        project = cls(dataset, ws, annotator or default_annotator(), prefetch)
+        project.workspace_path = ws_path  # the one named with --workspace, even when it does not exist yet
+        return project
 
     def _check_binding(self) -> None:
         assert self.workspace is not None
         bound = self.workspace.binding()
-        if bound is None:
+        if bound is None and not self.workspace.read_only:
             self.workspace.bind(self.dataset.path, self.dataset.size, self.dataset.sha256)
         elif bound[2] != self.dataset.sha256:
             self.file_changed = (
@@ -465,9 +477,22 @@ class Project:
 
     # ------------------------------------------------------------------- output
 
+    def protected_files(self) -> dict[Path, str]:
+        """Files no export may write over: the source dataset and the workspace with its WAL/SHM."""
+        protected = {path: "the source dataset (save the edits with ctrl+s in the TUI)" for path in source_files(self.dataset)}
+        return {**protected, **workspace_files(self.workspace_path)}
+
+    def check_outputs(self, outputs: list[Path], replace: bool = False) -> None:
+        """Refuse outputs over the dataset or the workspace, and existing files unless ``replace`` (see ``outputs``)."""
+        check_outputs(outputs, self.protected_files(), replace)
+
     def export(self, out: str | os.PathLike[str], fmt: str | None = None, items: list[Item] | None = None,
-               extra_columns: dict[str, list[object]] | None = None) -> list[Path]:
-        """Write the current state (or ``items``) to ``out``; the workspace is untouched."""
+               extra_columns: dict[str, list[object]] | None = None, replace: bool = False) -> list[Path]:
+        """Write the current state (or ``items``) to ``out``; the workspace is untouched.
+
+        Never over the source or the workspace; over another existing file only with ``replace``.
+        """
+        self.check_outputs(output_files(self.dataset, Path(out), fmt), replace)
         return write_dataset(self.dataset, self.items if items is None else items, out, fmt, extra_columns)
 
     def save(self) -> list[Path]:
@@ -477,7 +502,7 @@ class Project:
                 f"{self.dataset.path} was changed on disk by someone else since it was opened; "
                 "export to another file instead, or reopen it"
             )
-        written = self.export(self.dataset.path, self.dataset.format)
+        written = write_dataset(self.dataset, self.items, self.dataset.path, self.dataset.format)  # the one write over the source
         sha, size = file_digest(self.dataset.path)
         self.dataset.sha256, self.dataset.size = sha, size
         if self.workspace is not None:
@@ -511,5 +536,6 @@ def _derived_ids(ws: Workspace, dataset: Dataset) -> list[str]:
                 next_number += 1
             ids.append(f"r{next_number}")
             taken.add(f"r{next_number}")
-    ws.set_row_ids(zip(range(len(keys)), ids, keys))
+    if not ws.read_only:  # a read-only reader derives the same ids the next writer will store
+        ws.set_row_ids(zip(range(len(keys)), ids, keys))
     return ids

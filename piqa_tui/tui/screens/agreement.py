@@ -150,10 +150,7 @@ class AgreementScreen(Screen[None]):
         source = self.project.dataset.path
         suggestion = str(source.with_name(f"{source.stem}.agreement.md"))
 
-        def write(value: str | None) -> None:
-            if not value:
-                return
-            path = Path(value).expanduser()
+        def write(path: Path) -> None:
             try:
                 atomic_write(path, summary_markdown(snapshot, self.project.dataset.name))
             except (OSError, PiqaError) as exc:
@@ -161,4 +158,16 @@ class AgreementScreen(Screen[None]):
                 return
             self.notify(f"wrote {path}", timeout=4)
 
-        self.app.push_screen(TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion), write)
+        def check(value: str) -> str | None:
+            try:  # never over the dataset or the workspace; an existing file is asked about next
+                self.project.check_outputs([Path(value).expanduser()], replace=True)
+            except PiqaError as exc:
+                return str(exc)
+            return None if value else "give a file name"
+
+        def chosen(value: str | None) -> None:
+            if value:
+                path = Path(value).expanduser()
+                self.app.ask_before_replacing([path], lambda: write(path))
+
+        self.app.push_screen(TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion, check), chosen)

@@ -45,6 +45,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
+from piqa_tui.tui.voting import ballots_for
 from piqa_tui.tui.widgets.cluster_list import ClusterList
 from piqa_tui.tui.widgets.cluster_view import ClusterView, MemberCard
 
@@ -343,12 +344,24 @@ class DuplicatesScreen(Screen[None]):
             return
         self.show_members()
 
+    def _gold_hidden(self, cluster: Cluster) -> list[bool]:
+        """Blind mode, per member: a member of this dataset shows its gold once voted on; one from the
+        --against file (which cannot be voted on) once every member of this dataset has been, as its
+        gold would give theirs away."""
+        assert self.result is not None
+        ballots = ballots_for(self.project)
+        local = [self.result.is_local(m) for m in cluster.members]
+        seen = [ballots.visible(m.id) if is_local else True for m, is_local in zip(cluster.members, local)]
+        all_seen = all(seen)
+        return [not (seen[k] if local[k] else all_seen) for k in range(len(cluster.members))]
+
     def show_members(self) -> None:
         cluster, result = self.cluster_list.current, self.result
         if cluster is None or result is None:
             return
         items = [result.item(m) for m in cluster.members]
         state = self.project.state
+        hidden = self._gold_hidden(cluster)
         cards = []
         for k, (member, item) in enumerate(zip(cluster.members, items)):
             reference = items[1] if k == 0 else items[0]
@@ -362,6 +375,7 @@ class DuplicatesScreen(Screen[None]):
                     highlights=differences(item, reference),
                     flags=dict(state.flags.get(member.id, {})) if local else {},
                     note=state.notes.get(member.id, "") if local else "",
+                    gold_hidden=hidden[k],
                 )
             )
         self.cluster_view.show_cluster(cluster, self.cluster_list.cursor + 1, len(self.clusters), cards)

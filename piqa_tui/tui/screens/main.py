@@ -19,7 +19,6 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
 from piqa_tui.core.workspace.project import field_value, with_field
 from piqa_tui.core.workspace.vote_targets import STALE
@@ -544,11 +543,8 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         """Record a field's new text (a note goes to the notes, the rest is an undoable edit)."""
         if field == "note":
             if value != self.project.state.notes.get(item.id, ""):
-                try:
-                    self.project.set_note(item.id, value)
-                except PiqaError as exc:
-                    self.notify(str(exc), severity="error")
-                self.after_change([item.id])
+                self.app.pending.record(f"the note on {item.id}", lambda: self.project.set_note(item.id, value),
+                                        lambda _: self.after_change([item.id]))
             return
         self.apply_edit(item, {field: value})
 
@@ -569,12 +565,8 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
                              lambda answer: self._record_edit(item, changes) if answer == "edit" else self.show_current())
 
     def _record_edit(self, item: Item, changes: dict[str, str]) -> None:
-        try:
-            self.project.edit(item.id, changes)
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error", timeout=8)
-            return
-        self.after_change([item.id])
+        self.app.pending.record(f"the edit of {item.id}", lambda: self.project.edit(item.id, changes),
+                                lambda _: self.after_change([item.id]))
 
     def action_external_editor(self) -> None:
         item = self.current
@@ -601,13 +593,11 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         selected = self.item_view.selected
         a = int(selected[8:]) if selected.startswith("solution") else 0
         b = (a + 1) % len(item.solutions)
-        try:
-            self.project.swap_solutions(item.id, a, b)
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.after_change([item.id])
-        self.notify(f"swapped solutions {a + 1} and {b + 1} (and the label with them)", timeout=3)
+        def swapped(_: object) -> None:
+            self.after_change([item.id])
+            self.notify(f"swapped solutions {a + 1} and {b + 1} (and the label with them)", timeout=3)
+
+        self.app.pending.record(f"the swap on {item.id}", lambda: self.project.swap_solutions(item.id, a, b), swapped)
 
     def action_copy_field(self) -> None:
         item = self.current
@@ -630,11 +620,10 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         self._undo_redo("redo")
 
     def _undo_redo(self, which: str) -> None:
-        try:
-            item_id = self.project.undo() if which == "undo" else self.project.redo()
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error")
-            return
+        self.app.pending.record(which, self.project.undo if which == "undo" else self.project.redo,
+                                lambda item_id: self._undone(which, item_id))  # type: ignore[arg-type]
+
+    def _undone(self, which: str, item_id: str | None) -> None:
         if item_id is None:
             self.notify(f"nothing to {which}", timeout=2)
             return

@@ -1,9 +1,10 @@
 """How the model does on the set: acc and acc_norm overall and by a categorical column, and the items by margin.
 
 Reads ``ModelScores`` (what this session scored or found in the workspace);
-the items edited since their scoring are left out until scored again. The
-gold label and the ✓/✗ of an item stay hidden in blind mode, as on the main
-screen; the totals are shown, as they reveal no single item.
+the items edited since their scoring are left out until scored again. In
+blind mode an item's gold label, ✓/✗ and the model's choices stay hidden until
+the annotator voted on it, as on the main screen, and the accuracies are taken
+over the items voted on only (``Ballots.visible_items``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from piqa_tui.core.text.graphemes import truncate
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.model_scores import ModelScores, low_margin_threshold, scores_for
 from piqa_tui.tui.session import Session
+from piqa_tui.tui.voting import ballots_for
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 PROMPT_CELLS = 60
@@ -90,19 +92,22 @@ class ModelResultsScreen(Screen[None]):
         self._draw_items()
 
     def _gold_hidden(self, item: Item) -> bool:
-        hidden = getattr(self.app, "gold_hidden", None)
-        return bool(hidden(item)) if hidden is not None else False
+        return not ballots_for(self.project).visible(item.id)
 
     def _draw_summary(self) -> None:
-        model, items = self.model, self.project.items
-        scored = model.count(items)
-        header = f"Model results · {model.model or 'no model yet'} · template {model.template.name} · {scored:,}/{len(items):,} items scored"
+        model, every = self.model, self.project.items
+        scored = model.count(every)
+        header = f"Model results · {model.model or 'no model yet'} · template {model.template.name} · {scored:,}/{len(every):,} items scored"
         self.query_one("#results-header", Static).update(header)
         text = Text()
-        if not scored:
-            text.append("Nothing scored yet. On the item list, m scores the current item and M every item.", "italic")
+        items = ballots_for(self.project).visible_items(every)  # blind mode: only the items voted on
+        if not scored or not model.count(items):
+            text.append("Nothing scored yet. On the item list, m scores the current item and M every item." if not scored else
+                        "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
             self.query_one("#results-text", Static).update(text)
             return
+        if len(items) < len(every):
+            text.append(f"blind mode: over the {len(items):,} items you voted on\n", "dim")
         overall = model.summary(items)
         text.append("overall   ", "bold")
         text.append(f"acc {_fmt(overall['acc'])}  acc_norm {_fmt(overall['acc_norm'])}  n {overall['n']:,}")
@@ -130,7 +135,8 @@ class ModelResultsScreen(Screen[None]):
         self.query_one("#results-text", Static).update(Group(*body))
 
     def _breakdown(self, column: str) -> Table:
-        groups = self.model.summary(self.project.items, column=column)["groups"]
+        items = ballots_for(self.project).visible_items(self.project.items)
+        groups = self.model.summary(items, column=column)["groups"]
         more = "  (c: next column)" if len(self.columns) > 1 else ""
         table = Table(title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))
         table.add_column(column)
@@ -150,14 +156,18 @@ class ModelResultsScreen(Screen[None]):
             gold = str(score.label + 1)
             mark = Text("✓", "green") if score.correct else Text("✗", "bold red")
         prompt = self._excerpt(item)
+
+        def pick(choice: int) -> str:  # the model's choices point at the answer too: hidden with gold
+            return "·" if hidden else str(choice + 1)
+
         return [
             Text(f"{score.margin:.2f}", justify="right"),
             item.id,
-            str(score.prediction + 1),
-            str(score.prediction_norm + 1),
+            pick(score.prediction),
+            pick(score.prediction_norm),
             gold,
             mark,
-            str(baseline.prediction + 1) if baseline is not None else "",
+            pick(baseline.prediction) if baseline is not None else "",
             prompt,
         ]
 

@@ -297,7 +297,10 @@ class ScoringActions:
         if result.cancelled:
             text = f"{what} cancelled at {done:,}/{total:,} ({result.computed:,} computed{speed}); M resumes"
         else:
-            summary = scores_summary(self.model_scores, self.project.items, baseline=what.startswith("solution-only"))
+            shown = self.ballots.visible_items(self.project.items)  # blind mode: only the items voted on
+            summary = scores_summary(self.model_scores, shown, baseline=what.startswith("solution-only"))
+            if len(shown) < len(self.project.items):
+                summary = f"{summary} on the items you voted on (blind mode)" if shown else "accuracy hidden until you vote (blind mode)"
             text = f"{what}: {total:,} items, {summary} ({result.computed:,} computed{speed}); R shows the results"
         if result.skipped:
             text += f"; {len(result.skipped)} item(s) skipped (scoring needs 2 to {len(LETTERS)} solutions)"

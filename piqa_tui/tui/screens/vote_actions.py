@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.keymap import VOTE_ACTIONS
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
@@ -63,12 +62,8 @@ class VoteActions:
     def _cast(self: "MainScreen", item: Item, choice: str) -> None:
         # Move first: when the item leaves a queue (unvoted, needs-votes), the cursor stays on the next one.
         self.item_list.move(1)
-        try:
-            self.project.vote(item.id, choice)
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.after_change([item.id])
+        self.app.pending.record(f"your vote on {item.id}", lambda: self.project.vote(item.id, choice),
+                                lambda _: self.after_change([item.id]))
 
     def action_withdraw_vote(self: "MainScreen") -> None:
         item = self.current
@@ -78,13 +73,11 @@ class VoteActions:
         if mine is None:
             self.notify(f"you have no vote on {item.id} to withdraw", timeout=2)
             return
-        try:
-            self.project.vote(item.id, "")
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.after_change([item.id])
-        self.notify(f"withdrew your vote ({choice_text(mine)}) on {item.id}", timeout=3)
+        def withdrawn(_: object) -> None:
+            self.after_change([item.id])
+            self.notify(f"withdrew your vote ({choice_text(mine)}) on {item.id}", timeout=3)
+
+        self.app.pending.record(f"withdrawing your vote on {item.id}", lambda: self.project.vote(item.id, ""), withdrawn)
 
     # ---------------------------------------------------------------- flags
 
@@ -104,17 +97,26 @@ class VoteActions:
         changes = {reason: False for reason in sorted(set(before) - choice.reasons)}
         changes.update({reason: True for reason in sorted(choice.reasons)
                         if reason not in before or (choice.note and before[reason] != choice.note)})
-        try:
-            self.project.set_flags(item.id, changes, choice.note)  # one action: one undo
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error")
-        self.after_change([item.id])
-        shown = ", ".join(sorted(choice.reasons)) or "no flags"
-        self.notify(f"{item.id}: {shown}", timeout=3)
+
+        def recorded(_: object) -> None:
+            self.after_change([item.id])
+            shown = ", ".join(sorted(choice.reasons)) or "no flags"
+            self.notify(f"{item.id}: {shown}", timeout=3)
+
+        # one action, one undo; a retry after a busy workspace sets again what is already set: harmless
+        self.app.pending.record(f"the flags on {item.id}", lambda: self.project.set_flags(item.id, changes, choice.note),
+                                recorded)
 
     # --------------------------------------------------------------- review
 
     def action_agreement(self: "MainScreen") -> None:
+        if not self.ballots.reviewer:  # κ and the status counts come from everyone's votes on every item
+            self.notify(
+                "agreement and the status counts show how everyone voted (blind mode): start piqa-tui with --reviewer to see them",
+                severity="warning",
+                timeout=6,
+            )
+            return
         self.app.push_screen(AgreementScreen(self.session))
 
     def action_adjudicate(self: "MainScreen") -> None:

@@ -38,6 +38,7 @@ class MemberCard:
     highlights: dict[str, Spans] = field(default_factory=dict)  # field -> spans that differ
     flags: dict[str, str] = field(default_factory=dict)  # reason -> note
     note: str = ""
+    gold_hidden: bool = False  # blind mode: no gold mark until the annotator voted on the item
 
 
 class MemberPanel(Widget):
@@ -102,11 +103,15 @@ class MemberPanel(Widget):
         grid.add_column(no_wrap=True, style=muted, width=2)
         grid.add_column(ratio=1)
         grid.add_row("▸", text(item.prompt, "prompt"))
+        gold = None if card.gold_hidden else item.label
         for i, solution in enumerate(item.solutions):
-            grid.add_row(f"{i + 1}✓" if item.label == i else str(i + 1), text(solution, f"solution{i}"))
+            grid.add_row(f"{i + 1}✓" if gold == i else str(i + 1), text(solution, f"solution{i}"))
         parts: list[RenderableType] = [grid]
         status = Text(style=muted)
-        status.append(f"gold {item.label + 1}" if item.label is not None else "no gold label")
+        if card.gold_hidden:
+            status.append("gold hidden until you vote on it (blind mode)")
+        else:
+            status.append(f"gold {item.label + 1}" if item.label is not None else "no gold label")
         for reason, note in sorted(card.flags.items()):
             status.append("  ⚑ " + reason + (f" ({note})" if note else ""), self.get_component_rich_style("member-panel--flag"))
         parts.append(status)

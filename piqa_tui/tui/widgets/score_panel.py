@@ -73,6 +73,8 @@ class ScorePanel(Static):
                 text.append("\n")
             return text
 
+        if view.gold_hidden:  # blind mode: the model's choice would point at the answer as much as gold does
+            return self._hidden_choice(text, view)
         acc, norm = score.prediction, score.prediction_norm
         text.append(f"prefers {_pick(acc)}", "bold")
         if norm != acc:
@@ -101,6 +103,17 @@ class ScorePanel(Static):
         return text
 
     @staticmethod
+    def _hidden_choice(text: Text, view: ScoreView) -> Text:
+        """A scored item the annotator has not voted on: the same lines, without the model's choice."""
+        text.append("scored · its choice stays hidden until you vote on this item (blind mode)", "dim")
+        if view.state:
+            text.append(f" · {view.state}", "red" if view.error else "italic")
+        text.append("\n" * view.rows)
+        text.append("\ncheck   ", "bold")
+        text.append("gold and the model's choice hidden until you vote", "dim")
+        return text
+
+    @staticmethod
     def _append_checks(text: Text, view: ScoreView, score: ItemScore | None) -> None:
         """Gold and votes against the model's choice, then the solution-only baseline."""
         parts: list[tuple[str, str]] = []
@@ -124,7 +137,7 @@ class ScorePanel(Static):
                 else:
                     parts.append(("no votes yet", "dim"))
         baseline = view.baseline
-        if baseline is not None:
+        if baseline is not None and not view.gold_hidden:
             shortcut = not view.gold_hidden and baseline.correct is True
             parts.append((
                 f"no prompt: picks {_pick(baseline.prediction)}" + (" = gold: a shortcut" if shortcut else ""),

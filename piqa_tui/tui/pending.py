@@ -1,0 +1,111 @@
+"""Actions waiting for the workspace: a write that found it busy is retried until it is recorded.
+
+Another process may hold the workspace's write lock for a long time (a large
+``votes import``, a backup tool, a stuck script). An action that finds it busy
+is kept here, in order, and retried every ``RETRY_SECONDS`` with a short wait
+so the screen stays responsive; the screen shows it only once it is committed.
+After ``GIVE_UP_SECONDS`` the waiting actions are dropped and the user is told
+which were not recorded. Any other failure (full disk, read-only workspace) is
+reported at once: nothing is shown that was not recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from piqa_tui.core.errors import PiqaError, WorkspaceBusy
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.timer import Timer
+
+    from piqa_tui.core.workspace.log import Workspace
+
+RETRY_SECONDS = 1.0
+RETRY_WAIT = 0.05  # how long one retry waits for the lock: the keys stay live between retries
+GIVE_UP_SECONDS = 120.0
+
+
+@dataclass
+class Pending:
+    """One action not yet recorded: what to call, what to do once it is, and how to name it to the user."""
+
+    what: str
+    attempt: Callable[[], object]
+    done: Callable[[object], None]
+    since: float = field(default_factory=time.monotonic)
+
+
+class PendingWrites:
+    """The app's queue of actions waiting for a busy workspace (one per app)."""
+
+    def __init__(self, app: "App[object]", workspace: Callable[[], "Workspace | None"]) -> None:
+        self.app = app
+        self.workspace = workspace
+        self.queue: deque[Pending] = deque()
+        self._timer: Timer | None = None
+
+    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
+        """Run ``attempt`` (which records in the workspace) then ``done`` with its result; when the
+        workspace is busy, keep it pending and retry; when it fails otherwise, say so."""
+        action = Pending(what, attempt, done)
+        if self.queue:  # behind the ones already waiting, so actions are recorded in the order made
+            self.queue.append(action)
+            self.app.notify(f"workspace busy, retrying: {what} waits its turn ({len(self.queue)} pending)", timeout=4)
+            return
+        try:
+            result = attempt()
+        except WorkspaceBusy:
+            self.queue.append(action)
+            self.app.notify(f"workspace busy, retrying: {what} is not recorded yet", severity="warning", timeout=6)
+            self._schedule()
+            return
+        except PiqaError as exc:
+            self.app.notify(f"{what} was not recorded: {exc}", severity="error", timeout=12)
+            return
+        done(result)
+
+    def _schedule(self) -> None:
+        if self._timer is None:
+            self._timer = self.app.set_interval(RETRY_SECONDS, self._retry)
+
+    def _retry(self) -> None:
+        workspace = self.workspace()
+        while self.queue:
+            head = self.queue[0]
+            try:
+                result = self._attempt(head, workspace)
+            except WorkspaceBusy:
+                if time.monotonic() - head.since > GIVE_UP_SECONDS:
+                    self._give_up()
+                return
+            except PiqaError as exc:
+                self.queue.popleft()
+                self.app.notify(f"{head.what} was not recorded: {exc}", severity="error", timeout=12)
+                continue
+            self.queue.popleft()
+            head.done(result)
+            self.app.notify(f"recorded after waiting: {head.what}", timeout=3)
+        self._stop()
+
+    @staticmethod
+    def _attempt(action: Pending, workspace: "Workspace | None") -> object:
+        if workspace is None:
+            return action.attempt()
+        with workspace.waiting(RETRY_WAIT):
+            return action.attempt()
+
+    def _give_up(self) -> None:
+        names = ", ".join(p.what for p in self.queue)
+        self.queue.clear()
+        self._stop()
+        self.app.notify(f"workspace still busy after {GIVE_UP_SECONDS:g} s: not recorded: {names}; do them again later",
+                        severity="error", timeout=30)
+
+    def _stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
