@@ -40,7 +40,6 @@ def piqa_slice(folder: Path, n: int) -> Path:
 
 async def measure(path: Path, presses: int) -> tuple[float, list[float]]:
     from piqa_tui.tui.app import AppSettings, PiqaApp
-    from piqa_tui.tui.model_scores import scores_for
     from piqa_tui.tui.screens.main import MainScreen
     from piqa_tui.tui.session import OpenRequest
 
@@ -50,7 +49,7 @@ async def measure(path: Path, presses: int) -> tuple[float, list[float]]:
         while not (isinstance(app.screen, MainScreen) and app.screen.current is not None):
             await pilot.pause(0.02)
         main = app.screen
-        model = scores_for(main.project)
+        model = main.session.scores
         for k in range(presses + 1):
             if k:
                 await pilot.press("j")

@@ -14,7 +14,7 @@ from piqa_tui.core.votes.policy import Decision, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
 
-from piqa_tui.tui.voting import ballots_for
+from piqa_tui.tui.voting import Ballots
 
 from .conftest import SAMPLES, copy_sample
 
@@ -70,7 +70,7 @@ def test_votes_against_gold_are_a_status_under_every_policy_and_every_change_is_
         set_project_policy(project, parse_policy(spec))
         found = decisions(Project.open(path))
         assert {i for i, d in found.items() if d.status is Status.AGAINST_GOLD} == expected, spec
-        assert ballots_for(Project.open(path), reviewer=True).queue(Status.AGAINST_GOLD) == sorted(expected)
+        assert Ballots(Project.open(path), reviewer=True).queue(Status.AGAINST_GOLD) == sorted(expected)
     set_project_policy(project, parse_policy("majority:2/3"))
     agree = json.loads(_run("agree", str(path), "--json").stdout)
     assert agree["gold_changes"] == [{"id": "dz-007", "gold": 1, "decided": 0}, {"id": "dz-010", "gold": 0, "decided": 1}]

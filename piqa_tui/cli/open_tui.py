@@ -21,7 +21,7 @@ from piqa_tui.settings.config import load_config
 from piqa_tui.settings.locations import bundled_sample, is_bundled
 from piqa_tui.tui import cell_widths
 from piqa_tui.tui.keymap import ALL_ACTIONS, validate_keymap
-from piqa_tui.tui.model_scores import LOW_MARGIN, set_low_margin
+from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.session import OpenRequest
 from piqa_tui.tui.themes import theme_name
 
@@ -45,8 +45,9 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
     known = {a.id for a in ALL_ACTIONS}
     keys = {k: v for k, v in config.keys.items() if k in known and isinstance(v, str) and v.strip()}
     cell_widths.install(WidthPolicy(width_mode(config.width_policy)))
+    low_margin = LOW_MARGIN
     if isinstance(config.low_margin, (int, float)) and not isinstance(config.low_margin, bool) and config.low_margin > 0:
-        set_low_margin(config.low_margin)
+        low_margin = float(config.low_margin)
     else:
         warnings.append(f"config: low_margin {config.low_margin!r} is not a positive number of nats; using {LOW_MARGIN:g}")
     bidi = args.bidi or config.bidi
@@ -76,6 +77,7 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
         theme=theme_name(args.theme or config.theme),
         keys=keys,
         reviewer=bool(args.reviewer),
+        low_margin=low_margin,
         check_terminal=bool(args.check_terminal),
         warnings=warnings,
     )

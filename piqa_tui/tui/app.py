@@ -28,6 +28,7 @@ from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
+from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
@@ -36,7 +37,6 @@ from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.session import OpenRequest, Session
 from piqa_tui.tui.themes import THEMES
-from piqa_tui.tui.voting import ballots_for
 from piqa_tui.tui.widgets.field_editor import FieldEditor
 from piqa_tui.tui.widgets.label_line import LabelChooser
 
@@ -57,6 +57,7 @@ class AppSettings:
     theme: str = "piqa-dark"
     keys: dict[str, str] = field(default_factory=dict)
     reviewer: bool = False
+    low_margin: float = LOW_MARGIN  # nats: the low-margin queue's threshold (config ``low_margin``)
     check_terminal: bool = False
     warnings: list[str] = field(default_factory=list)
 
@@ -116,7 +117,7 @@ class PiqaApp(App[None]):
     @work(thread=True, exclusive=True, group="open", description="open_dataset")
     def open_dataset(self, request: OpenRequest, keep_id: str | None = None) -> None:
         try:
-            session = Session.open(request)
+            session = Session.open(request, reviewer=self.reviewer, low_margin=self.settings.low_margin)
         except PiqaError as exc:
             self.call_from_thread(self._failed, str(exc))
             return
@@ -138,7 +139,6 @@ class PiqaApp(App[None]):
         self.unsaved = bool(session.project.state.edited)
         self.disk_warning = ""
         self._disk_notified = False
-        ballots_for(session.project, reviewer=self.reviewer)
         main = MainScreen(session)
         self.switch_screen(main)
         if keep_id and keep_id in session.project.index:
@@ -424,7 +424,7 @@ class PiqaApp(App[None]):
     def gold_hidden(self, item: Item) -> bool:
         """Whether the gold label stays hidden for this item: blind mode until you voted on it (not for reviewers)."""
         session = self.session
-        return session is not None and not ballots_for(session.project).visible(item.id)
+        return session is not None and not session.ballots.visible(item.id)
 
     def cycle_bidi(self) -> None:
         index = BIDI_CYCLE.index(self.bidi_mode) if self.bidi_mode in BIDI_CYCLE else -1

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.model_scores import scores_for
-from piqa_tui.tui.voting import STATUS_MARKS, ballots_for
+from piqa_tui.tui.model_scores import ModelScores
+from piqa_tui.tui.voting import STATUS_MARKS, Ballots
 
 
 class Validation:
@@ -71,21 +71,38 @@ class Validation:
         return True
 
 
+@dataclass
+class Marks:
+    """Marks from other features (dedup, model scoring) by item id; the list shows them."""
+
+    duplicates: set[str] = field(default_factory=set)
+    model_disagrees: set[str] = field(default_factory=set)
+
+
+class Sources(Protocol):
+    """What the queues and the marks read: the session has all of it (tests may build one)."""
+
+    project: Project
+    validation: Validation
+    ballots: Ballots
+    scores: ModelScores
+    marks: Marks
+
+
 @dataclass(frozen=True)
 class Queue:
     name: str
     help: str
-    test: Callable[[Project, Validation, int, Item], bool]
-    order: Callable[[Project, Item], float] | None = None  # sort key of the queue's items; None keeps file order
+    test: Callable[[Sources, int, Item], bool]
+    order: Callable[[Sources, Item], float] | None = None  # sort key of the queue's items; None keeps file order
 
 
-def _status_is(status: Status) -> Callable[[Project, Validation, int, Item], bool]:
+def _status_is(status: Status) -> Callable[[Sources, int, Item], bool]:
     """A status queue holds only items whose status the user may see (blind mode: the ones voted on),
     so neither its rows nor its count in the filter dialog give away how others voted."""
 
-    def test(p: Project, v: Validation, pos: int, it: Item) -> bool:
-        ballots = ballots_for(p)
-        return ballots.visible(it.id) and ballots.status(it.id) is status
+    def test(s: Sources, pos: int, it: Item) -> bool:
+        return s.ballots.visible(it.id) and s.ballots.status(it.id) is status
 
     return test
 
@@ -94,11 +111,11 @@ def _status_is(status: Status) -> Callable[[Project, Validation, int, Item], boo
 QUEUES: dict[str, Queue] = {
     q.name: q
     for q in (
-        Queue("all", "every item", lambda p, v, pos, it: True),
-        Queue("unvoted", "items you have not voted on", lambda p, v, pos, it: not has_voted(p, it.id)),
-        Queue("flagged", "items with a flag", lambda p, v, pos, it: bool(p.state.flags.get(it.id))),
-        Queue("edited", "items changed in this workspace", lambda p, v, pos, it: it.id in p.state.edited),
-        Queue("invalid", "items with a problem validate reports", lambda p, v, pos, it: v.is_invalid(pos)),
+        Queue("all", "every item", lambda s, pos, it: True),
+        Queue("unvoted", "items you have not voted on", lambda s, pos, it: not has_voted(s.project, it.id)),
+        Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
+        Queue("edited", "items changed in this workspace", lambda s, pos, it: it.id in s.project.state.edited),
+        Queue("invalid", "items with a problem validate reports", lambda s, pos, it: s.validation.is_invalid(pos)),
         Queue("needs-votes", "items without enough votes to decide", _status_is(Status.NEEDS_VOTES)),
         Queue("agreed", "items whose votes agree under the policy", _status_is(Status.AGREED)),
         Queue("disagreement", "items whose votes disagree: to adjudicate", _status_is(Status.DISAGREEMENT)),
@@ -109,19 +126,19 @@ QUEUES: dict[str, Queue] = {
         Queue(
             "model-wrong",
             "the model's choice is not gold, surest first",
-            lambda p, v, pos, it: scores_for(p).disagrees(it) and ballots_for(p).visible(it.id),
-            order=lambda p, it: -scores_for(p).margin(it),
+            lambda s, pos, it: s.scores.disagrees(it) and s.ballots.visible(it.id),
+            order=lambda s, it: -s.scores.margin(it),
         ),
         Queue(
             "low-margin",
             "the model barely prefers one (margin < low_margin, default 1 nat), lowest first",
-            lambda p, v, pos, it: scores_for(p).low_margin(it),
-            order=lambda p, it: scores_for(p).margin(it),
+            lambda s, pos, it: s.scores.low_margin(it),
+            order=lambda s, it: s.scores.margin(it),
         ),
         Queue(
             "solution-only",
             "the model picks gold without the prompt (M baseline)",
-            lambda p, v, pos, it: scores_for(p).shortcut(it) and ballots_for(p).visible(it.id),
+            lambda s, pos, it: s.scores.shortcut(it) and s.ballots.visible(it.id),
         ),
     )
 }
@@ -151,32 +168,22 @@ class Filters:
         return ", ".join(parts) or "all items"
 
 
-def filtered_positions(
-    project: Project, validation: Validation, filters: Filters, ranked: list[int] | None = None
-) -> list[int]:
+def filtered_positions(sources: Sources, filters: Filters, ranked: list[int] | None = None) -> list[int]:
     """Positions of the items that pass ``filters``: in ``ranked`` order when searching, else the queue's order (file order)."""
     queue = QUEUES[filters.queue]
-    candidates = ranked if ranked is not None else range(len(project.items))
-    items = project.items
+    items = sources.project.items
+    candidates = ranked if ranked is not None else range(len(items))
     out = []
     for pos in candidates:
         item = items[pos]
         if filters.column is not None and item.meta.get(filters.column, "") != (filters.value or ""):
             continue
-        if filters.queue != "all" and not queue.test(project, validation, pos, item):
+        if filters.queue != "all" and not queue.test(sources, pos, item):
             continue
         out.append(pos)
     if queue.order is not None and ranked is None:
-        out.sort(key=lambda pos: queue.order(project, items[pos]))  # type: ignore[misc]
+        out.sort(key=lambda pos: queue.order(sources, items[pos]))  # type: ignore[misc]
     return out
-
-
-@dataclass
-class Marks:
-    """Marks from other features (dedup, model scoring) by item id; the list shows them."""
-
-    duplicates: set[str] = field(default_factory=set)
-    model_disagrees: set[str] = field(default_factory=set)
 
 
 # The status marks, in column order: (mark, name, meaning). Each takes one cell.
@@ -194,8 +201,9 @@ MARK_LEGEND: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def row_marks(project: Project, validation: Validation, marks: Marks, position: int, item: Item) -> str:
+def row_marks(sources: Sources, position: int, item: Item) -> str:
     """The mark column of one list row: one cell per mark, a space where it does not apply."""
+    project, marks, ballots = sources.project, sources.marks, sources.ballots
     item_id = item.id
     flags = project.state.flags.get(item_id)
     return "".join(
@@ -204,9 +212,9 @@ def row_marks(project: Project, validation: Validation, marks: Marks, position: 
             "✓" if has_voted(project, item_id) else " ",
             "⚑" if flags else " ",
             "≈" if item_id in marks.duplicates or (flags and "duplicate" in flags) else " ",
-            "✗" if item_id in marks.model_disagrees and ballots_for(project).visible(item_id) else " ",
-            "!" if validation.is_invalid(position) else " ",
-            ballots_for(project).status_mark(item),
+            "✗" if item_id in marks.model_disagrees and ballots.visible(item_id) else " ",
+            "!" if sources.validation.is_invalid(position) else " ",
+            ballots.status_mark(item),
         )
     )
 

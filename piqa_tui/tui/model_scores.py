@@ -1,6 +1,6 @@
 """What the model said about the items, as the TUI shows it: scores, queues and marks.
 
-``ModelScores`` keeps, per opened project, the latest :class:`ItemScore` of
+``ModelScores`` keeps, for the session's project, the latest :class:`ItemScore` of
 each item for the chosen template (and of the solution-only baseline), each
 with the item it was computed for: after an edit a score no longer counts
 until the item is scored again, and a changed gold label is judged afresh.
@@ -10,32 +10,17 @@ without a screen.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
-from weakref import WeakKeyDictionary
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.scoring.engine import ScoringEngine
 from piqa_tui.core.scoring.results import ItemScore, summarise, with_label
 from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
-from piqa_tui.core.workspace.project import Project
-from piqa_tui.settings.model_choice import choose_model
 
 # Below this margin (nats between the best and second-best solution) the model barely prefers one:
 # by default, the best is less than e ≈ 2.7 times as likely as the runner-up. ``low_margin`` in
-# the config file changes it (``set_low_margin``), e.g. for templates whose margins run small.
+# the config file changes it (through ``AppSettings`` and the session), e.g. for templates whose
+# margins run small.
 LOW_MARGIN = 1.0
-_threshold = LOW_MARGIN
-
-
-def set_low_margin(nats: float) -> None:
-    """The low-margin queue's threshold for this process, in nats (positive)."""
-    global _threshold
-    _threshold = float(nats)
-
-
-def low_margin_threshold() -> float:
-    return _threshold
 
 
 def _same_content(a: Item, b: Item) -> bool:
@@ -45,8 +30,9 @@ def _same_content(a: Item, b: Item) -> bool:
 class ModelScores:
     """The scores this session knows, by item id, for one template at a time."""
 
-    def __init__(self, template: Template | None = None) -> None:
+    def __init__(self, template: Template | None = None, low_margin: float = LOW_MARGIN) -> None:
         self.template = template or get_template(DEFAULT_TEMPLATE)
+        self.low_margin_threshold = float(low_margin)  # nats: the low-margin queue holds items below it
         self.model = ""  # the model's file name, for display
         self.identity = ""  # the cache's model key
         self.active = False  # scoring was used on this dataset: the item view shows the panel
@@ -103,7 +89,7 @@ class ModelScores:
 
     def low_margin(self, item: Item) -> bool:
         score = self.get(item)
-        return score is not None and score.margin < _threshold
+        return score is not None and score.margin < self.low_margin_threshold
 
     def shortcut(self, item: Item) -> bool:
         """Without reading the prompt, the model still picks the gold solution."""
@@ -137,51 +123,3 @@ class ModelScores:
     def disagreeing_ids(self, items: Iterable[Item]) -> set[str]:
         """Ids of the items the model gets wrong (the list's ✗ mark)."""
         return {item.id for item in items if self.disagrees(item)}
-
-
-_SCORES: "WeakKeyDictionary[Project, ModelScores]" = WeakKeyDictionary()
-
-
-def scores_for(project: Project) -> ModelScores:
-    """The ``ModelScores`` of a project (one per opened project)."""
-    found = _SCORES.get(project)
-    if found is None:
-        found = _SCORES[project] = ModelScores()
-    return found
-
-
-def refresh_marks(project: Project, marks: set[str], item_ids: Iterable[str] | None = None) -> None:
-    """Bring the ✗ marks of ``item_ids`` (all items when None) in step with the scores and the items."""
-    model = _SCORES.get(project)
-    if item_ids is None:
-        marks.clear()
-        if model is not None:
-            marks.update(model.disagreeing_ids(project.items))
-        return
-    for item_id in item_ids:
-        position = project.index.get(item_id)
-        if model is not None and position is not None and model.disagrees(project.items[position]):
-            marks.add(item_id)
-        else:
-            marks.discard(item_id)
-
-
-_engines_lock = threading.Lock()
-_ENGINES: "WeakKeyDictionary[Project, ScoringEngine]" = WeakKeyDictionary()
-
-
-def engine_for(project: Project) -> ScoringEngine:
-    """The project's engine, made on first use with the model ``choose_model`` finds; ModelError when none."""
-    with _engines_lock:
-        engine = _ENGINES.get(project)
-        if engine is None:
-            engine = _ENGINES[project] = ScoringEngine(project, choose_model())
-        return engine
-
-
-def close_engine(project: Project) -> None:
-    """Free the project's model (waits for the chunk in flight)."""
-    with _engines_lock:
-        engine = _ENGINES.pop(project, None)
-    if engine is not None:
-        engine.close()

@@ -1,15 +1,20 @@
-"""What one run of the TUI works on: the project and what the screens derive from it.
+"""What one run of the TUI works on: the project, its per-project services and what the screens derive from it.
 
 Built off the UI thread (opening a 100,000-item file takes seconds), then
-handed to the screens. Holds no Textual objects, so tests can build one
-directly.
+handed to the screens. The session owns the services every screen shares: the
+votes as this user may see them (``Ballots``), the model's scores
+(``ModelScores``, with the low-margin threshold from the settings) and the
+scoring engine, made on first use. Holds no Textual objects, so tests can
+build one directly.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import threading
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Callable
 
 from piqa_tui.core.dataset.checks import CheckConfig
@@ -17,11 +22,13 @@ from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.gcpause import settle
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.listing import Marks, Validation
-from piqa_tui.tui.model_scores import refresh_marks
+from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores
 from piqa_tui.tui.search import SearchIndex
+from piqa_tui.tui.voting import Ballots
 
 if TYPE_CHECKING:
     from piqa_tui.core.dedup.scan import DuplicateScan
+    from piqa_tui.core.scoring.engine import ScoringEngine
 
 
 # How long the TUI waits for another process's write lock before the action goes pending (see pending.py):
@@ -46,20 +53,30 @@ class Session:
     request: OpenRequest
     project: Project
     validation: Validation
+    reviewer: InitVar[bool] = False  # reviewer mode: no blind mode for this user
+    low_margin: InitVar[float] = LOW_MARGIN  # nats: the low-margin queue's threshold
     marks: Marks = field(default_factory=Marks)
     search_index: SearchIndex | None = None
     categories: dict[str, list[tuple[str, int]]] | None = None
     disk_stamp: tuple[int, int] | None = None
     duplicate_scan: "DuplicateScan | None" = None  # the duplicates screen's last results
+    ballots: Ballots = field(init=False)
+    scores: ModelScores = field(init=False)
+    _engine: "ScoringEngine | None" = field(default=None, init=False, repr=False)
+    _engine_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self, reviewer: bool, low_margin: float) -> None:
+        self.ballots = Ballots(self.project, reviewer)
+        self.scores = ModelScores(low_margin=low_margin)
 
     @classmethod
-    def open(cls, request: OpenRequest) -> "Session":
+    def open(cls, request: OpenRequest, reviewer: bool = False, low_margin: float = LOW_MARGIN) -> "Session":
         """Open the dataset and its workspace (slow on big files: call it from a worker thread)."""
         mapping = parse_mapping(request.mapping) if request.mapping else None
         project = Project.open(request.path, mapping=mapping, workspace=request.workspace, annotator=request.annotator,
                                busy_timeout=request.busy_timeout)
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
-        session = cls(request, project, validation)
+        session = cls(request, project, validation, reviewer, low_margin)
         session.disk_stamp = session.stat()
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session
@@ -90,9 +107,44 @@ class Session:
                 self.search_index = index
         return self.search_index
 
+    # ------------------------------------------------------------- the model
+
+    def engine(self) -> "ScoringEngine":
+        """The project's scoring engine, made on first use with the model ``choose_model`` finds; ModelError when none."""
+        with self._engine_lock:  # worker threads ask for it concurrently: one engine, one model in memory
+            if self._engine is None:
+                from piqa_tui.core.scoring.engine import ScoringEngine
+                from piqa_tui.settings.model_choice import choose_model
+
+                self._engine = ScoringEngine(self.project, choose_model())
+            return self._engine
+
+    def close_engine(self) -> None:
+        """Free the model (waits for the chunk in flight); the next ``engine()`` makes a new one."""
+        with self._engine_lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
+
+    def refresh_model_marks(self, item_ids: Iterable[str] | None = None) -> None:
+        """Bring the list's ✗ marks of ``item_ids`` (all items when None) in step with the scores and the items."""
+        marks, scores, project = self.marks.model_disagrees, self.scores, self.project
+        if item_ids is None:
+            marks.clear()
+            marks.update(scores.disagreeing_ids(project.items))
+            return
+        for item_id in item_ids:
+            position = project.index.get(item_id)
+            if position is not None and scores.disagrees(project.items[position]):
+                marks.add(item_id)
+            else:
+                marks.discard(item_id)
+
+    # ----------------------------------------------------------------- edits
+
     def items_changed(self, item_ids: list[str]) -> None:
         """Keep derived data in step with edits (ours or another process's)."""
-        refresh_marks(self.project, self.marks.model_disagrees, set(item_ids))  # an edited item's score no longer counts
+        self.refresh_model_marks(set(item_ids))  # an edited item's score no longer counts
         if self.search_index is not None:
             for item_id in set(item_ids):
                 position = self.project.index.get(item_id)

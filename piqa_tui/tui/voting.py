@@ -10,7 +10,6 @@ imports no Textual, so the rules are tested without a screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import cast_votes, current_vote, may_see_answers
@@ -192,16 +191,3 @@ class Ballots:
         stale = sum(v.choice == STALE for v in self.project.state.votes.get(item_id, {}).values())
         earlier = f"; {stale} predate an edit (cast on an earlier text: vote again)" if stale else ""
         return f"needs votes: {cast} in, {describe_policy(self.policy)}{earlier}"
-
-
-_BALLOTS: "WeakKeyDictionary[Project, Ballots]" = WeakKeyDictionary()
-
-
-def ballots_for(project: Project, reviewer: bool | None = None) -> Ballots:
-    """The ``Ballots`` of a project (one per opened project); ``reviewer`` sets the mode when given."""
-    ballots = _BALLOTS.get(project)
-    if ballots is None:
-        ballots = _BALLOTS[project] = Ballots(project, bool(reviewer))
-    elif reviewer is not None:
-        ballots.reviewer = reviewer
-    return ballots

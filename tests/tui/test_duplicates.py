@@ -42,7 +42,7 @@ def listed(screen: DuplicatesScreen) -> list[list[str]]:
 def marks_of(pilot, item_id: str) -> str:
     main = pilot.app.main_screen
     position = main.project.index[item_id]
-    return row_marks(main.project, main.session.validation, main.session.marks, position, main.project.items[position])
+    return row_marks(main.session, position, main.project.items[position])
 
 
 async def test_planted_clusters_are_found_and_resolved(darija: Path) -> None:

@@ -46,28 +46,24 @@ def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) 
     from piqa_tui.core.dataset.item import Item
     from piqa_tui.core.scoring.results import ItemScore
     from piqa_tui.core.scoring.templates import get_template
-    from piqa_tui.tui.model_scores import (
-        LOW_MARGIN,
-        ModelScores,
-        low_margin_threshold,
-        set_low_margin,
-    )
+    from piqa_tui.tui.model_scores import LOW_MARGIN
+    from piqa_tui.tui.session import OpenRequest, Session
 
     item = Item("a", "p", ("x", "y"), 0, 0)
     score = ItemScore("a", (-3.0, -5.5), (1, 1), (1, 1), 0, get_template("piqa").name)  # margin 2.5 nats
-    model = ModelScores()
-    model.put([item], [score])
-    try:
-        config.write_text('width_policy = "codepoint"\nlow_margin = 3.0\n')
-        launch_module.settings_from(args(path=str(darija)))
-        assert low_margin_threshold() == 3.0 and model.low_margin(item)
-        config.write_text('width_policy = "codepoint"\nlow_margin = "high"\n')
-        settings = launch_module.settings_from(args(path=str(darija)))
-        assert any("low_margin 'high' is not a positive number" in w for w in settings.warnings)
-        set_low_margin(LOW_MARGIN)
-        assert not model.low_margin(item)
-    finally:
-        set_low_margin(LOW_MARGIN)
+    config.write_text('width_policy = "codepoint"\nlow_margin = 3.0\n')
+    settings = launch_module.settings_from(args(path=str(darija)))
+    assert settings.low_margin == 3.0
+    session = Session.open(OpenRequest(darija), low_margin=settings.low_margin)  # as the app opens it
+    session.scores.put([item], [score])
+    assert session.scores.low_margin_threshold == 3.0 and session.scores.low_margin(item)
+    config.write_text('width_policy = "codepoint"\nlow_margin = "high"\n')
+    settings = launch_module.settings_from(args(path=str(darija)))
+    assert any("low_margin 'high' is not a positive number" in w for w in settings.warnings)
+    assert settings.low_margin == LOW_MARGIN
+    default = Session.open(OpenRequest(darija), low_margin=settings.low_margin)
+    default.scores.put([item], [score])
+    assert not default.scores.low_margin(item)
 
 
 def test_the_bundled_sample_opens_without_a_path(config: Path) -> None:

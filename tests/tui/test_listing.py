@@ -22,6 +22,7 @@ from piqa_tui.tui.listing import (
     row_marks,
 )
 from piqa_tui.tui.search import SearchIndex, normalise
+from piqa_tui.tui.session import OpenRequest, Session
 from tests.conftest import SAMPLES
 
 
@@ -30,43 +31,43 @@ def ids(project: Project, positions: list[int]) -> list[str]:
 
 
 def test_queues_follow_the_workspace(darija: Path) -> None:
-    project = Project.open(darija, annotator="amina")
-    validation = Validation(project)
-    assert len(filtered_positions(project, validation, Filters(queue="unvoted"))) == 36
+    session = Session.open(OpenRequest(darija, annotator="amina"))
+    project = session.project
+    assert len(filtered_positions(session, Filters(queue="unvoted"))) == 36
     project.vote("dz-001", "1")
     project.vote("dz-002", "skip")  # unsure still counts as voted
     project.set_flag("dz-003", "ungrammatical")
     project.swap_solutions("dz-004", 0, 1)
-    assert "dz-001" not in ids(project, filtered_positions(project, validation, Filters(queue="unvoted")))
-    assert "dz-002" not in ids(project, filtered_positions(project, validation, Filters(queue="unvoted")))
-    assert ids(project, filtered_positions(project, validation, Filters(queue="flagged"))) == ["dz-003"]
-    assert ids(project, filtered_positions(project, validation, Filters(queue="edited"))) == ["dz-004"]
-    invalid = ids(project, filtered_positions(project, validation, Filters(queue="invalid")))
+    assert "dz-001" not in ids(project, filtered_positions(session, Filters(queue="unvoted")))
+    assert "dz-002" not in ids(project, filtered_positions(session, Filters(queue="unvoted")))
+    assert ids(project, filtered_positions(session, Filters(queue="flagged"))) == ["dz-003"]
+    assert ids(project, filtered_positions(session, Filters(queue="edited"))) == ["dz-004"]
+    invalid = ids(project, filtered_positions(session, Filters(queue="invalid")))
     assert {"dz-012", "dz-024", "dz-033"} <= set(invalid)  # the planted problems of samples/README.md
 
 
 def test_filters_combine_queue_column_and_search_order(darija: Path) -> None:
-    project = Project.open(darija, annotator="t")
-    validation = Validation(project)
-    cooking = filtered_positions(project, validation, Filters(column="category", value="cooking"))
+    session = Session.open(OpenRequest(darija, annotator="t"))
+    project = session.project
+    cooking = filtered_positions(session, Filters(column="category", value="cooking"))
     assert len(cooking) == 10 and all(project.items[p].meta["category"] == "cooking" for p in cooking)
     ranked = [30, 2, 5, 1]
-    kept = filtered_positions(project, validation, Filters(search="x"), ranked)
+    kept = filtered_positions(session, Filters(search="x"), ranked)
     assert kept == ranked  # search order is kept
     assert Filters(queue="invalid", column="category", value="health").describe() == "queue invalid, category = health"
 
 
 def test_row_marks(darija: Path) -> None:
-    project = Project.open(darija, annotator="t")
-    validation = Validation(project)
-    marks = Marks(duplicates={"dz-029"}, model_disagrees={"dz-007"})
+    session = Session.open(OpenRequest(darija, annotator="t"))
+    project = session.project
+    session.marks = Marks(duplicates={"dz-029"}, model_disagrees={"dz-007"})
     project.vote("dz-007", "0")
     project.edit("dz-007", {"prompt": project.item("dz-007").prompt + "!"})
     project.set_flag("dz-007", "culturally-wrong")
-    row = row_marks(project, validation, marks, project.index["dz-007"], project.item("dz-007"))
+    row = row_marks(session, project.index["dz-007"], project.item("dz-007"))
     assert row == "✎✓⚑ ✗  "  # the last cell is the decision status: 1 vote of 3 needs more
-    assert row_marks(project, validation, marks, project.index["dz-029"], project.item("dz-029"))[3] == "≈"
-    assert row_marks(project, validation, marks, project.index["dz-012"], project.item("dz-012"))[5] == "!"
+    assert row_marks(session, project.index["dz-029"], project.item("dz-029"))[3] == "≈"
+    assert row_marks(session, project.index["dz-012"], project.item("dz-012"))[5] == "!"
 
 
 def test_validation_forgets_an_item_once_it_changes(darija: Path) -> None:

@@ -19,7 +19,7 @@ from piqa_tui.core.scoring.backend import ContinuationScore
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import get_template
 from piqa_tui.tui.listing import Filters, filtered_positions
-from piqa_tui.tui.model_scores import LOW_MARGIN, scores_for
+from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
@@ -82,7 +82,7 @@ async def choose(pilot, key: str) -> None:
 async def test_m_shows_what_score_items_computes_and_blind_mode_hides_gold(piqa20: Path) -> None:
     async with curate(piqa20) as pilot:
         main = main_screen(pilot)
-        model = scores_for(main.project)
+        model = main.session.scores
         await pilot.press("j")
         item = main.current
         assert item is not None and item.id == "r2"
@@ -114,7 +114,7 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
     async with curate(piqa20, reviewer=True) as pilot:
         main = main_screen(pilot)
         project = main.project
-        model = scores_for(project)
+        model = main.session.scores
         items = list(project.items)
 
         await pilot.press("M")
@@ -156,7 +156,7 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
         assert [direct[i].margin for i in shown] == sorted((direct[i].margin for i in shown), reverse=True)
         assert all(main._marks(p, project.items[p])[4] == "✗" for p in main.item_list.rows)
 
-        low = filtered_positions(project, main.session.validation, Filters("low-margin"))
+        low = filtered_positions(main.session, Filters("low-margin"))
         expected_low = sorted((i.id for i in items if direct[i.id].margin < LOW_MARGIN), key=lambda i: direct[i].margin)
         assert [project.items[p].id for p in low] == expected_low
 
@@ -180,7 +180,7 @@ async def test_solution_only_baseline_is_a_queue(tmp_path: Path) -> None:
     async with curate(piqa_slice(tmp_path, 6), reviewer=True) as pilot:
         main = main_screen(pilot)
         project = main.project
-        model = scores_for(project)
+        model = main.session.scores
         await pilot.press("M")
         await choose(pilot, "baseline")
         await wait_for(pilot, lambda: not main.scoring_running, MODEL_TIMEOUT)
@@ -216,7 +216,7 @@ def test_results_screen(snap_compare, tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await wait_for(pilot, lambda: app.session.validation.complete)
         main = app.screen
-        model = scores_for(main.project)
+        model = main.session.scores
         model.use(get_template("piqa"), "test-model", "gemma-3-270m-q4_k_m.gguf")
         model.put(main.project.items, _fake_scores(main.project.items))
         model.active = True

@@ -23,7 +23,7 @@ from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import ballots_for, choice_text
+from piqa_tui.tui.voting import choice_text
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 from piqa_tui.tui.widgets.item_view import ItemView
 from piqa_tui.tui.widgets.vote_panel import VotePanel
@@ -76,7 +76,7 @@ class AdjudicationScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.project = session.project
-        self.ballots = ballots_for(self.project)
+        self.ballots = session.ballots
         self.show_done = False
         self.ids: list[str] = []
 

@@ -28,7 +28,7 @@ from piqa_tui.render.agreement import BreakdownTable, ReportTables, breakdown_ma
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.policy import choose_policy
 from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import ballots_for, describe_policy
+from piqa_tui.tui.voting import describe_policy
 
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 
@@ -98,8 +98,8 @@ class AgreementScreen(Screen[None]):
     # ------------------------------------------------------------ computing
 
     def action_recompute(self) -> None:
-        ballots_for(self.project).reload_policy()
-        self.compute(ballots_for(self.project).policy)
+        self.session.ballots.reload_policy()
+        self.compute(self.session.ballots.policy)
 
     def project_changed(self, item_ids: list[str]) -> None:
         """Votes arrived (from this process or another): the numbers follow."""
@@ -135,7 +135,7 @@ class AgreementScreen(Screen[None]):
             if main is not None:
                 main.after_change([])
 
-        choose_policy(self.app, ballots_for(self.project), changed)
+        choose_policy(self.app, self.session.ballots, changed)
 
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:

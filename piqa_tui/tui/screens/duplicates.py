@@ -45,7 +45,6 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import ballots_for
 from piqa_tui.tui.widgets.cluster_list import ClusterList
 from piqa_tui.tui.widgets.cluster_view import ClusterView, MemberCard
 
@@ -349,7 +348,7 @@ class DuplicatesScreen(Screen[None]):
         --against file (which cannot be voted on) once every member of this dataset has been, as its
         gold would give theirs away."""
         assert self.result is not None
-        ballots = ballots_for(self.project)
+        ballots = self.session.ballots
         local = [self.result.is_local(m) for m in cluster.members]
         seen = [ballots.visible(m.id) if is_local else True for m, is_local in zip(cluster.members, local)]
         all_seen = all(seen)

@@ -167,7 +167,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
             )
 
     def _marks(self, position: int, item: Item) -> str:
-        return row_marks(self.project, self.session.validation, self.session.marks, position, item)
+        return row_marks(self.session, position, item)
 
     def _empty_message(self) -> str:
         return f"no items match {self.filters.describe()} — esc clears" if self.filters.active else "the dataset has no items"
@@ -326,7 +326,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         if not filters.active:
             rows: range | list[int] = range(len(self.project.items))
         else:
-            rows = filtered_positions(self.project, self.session.validation, filters, ranked)
+            rows = filtered_positions(self.session, filters, ranked)
         self.item_list.set_rows(rows, keep, self._empty_message())
         self.show_current()
 
@@ -410,7 +410,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
             if name == "invalid" and not self.session.validation.complete:
                 count = "checking…"
             else:
-                count = str(len(filtered_positions(project, self.session.validation, Filters(queue=name))))
+                count = str(len(filtered_positions(self.session, Filters(queue=name))))
             current = "  ← now" if self.filters.queue == name else ""
             choices.append((f"queue:{name}", f"{name} ({count})", queue.help + current))
         for column, values in self.session.categorical_columns().items():

@@ -22,9 +22,8 @@ from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
-from piqa_tui.tui.model_scores import ModelScores, low_margin_threshold, scores_for
+from piqa_tui.tui.model_scores import ModelScores
 from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import ballots_for
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 PROMPT_CELLS = 60
@@ -68,7 +67,7 @@ class ModelResultsScreen(Screen[None]):
 
     @property
     def model(self) -> ModelScores:
-        return scores_for(self.project)
+        return self.session.scores
 
     def compose(self) -> ComposeResult:
         yield Static(id="results-header", markup=False)
@@ -92,7 +91,7 @@ class ModelResultsScreen(Screen[None]):
         self._draw_items()
 
     def _gold_hidden(self, item: Item) -> bool:
-        return not ballots_for(self.project).visible(item.id)
+        return not self.session.ballots.visible(item.id)
 
     def _draw_summary(self) -> None:
         model, every = self.model, self.project.items
@@ -100,7 +99,7 @@ class ModelResultsScreen(Screen[None]):
         header = f"Model results · {model.model or 'no model yet'} · template {model.template.name} · {scored:,}/{len(every):,} items scored"
         self.query_one("#results-header", Static).update(header)
         text = Text()
-        items = ballots_for(self.project).visible_items(every)  # blind mode: only the items voted on
+        items = self.session.ballots.visible_items(every)  # blind mode: only the items voted on
         if not scored or not model.count(items):
             text.append("Nothing scored yet. On the item list, m scores the current item and M every item." if not scored else
                         "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
@@ -116,7 +115,7 @@ class ModelResultsScreen(Screen[None]):
         mean = overall["mean_margin"]
         text.append(f"  mean margin {mean:.2f}" if mean is not None else "")
         low = sum(1 for item in items if model.low_margin(item))
-        text.append(f"  · {low:,} with margin below {low_margin_threshold():g} (queue low-margin)", "dim")
+        text.append(f"  · {low:,} with margin below {model.low_margin_threshold:g} (queue low-margin)", "dim")
         baseline_n = model.count(items, baseline=True)
         if baseline_n:
             base = model.summary(items, baseline=True)
@@ -135,7 +134,7 @@ class ModelResultsScreen(Screen[None]):
         self.query_one("#results-text", Static).update(Group(*body))
 
     def _breakdown(self, column: str) -> Table:
-        items = ballots_for(self.project).visible_items(self.project.items)
+        items = self.session.ballots.visible_items(self.project.items)
         groups = self.model.summary(items, column=column)["groups"]
         more = "  (c: next column)" if len(self.columns) > 1 else ""
         table = Table(title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))

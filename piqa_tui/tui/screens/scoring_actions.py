@@ -35,7 +35,7 @@ from piqa_tui.core.scoring.templates import (
 )
 from piqa_tui.core.votes.decisions import choices
 from piqa_tui.render.values import format_value
-from piqa_tui.tui.model_scores import ModelScores, engine_for, refresh_marks, scores_for
+from piqa_tui.tui.model_scores import ModelScores
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.widgets.score_panel import ScorePanel, ScoreView
 from piqa_tui.tui.widgets.scoring_bar import ScoringBar
@@ -116,7 +116,7 @@ class ScoringActions:
 
     @property
     def model_scores(self: "MainScreen") -> ModelScores:
-        return scores_for(self.project)
+        return self.session.scores
 
     @property
     def scoring_running(self: "MainScreen") -> bool:
@@ -138,7 +138,7 @@ class ScoringActions:
         if not workspace_has_scores(self.project):
             return
         try:
-            engine = engine_for(self.project)
+            engine = self.session.engine()
             # The template with the most cached scores (the default on a tie) is the one last used.
             found = [(engine.cached(items, t), t) for t in available_templates().values()]
             scores, template = max(found, key=lambda pair: (len(pair[0]), pair[1].key == default.key))
@@ -177,7 +177,7 @@ class ScoringActions:
     @work(thread=True, group="score-item", description="_score_item")
     def _score_item(self: "MainScreen", item: Item, template: Template) -> None:
         try:
-            engine = engine_for(self.project)
+            engine = self.session.engine()
             if not engine.loaded:
                 self.post_message(ItemScoring(item.id, f"loading {engine.choice.name}…"))
             score = engine.score_one(item, template)
@@ -254,7 +254,7 @@ class ScoringActions:
                    cancel: threading.Event) -> None:
         worker = get_current_worker()
         try:
-            engine = engine_for(self.project)
+            engine = self.session.engine()
             identity, name = engine.identity(), engine.choice.name
 
             def progress(report: RunProgress) -> None:
@@ -328,7 +328,7 @@ class ScoringActions:
     # ------------------------------------------------------------- drawing
 
     def _scores_changed(self: "MainScreen", item_ids: set[str] | list[str] | None = None, refilter: bool = True) -> None:
-        refresh_marks(self.project, self.session.marks.model_disagrees, item_ids)
+        self.session.refresh_model_marks(item_ids)
         self.item_list.invalidate()
         if refilter:
             self.refilter()

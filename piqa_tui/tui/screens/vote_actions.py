@@ -18,7 +18,7 @@ from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
 from piqa_tui.tui.screens.flag_dialog import FlagChoice, FlagDialog
 from piqa_tui.tui.screens.policy import choose_policy
-from piqa_tui.tui.voting import Ballots, ballots_for, choice_text
+from piqa_tui.tui.voting import Ballots, choice_text
 from piqa_tui.tui.widgets.vote_panel import VotePanel
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class VoteActions:
 
     @property
     def ballots(self: "MainScreen") -> Ballots:
-        return ballots_for(self.project)
+        return self.session.ballots
 
     def show_votes(self: "MainScreen", item: Item) -> None:
         """Fill the vote lines of the item view (what blind mode allows)."""
