@@ -137,7 +137,6 @@ def package_parents(edges: dict[str, set[str]]) -> dict[str, set[str]]:
     return {m: {t for t in targets if not within(m, t)} for m, targets in edges.items()}
 
 
-@pytest.mark.xfail(strict=True, reason="the main screen's vote and scoring mixins import it back (becoming controllers)")
 def test_no_import_cycles() -> None:
     assert cycles(package_parents(graph())) == []
 

@@ -28,6 +28,7 @@ from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
+from piqa_tui.tui.messages import ItemsChanged, MarksChanged, OthersChanged, ShowItem
 from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
@@ -185,6 +186,24 @@ class PiqaApp(App[None]):
                 return screen
         return None
 
+    # ------------------------------------------------- what screens say
+
+    def on_items_changed(self, message: ItemsChanged) -> None:
+        """A screen over the main one changed the project: the list, the item and the header follow."""
+        main = self.main_screen
+        if main is not None:
+            main.after_change(message.item_ids)
+
+    def on_marks_changed(self, message: MarksChanged) -> None:
+        main = self.main_screen
+        if main is not None:
+            main.marks_changed()
+
+    def on_show_item(self, message: ShowItem) -> None:
+        main = self.main_screen
+        if main is not None:
+            main.go_to_position(message.position)
+
     # ----------------------------------------------------------- watching
 
     def poll(self) -> None:
@@ -200,8 +219,8 @@ class PiqaApp(App[None]):
             return
         if changed:
             main.after_change(changed)
-            if self.screen is not main and hasattr(self.screen, "project_changed"):
-                self.screen.project_changed(changed)  # agreement, adjudication: follow others' votes
+            if self.screen is not main:
+                self.screen.post_message(OthersChanged(changed))  # agreement, adjudication: follow others' votes
         stamp = session.stat()
         if stamp != session.disk_stamp and not self.disk_warning:
             self.check_disk(session)
@@ -258,7 +277,7 @@ class PiqaApp(App[None]):
         main, session = self.main_screen, self.session
         if main is None or session is None or main.busy:
             return
-        main._set_busy("saving")
+        main.set_busy("saving")
         self._save(session)
 
     @work(thread=True, exclusive=True, group="io", description="_save")
@@ -283,13 +302,13 @@ class PiqaApp(App[None]):
     def _io_done(self, message: str, severity: str) -> None:
         main = self.main_screen
         if main is not None:
-            main._set_busy("")
+            main.set_busy("")
         self.notify(message, severity=severity, timeout=6 if severity != "error" else 12)  # type: ignore[arg-type]
 
     def _ask_disk_changed(self, session: Session) -> None:
         main = self.main_screen
         if main is not None:
-            main._set_busy("")
+            main.set_busy("")
         self.disk_warning = "file changed on disk"
         name = session.project.dataset.name
 
@@ -343,7 +362,7 @@ class PiqaApp(App[None]):
         def export(out: Path) -> None:
             main = self.main_screen
             if main is not None:
-                main._set_busy("exporting")
+                main.set_busy("exporting")
             self._export(session, out)
 
         def chosen(value: str | None) -> None:

@@ -146,6 +146,11 @@ def bindings(actions: tuple[Action, ...]) -> list[Binding]:
     ]
 
 
+def action_names(actions: tuple[Action, ...]) -> frozenset[str]:
+    """The action names without arguments (``vote(0)`` is ``vote``), as ``check_action`` sees them."""
+    return frozenset(a.action.split("(")[0] for a in actions)
+
+
 def unlisted(*action_ids: str) -> list[Binding]:
     """App-wide actions bound again on a screen whose own keys fill the footer at 80 columns:
     same keys, same id (so remapping still applies), no footer entry."""

@@ -125,7 +125,7 @@ async def test_escape_cancels_a_running_scan(darija: Path, monkeypatch: pytest.M
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, DuplicatesScreen))
         screen = pilot.app.screen
-        await wait_for(pilot, lambda: "items/s" in str(screen.query_one("#scan-text").render()))
+        await wait_for(pilot, lambda: "items/s" in str(screen.strip.text))
         await pilot.press("j", "k", "question_mark")  # the screen answers keys while the scan runs
         assert pilot.app.screen is not screen
         await pilot.press("escape")

@@ -119,11 +119,11 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
 
         await pilot.press("M")
         await choose(pilot, "run:piqa")
-        assert main.scoring_running
+        assert main.scoring.running
         await wait_for(pilot, lambda: model.count(items) > 0, MODEL_TIMEOUT)
         await pilot.press("escape")  # cancels the run after the chunk in flight (the filters are untouched)
-        await wait_for(pilot, lambda: not main.scoring_running, MODEL_TIMEOUT)
-        first = main.last_scoring_run
+        await wait_for(pilot, lambda: not main.scoring.running, MODEL_TIMEOUT)
+        first = main.scoring.last_run
         assert first is not None and first.cancelled
         partial = model.count(items)
         assert 0 < partial < N_ITEMS
@@ -134,8 +134,8 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
         # idle, up to 2 s, which it never does while the model runs: no timing is asserted here.)
         await pilot.press("j", "j")
         assert main.current.id == "r3"
-        await wait_for(pilot, lambda: not main.scoring_running, MODEL_TIMEOUT)
-        resumed = main.last_scoring_run
+        await wait_for(pilot, lambda: not main.scoring.running, MODEL_TIMEOUT)
+        resumed = main.scoring.last_run
         assert not resumed.cancelled
         assert resumed.computed == N_ITEMS - partial  # only what the cancelled run had not finished
         assert model.count(items) == N_ITEMS
@@ -170,8 +170,8 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
         assert edited.prompt.endswith(" now") and model.get(edited) is None
         await pilot.press("M")
         await choose(pilot, "run:piqa")
-        await wait_for(pilot, lambda: not main.scoring_running, MODEL_TIMEOUT)
-        assert main.last_scoring_run.computed == 1
+        await wait_for(pilot, lambda: not main.scoring.running, MODEL_TIMEOUT)
+        assert main.scoring.last_run.computed == 1
         assert model.get(edited) is not None
 
 
@@ -183,8 +183,8 @@ async def test_solution_only_baseline_is_a_queue(tmp_path: Path) -> None:
         model = main.session.scores
         await pilot.press("M")
         await choose(pilot, "baseline")
-        await wait_for(pilot, lambda: not main.scoring_running, MODEL_TIMEOUT)
-        assert main.last_scoring_run is not None and not main.last_scoring_run.cancelled
+        await wait_for(pilot, lambda: not main.scoring.running, MODEL_TIMEOUT)
+        assert main.scoring.last_run is not None and not main.scoring.last_run.cancelled
         assert model.count(project.items) == 0  # the baseline is kept apart from the prompted scores
         baseline = [model.baseline(item) for item in project.items]
         assert all(s is not None for s in baseline)
@@ -220,7 +220,7 @@ def test_results_screen(snap_compare, tmp_path: Path) -> None:
         model.use(get_template("piqa"), "test-model", "gemma-3-270m-q4_k_m.gguf")
         model.put(main.project.items, _fake_scores(main.project.items))
         model.active = True
-        main._scores_changed()
+        main.scoring.refresh()
         await pilot.press("R")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelResultsScreen))
         await pilot.pause(0.1)

@@ -21,6 +21,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
+from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
 from piqa_tui.tui.voting import choice_text
@@ -223,12 +224,11 @@ class AdjudicationScreen(Screen[None]):
             return
         self.notify(f"{item_id}: final label {choice + 1}", timeout=3)
         self.fill(keep=item_id if self.show_done else next_id)
-        main = getattr(self.app, "main_screen", None)
-        if main is not None:
-            main.after_change([item_id])
+        self.app.post_message(ItemsChanged([item_id]))
 
-    def project_changed(self, item_ids: list[str]) -> None:
+    def on_others_changed(self, message: OthersChanged) -> None:
         """Votes or decisions arrived from another process: the queue follows."""
+        message.stop()
         self.fill(keep=self.current_id)
 
     def action_close(self) -> None:

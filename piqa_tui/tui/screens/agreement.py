@@ -25,6 +25,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary, policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, breakdown_markdown, report_markdown
+from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.policy import choose_policy
 from piqa_tui.tui.session import Session
@@ -101,8 +102,9 @@ class AgreementScreen(Screen[None]):
         self.session.ballots.reload_policy()
         self.compute(self.session.ballots.policy)
 
-    def project_changed(self, item_ids: list[str]) -> None:
-        """Votes arrived (from this process or another): the numbers follow."""
+    def on_others_changed(self, message: OthersChanged) -> None:
+        """Votes arrived from another process: the numbers follow."""
+        message.stop()
         self.action_recompute()
 
     @work(thread=True, exclusive=True, group="agreement", description="compute")
@@ -131,9 +133,7 @@ class AgreementScreen(Screen[None]):
     def action_policy(self) -> None:
         def changed(policy: Policy) -> None:
             self.action_recompute()
-            main = getattr(self.app, "main_screen", None)
-            if main is not None:
-                main.after_change([])
+            self.app.post_message(ItemsChanged([]))  # every item's decision may have changed
 
         choose_policy(self.app, self.session.ballots, changed)
 

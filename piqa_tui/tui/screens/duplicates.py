@@ -1,6 +1,6 @@
 """The duplicates screen: find near-duplicate clusters (and leakage against another file), resolve each.
 
-The scan runs in a thread worker with a progress bar and items/s, and stops
+The scan runs in a thread worker with a progress strip and items/s, and stops
 on escape; the screen answers keys meanwhile. The clusters still open are
 listed at the top; the selected one's members stand side by side below with
 the words that differ lit. Every decision goes through ``core.resolution``
@@ -19,10 +19,8 @@ from typing import Callable
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
@@ -42,11 +40,14 @@ from piqa_tui.core.dedup.scan import (
     scan,
 )
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
+from piqa_tui.tui.messages import MarksChanged, ShowItem
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
 from piqa_tui.tui.widgets.cluster_list import ClusterList
 from piqa_tui.tui.widgets.cluster_view import ClusterView, MemberCard
+from piqa_tui.tui.widgets.progress_strip import ProgressStrip
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages from the worker
 WATCH_SECONDS = 2.0  # how often decisions recorded by other annotators are looked for
@@ -58,54 +59,6 @@ RESOLVE_ACTIONS = {"keep", "distinct", "merge_notes", "next_member", "prev_membe
 def _member_keys(cluster: Cluster) -> set[str]:
     """The members as the workspace names them in decisions (``resolution.cluster_key``)."""
     return set(cluster_key(cluster).split("|"))
-
-
-class ScanProgress(Message):
-    def __init__(self, run: int, done: int, total: int) -> None:
-        super().__init__()
-        self.run, self.done, self.total = run, done, total
-
-
-class ScanStage(Message):
-    """A stage without progress of its own (reading the other file, loading the model)."""
-
-    def __init__(self, run: int, text: str) -> None:
-        super().__init__()
-        self.run, self.text = run, text
-
-
-class ScanEnded(Message):
-    """The worker finished: ``result``, or ``error`` (a message for the user), or neither (cancelled)."""
-
-    def __init__(self, run: int, result: DuplicateScan | None = None, error: str = "") -> None:
-        super().__init__()
-        self.run, self.result, self.error = run, result, error
-
-
-class ScanBar(Horizontal):
-    """``finding duplicates · 1,234 items/s · esc cancels`` and a progress bar, while a scan runs."""
-
-    DEFAULT_CSS = """
-    ScanBar {
-        height: 1;
-        display: none;
-        padding: 0 1;
-    }
-    ScanBar.-running {
-        display: block;
-    }
-    ScanBar > Static {
-        width: 1fr;
-        color: $accent;
-    }
-    ScanBar > ProgressBar {
-        width: auto;
-    }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="scan-text", markup=False)
-        yield ProgressBar(show_eta=False, id="scan-progress")
 
 
 class DuplicatesScreen(Screen[None]):
@@ -130,8 +83,7 @@ class DuplicatesScreen(Screen[None]):
         self.clusters: list[Cluster] = []  # the open ones, as listed
         self.chosen = 0  # the member keep and merge act on
         self._shown: Cluster | None = None  # the cluster whose members are on screen
-        self.scanning = False
-        self._run = 0  # numbers the scans, so a cancelled one's late messages are ignored
+        self.runs = BackgroundRuns(self._launch, self.call_later)  # call_later is thread-safe
         self._started = 0.0
         self._scan_items = 0
         self._decisions = -1  # len(project.state.dedup) when the list was last built
@@ -140,7 +92,7 @@ class DuplicatesScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="dup-header", markup=False)
-        yield ScanBar(id="scan-bar")
+        yield ProgressStrip(id="scan-strip")
         yield ClusterList(id="cluster-list")
         yield ClusterView(id="cluster-view")
         yield Footer(compact=True)
@@ -162,46 +114,51 @@ class DuplicatesScreen(Screen[None]):
 
     # ------------------------------------------------------------- scanning
 
+    @property
+    def scanning(self) -> bool:
+        return self.runs.running
+
+    @property
+    def strip(self) -> ProgressStrip:
+        return self.query_one(ProgressStrip)
+
+    def _launch(self, work: Callable[[], None]) -> None:
+        self.run_worker(work, group="duplicates", exclusive=True, thread=True, description="duplicates scan")
+
     def start_scan(self, request: ScanRequest) -> None:
         self.request = request
-        self._run += 1
         self._started = time.monotonic()
         items = list(self.project.items)  # a snapshot: the worker never reads the live list
         self._scan_items = len(items)
-        self.scanning = True
-        bar = self.query_one(ScanBar)
-        bar.add_class("-running")
-        bar.query_one(ProgressBar).update(total=None, progress=0)
-        self._scan_text("finding duplicates")
+        self.runs.start(lambda run: self._scan(run, request, items))
+        self.strip.start(self._scan_text("finding duplicates"))
         self.cluster_list.show_clusters([], self._prompt_of, self._label_of, empty_message="scanning…")
         self.cluster_view.show_message(f"Looking for duplicates among {len(items):,} items ({request.describe()})… esc cancels.")
         self.refresh_bindings()
         self.update_header()
-        self._scan(self._run, request, items)
 
-    @work(thread=True, exclusive=True, group="duplicates", description="_scan")
-    def _scan(self, run: int, request: ScanRequest, items: list[Item]) -> None:
+    def _scan(self, run: Run, request: ScanRequest, items: list[Item]) -> None:
+        """In a worker thread: one scan, reporting progress and its end through ``run``."""
         worker = get_current_worker()
         last = 0.0
-        ended: list[ScanEnded | BaseException] = []
+        ended: list[tuple[DuplicateScan | None, str] | BaseException] = []
 
         def progress(done: int, total: int) -> None:
             nonlocal last
-            if worker.is_cancelled:
+            if run.cancel.is_set():
                 raise ScanCancelled
             now = time.monotonic()
             if now - last >= PROGRESS_INTERVAL or done >= total:
                 last = now
-                self.post_message(ScanProgress(run, done, total))
+                run.report(self._progress, done, total)
 
         def body() -> None:
             try:
-                result = scan(self.project, items, request, progress, note=lambda text: self.post_message(ScanStage(run, text)))
-                ended.append(ScanEnded(run, result))
+                ended.append((scan(self.project, items, request, progress, note=lambda text: run.report(self._stage, text)), ""))
             except ScanCancelled:
-                ended.append(ScanEnded(run))
+                ended.append((None, ""))
             except (PiqaError, OSError, ValueError) as exc:
-                ended.append(ScanEnded(run, error=str(exc)))
+                ended.append((None, str(exc)))
             except BaseException as exc:  # a bug: raised again in the worker, where Textual reports it
                 ended.append(exc)
 
@@ -213,61 +170,59 @@ class DuplicatesScreen(Screen[None]):
         while thread.is_alive():
             thread.join(0.1)
             if worker.is_cancelled:
+                run.cancel.set()
+            if run.cancel.is_set():
                 return
         outcome = ended[0]
         if isinstance(outcome, BaseException):
             raise outcome
-        self.post_message(outcome)
+        run.report(self._ended, run, *outcome)
 
-    def _scan_text(self, text: str) -> None:
-        self.query_one("#scan-text", Static).update(f"{text} · esc cancels")
+    def _scan_text(self, text: str) -> str:
+        return f"{text} · esc cancels"
 
-    @on(ScanStage)
-    def _stage(self, message: ScanStage) -> None:
-        if message.run == self._run and self.scanning:
-            self._scan_text(message.text + "…")
+    def _stage(self, text: str) -> None:
+        """A stage without progress of its own (reading the other file, loading the model)."""
+        self.strip.say(self._scan_text(text + "…"))
 
-    @on(ScanProgress)
-    def _progress(self, message: ScanProgress) -> None:
-        if message.run != self._run or not self.scanning:
-            return
-        self.query_one("#scan-progress", ProgressBar).update(total=message.total, progress=message.done)
+    def _progress(self, done: int, total: int) -> None:
         elapsed = time.monotonic() - self._started
-        rate = self._scan_items * message.done / message.total / elapsed if elapsed > 0 and message.total else 0
-        self._scan_text(f"finding duplicates · {rate:,.0f} items/s")
+        rate = self._scan_items * done / total / elapsed if elapsed > 0 and total else 0
+        self.strip.show(self._scan_text(f"finding duplicates · {rate:,.0f} items/s"), done, total)
 
-    @on(ScanEnded)
-    def _ended(self, message: ScanEnded) -> None:
-        if message.run != self._run:
+    def _ended(self, run: Run, result: DuplicateScan | None, error: str) -> None:
+        """The scan finished: ``result``, or ``error`` (a message for the user), or neither (cancelled)."""
+        if not self.runs.end(run):
             return
-        self._stop_bar()
-        if message.result is not None:
-            self.result = self.session.duplicate_scan = message.result
-            found = len(message.result.clusters)
-            self.notify(f"{found} duplicate cluster{'s' if found != 1 else ''} found in {message.result.seconds:.1f} s", timeout=3)
-            self.request = message.result.request
-            if message.result.notice:
-                self.notify(message.result.notice, severity="warning", timeout=12)
-            if message.result.warning:
+        self._stop_strip()
+        if result is not None:
+            self.result = self.session.duplicate_scan = result
+            found = len(result.clusters)
+            self.notify(f"{found} duplicate cluster{'s' if found != 1 else ''} found in {result.seconds:.1f} s", timeout=3)
+            self.request = result.request
+            if result.notice:
+                self.notify(result.notice, severity="warning", timeout=12)
+            if result.warning:
                 self.request = replace(self.request, semantic=False)
-                self.notify(message.result.warning, severity="warning", timeout=12)
-        elif message.error:
-            self.notify(f"no scan: {message.error}", severity="error", timeout=12)
+                self.notify(result.warning, severity="warning", timeout=12)
+        elif error:
+            self.notify(f"no scan: {error}", severity="error", timeout=12)
             if self.request.against is not None:  # the other file was the problem: scan without it next time
                 self.request = replace(self.request, against=None)
         self.show_clusters()
 
-    def _stop_bar(self) -> None:
-        self.scanning = False
-        self.query_one(ScanBar).remove_class("-running")
+    def _stop_strip(self) -> None:
+        self.strip.stop()
         self.refresh_bindings()
 
     def cancel_scan(self) -> None:
-        self._run += 1  # whatever the worker still sends is stale now
-        self.workers.cancel_group(self, "duplicates")
-        self._stop_bar()
+        self.runs.drop()  # whatever the worker still sends is stale now
+        self._stop_strip()
         self.notify("scan cancelled", timeout=3)
         self.show_clusters()
+
+    def on_unmount(self) -> None:
+        self.runs.drop()
 
     # -------------------------------------------------------------- showing
 
@@ -402,13 +357,8 @@ class DuplicatesScreen(Screen[None]):
             self.show_clusters()
 
     def _refresh_main(self) -> None:
-        """Redraw the item list under this screen: its ≈ marks and flags follow the clusters."""
-        main = getattr(self.app, "main_screen", None)
-        if main is None or main.session is not self.session:
-            return
-        main.recount()
-        main.item_list.invalidate()
-        main.refilter()
+        """Have the item list under this screen redrawn: its ≈ marks and flags follow the clusters."""
+        self.app.post_message(MarksChanged())
 
     # --------------------------------------------------------------- checks
 
@@ -459,10 +409,8 @@ class DuplicatesScreen(Screen[None]):
         if not self.result.is_local(member) or member.id not in self.project.index:
             self.notify(f"{member.id} is in {member.source}, not in this dataset", timeout=4)
             return
-        main = getattr(self.app, "main_screen", None)
         self.dismiss(None)
-        if main is not None:
-            main.go_to_position(self.project.index[member.id])
+        self.app.post_message(ShowItem(self.project.index[member.id]))
 
     # ------------------------------------------------------------ resolving
 

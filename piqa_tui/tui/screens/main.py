@@ -4,13 +4,17 @@ The screen owns the user's place (filters, search, the selected field, the
 field being edited) and turns keys into calls on the project. Every change
 goes through ``Project`` (recorded in the workspace before it shows), then
 the list, the item view and the header are redrawn from the project.
+Voting and scoring are controllers the screen owns (``tui/controllers``): their
+keys call them, and the screen serves them as their host (the current item,
+redraws, dialogs, background work).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -21,13 +25,15 @@ from textual.worker import get_current_worker
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
 from piqa_tui.core.workspace.project import field_value, with_field
+from piqa_tui.core.votes.decisions import choices
 from piqa_tui.core.workspace.vote_targets import STALE
+from piqa_tui.tui.controllers.scoring import ScoringController
+from piqa_tui.tui.controllers.voting import VotingController
 from piqa_tui.tui.fields import Field, item_fields
-from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, bindings
+from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
 from piqa_tui.tui.listing import QUEUES, Filters, filtered_positions, row_marks
+from piqa_tui.tui.messages import ScoresChanged
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
-from piqa_tui.tui.screens.scoring_actions import ScoringActions
-from piqa_tui.tui.screens.vote_actions import VOTE_ACTION_NAMES, VoteActions
 from piqa_tui.tui.search import SearchResult
 from piqa_tui.tui.session import Session
 from piqa_tui.tui.voting import choice_text
@@ -36,8 +42,10 @@ from piqa_tui.tui.widgets.field_editor import FieldEditor
 from piqa_tui.tui.widgets.item_list import ItemList
 from piqa_tui.tui.widgets.item_view import ItemView
 from piqa_tui.tui.widgets.label_line import LabelChooser, LabelLine
-from piqa_tui.tui.widgets.scoring_bar import ScoringBar
+from piqa_tui.tui.widgets.progress_strip import ProgressStrip
+from piqa_tui.tui.widgets.score_panel import ScorePanel, ScoreView
 from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
+from piqa_tui.tui.widgets.vote_panel import VotePanel
 
 SEARCH_DELAY = 0.25
 MIN_WIDTH = 60
@@ -46,7 +54,7 @@ MIN_HEIGHT = 16
 # Actions that change data: off while a field is edited or the file is being saved.
 EDIT_ACTIONS = {"edit_field", "external_editor", "edit_label", "edit_note", "swap_solutions", "undo", "redo", "save", "export"}
 # Actions that move: off while a field is edited (their keys type text there).
-MOVE_ACTIONS = {a.action for a in MAIN_ACTIONS} - {"save", "export", "copy_field", "focus_list"} | VOTE_ACTION_NAMES
+MOVE_ACTIONS = action_names(MAIN_ACTIONS) - {"save", "export", "copy_field", "focus_list"} | action_names(VOTE_ACTIONS)
 MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
 
 
@@ -78,7 +86,7 @@ class SearchBar(Horizontal):
         return self.query_one(FieldEditor)
 
 
-class MainScreen(ScoringActions, VoteActions, Screen[None]):
+class MainScreen(Screen[None]):
     DEFAULT_CSS = f"""
     MainScreen #body {{
         height: 1fr;
@@ -116,6 +124,10 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         self._counts: tuple[int, int, int] | None = None
         self._shown_index = -1
         self._search_timer: Timer | None = None
+        self._vote_panel: VotePanel | None = None
+        self._score_panel: ScorePanel | None = None
+        self.voting = VotingController(session, self)
+        self.scoring = ScoringController(session, self)
 
     # ---------------------------------------------------------------- layout
 
@@ -124,7 +136,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         with Horizontal(id="body"):
             yield ItemList(self.project.items, self._marks, id="item-list")
             yield ItemView(self.project.dataset, id="item-view")
-        yield ScoringBar(id="scoring-bar")
+        yield ProgressStrip(id="scoring-strip")
         yield SearchBar(id="search-bar")
         yield Static(id="too-small", markup=False)
         yield Footer(compact=True)
@@ -151,7 +163,10 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
 
     def on_mount(self) -> None:
         self._check_size()
-        self.load_cached_scores()
+        self.scoring.load_cached()
+
+    def on_unmount(self) -> None:
+        self.scoring.stop()
 
     def on_resize(self) -> None:
         self._check_size()
@@ -374,7 +389,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         if not query.strip():
             self.app.call_from_thread(self.clear_search)
             return
-        self.app.call_from_thread(self._set_busy, "searching")
+        self.app.call_from_thread(self.set_busy, "searching")
         index = self.session.ensure_search_index()
         result = index.search(query)
         if not worker.is_cancelled:
@@ -382,7 +397,7 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
 
     def _search_finished(self, result: SearchResult) -> None:
         self.search_result = result
-        self._set_busy("")
+        self.set_busy("")
         filters = Filters(self.filters.queue, self.filters.column, self.filters.value, result.query)
         self.set_filters(filters, keep=result.positions[0] if result.positions else None)
         if result.positions:
@@ -644,7 +659,13 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         self.refilter()
         self.show_current()
 
-    def _set_busy(self, text: str) -> None:
+    def marks_changed(self) -> None:
+        """Decisions that only marks and counts show changed (duplicate clusters resolved)."""
+        self.recount()
+        self.item_list.invalidate()
+        self.refilter()
+
+    def set_busy(self, text: str) -> None:
         self.busy = text
         self.refresh_bindings()
         self.update_header()
@@ -664,3 +685,115 @@ class MainScreen(ScoringActions, VoteActions, Screen[None]):
         from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 
         self.app.push_screen(DuplicatesScreen(self.session), lambda _: self.show_current())
+
+    # ------------------------------------------------- voting (controller)
+
+    def action_vote(self, choice: int) -> None:
+        self.voting.vote(choice)
+
+    def action_vote_unsure(self) -> None:
+        self.voting.vote_unsure()
+
+    def action_withdraw_vote(self) -> None:
+        self.voting.withdraw()
+
+    def action_flag(self) -> None:
+        self.voting.flag()
+
+    def action_agreement(self) -> None:
+        self.voting.agreement()
+
+    def action_adjudicate(self) -> None:
+        self.voting.adjudicate()
+
+    def action_set_policy(self) -> None:
+        self.voting.set_policy()
+
+    def show_votes(self, item: Item) -> None:
+        """Fill the vote lines of the item view (what blind mode allows)."""
+        if self._vote_panel is None:
+            self._vote_panel = self.item_view.query_one(VotePanel)
+        self._vote_panel.show_summary(self.session.ballots.summary(item))
+
+    # ------------------------------------------------ scoring (controller)
+
+    def action_score_item(self) -> None:
+        self.scoring.score_item()
+
+    def action_score_all(self) -> None:
+        self.scoring.score_all()
+
+    def action_cancel_scoring(self) -> None:
+        if self.editing is not None or not self.scoring.cancel():
+            raise SkipAction()  # escape then clears the filters, as it does without a run
+
+    def action_model_results(self) -> None:
+        from piqa_tui.tui.screens.model_results import ModelResultsScreen
+
+        self.app.push_screen(ModelResultsScreen(self.session), lambda _: self.show_current())
+
+    def show_model_score(self, item: Item) -> None:
+        """Fill the score panel for ``item`` (hidden until scoring was used on this dataset)."""
+        panel = self._score_panel
+        if panel is None:
+            found = self.item_view.query(ScorePanel)
+            if not found:
+                return
+            panel = self._score_panel = found.first()
+        model = self.session.scores
+        if not model.active:
+            if panel.display:
+                panel.display = False
+            return
+        if not panel.display:
+            panel.display = True
+        state, error = self.scoring.state(item.id)
+        ballots = self.session.ballots
+        visible = ballots.visible(item.id)
+        decision = ballots.decision(item.id) if visible else None
+        panel.show_view(ScoreView(
+            rows=max(len(self.project.dataset.layout.solutions), len(item.solutions)),
+            score=model.get(item),
+            baseline=model.baseline(item),
+            state=state,
+            error=error,
+            gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
+            votes=tuple(choices(self.project, item.id).values()) if visible else (),
+            decided=decision.label if decision is not None else None,
+            template=model.template.name,
+        ))
+
+    # ------------------------------------------------- host of the controllers
+
+    def advance(self) -> None:
+        self.item_list.move(1)
+
+    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
+        self.app.pending.record(what, attempt, done)
+
+    def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> Any:
+        return self.app.push_screen(screen, callback)
+
+    def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
+        # A fixed description: Textual's default is the repr of the callable's arguments.
+        self.run_worker(work, group=group, exclusive=exclusive, thread=True, description=group)
+
+    def deliver(self, callback: Callable[..., object], *args: object) -> None:
+        self.call_later(callback, *args)  # thread-safe: posts to this screen's queue
+
+    @property
+    def strip(self) -> ProgressStrip:
+        return self.query_one(ProgressStrip)
+
+    def scores_changed(self, refilter: bool) -> None:
+        self.item_list.invalidate()
+        if refilter:
+            self.refilter()
+        self.show_current()
+        if self.app.screen is not self:
+            self.app.screen.post_message(ScoresChanged())  # the results screen follows a run
+
+    def redraw_score(self, item_id: str) -> None:
+        item = self.current
+        if item is not None and item.id == item_id:
+            self.show_model_score(item)

@@ -22,6 +22,7 @@ from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
+from piqa_tui.tui.messages import ScoresChanged, ShowItem
 from piqa_tui.tui.model_scores import ModelScores
 from piqa_tui.tui.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
@@ -86,9 +87,13 @@ class ModelResultsScreen(Screen[None]):
     # -------------------------------------------------------------- drawing
 
     def scores_changed(self) -> None:
-        """Redraw from the scores (the main screen calls this as a run progresses)."""
+        """Redraw from the scores."""
         self._draw_summary()
         self._draw_items()
+
+    def on_scores_changed(self, message: ScoresChanged) -> None:
+        message.stop()  # the main screen says so as a run progresses
+        self.scores_changed()
 
     def _gold_hidden(self, item: Item) -> bool:
         return not self.session.ballots.visible(item.id)
@@ -207,9 +212,7 @@ class ModelResultsScreen(Screen[None]):
             return
         position = self.positions[table.cursor_row]
         self.dismiss(None)
-        main = getattr(self.app, "main_screen", None)
-        if main is not None:
-            main.go_to_position(position)
+        self.app.post_message(ShowItem(position))
 
     def action_toggle_order(self) -> None:
         self.ascending = not self.ascending

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from textual.app import App
-
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import parse_policy, policy_spec
 from piqa_tui.core.votes.policy import Policy
+from piqa_tui.tui.controllers.host import Asker
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.voting import COMMON_POLICIES, Ballots
 
@@ -21,7 +20,7 @@ def _check(value: str) -> str | None:
     return None
 
 
-def choose_policy(app: App, ballots: Ballots, done: Callable[[Policy], None]) -> None:
+def choose_policy(app: Asker, ballots: Ballots, done: Callable[[Policy], None]) -> None:
     """Ask for a policy; store it in the workspace and call ``done`` with it once chosen."""
     current = policy_spec(ballots.policy)
 

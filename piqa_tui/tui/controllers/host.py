@@ -1,0 +1,33 @@
+"""What every controller asks of the screen that owns it: the item under the cursor, a word, a dialog."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+from piqa_tui.core.dataset.item import Item
+
+
+class Asker(Protocol):
+    """Says a line and asks a question: ``App`` and the main screen both are one."""
+
+    def notify(self, message: str, *, severity: Any = "information", timeout: float | None = None) -> None: ...
+
+    def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> Any: ...
+
+
+class Host(Asker, Protocol):
+    """The screen a controller works for."""
+
+    @property
+    def current(self) -> Item | None:
+        """The item under the cursor (None when the list is empty)."""
+        ...
+
+    def after_change(self, item_ids: list[str]) -> None:
+        """The project changed (recorded already): redraw what depends on ``item_ids``."""
+        ...
+
+    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
+        """Run ``attempt`` (a write to the workspace), then ``done`` with its result; a busy workspace
+        keeps it pending and retries (``tui/pending.py``), another failure is said, not shown as done."""
+        ...
