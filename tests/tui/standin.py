@@ -1,0 +1,115 @@
+"""The main screen as the controllers see it, without Textual: a cursor over the items, what was said and asked.
+
+The controllers under test are real, and so are the session, its project and
+workspace, and the model: only the screen is replaced, by this object that
+keeps the host protocol (``controllers.host``) and writes down what the
+controller asked of it. Background work runs in real threads, started when the
+test calls ``settle``; what they deliver runs on the test's thread, as it would
+on the UI thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Callable
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.tui.session import Session
+
+
+class StripRecord:
+    """The progress strip: every text it was told, and whether it is shown."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.shown = False
+
+    def start(self, text: str) -> None:
+        self.shown = True
+        self.texts.append(text)
+
+    def show(self, text: str, done: int, total: int) -> None:
+        self.texts.append(text)
+
+    def say(self, text: str) -> None:
+        self.texts.append(text)
+
+    def stop(self) -> None:
+        self.shown = False
+
+
+class ScreenStandIn:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.position = 0
+        self.notes: list[tuple[str, str]] = []  # (severity, message)
+        self.pushed: list[tuple[Any, Callable[[Any], object] | None]] = []
+        self.changed: list[list[str]] = []
+        self.strip = StripRecord()
+        self.score_redraws: list[str] = []
+        self.redraws = 0
+        self._waiting: list[Callable[[], None]] = []
+        self._inbox: queue.Queue[tuple[Callable[..., object], tuple[object, ...]]] = queue.Queue()
+
+    # --------------------------------------------------------------- Host
+
+    @property
+    def current(self) -> Item | None:
+        items = self.session.project.items
+        return items[self.position] if 0 <= self.position < len(items) else None
+
+    def after_change(self, item_ids: list[str]) -> None:
+        self.changed.append(list(item_ids))
+        self.session.items_changed(list(item_ids))
+
+    def notify(self, message: str, *, severity: Any = "information", timeout: float | None = None) -> None:
+        self.notes.append((severity, message))
+
+    def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> None:
+        self.pushed.append((screen, callback))
+
+    def advance(self) -> None:
+        self.position += 1
+
+    # ---------------------------------------------------------- ScoringHost
+
+    def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
+        self._waiting.append(work)
+
+    def deliver(self, callback: Callable[..., object], *args: object) -> None:
+        self._inbox.put((callback, args))
+
+    def scores_changed(self, refilter: bool) -> None:
+        self.redraws += 1
+
+    def redraw_score(self, item_id: str) -> None:
+        self.score_redraws.append(item_id)
+
+    def show_current(self) -> None:
+        self.redraws += 1
+
+    # ------------------------------------------------------------ the test's
+
+    def answer(self, value: Any) -> None:
+        """Answer the last dialog the controller opened, as the user would."""
+        screen, callback = self.pushed[-1]
+        assert callback is not None, f"{type(screen).__name__} expects no answer"
+        callback(value)
+
+    def said(self, severity: str | None = None) -> list[str]:
+        return [text for level, text in self.notes if severity is None or level == severity]
+
+    def settle(self, timeout: float = 300.0) -> None:
+        """Start the background work asked for, wait for it, and run what it delivered, until nothing is left."""
+        while self._waiting or not self._inbox.empty():
+            threads = [threading.Thread(target=work, daemon=True) for work in self._waiting]
+            self._waiting.clear()
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout)
+                assert not thread.is_alive(), "the background work did not end"
+            while not self._inbox.empty():
+                callback, args = self._inbox.get()
+                callback(*args)
