@@ -1,4 +1,8 @@
-"""The command palette (ctrl+p) lists every action of the keymap, with its current keys."""
+"""The command palette (ctrl+p) lists every action of the keymap, with its current keys.
+
+It lists the actions of the screen on top (the table the screen names as its
+``ACTIONS``) and the app's own, so a new screen registers its keys in one place.
+"""
 
 from __future__ import annotations
 
@@ -6,33 +10,15 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from piqa_tui.tui.keymap import (
-    APP_ACTIONS,
-    DUPLICATE_ACTIONS,
-    MAIN_ACTIONS,
-    MODEL_RESULTS_ACTIONS,
-    SCORING_ACTIONS,
-    VOTE_ACTIONS,
-    Action,
-)
+from piqa_tui.tui.keymap import APP_ACTIONS, Action
 
 
 class ActionCommands(Provider):
     """Every browse, edit and app action, runnable by name."""
 
     def _actions(self) -> list[tuple[Action, str]]:
-        from piqa_tui.tui.screens.main import MainScreen
-
-        found: list[tuple[Action, str]] = []
-        from piqa_tui.tui.screens.duplicates import DuplicatesScreen
-        from piqa_tui.tui.screens.model_results import ModelResultsScreen
-
-        if isinstance(self.screen, MainScreen):
-            found += [(a, "screen") for a in MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS if a.palette]
-        elif isinstance(self.screen, DuplicatesScreen):
-            found += [(a, "screen") for a in DUPLICATE_ACTIONS if a.palette]
-        elif isinstance(self.screen, ModelResultsScreen):
-            found += [(a, "screen") for a in MODEL_RESULTS_ACTIONS if a.palette]
+        screen_actions: tuple[Action, ...] = getattr(self.screen, "ACTIONS", ())
+        found = [(a, "screen") for a in screen_actions if a.palette]
         found += [(a, "app") for a in APP_ACTIONS if a.palette and a.id != "command_palette"]
         return found
 

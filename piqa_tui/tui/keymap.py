@@ -7,8 +7,10 @@ The ids are the names a user remaps in the config file::
     undo = "ctrl+z"
 
 and the ids of Textual ``Binding`` objects, so ``App.set_keymap`` applies a
-remapping everywhere, the footer and the help screen included. The command
-palette lists the same actions (``commands.py``).
+remapping everywhere, the footer and the help screen included. Every screen,
+dialog and widget takes its bindings from a table here (no ``Binding`` is
+written anywhere else), and a screen names its table as ``ACTIONS``, which the
+command palette lists (``commands.py``).
 
 Voting, flagging and review (issue 4) have their own table, ``VOTE_ACTIONS``:
 keys 1-4 vote, 0 or s votes unsure, backspace withdraws, f flags, a shows
@@ -20,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding
+
+from piqa_tui.core.votes.flags import FLAG_REASONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,28 @@ EDITOR_ACTIONS: tuple[Action, ...] = (
     Action("editor_next_field", "tab", "commit_next", "keep+next", "Keep the edit and edit the next field", show=True),
     Action("editor_prev_field", "shift+tab", "commit_prev", "keep+prev", "Keep the edit and edit the previous field"),
     Action("editor_external", "ctrl+e", "external", "$EDITOR", "Continue this edit in $EDITOR", show=True),
+    Action("editor_left", "left", "cursor_left", "left", "Move the cursor one character back (in logical order)"),
+    Action("editor_right", "right", "cursor_right", "right", "Move the cursor one character on (in logical order)"),
+    Action("editor_up", "up", "cursor_up", "up", "Move the cursor one line up"),
+    Action("editor_down", "down", "cursor_down", "down", "Move the cursor one line down"),
+    Action("editor_home", "home,ctrl+a", "home", "home", "Move the cursor to the start of the line"),
+    Action("editor_end", "end", "end", "end", "Move the cursor to the end of the line"),
+    Action("editor_word_left", "ctrl+left", "word_left", "word left", "Move the cursor one word back"),
+    Action("editor_word_right", "ctrl+right", "word_right", "word right", "Move the cursor one word on"),
+    Action("editor_del_left", "backspace,ctrl+h", "delete_left", "delete left", "Delete the character before the cursor"),
+    Action("editor_del_right", "delete,ctrl+d", "delete_right", "delete right", "Delete the character after the cursor"),
+    Action("editor_del_word", "ctrl+w", "delete_word_left", "delete word", "Delete the word before the cursor"),
+    Action("editor_del_end", "ctrl+k", "delete_to_end", "delete to end", "Delete to the end of the line"),
+    Action("editor_del_start", "ctrl+u", "delete_to_start", "delete to start", "Delete to the start of the line"),
+)
+
+# Choosing the gold label in place (l, or e on the label).
+LABEL_ACTIONS: tuple[Action, ...] = (
+    Action("label_prev", "left,h", "move(-1)", "←", "Choose the previous solution as the gold label"),
+    Action("label_next", "right,l", "move(1)", "→", "Choose the next solution as the gold label"),
+    Action("label_commit", "enter", "commit", "keep", "Keep the chosen gold label", show=True),
+    Action("label_cancel", "escape", "cancel", "cancel", "Leave the gold label as it was", show=True),
+    Action("label_none", "backspace,delete,0", "none", "no label", "Set no gold label", show=True),
 )
 
 # Voting and review on the main screen (issue 4): a vote moves on to the next item.
@@ -132,9 +158,79 @@ MODEL_RESULTS_ACTIONS: tuple[Action, ...] = (
     Action("results_close", "escape", "close", "back", "Go back to the item list", show=True, key_display="esc"),
 )
 
-ALL_ACTIONS: tuple[Action, ...] = (
-    MAIN_ACTIONS + VOTE_ACTIONS + APP_ACTIONS + EDITOR_ACTIONS + DUPLICATE_ACTIONS + SCORING_ACTIONS + MODEL_RESULTS_ACTIONS
+# The agreement screen (a).
+AGREEMENT_ACTIONS: tuple[Action, ...] = (
+    Action("agree_close", "escape,q,a", "close", "back", "Go back to the item list", show=True),
+    Action("agree_recompute", "r", "recompute", "recompute", "Compute the agreement again", show=True),
+    Action("agree_policy", "p", "policy", "policy", "Set the decision policy (majority 2 of 3, unanimity of 4, ...)", show=True),
+    Action("agree_copy", "y", "copy_markdown", "copy Markdown", "Copy the agreement tables as Markdown", show=True),
+    Action("agree_write", "w", "write_markdown", "write .md", "Write the agreement tables to a Markdown file", show=True),
 )
+
+# The adjudication screen (A, reviewer mode).
+ADJUDICATION_ACTIONS: tuple[Action, ...] = (
+    Action("adj_close", "escape,q,A", "close", "back", "Go back to the item list", show=True),
+    Action("adjudicate_1", "1", "decide(0)", "final label", "Set solution 1 as the final label (asks why)", show=True, key_display="1-4"),
+    Action("adjudicate_2", "2", "decide(1)", "final label 2", "Set solution 2 as the final label (asks why)"),
+    Action("adjudicate_3", "3", "decide(2)", "final label 3", "Set solution 3 as the final label (asks why)"),
+    Action("adjudicate_4", "4", "decide(3)", "final label 4", "Set solution 4 as the final label (asks why)"),
+    Action("adj_next", "j", "move(1)", "next", "Move to the next disagreement"),
+    Action("adj_prev", "k", "move(-1)", "prev", "Move to the previous disagreement"),
+    Action("adj_show_done", "d", "toggle_done", "show adjudicated", "Show or hide the items already adjudicated", show=True),
+)
+
+# The flag dialog (f): digits toggle the reasons in the order the dialog lists them.
+FLAG_ACTIONS: tuple[Action, ...] = (
+    Action("flag_cancel", "escape", "cancel", "cancel", "Close the dialog, the flags unchanged", show=True),
+    Action("flag_save", "ctrl+s", "save", "save", "Save the flags and the note", show=True),
+    Action("flag_list_save", "enter", "screen.save", "save", "Save the flags (from the list of reasons)", palette=False),
+    *(
+        Action(f"flag_toggle_{n}", str(n), f"toggle({n - 1})", f"reason {n}", f"Toggle reason {n} of the list")
+        for n in range(1, len(FLAG_REASONS) + 1)
+    ),
+)
+
+# The terminal check (check_terminal in the palette, or --check-terminal).
+CHECK_TERMINAL_ACTIONS: tuple[Action, ...] = (
+    Action("check_mode_1", "1", "show(0)", "wcwidth", "Show the samples laid out with width mode 1 (wcwidth)"),
+    Action("check_mode_2", "2", "show(1)", "codepoint", "Show the samples laid out with width mode 2 (codepoint)"),
+    Action("check_mode_3", "3", "show(2)", "cluster1", "Show the samples laid out with width mode 3 (cluster1)"),
+    Action("check_mode_4", "4", "show(3)", "cluster2", "Show the samples laid out with width mode 4 (cluster2)"),
+    Action("check_prev_mode", "left,h", "step(-1)", "prev mode", "Show the previous width mode", show=True, key_display="←"),
+    Action("check_next_mode", "right,l", "step(1)", "next mode", "Show the next width mode", show=True, key_display="→"),
+    Action("check_apply", "enter", "apply", "use this mode", "Use the width mode shown for this session", show=True),
+    Action("check_write", "w", "write", "save to config", "Use the width mode shown and keep it in the config file", show=True),
+    Action("check_close", "escape,q", "close", "close", "Close the terminal check", show=True),
+)
+
+# Small dialogs (choices such as the filter, text prompts) and the help screen.
+DIALOG_ACTIONS: tuple[Action, ...] = (
+    Action("dialog_cancel", "escape", "cancel", "cancel", "Close the dialog without choosing", show=True),
+)
+HELP_ACTIONS: tuple[Action, ...] = (
+    Action("help_close", "escape,q,question_mark,f1", "close", "close", "Close this help", show=True),
+)
+
+# Every table, titled as the help screen lists it. Titles stay within 21 cells and ids within 17
+# characters: the help screen's key and id columns are as wide as their widest entry.
+SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
+    ("Browse and edit", MAIN_ACTIONS),
+    ("Vote and review", VOTE_ACTIONS),
+    ("Everywhere", APP_ACTIONS),
+    ("While editing a field", EDITOR_ACTIONS),
+    ("Choosing the label", LABEL_ACTIONS),
+    ("Duplicates screen (D)", DUPLICATE_ACTIONS),
+    ("Model scoring", SCORING_ACTIONS),
+    ("Model results (R)", MODEL_RESULTS_ACTIONS),
+    ("Agreement (a)", AGREEMENT_ACTIONS),
+    ("Adjudication (A)", ADJUDICATION_ACTIONS),
+    ("Flag dialog (f)", FLAG_ACTIONS),
+    ("Terminal check", CHECK_TERMINAL_ACTIONS),
+    ("Dialogs", DIALOG_ACTIONS),
+    ("This help", HELP_ACTIONS),
+)
+
+ALL_ACTIONS: tuple[Action, ...] = tuple(action for _, actions in SECTIONS for action in actions)
 
 
 def bindings(actions: tuple[Action, ...]) -> list[Binding]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -21,6 +20,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
+from piqa_tui.tui.keymap import ADJUDICATION_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.session import Session
@@ -62,16 +62,8 @@ class AdjudicationScreen(Screen[None]):
     }
     """
 
-    BINDINGS = [
-        Binding("escape,q,A", "close", "back", id="adjudication_close"),
-        Binding("1", "decide(0)", "final label", key_display="1-4", id="adjudicate_1"),
-        Binding("2", "decide(1)", show=False, id="adjudicate_2"),
-        Binding("3", "decide(2)", show=False, id="adjudicate_3"),
-        Binding("4", "decide(3)", show=False, id="adjudicate_4"),
-        Binding("j", "move(1)", show=False),
-        Binding("k", "move(-1)", show=False),
-        Binding("d", "toggle_done", "show adjudicated", id="adjudication_toggle_done"),
-    ]
+    ACTIONS = ADJUDICATION_ACTIONS
+    BINDINGS = bindings(ACTIONS)
 
     def __init__(self, session: Session) -> None:
         super().__init__()

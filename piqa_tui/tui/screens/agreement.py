@@ -14,7 +14,6 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -25,6 +24,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary, policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, breakdown_markdown, report_markdown
+from piqa_tui.tui.keymap import AGREEMENT_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.policy import choose_policy
@@ -73,13 +73,8 @@ class AgreementScreen(Screen[None]):
     }
     """
 
-    BINDINGS = [
-        Binding("escape,q,a", "close", "back", id="agreement_close"),
-        Binding("r", "recompute", "recompute", id="agreement_recompute"),
-        Binding("p", "policy", "policy", id="agreement_policy"),
-        Binding("y", "copy_markdown", "copy Markdown", id="agreement_copy"),
-        Binding("w", "write_markdown", "write .md", id="agreement_write"),
-    ]
+    ACTIONS = AGREEMENT_ACTIONS
+    BINDINGS = bindings(ACTIONS)
 
     def __init__(self, session: Session) -> None:
         super().__init__()

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -22,6 +21,7 @@ from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy, get_width_pol
 from piqa_tui.core.text.reference_strings import calibration_lines
 from piqa_tui.settings.locations import config_path
 from piqa_tui.tui import cell_widths
+from piqa_tui.tui.keymap import CHECK_TERMINAL_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 _SETTING = re.compile(r"^\s*width_policy\s*=.*$", re.MULTILINE)
@@ -67,17 +67,8 @@ class CheckTerminalScreen(Screen[None]):
         color: $accent;
     }
     """
-    BINDINGS = [
-        Binding("1", "show(0)", "wcwidth", show=False),
-        Binding("2", "show(1)", "codepoint", show=False),
-        Binding("3", "show(2)", "cluster1", show=False),
-        Binding("4", "show(3)", "cluster2", show=False),
-        Binding("left,h", "step(-1)", "prev mode", key_display="←"),
-        Binding("right,l", "step(1)", "next mode", key_display="→"),
-        Binding("enter", "apply", "use this mode"),
-        Binding("w", "write", "save to config"),
-        Binding("escape,q", "close", "close"),
-    ]
+    ACTIONS = CHECK_TERMINAL_ACTIONS
+    BINDINGS = bindings(ACTIONS)
 
     def __init__(self, standalone: bool = False) -> None:
         super().__init__()

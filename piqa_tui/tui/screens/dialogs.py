@@ -7,12 +7,12 @@ from typing import Callable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
 from piqa_tui.tui.widgets.field_editor import FieldEditor
 
 DIALOG_CSS = """
@@ -92,7 +92,7 @@ class ChoiceDialog(ModalScreen[str | None]):
     }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "cancel")]
+    BINDINGS = bindings(DIALOG_ACTIONS)
 
     def __init__(self, title: str, message: str, choices: list[tuple[str | None, str, str]]) -> None:
         super().__init__()

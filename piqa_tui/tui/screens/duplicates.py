@@ -71,7 +71,8 @@ class DuplicatesScreen(Screen[None]):
     }
     """
 
-    BINDINGS = bindings(DUPLICATE_ACTIONS) + unlisted("help", "quit")  # esc back, ^p lists everything
+    ACTIONS = DUPLICATE_ACTIONS
+    BINDINGS = bindings(ACTIONS) + unlisted("help", "quit")  # esc back, ^p lists everything
     AUTO_FOCUS = None
 
     def __init__(self, session: Session) -> None:

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from piqa_tui.core.votes.flags import FLAG_REASONS
+from piqa_tui.tui.keymap import FLAG_ACTIONS, bindings
 from piqa_tui.tui.screens.dialogs import DIALOG_CSS
 from piqa_tui.tui.widgets.field_editor import FieldEditor
 
@@ -29,7 +29,7 @@ class FlagChoice:
 class ReasonList(SelectionList[str]):
     """The reason codes; space or a digit toggles one, enter saves the dialog."""
 
-    BINDINGS = [Binding("enter", "screen.save", "save", show=False)]
+    BINDINGS = bindings(tuple(a for a in FLAG_ACTIONS if a.id == "flag_list_save"))
 
 
 class FlagDialog(ModalScreen[FlagChoice | None]):
@@ -46,11 +46,8 @@ class FlagDialog(ModalScreen[FlagChoice | None]):
     }
     """
 
-    BINDINGS = [
-        Binding("escape", "cancel", "cancel"),
-        Binding("ctrl+s", "save", "save"),
-        *(Binding(str(n + 1), f"toggle({n})", show=False) for n in range(len(FLAG_REASONS))),
-    ]
+    ACTIONS = FLAG_ACTIONS
+    BINDINGS = bindings(tuple(a for a in FLAG_ACTIONS if a.id != "flag_list_save"))
 
     def __init__(self, item_id: str, current: dict[str, str]) -> None:
         super().__init__()

@@ -5,23 +5,13 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from piqa_tui.settings.locations import config_path
-from piqa_tui.tui.keymap import (
-    APP_ACTIONS,
-    DUPLICATE_ACTIONS,
-    EDITOR_ACTIONS,
-    MAIN_ACTIONS,
-    MODEL_RESULTS_ACTIONS,
-    SCORING_ACTIONS,
-    VOTE_ACTIONS,
-    Action,
-)
+from piqa_tui.tui.keymap import HELP_ACTIONS, SECTIONS, bindings
 from piqa_tui.tui.listing import MARK_LEGEND
 
 
@@ -40,7 +30,7 @@ class HelpScreen(ModalScreen[None]):
         padding: 0 1;
     }
     """
-    BINDINGS = [Binding("escape,q,question_mark,f1", "close", "close")]
+    BINDINGS = bindings(HELP_ACTIONS)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
@@ -55,21 +45,13 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         table.add_column(style="dim", no_wrap=True)
 
-        def section(title: str, actions: tuple[Action, ...]) -> None:
+        for title, actions in SECTIONS:
             table.add_row(Text(title, style="bold underline"), "", "")
             for action in actions:
                 keys = keys_for(action)
                 shown = "  ".join(format_key(k.strip()) for k in keys.split(",")) if keys else "(palette)"
                 table.add_row(shown, action.help, action.id)
             table.add_row("", "", "")
-
-        section("Browse and edit", MAIN_ACTIONS)
-        section("Vote and review", VOTE_ACTIONS)
-        section("Everywhere", APP_ACTIONS)
-        section("While editing a field", EDITOR_ACTIONS)
-        section("Duplicates screen (D)", DUPLICATE_ACTIONS)
-        section("Model scoring", SCORING_ACTIONS)
-        section("Model results (R)", MODEL_RESULTS_ACTIONS)
         table.add_row(Text("Marks in the list", style="bold underline"), "", "")
         for mark, name, meaning in MARK_LEGEND:
             table.add_row(mark, meaning, name)

@@ -107,6 +107,7 @@ class MainScreen(Screen[None]):
     }}
     """
 
+    ACTIONS = MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS  # the palette's order
     # Scoring first: its escape (cancel a run) steps aside for clear_filter when no run goes on.
     BINDINGS = bindings(SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS)
 

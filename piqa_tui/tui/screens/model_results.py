@@ -53,7 +53,8 @@ class ModelResultsScreen(Screen[None]):
     }
     """
 
-    BINDINGS = bindings(MODEL_RESULTS_ACTIONS)
+    ACTIONS = MODEL_RESULTS_ACTIONS
+    BINDINGS = bindings(ACTIONS)
     AUTO_FOCUS = "#results-items"
 
     def __init__(self, session: Session) -> None:

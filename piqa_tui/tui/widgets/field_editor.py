@@ -14,7 +14,6 @@ import unicodedata
 
 from rich.segment import Segment
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -55,22 +54,7 @@ class FieldEditor(Widget, can_focus=True):
     """
     COMPONENT_CLASSES = {"field-editor--cursor", "field-editor--placeholder"}
 
-    BINDINGS = [
-        *bindings(EDITOR_ACTIONS),
-        Binding("left", "cursor_left", show=False),
-        Binding("right", "cursor_right", show=False),
-        Binding("up", "cursor_up", show=False),
-        Binding("down", "cursor_down", show=False),
-        Binding("home,ctrl+a", "home", show=False),
-        Binding("end", "end", show=False),
-        Binding("ctrl+left", "word_left", show=False),
-        Binding("ctrl+right", "word_right", show=False),
-        Binding("backspace,ctrl+h", "delete_left", show=False),
-        Binding("delete,ctrl+d", "delete_right", show=False),
-        Binding("ctrl+w", "delete_word_left", show=False),
-        Binding("ctrl+k", "delete_to_end", show=False),
-        Binding("ctrl+u", "delete_to_start", show=False),
-    ]
+    BINDINGS = bindings(EDITOR_ACTIONS)
 
     cursor: reactive[int] = reactive(0, layout=False)
 

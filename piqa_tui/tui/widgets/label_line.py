@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from piqa_tui.tui.keymap import LABEL_ACTIONS, bindings
 from piqa_tui.tui.widgets.field_block import FieldClicked
 
 
@@ -48,13 +48,7 @@ class LabelChooser(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [
-        Binding("left,h", "move(-1)", "←", show=False),
-        Binding("right,l", "move(1)", "→", show=False),
-        Binding("enter", "commit", "keep", id="label_commit"),
-        Binding("escape", "cancel", "cancel", id="label_cancel"),
-        Binding("backspace,delete,0", "none", "no label", id="label_none"),
-    ]
+    BINDINGS = bindings(LABEL_ACTIONS)
 
     choice: reactive[int | None] = reactive(None)
 
