@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Callable
 
 from piqa_tui.core.dataset.checks import CheckConfig

@@ -20,7 +20,12 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.engine import RunProgress, RunResult, workspace_has_scores
 from piqa_tui.core.scoring.results import ItemScore
-from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, LETTERS, Template, get_template
+from piqa_tui.core.scoring.templates import (
+    BUILTIN_TEMPLATES,
+    LETTERS,
+    Template,
+    get_template,
+)
 from piqa_tui.render.values import format_value
 from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.controllers.host import Host

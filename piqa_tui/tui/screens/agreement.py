@@ -21,9 +21,18 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary, policy_spec
+from piqa_tui.core.votes.decisions import (
+    AgreementSummary,
+    agreement_summary,
+    policy_spec,
+)
 from piqa_tui.core.votes.policy import Policy
-from piqa_tui.render.agreement import BreakdownTable, ReportTables, breakdown_markdown, report_markdown
+from piqa_tui.render.agreement import (
+    BreakdownTable,
+    ReportTables,
+    breakdown_markdown,
+    report_markdown,
+)
 from piqa_tui.tui.keymap import AGREEMENT_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt

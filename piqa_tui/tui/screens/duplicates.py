@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Static

@@ -24,13 +24,19 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
+from piqa_tui.core.votes.decisions import choices as item_choices
 from piqa_tui.core.workspace.project import field_value, with_field
-from piqa_tui.core.votes.decisions import choices
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.controllers.voting import VotingController
 from piqa_tui.tui.fields import Field, item_fields
-from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
+from piqa_tui.tui.keymap import (
+    MAIN_ACTIONS,
+    SCORING_ACTIONS,
+    VOTE_ACTIONS,
+    action_names,
+    bindings,
+)
 from piqa_tui.tui.listing import QUEUES, Filters, filtered_positions, row_marks
 from piqa_tui.tui.messages import ScoresChanged
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
@@ -420,7 +426,6 @@ class MainScreen(Screen[None]):
             self.set_filters(Filters())
 
     def action_filter(self) -> None:
-        project = self.project
         choices: list[tuple[str | None, str, str]] = [(None, "Queues", "")]
         for name, queue in QUEUES.items():
             if name == "invalid" and not self.session.validation.complete:
@@ -759,7 +764,7 @@ class MainScreen(Screen[None]):
             state=state,
             error=error,
             gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
-            votes=tuple(choices(self.project, item.id).values()) if visible else (),
+            votes=tuple(item_choices(self.project, item.id).values()) if visible else (),
             decided=decision.label if decision is not None else None,
             template=model.template.name,
         ))

@@ -9,7 +9,6 @@ over the items voted on only (``Ballots.visible_items``).
 
 from __future__ import annotations
 
-
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
