@@ -15,6 +15,7 @@ import threading
 from typing import Any, Callable
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.tui.session import Session
 
 
@@ -68,6 +69,15 @@ class ScreenStandIn:
 
     def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> None:
         self.pushed.append((screen, callback))
+
+    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
+        """As the app's pending-writes queue does when the workspace is free: write, then go on."""
+        try:
+            result = attempt()
+        except PiqaError as exc:
+            self.notify(f"{what} was not recorded: {exc}", severity="error")
+            return
+        done(result)
 
     def advance(self) -> None:
         self.position += 1

@@ -89,10 +89,12 @@ def test_flags_follow_the_dialogs_answer(darija: Path) -> None:
 
 def test_the_policy_decides_the_status(darija: Path) -> None:
     first, _ = voting(darija, "amina")
-    first.vote(0)
+    gold = first.project.item("dz-001").label
+    assert gold is not None
+    first.vote(gold)
     second, screen = voting(darija, "karim")
-    second.vote(0)
-    assert second.ballots.status("dz-001") is Status.AGREED  # the default policy: 2 of 3 agree
+    second.vote(gold)
+    assert second.ballots.status("dz-001") is Status.AGREED  # the default policy: 2 of 3 agree (with gold)
 
     second.set_policy()
     dialog, _ = screen.pushed[-1]
@@ -105,14 +107,15 @@ def test_the_policy_decides_the_status(darija: Path) -> None:
     assert first.ballots.status("dz-001") is Status.NEEDS_VOTES
 
 
-def test_review_screens(darija: Path) -> None:
+def test_review_screens_are_for_reviewers(darija: Path) -> None:
     controller, screen = voting(darija)
-    controller.agreement()
-    assert isinstance(screen.pushed[-1][0], AgreementScreen)
-    controller.adjudicate()
-    assert len(screen.pushed) == 1  # not a reviewer: adjudication (every vote, the gold label) stays closed
-    assert "start piqa-tui with --reviewer" in screen.said("warning")[-1]
+    controller.agreement()  # κ and the status counts show how everyone voted: closed in blind mode
+    controller.adjudicate()  # every vote and the gold label: closed too
+    assert screen.pushed == []
+    assert all("start piqa-tui with --reviewer" in text for text in screen.said("warning"))
+    assert len(screen.said("warning")) == 2
 
     reviewer, screen = voting(darija, "lead", reviewer=True)
+    reviewer.agreement()
     reviewer.adjudicate()
-    assert isinstance(screen.pushed[-1][0], AdjudicationScreen)
+    assert [type(s) for s, _ in screen.pushed] == [AgreementScreen, AdjudicationScreen]
