@@ -143,7 +143,7 @@ async def test_model_choices_and_accuracies_stay_hidden_until_voted(tmp_path: Pa
         main = main_screen(pilot)
         await pilot.press("M")
         await choose(pilot, "run:piqa")
-        await wait_for(pilot, lambda: not main.scoring_running and main.model_scores.count(main.project.items) == 4, MODEL_TIMEOUT)
+        await wait_for(pilot, lambda: not main.scoring.running and main.session.scores.count(main.project.items) == 4, MODEL_TIMEOUT)
         await wait_for(pilot, lambda: any("accuracy hidden until you vote" in n.message for n in pilot.app._notifications))
         assert not any("acc 0" in n.message or "acc 1" in n.message for n in pilot.app._notifications)
         text = panel_text(pilot)
@@ -157,7 +157,7 @@ async def test_model_choices_and_accuracies_stay_hidden_until_voted(tmp_path: Pa
         first = main.current
         await pilot.press("1", "k")  # vote on the first item, come back to it
         assert main.current.id == first.id
-        score = main.model_scores.get(first)
+        score = main.session.scores.get(first)
         assert f"prefers {score.prediction + 1}" in panel_text(pilot)
         results = await open_results(pilot)
         summary = summary_text(results)
@@ -169,7 +169,7 @@ async def test_model_choices_and_accuracies_stay_hidden_until_voted(tmp_path: Pa
         main = main_screen(pilot)
         await pilot.press("M")
         await choose(pilot, "run:piqa")  # all four come from the workspace's cache
-        await wait_for(pilot, lambda: not main.scoring_running and main.model_scores.count(main.project.items) == 4, MODEL_TIMEOUT)
+        await wait_for(pilot, lambda: not main.scoring.running and main.session.scores.count(main.project.items) == 4, MODEL_TIMEOUT)
         results = await open_results(pilot)
         assert all(row[2] != "·" for row in results_rows(results).values())
         assert "n 4" in summary_text(results)

@@ -54,8 +54,8 @@ async def test_swap_moves_votes_and_an_edit_makes_them_predate_the_text(tmp_path
         await pilot.press("enter")  # "Edit and mark those votes as cast on an earlier version"
         await wait_for(pilot, lambda: project.item("dz-007").solutions[0] == edited_text)
         assert decisions(project)["dz-007"].status is Status.NEEDS_VOTES
-        assert "2 predate an edit" in screen.ballots.status_text("dz-007")
-        assert screen.ballots.summary(project.item("dz-007")).votes.count("a text since edited") == 2
+        assert "2 predate an edit" in screen.session.ballots.status_text("dz-007")
+        assert screen.session.ballots.summary(project.item("dz-007")).votes.count("a text since edited") == 2
         await pilot.press("q")
     released = export_decided(path, tmp_path / "release.tsv")
     first = original["dz-001"]
