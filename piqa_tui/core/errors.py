@@ -6,6 +6,8 @@ in a notification. Nothing else should reach the user as a traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class PiqaError(Exception):
     """Base of every error a user may see; ``str(err)`` is the one-line message."""
@@ -45,3 +47,19 @@ class ExportError(PiqaError):
 
 class ModelError(PiqaError):
     """A scoring or embedding model cannot be loaded or used."""
+
+
+def os_error_reason(exc: OSError) -> str:
+    """A short phrase for an ``OSError``: what went wrong, in the user's words."""
+    reasons = {
+        errno.ENOENT: "no such file",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.ELOOP: "too many levels of symbolic links (a symlink loop?)",
+        errno.EISDIR: "is a folder",
+        errno.ENOTDIR: "a part of the path is not a folder",
+        errno.ENOSPC: "the disk is full",
+        errno.EROFS: "the file system is read-only",
+        errno.ENAMETOOLONG: "the name is too long",
+    }
+    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)

@@ -12,8 +12,8 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
-from rich.text import Text
 
+from piqa_tui.core.text.terminal_safe import rich_text
 from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.values import format_value
@@ -152,17 +152,19 @@ class ReportTables:
         for col in ("measure", "value", "based on", "note"):
             summary.add_column(col, justify="right" if col in ("value", "based on") else "left")
         for row in summary_rows(report):
-            summary.add_row(*row[:3], Text(row[3], style="dim"))
+            summary.add_row(*row[:3], rich_text(row[3], "dim"))  # the note names annotators
         yield summary
         if report.annotators:
             per = Table(title="Annotators")
             for j, col in enumerate(annotator_header(report)):
-                per.add_column(col, justify="left" if j == 0 else "right")
+                # annotator names come from the workspace: shown as text, never as markup
+                per.add_column(col if j < 4 else rich_text(col, one_line=True, highlight=True),
+                               justify="left" if j == 0 else "right")
             for row in annotator_rows(report):
-                per.add_row(*row)
+                per.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])
             yield per
         if lines := notes(report):
-            yield Group(*(Text(line, style="dim") for line in lines))
+            yield Group(*(rich_text(line, "dim") for line in lines))
 
 
 class BreakdownTable:
@@ -172,9 +174,10 @@ class BreakdownTable:
         self.breakdown = breakdown
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        table = Table(title=f"Agreement by {self.breakdown.column}")
+        # Rich styles a title given as str itself; given as Text (safe from markup), it takes the style from it.
+        table = Table(title=rich_text(f"Agreement by {self.breakdown.column}", "table.title", one_line=True))
         for j, col in enumerate(breakdown_header(self.breakdown)):
-            table.add_column(col, justify="left" if j == 0 else "right")
+            table.add_column(col if j else rich_text(col, one_line=True), justify="left" if j == 0 else "right")
         for row in breakdown_rows(self.breakdown):
-            table.add_row(*row)
+            table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])  # group names are data
         yield table

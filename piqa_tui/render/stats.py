@@ -6,6 +6,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from piqa_tui.core.report.stats import LONG_ITEM_WORDS, DatasetStats
+from piqa_tui.core.text.terminal_safe import rich_text
 
 
 def stats_json(stats: DatasetStats) -> dict[str, object]:
@@ -42,12 +43,13 @@ class StatsTables:
         overview.add_row("scripts", _counts(stats.scripts, stats.items))
         yield overview
         for column, counts in stats.categories.items():
-            table = Table(title=column, title_justify="left")
+            # Column names and values are the dataset's: shown as text, never parsed as markup.
+            table = Table(title=rich_text(column, "table.title", one_line=True), title_justify="left")
             table.add_column("value")
             table.add_column("items", justify="right")
             table.add_column("share", justify="right")
             for value, count in counts.items():
-                table.add_row(value or "(empty)", str(count), f"{count / max(stats.items, 1):.1%}")
+                table.add_row(rich_text(value or "(empty)", highlight=True), str(count), f"{count / max(stats.items, 1):.1%}")
             yield table
 
 

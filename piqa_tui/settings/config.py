@@ -1,4 +1,4 @@
-"""User configuration: one TOML file under the platform's config folder.
+"""User configuration: one TOML file, read into one typed ``Config`` and checked once, here.
 
 Example ``~/.config/piqa-tui/config.toml``::
 
@@ -6,28 +6,52 @@ Example ``~/.config/piqa-tui/config.toml``::
     bidi = "app"          # auto | app | terminal | off
     theme = "piqa-dark"
     width_policy = "auto"     # auto | wcwidth | codepoint | cluster1 | cluster2
+    max_differences = 2       # words solutions may differ by (validate's default)
 
     [keys]                # action id = key(s), comma separated
     vote_1 = "1"
     next_item = "j,down"
 
+    [templates.plain]     # scoring templates: context (and continuation)
+    context = "{goal}"
+
 The TUI scores with ``model`` (a GGUF file; else $PIQA_TUI_MODEL, else the
-packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded;
-items whose best solution beats the runner-up by less than ``low_margin`` nats
-(default 1.0) make the low-margin queue.
+packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded
+(0 = CPU only, -1 = all); items whose best solution beats the runner-up by
+less than ``low_margin`` nats (default 1.0) make the low-margin queue.
+
+Every value is checked when the file is read: a wrong type, a negative
+number, an unknown setting name or an unknown ``[keys]`` action id is one
+line naming the key and what it should be, and nothing starts half-configured.
+The config is read only when it is a regular file (a FIFO or ``/dev/zero``
+would hang or fill memory). Callers that know the key map's action ids (the
+TUI's launcher) pass them in, so this module imports nothing of the TUI.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.graphemes import WIDTH_MODES
 from piqa_tui.settings.locations import config_path
 
+BIDI_MODES = ("auto", "app", "terminal", "off")
+WIDTH_POLICIES = ("auto", *WIDTH_MODES)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
-@dataclass
+
+class ConfigError(PiqaError):
+    """A config file that cannot be read, or a value in it of the wrong kind."""
+
+
+@dataclass(frozen=True)
 class Config:
     annotator: str | None = None
     bidi: str = "auto"
@@ -41,14 +65,124 @@ class Config:
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
 
 
-def load_config(path: Path | None = None) -> Config:
-    """The config file's settings; a missing file gives the defaults, a broken one a clear error."""
+def load_config(
+    path: Path | None = None,
+    *,
+    action_ids: Collection[str] | None = None,
+    theme_names: Collection[str] | None = None,
+) -> Config:
+    """The config file's settings, every one checked; a missing file gives the defaults.
+
+    ``action_ids`` and ``theme_names``: the key map's action ids and the
+    registered themes, when the caller knows them; then a ``[keys]`` entry for
+    any other id, or any other ``theme``, is an error too.
+    """
     path = path or config_path()
-    if not path.exists():
-        return Config()
+    data = _read_toml(path)
+    where = f"config {path}"
+    unknown = sorted(set(data) - {f.name for f in fields(Config)})
+    if unknown:
+        known = ", ".join(f.name for f in fields(Config))
+        raise ConfigError(f"{where}: unknown setting '{unknown[0]}'; the settings are: {known}")
+    values = {name: _CHECKS[name](where, name, value) for name, value in data.items()}
+    if action_ids is not None:
+        _check_action_ids(where, values.get("keys", {}), action_ids)
+    if theme_names is not None and values.get("theme", Config.theme) not in theme_names:
+        raise _fail(where, "theme", values["theme"], "one of " + ", ".join(theme_names))
+    return Config(**values)
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    if not os.path.lexists(path):
+        return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_input(path, "config file").decode("utf-8")
+        return tomllib.loads(text)
+    except PiqaError as exc:
+        raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PiqaError(f"{path}: not a valid TOML config file ({exc}); fix or remove it") from None
-    known = {k: v for k, v in data.items() if k in Config.__dataclass_fields__}
-    return Config(**known)
+        raise ConfigError(f"{path}: not a valid TOML config file ({exc}); fix or remove it") from None
+
+
+def _fail(where: str, name: str, value: object, should: str) -> ConfigError:
+    shown = repr(value) if not isinstance(value, (dict, list)) else f"a {'table' if isinstance(value, dict) else 'list'}"
+    return ConfigError(f"{where}: {name} = {shown[:60]} is not valid; it should be {should}")
+
+
+def _text(where: str, name: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, name, value, "a non-empty quoted string")
+    if _CONTROL.search(value):
+        raise _fail(where, name, value, "text without control characters (such as ESC)")
+    return value
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[str, str, object], str]:
+    def check(where: str, name: str, value: object) -> str:
+        if value not in options:
+            raise _fail(where, name, value, "one of " + ", ".join(f'"{o}"' for o in options))
+        return str(value)
+    return check
+
+
+def _whole(minimum: int) -> Callable[[str, str, object], int]:
+    def check(where: str, name: str, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise _fail(where, name, value, f"a whole number of at least {minimum}")
+        return value
+    return check
+
+
+def _positive(where: str, name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        raise _fail(where, name, value, "a positive number (nats)")
+    return float(value)
+
+
+def _keys(where: str, name: str, value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise _fail(where, name, value, 'a [keys] table of action id = "key,key"')
+    for action, keys in value.items():
+        if not isinstance(keys, str) or not keys.strip() or _CONTROL.search(keys):
+            raise _fail(where, f"[keys] {action}", keys, 'keys as a string, e.g. "j,down"')
+    return dict(value)
+
+
+def _templates(where: str, name: str, value: object) -> dict[str, dict[str, str]]:
+    from piqa_tui.core.scoring.templates import get_template
+
+    if not isinstance(value, dict):
+        raise _fail(where, name, value, "[templates.NAME] tables with a context")
+    for template, spec in value.items():
+        if not isinstance(spec, dict):
+            raise _fail(where, f"templates.{template}", spec, 'a table: context = "..." (and continuation)')
+        extra = sorted(set(spec) - {"context", "continuation"})
+        if extra:
+            raise _fail(where, f"templates.{template}.{extra[0]}", spec[extra[0]], "left out: a template has context and continuation")
+        try:
+            get_template(template, value)  # its placeholders, checked now rather than halfway through a run
+        except PiqaError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return {t: dict(spec) for t, spec in value.items()}
+
+
+def _check_action_ids(where: str, keys: dict[str, str], action_ids: Collection[str]) -> None:
+    unknown = sorted(set(keys) - set(action_ids))
+    if unknown:
+        raise ConfigError(
+            f"{where}: [keys] {unknown[0]} is not an action; the help screen (?) lists the action ids"
+        )
+
+
+_CHECKS: dict[str, Callable[[str, str, object], object]] = {
+    "annotator": _text,
+    "bidi": _choice(BIDI_MODES),
+    "theme": _text,
+    "width_policy": _choice(WIDTH_POLICIES),
+    "max_differences": _whole(0),
+    "keys": _keys,
+    "templates": _templates,
+    "model": _text,
+    "n_gpu_layers": _whole(-1),
+    "low_margin": _positive,
+}

@@ -49,11 +49,6 @@ def no_model_help() -> str:
     )
 
 
-def configured_gpu_layers(config: Config) -> int:
-    """The config's ``n_gpu_layers``, 0 when it is not a whole number."""
-    return config.n_gpu_layers if isinstance(config.n_gpu_layers, int) else 0
-
-
 def choose_model(config: Config | None = None, environ: dict[str, str] | None = None) -> ModelChoice:
     """The model the TUI should use, in the order config file, environment, packaged."""
     environ = dict(os.environ) if environ is None else environ
@@ -61,7 +56,7 @@ def choose_model(config: Config | None = None, environ: dict[str, str] | None = 
         config = config or load_config()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
-    layers = configured_gpu_layers(config)
+    layers = config.n_gpu_layers  # checked when the config was read
     if config.model:
         return ModelChoice(Path(config.model).expanduser(), "config", layers, origin=f"the config file's model ({config_path()})")
     if environ.get(ENV_VAR):

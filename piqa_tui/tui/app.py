@@ -19,12 +19,14 @@ from typing import Callable, Iterable
 
 from textual import events, work
 from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.files import output_files
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.core.text.terminal_safe import markup_safe, terminal_safe
 from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
@@ -37,6 +39,7 @@ from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.session import OpenRequest, Session
+from piqa_tui.tui.terminal_guard import ControlCharacterFilter
 from piqa_tui.tui.themes import THEMES
 from piqa_tui.tui.widgets.field_editor import FieldEditor
 from piqa_tui.tui.widgets.label_line import LabelChooser
@@ -80,6 +83,8 @@ class PiqaApp(App[None]):
 
     def __init__(self, settings: AppSettings) -> None:
         super().__init__()
+        # Textual keeps its line filters in a private list; ours drops any control byte data brought.
+        self._filters.append(ControlCharacterFilter())
         self.settings = settings
         self.bidi_mode = settings.bidi_mode
         self.reviewer = settings.reviewer
@@ -91,6 +96,12 @@ class PiqaApp(App[None]):
         self._disk_notified = False
         self.last_input = 0.0
         self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A toast whose text (often naming data: ids, columns, file names) is shown literally."""
+        safe = markup_safe if markup else terminal_safe
+        super().notify(safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):

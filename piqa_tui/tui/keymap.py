@@ -257,13 +257,4 @@ def unlisted(*action_ids: str) -> list[Binding]:
     ]
 
 
-def validate_keymap(keys: dict[str, str]) -> list[str]:
-    """Problems with a config ``[keys]`` table: unknown action ids or values that are not strings."""
-    known = {a.id for a in ALL_ACTIONS}
-    problems = []
-    for action_id, value in keys.items():
-        if action_id not in known:
-            problems.append(f"[keys] {action_id}: no such action (see piqa-tui's help screen for the ids)")
-        elif not isinstance(value, str) or not value.strip():
-            problems.append(f"[keys] {action_id}: give the keys as a string, e.g. \"j,down\"")
-    return problems
+

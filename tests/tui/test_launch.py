@@ -11,8 +11,9 @@ from piqa_tui.cli import open_tui as launch_module
 from piqa_tui.cli.main import main
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.settings.config import load_config
 from piqa_tui.tui.app import PiqaApp
-from piqa_tui.tui.keymap import ALL_ACTIONS, validate_keymap
+from piqa_tui.tui.keymap import ALL_ACTIONS
 from piqa_tui.tui.screens.check_terminal import write_width_policy
 from piqa_tui.tui.themes import theme_name
 
@@ -32,17 +33,22 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
-    config.write_text('annotator = "amina"\nbidi = "off"\ntheme = "light"\nwidth_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\nnope = "x"\n')
+    config.write_text('annotator = "amina"\nbidi = "off"\ntheme = "light"\nwidth_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\n')
     settings = launch_module.settings_from(args(path=str(darija), bidi="app", theme="high-contrast"))
     assert settings.request is not None and settings.request.annotator == "amina"
     assert settings.bidi_mode == BidiMode.APP
     assert settings.theme == "piqa-high-contrast"
     assert settings.keys == {"undo": "ctrl+z"}
-    assert any("nope" in w for w in settings.warnings)
+
+
+def test_an_unknown_action_in_keys_stops_the_launch(config: Path, darija: Path) -> None:
+    config.write_text('width_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\nnope = "x"\n')
+    with pytest.raises(PiqaError, match=r"\[keys\] nope is not an action"):
+        launch_module.settings_from(args(path=str(darija)))
 
 
 def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) -> None:
-    """The low-margin queue's threshold: the config's low_margin, a warning (and the default) when it is not a positive number."""
+    """The low-margin queue's threshold: the config's low_margin; one that is not a positive number stops the launch."""
     from piqa_tui.core.dataset.item import Item
     from piqa_tui.core.scoring.results import ItemScore
     from piqa_tui.core.scoring.templates import get_template
@@ -58,10 +64,9 @@ def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) 
     session.scores.put([item], [score])
     assert session.scores.low_margin_threshold == 3.0 and session.scores.low_margin(item)
     config.write_text('width_policy = "codepoint"\nlow_margin = "high"\n')
-    settings = launch_module.settings_from(args(path=str(darija)))
-    assert any("low_margin 'high' is not a positive number" in w for w in settings.warnings)
-    assert settings.low_margin == LOW_MARGIN
-    default = Session.open(OpenRequest(darija), low_margin=settings.low_margin)
+    with pytest.raises(PiqaError, match="low_margin = 'high' is not valid; it should be a positive number"):
+        launch_module.settings_from(args(path=str(darija)))
+    default = Session.open(OpenRequest(darija), low_margin=LOW_MARGIN)
     default.scores.put([item], [score])
     assert not default.scores.low_margin(item)
 
@@ -117,11 +122,15 @@ def test_width_policy_is_written_into_the_config(tmp_path: Path) -> None:
     assert 'annotator = "sara"' in path.read_text() and 'undo = "u"' in path.read_text()
 
 
-def test_keymap_ids_are_unique_and_validated() -> None:
+def test_keymap_ids_are_unique_and_validated(tmp_path: Path) -> None:
     ids = [a.id for a in ALL_ACTIONS]
     assert len(ids) == len(set(ids))
-    assert validate_keymap({"next_item": "j"}) == []
-    assert validate_keymap({"next_itme": "j"})[0].startswith("[keys] next_itme")
+    path = tmp_path / "config.toml"
+    path.write_text('[keys]\nnext_item = "j"\n')
+    assert load_config(path, action_ids=ids).keys == {"next_item": "j"}
+    path.write_text('[keys]\nnext_itme = "j"\n')
+    with pytest.raises(PiqaError, match=r"\[keys\] next_itme is not an action"):
+        load_config(path, action_ids=ids)
 
 
 def test_theme_names() -> None:

@@ -13,6 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
+from piqa_tui.core.text.terminal_safe import markup_safe, terminal_safe
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec
 from piqa_tui.render.agreement import (
     BreakdownTable,
@@ -46,13 +47,13 @@ def run(args: argparse.Namespace) -> int:
         )
         return OK
     if args.markdown:
-        print(report_markdown(found.report))
+        print(terminal_safe(report_markdown(found.report)))
         for breakdown in found.breakdowns.values():
             print()
-            print(breakdown_markdown(breakdown))
+            print(terminal_safe(breakdown_markdown(breakdown)))
         return OK
     console = Console()
-    console.print(f"[bold]{project.dataset.name}[/] — policy {policy_spec(found.policy)}; "
+    console.print(f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — policy {policy_spec(found.policy)}; "
                   + ", ".join(f"{k}: {v}" for k, v in found.statuses.items()))
     console.print(ReportTables(found.report))
     for breakdown in found.breakdowns.values():

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project
+from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.card import dataset_card
 
 
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     card = dataset_card(project)
     if args.out:
         atomic_write(Path(args.out), card)
-        print(f"wrote {args.out}")
-    else:
-        print(card, end="")
+        say(f"wrote {args.out}")
+    else:  # the file keeps the text as typed; the terminal gets it made safe
+        print(terminal_safe(card), end="")
     return OK

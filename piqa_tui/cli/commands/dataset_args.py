@@ -7,6 +7,7 @@ import json
 import sys
 
 from piqa_tui.core.dataset.layout import parse_mapping
+from piqa_tui.core.text.terminal_safe import json_safe, message_line, terminal_safe
 from piqa_tui.core.workspace.project import Project
 
 
@@ -32,11 +33,22 @@ def open_project(args: argparse.Namespace, *, create: bool = False) -> Project:
     annotator = getattr(args, "annotator", None) or load_config().annotator
     project = Project.open(args.path, mapping=mapping, workspace=args.workspace, annotator=annotator, create=create)
     if project.file_changed:
-        print(f"piqa-tui: warning: {project.file_changed}", file=sys.stderr)
+        warn(project.file_changed)
     for notice in project.workspace.take_notices() if project.workspace else []:
-        print(f"piqa-tui: warning: {notice}", file=sys.stderr)
+        warn(notice)
     return project
 
 
 def print_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")  # one write, not one per token
+    """``data`` as JSON on stdout: exact values, with characters a terminal would act on as \\u escapes."""
+    sys.stdout.write(json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n")  # one write, not one per token
+
+
+def say(*parts: object, sep: str = " ") -> None:
+    """A line of human output on stdout, made terminal-safe (the text comes from data)."""
+    print(terminal_safe(sep.join(map(str, parts))))
+
+
+def warn(message: object) -> None:
+    """One terminal-safe warning line on stderr."""
+    print(f"piqa-tui: warning: {message_line(message)}", file=sys.stderr)

@@ -12,6 +12,8 @@ from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    say,
+    warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.dedup.clusters import (
@@ -21,6 +23,7 @@ from piqa_tui.core.dedup.clusters import (
 )
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
 from piqa_tui.core.dedup.semantic import DEFAULT_MODEL
+from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
 def _similarity(text: str) -> float:
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     with _progress_bar(enabled=sys.stderr.isatty()) as progress:
         result = scan(project, project.items, request, progress)  # type: ignore[arg-type]
     if result.warning:
-        print(f"piqa-tui: warning: {result.warning}", file=sys.stderr)
+        warn(result.warning)
     if args.json:
         print_json(
             {
@@ -114,19 +117,19 @@ def _progress_bar(enabled: bool) -> Iterator[object]:
 def _print_clusters(result: DuplicateScan) -> None:
     clusters = result.clusters
     for n, cluster in enumerate(clusters, 1):
-        print(f"cluster {n}\t{cluster.signal}\tsimilarity {cluster.similarity:.3f}\t{len(cluster.members)} items")
+        say(f"cluster {n}\t{cluster.signal}\tsimilarity {cluster.similarity:.3f}\t{len(cluster.members)} items")
         for m in cluster.members:
             where = f"{m.source}:" if m.source else ""
-            print(f"  {where}{m.id}\t{_preview(result.item(m).prompt)}")
+            say(f"  {terminal_safe(where + m.id, one_line=True)}\t{_preview(result.item(m).prompt)}")
     counts = {s: sum(1 for c in clusters if c.signal == s) for s in SIGNALS}
     detail = ", ".join(f"{s}: {n}" for s, n in counts.items() if n) or "none"
     if result.sources is not None:
         subject = f"items of {result.sources[0]} duplicating {result.sources[1]}"
     else:
         subject = f"{len(result.items)} items"
-    print(f"{len(clusters)} duplicate clusters ({detail}) among {subject}")
+    say(f"{len(clusters)} duplicate clusters ({detail}) among {subject}")
 
 
 def _preview(text: str, width: int = 70) -> str:
-    flat = " ".join(text.split())
+    flat = terminal_safe(" ".join(text.split()), one_line=True)
     return flat if len(flat) <= width else flat[: width - 1] + "…"

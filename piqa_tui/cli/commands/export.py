@@ -17,10 +17,17 @@ from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    say,
 )
 from piqa_tui.cli.exit_codes import OK
-from piqa_tui.core.dataset.files import FORMATS, output_files
+from piqa_tui.core.dataset.files import (
+    FORMATS,
+    formula_cells,
+    output_files,
+    output_table,
+)
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.project import Project
 
 if TYPE_CHECKING:
@@ -38,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)")
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)")
+    parser.add_argument("--escape-formulas", action="store_true",
+                        help="CSV/TSV: prefix ' to cells beginning with = + - @ so spreadsheets show them as text "
+                             "(changes those values; off by default)")
 
 
 def export_items(project: Project, decided: bool, drop_flagged: bool) -> tuple[list[Item], list[GoldChange]]:
@@ -63,7 +73,7 @@ def print_changes(changes: list[GoldChange], limit: int = 20) -> None:
     """Say which gold labels the decided ones replaced (solution numbers from 1, as on screen)."""
     print(f"{len(changes)} label{'s' if len(changes) != 1 else ''} changed from the gold column by the votes and adjudications")
     for change in changes[:limit]:
-        print(f"  {change.id}: {_label_text(change.gold)} → {_label_text(change.decided)}")
+        say(f"  {terminal_safe(change.id, one_line=True)}: {_label_text(change.gold)} → {_label_text(change.decided)}")
     if len(changes) > limit:
         print(f"  … and {len(changes) - limit} more (--json lists them all)")
 
@@ -91,15 +101,30 @@ def run(args: argparse.Namespace) -> int:
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
     written = project.export(args.to, args.format, items=items, extra_columns=extra or None,
-                             replace=args.force)
+                             replace=args.force, escape_formulas=args.escape_formulas)
     summary: dict[str, object] = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
     if args.decided:
         summary["gold_changes"] = [change.to_json() for change in changes]
+    spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
+    if spreadsheet:
+        summary["formula_cells"] = formula_cells(*output_table(project.dataset, items, extra or None))
+        summary["formulas_escaped"] = bool(args.escape_formulas)
     if args.json:
         print_json(summary)
-    else:
-        dropped = len(project.items) - len(items)
-        print(f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}")
-        if args.decided:
-            print_changes(changes)
+        return OK
+    dropped = len(project.items) - len(items)
+    say(f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}")
+    if args.decided:
+        print_changes(changes)
+    if spreadsheet and summary["formula_cells"]:
+        say(_formula_note(int(summary["formula_cells"]), args.escape_formulas))
     return OK
+
+
+def _formula_note(count: int, escaped: bool) -> str:
+    """What to tell a spreadsheet user about cells that begin with = + - or @."""
+    cells = f"{count} cell{'s' if count != 1 else ''} begin{'s' if count == 1 else ''} with = + - or @"
+    if escaped:
+        return f"{cells}: written with a leading ' so spreadsheets show them as text (--escape-formulas)"
+    return (f"{cells}: a spreadsheet may run them as formulas; if this file is for Excel, LibreOffice or "
+            "Google Sheets, export again with --escape-formulas")

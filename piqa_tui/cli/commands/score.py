@@ -21,6 +21,7 @@ from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    say,
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
@@ -32,6 +33,7 @@ from piqa_tui.core.scoring.templates import (
     DEFAULT_TEMPLATE,
     get_template,
 )
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.values import format_value
 
 
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from piqa_tui.core.scoring.cache import score_items
     from piqa_tui.core.scoring.llama import LlamaBackend
     from piqa_tui.settings.config import load_config
-    from piqa_tui.settings.model_choice import choose_model, configured_gpu_layers
+    from piqa_tui.settings.model_choice import choose_model
 
     config = load_config()
     template = get_template(args.template, config.templates)
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if choice.path is None:
             raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
         model_path = choice.path
-    n_gpu_layers = configured_gpu_layers(config) if args.n_gpu_layers is None else args.n_gpu_layers
+    n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
     project = open_project(args, create=not args.no_cache)
     if args.output:  # refused before the model runs, not after
         project.check_outputs([Path(args.output)], replace=args.force)
@@ -143,11 +145,11 @@ def run(args: argparse.Namespace) -> int:
 def _print_summary(result: dict) -> None:
     rate = result["model_items_per_second"]
     speed = f"{rate:.2f} items/s" if rate else "all from the cache"
-    print(f"{result['path']}: {result['model']}, template {result['template']}")
+    say(f"{result['path']}: {result['model']}, template {result['template']}")
     print(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  n {result['n']}"
           f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
     for column, groups in result["groups"].items():
-        print(f"\nby {column}:")
+        say(f"\nby {terminal_safe(column, one_line=True)}:")
         width = max(len(g) for g in groups) if groups else 0
         for name, s in groups.items():
-            print(f"  {name:<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  n {s['n']}")
+            say(f"  {terminal_safe(name, one_line=True):<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  n {s['n']}")

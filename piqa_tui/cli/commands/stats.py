@@ -13,6 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import compute_stats
+from piqa_tui.core.text.terminal_safe import markup_safe
 from piqa_tui.render.stats import StatsTables, stats_json
 
 
@@ -27,6 +28,6 @@ def run(args: argparse.Namespace) -> int:
         print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats_json(stats)})
     else:
         console = Console()
-        console.print(f"[bold]{project.dataset.name}[/] — {project.dataset.format}, layout {project.dataset.layout.name}")
+        console.print(f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — {project.dataset.format}, layout {project.dataset.layout.name}")
         console.print(StatsTables(stats))
     return OK

@@ -12,6 +12,7 @@ from piqa_tui.cli.commands.dataset_args import (
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.dataset.checks import RULES, CheckConfig, check_items, summary
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         for p in problems:
-            print(f"{p.item_id}\t{p.level}\t{p.rule}\t{p.detail}")
+            print("\t".join(terminal_safe(cell, one_line=True) for cell in (p.item_id, p.level, p.rule, p.detail)))
         counts = ", ".join(f"{rule}: {n}" for rule, n in summary(problems).items()) or "no problems"
         print(f"{len(project.items)} items, {errors} errors, {len(problems) - errors} warnings ({counts})")
     return DATA_PROBLEMS if errors else OK

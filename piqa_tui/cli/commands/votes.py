@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 import sys
+from pathlib import Path
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    say,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.votes.decisions import (
     parse_policy,
     policy_spec,
@@ -35,18 +37,18 @@ def run(args: argparse.Namespace) -> int:
         if args.file:
             set_project_policy(project, parse_policy(args.file))
         spec = policy_spec(project_policy(project))
-        print_json({"policy": spec}) if args.json else print(f"decision policy: {spec}")
+        print_json({"policy": spec}) if args.json else say(f"decision policy: {spec}")
         return OK
     if not args.file:
         print(f"piqa-tui votes {args.action}: error: give the votes FILE", file=sys.stderr)
         return 2
     if args.action == "export":
         if project.workspace is None:
-            print(f"piqa-tui: error: {project.dataset.path} has no workspace yet, so no votes to export", file=sys.stderr)
+            print(f"piqa-tui: error: {message_line(project.dataset.path)} has no workspace yet, so no votes to export", file=sys.stderr)
             return 2
         project.check_outputs([Path(args.file)], replace=args.force)
         count = export_votes(project, args.file, current_only=args.current)
-        print_json({"written": args.file, "votes": count}) if args.json else print(f"wrote {count} votes to {args.file}")
+        print_json({"written": args.file, "votes": count}) if args.json else say(f"wrote {count} votes to {args.file}")
         return OK
     result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
     if args.json:
@@ -54,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
                     "bad": [{b.unit: b.line, "reason": b.reason} for b in result.bad]})
         return DATA_PROBLEMS if result.bad else OK
     for bad in result.bad:
-        print(f"{args.file}: {bad}", file=sys.stderr)
+        print(message_line(f"{args.file}: {bad}"), file=sys.stderr)
     if result.stamped:
-        print(f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}")
-    print(f"read {result.read} votes ({result.shape} file): {result.new} new, "
-          f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected")
+        say(f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}")
+    say(f"read {result.read} votes ({result.shape} file): {result.new} new, "
+        f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected")
     return DATA_PROBLEMS if result.bad else OK

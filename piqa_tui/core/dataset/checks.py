@@ -43,7 +43,7 @@ RULES: dict[str, Rule] = {
         Rule("label-out-of-range", "error", "the label names a solution the item does not have"),
         Rule("duplicate-id", "error", "two items share an id"),
         Rule("not-nfc", "warning", "text is not in Unicode NFC"),
-        Rule("control-characters", "warning", "stray bidi or zero-width control characters"),
+        Rule("control-characters", "warning", "stray bidi, zero-width or terminal control characters (ESC, C0, C1)"),
         Rule("whitespace", "warning", "leading or trailing whitespace, or doubled spaces"),
         Rule("too-short", "warning", "prompt and solutions together have fewer than N words (off by default)"),
     ]
@@ -157,7 +157,8 @@ def suspects(items: list[Item], config: CheckConfig = CheckConfig()) -> list[int
     frame = text_frame(items)
     names = frame.columns
     width = len(names) - 1
-    controls = f"[{re.escape(BIDI_CONTROLS + ZERO_WIDTH + JOINERS)}\x1c-\x1f]"  # \x1c-\x1f: str.split() whitespace that \\s is not
+    # Rust regex escapes for the C0/C1 ranges (ESC among them); \x1c-\x1f are also str.split() whitespace that \\s is not.
+    controls = f"[{re.escape(BIDI_CONTROLS + ZERO_WIDTH + JOINERS)}\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]"
     field_tests = []
     for name in names:
         col = pl.col(name)

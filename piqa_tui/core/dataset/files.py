@@ -13,21 +13,32 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 
+from piqa_tui.core.dataset.input_file import (
+    MAX_FIELD_CHARS,
+    MAX_JSON_DEPTH,
+    check_regular_file,
+    json_depth,
+    read_input,
+)
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.labels import LabelCodec, detect_codec
 from piqa_tui.core.dataset.layout import Layout, detect_layout
-from piqa_tui.core.errors import ExportError, InputError
+from piqa_tui.core.errors import ExportError, InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet", "piqa")
 _EXTENSIONS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 LABELS_SUFFIX = "-labels.lst"
+# Cells beginning with these run as formulas in Excel, LibreOffice and Google Sheets (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass
@@ -63,12 +74,16 @@ class Dataset:
 
 def file_digest(path: Path) -> tuple[str, int]:
     """SHA-256 and size of a file, to tell whether it changed underneath a workspace."""
+    check_regular_file(path, "dataset")
     digest = hashlib.sha256()
     size = 0
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-            size += len(block)
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+                size += len(block)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the dataset: {os_error_reason(exc)}; check its permissions") from None
     return digest.hexdigest(), size
 
 
@@ -76,7 +91,7 @@ def detect_format(path: Path) -> str:
     fmt = _EXTENSIONS.get(path.suffix.lower())
     if fmt is None:
         raise InputError(f"{path}: unknown file type '{path.suffix}'; use .tsv, .csv, .jsonl or .parquet")
-    if fmt == "jsonl" and labels_path(path).exists():
+    if fmt == "jsonl" and os.path.lexists(labels_path(path)):
         return "piqa"
     return fmt
 
@@ -94,11 +109,12 @@ def load_dataset(
 ) -> Dataset:
     """Read any supported dataset file; raise InputError with a one-line message on bad input."""
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise InputError(f"{path}: no such file; check the path")
     if path.is_dir():
         raise InputError(f"{path}: is a folder; give a dataset file (.tsv, .csv, .jsonl, .parquet)")
     fmt = detect_format(path)
+    check_regular_file(path, "dataset")
     sha, size = file_digest(path)
     if size == 0:
         raise InputError(f"{path}: the file is empty; nothing to load")
@@ -106,7 +122,7 @@ def load_dataset(
     if fmt == "parquet":
         columns, rows, schema = _read_parquet(path)
     else:
-        text = decode(path.read_bytes(), path)
+        text = decode(read_input(path, "dataset"), path)
         if not text.strip():
             raise InputError(f"{path}: the file is empty; nothing to load")
         newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
@@ -145,13 +161,29 @@ def decode(data: bytes, path: Path) -> str:
         encoding = "utf-16"
     else:
         encoding = "utf-8"
+        if _looks_like_utf16(data):
+            raise InputError(f"{path}: looks like UTF-16 without a byte-order mark; re-save the file as UTF-8")
     try:
-        return data.decode(encoding)
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(
             f"{path}: not valid {encoding.upper()} at line {line} (byte {exc.start}); re-save the file as UTF-8"
         ) from None
+    if "\r" in text and "\n" not in text and text.count("\r") > 1:
+        raise InputError(
+            f"{path}: lines end with carriage returns only (old Mac line endings); re-save the file with LF or CRLF line endings"
+        )
+    return text
+
+
+def _looks_like_utf16(data: bytes) -> bool:
+    """Text in UTF-16 without a BOM: most of the first kilobyte's odd or even bytes are NUL."""
+    head = data[:1024]
+    if len(head) < 4 or b"\x00" not in head:
+        return False
+    half = len(head) // 2
+    return head[1::2].count(0) > half * 0.6 or head[0::2].count(0) > half * 0.6
 
 
 class Records(Sequence):
@@ -232,7 +264,19 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], R
         more = f" and {len(ragged) - 5} more lines" if len(ragged) > 5 else ""
         raise InputError(f"{path}: ragged rows: the header has {width} fields but {shown}{more}; fix those lines")
     del records[0]
+    _check_delimited_sizes(text, header, records, path, line_numbers)
     return header, Records(header, records)
+
+
+def _check_delimited_sizes(text: str, header: list[str], records: list[list[str]], path: Path,
+                           line_numbers: list[int] | None) -> None:
+    """InputError for a value longer than ``MAX_FIELD_CHARS``; the cells are looked at only in a file that long."""
+    if len(text) <= MAX_FIELD_CHARS:
+        return
+    for k, rec in enumerate(records):
+        if sum(map(len, rec)) > MAX_FIELD_CHARS:
+            line = line_numbers[k + 1] if line_numbers else k + 2
+            _check_field_sizes(zip(header, rec), f"{path}: line {line}")
 
 
 def _read_jsonl(text: str, path: Path) -> tuple[list[str], list[dict[str, object]], list[str]]:
@@ -245,30 +289,69 @@ def _read_jsonl(text: str, path: Path) -> tuple[list[str], list[dict[str, object
             if any(rest.strip() for rest in lines[number:]):
                 raise InputError(f"{path}: line {number} is blank; remove it or put an item there")
             break
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); fix that line") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}: line {number} is not a JSON object; each line must be one item")
+        record = _json_record(line, path, number)
         columns.update(dict.fromkeys(record))
         rows.append(record)
         raw_lines.append(line.removesuffix("\r"))
     return list(columns), rows, raw_lines
 
 
+def _json_record(line: str, path: Path, number: int) -> dict[str, object]:
+    """One JSONL line as an object, or InputError naming the line and what is wrong with it."""
+    where = f"{path}: line {number}"
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where} is not valid JSON ({exc.msg}); fix that line") from None
+    except RecursionError:
+        raise InputError(f"{where} nests JSON lists or objects too deeply; flatten that value") from None
+    except ValueError:  # Python refuses to read integers of more than 4,300 digits
+        raise InputError(f"{where} has a number of more than 4,300 digits; write it as a quoted string") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{where} is not a JSON object; each line must be one item")
+    if line.count("[") + line.count("{") > MAX_JSON_DEPTH and json_depth(record) > MAX_JSON_DEPTH:
+        raise InputError(f"{where} nests JSON lists or objects more than {MAX_JSON_DEPTH} deep; flatten that value")
+    if "\\u" in line.lower() and _has_surrogate(record):
+        raise InputError(
+            f"{where} holds a lone surrogate escape (such as \\ud800), which is not a character; fix that value"
+        )
+    if len(line) > MAX_FIELD_CHARS:
+        _check_field_sizes(record.items(), where)
+    return record
+
+
+def _has_surrogate(record: dict[str, object]) -> bool:
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _check_field_sizes(cells: Iterable[tuple[str, object]], where: str) -> None:
+    """InputError when one value is longer than ``MAX_FIELD_CHARS`` (only asked of long lines)."""
+    for column, value in cells:
+        if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
+            raise InputError(
+                f"{where}, column '{column}': {len(value):,} characters is more than the {MAX_FIELD_CHARS:,} "
+                "a value may have; shorten it"
+            )
+
+
 def _read_parquet(path: Path) -> tuple[list[str], list[dict[str, object]], object]:
     import polars as pl
 
     try:
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(io.BytesIO(read_input(path, "dataset")))
+    except InputError:
+        raise
     except Exception as exc:  # polars raises several unrelated types for a bad file
         raise InputError(f"{path}: not a readable Parquet file ({type(exc).__name__}); check the file") from None
     return list(frame.columns), frame.to_dicts(), frame.schema
 
 
 def _read_labels_file(path: Path, n_rows: int) -> list[object]:
-    text = decode(path.read_bytes(), path)
+    text = decode(read_input(path, "label file"), path)
     labels: list[object] = text.split("\n")
     if labels and labels[-1] == "":
         labels.pop()
@@ -426,18 +509,16 @@ def write_dataset(
     out: str | os.PathLike[str],
     fmt: str | None = None,
     extra_columns: dict[str, list[object]] | None = None,
+    escape_formulas: bool = False,
 ) -> list[Path]:
-    """Write ``items`` (current values) to ``out`` atomically; returns the files written."""
+    """Write ``items`` (current values) to ``out`` atomically; returns the files written.
+
+    ``escape_formulas`` (CSV and TSV only) prefixes a ``'`` to cells a spreadsheet would run as a formula.
+    """
     out = Path(out)
     fmt = _export_format(dataset, out, fmt)
-    rows = current_rows(dataset, items)
-    columns = list(dataset.columns)
-    if extra_columns:
-        for name, values in extra_columns.items():
-            if name not in columns:
-                columns.append(name)
-            for row, value in zip(rows, values):
-                row[name] = value
+    check_target(out)
+    columns, rows = output_table(dataset, items, extra_columns)
     written = [out]
     if fmt == "parquet":
         _write_parquet(dataset, columns, rows, out)
@@ -456,7 +537,7 @@ def write_dataset(
     if fmt == "jsonl":
         text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns)
     else:
-        text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out)
+        text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out, escape_formulas)
     if not dataset.final_newline and dataset.format == fmt and text.endswith(newline):
         text = text[: -len(newline)]
     atomic_write(out, text)
@@ -474,15 +555,56 @@ def _jsonl_text(
             lines.append(raw[item.row])
             continue
         record = {c: row[c] for c in columns if c in row}
-        lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json))
+        lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json, default=_json_value))
     return "".join(line + newline for line in lines)
 
 
-def _delimited_text(rows: list[dict[str, object]], columns: list[str], delimiter: str, newline: str, out: Path) -> str:
+def _json_value(value: object) -> object:
+    """A Parquet value JSON has no type for: dates and times as ISO 8601 text, decimals as text."""
+    import datetime
+    import decimal
+
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (datetime.timedelta, decimal.Decimal)):
+        return str(value)
+    raise ExportError(f"a value of type {type(value).__name__} cannot be written as JSON; export to .parquet instead")
+
+
+def output_table(
+    dataset: Dataset, items: list[Item], extra_columns: dict[str, list[object]] | None = None
+) -> tuple[list[str], list[dict[str, object]]]:
+    """The columns and rows an export writes: the items' current values, then ``extra_columns``."""
+    rows = current_rows(dataset, items)
+    columns = list(dataset.columns)
+    for name, values in (extra_columns or {}).items():
+        if name not in columns:
+            columns.append(name)
+        for row, value in zip(rows, values):
+            row[name] = value
+    return columns, rows
+
+
+def formula_like(value: str) -> bool:
+    """Whether a spreadsheet would read ``value`` as a formula: it begins with = + - or @ and is not a plain number."""
+    return value[:1] in FORMULA_STARTS and value != "" and _PLAIN_NUMBER.fullmatch(value) is None
+
+
+def formula_cells(columns: list[str], rows: list[dict[str, object]]) -> int:
+    """How many cells of a CSV/TSV export a spreadsheet would run as formulas."""
+    return sum(formula_like(as_text(row.get(c))) for row in rows for c in columns)
+
+
+def _escaped(value: str, escape_formulas: bool) -> str:
+    return "'" + value if escape_formulas and formula_like(value) else value
+
+
+def _delimited_text(rows: list[dict[str, object]], columns: list[str], delimiter: str, newline: str, out: Path,
+                    escape_formulas: bool = False) -> str:
     if delimiter == "\t":
-        lines = ["\t".join(columns)]
+        lines = ["\t".join(_escaped(c, escape_formulas) for c in columns)]
         for number, row in enumerate(rows, 2):
-            values = [as_text(row.get(c)) for c in columns]
+            values = [_escaped(as_text(row.get(c)), escape_formulas) for c in columns]
             for col, value in zip(columns, values):
                 if "\t" in value or "\n" in value or "\r" in value:
                     raise ExportError(
@@ -493,8 +615,8 @@ def _delimited_text(rows: list[dict[str, object]], columns: list[str], delimiter
         return "".join(line + newline for line in lines)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator=newline)
-    writer.writerow(columns)
-    writer.writerows([as_text(row.get(c)) for c in columns] for row in rows)
+    writer.writerow([_escaped(c, escape_formulas) for c in columns])
+    writer.writerows([_escaped(as_text(row.get(c)), escape_formulas) for c in columns] for row in rows)
     return buffer.getvalue()
 
 
@@ -503,21 +625,57 @@ def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, ob
 
     schema = dataset.schema if dataset.format == "parquet" and list(dataset.columns) == columns else None
     data = {c: [row.get(c) for row in rows] for c in columns}
-    frame = pl.DataFrame(data, schema=schema) if schema is not None else pl.DataFrame(data)
+    if schema is None:
+        _check_one_type_per_column(data, out)
+    try:
+        frame = pl.DataFrame(data, schema=schema) if schema is not None else pl.DataFrame(data)
+    except Exception as exc:  # polars raises several types; its messages run over many lines
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ExportError(f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead") from None
     tmp = _temp_path(out)
     try:
         frame.write_parquet(tmp)
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"{out}: could not write the file: {os_error_reason(exc)}; nothing was changed there") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     _fsync_dir(out.parent)
 
 
+def _check_one_type_per_column(data: dict[str, list[object]], out: Path) -> None:
+    """ExportError naming the first column whose values mix types (JSONL allows it, Parquet does not)."""
+    for column, values in data.items():
+        kinds = {"number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+                 for v in values if v is not None}
+        if len(kinds) > 1:
+            raise ExportError(
+                f"{out}: column '{column}' mixes value types ({', '.join(sorted(kinds))}), which Parquet cannot store; "
+                "export to .jsonl, or make the column one type"
+            )
+
+
+def check_target(out: Path) -> None:
+    """ExportError unless ``out`` can be written: its folder exists and is writable, and it is not a folder."""
+    folder = out.parent
+    if not folder.is_dir():
+        what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
+        raise ExportError(f"{out}: the folder {folder} {what}; create it or choose another path")
+    if out.is_dir():
+        raise ExportError(f"{out}: is a folder; give a file name inside it")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ExportError(f"{out}: cannot write in the folder {folder} (permission denied); choose another folder")
+
+
 def _temp_path(out: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
+    except OSError as exc:
+        raise ExportError(f"{out}: cannot write there: {os_error_reason(exc)}; choose another path") from None
     os.close(fd)
     return Path(name)
 
@@ -525,8 +683,7 @@ def _temp_path(out: Path) -> Path:
 def atomic_write(out: Path, text: str) -> None:
     """Write ``text`` as UTF-8 to a temp file beside ``out``, fsync it, and rename it over ``out``."""
     out = Path(out)
-    if not out.parent.exists():
-        raise ExportError(f"{out}: the folder {out.parent} does not exist; create it or choose another path")
+    check_target(out)
     tmp = _temp_path(out)
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
@@ -535,6 +692,9 @@ def atomic_write(out: Path, text: str) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, out.stat().st_mode & 0o7777 if out.exists() else default_file_mode())
         os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"{out}: could not write the file: {os_error_reason(exc)}; nothing was changed there") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

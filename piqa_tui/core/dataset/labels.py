@@ -13,7 +13,9 @@ from piqa_tui.core.errors import InputError
 
 LATIN_LETTERS = "ABCD"
 ARABIC_LETTERS = "أبجد"
-_INTEGER = re.compile(r"^\s*-?\d+(\.0+)?\s*$")
+# ASCII digits only: "١" (Arabic-Indic one) or "１" (fullwidth one) are reported, never read as 1.
+# More than six digits is no solution number (and float() of 5,000 digits is infinity).
+_INTEGER = re.compile(r"^\s*(-?[0-9]{1,6})(\.0+)?\s*$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -40,9 +42,9 @@ class LabelCodec:
             return raw - self.base
         if isinstance(raw, float) and raw.is_integer():
             return int(raw) - self.base
-        text = str(raw)
-        if _INTEGER.match(text):
-            return int(float(text)) - self.base
+        match = _INTEGER.match(str(raw))
+        if match:
+            return int(match.group(1)) - self.base
         raise ValueError(raw)
 
     def encode(self, index: int | None, like: object = "") -> object:
@@ -109,9 +111,21 @@ def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCode
 
 
 def _fail(where: str, bad: list[tuple[int, object]]) -> None:
-    shown = ", ".join(f"row {row + 1} ({value!r})" for row, value in bad[:5])
+    shown = ", ".join(f"row {row + 1} ({_shown(value)})" for row, value in bad[:5])
     more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    digits = any(_non_ascii_digit(value) for _, value in bad)
+    hint = " (digits such as ١ or １ are not ASCII digits: write 0-9)" if digits else ""
     raise InputError(
-        f"{where}: the label column has values that are not labels: {shown}{more}; "
+        f"{where}: the label column has values that are not labels: {shown}{more}{hint}; "
         "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
     )
+
+
+def _shown(value: object, limit: int = 24) -> str:
+    """A bad label as shown in a message, cut when long (a 5,000-digit number)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _non_ascii_digit(value: object) -> bool:
+    return any(ch.isdigit() and not ch.isascii() for ch in str(value))

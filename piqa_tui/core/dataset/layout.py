@@ -114,6 +114,7 @@ def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, sou
         family = "custom"
     else:
         solutions, family = _detect_solutions(by_canon)
+        _refuse_fifth_solution(solutions, by_canon, source)
     prompt = resolve(mapping["prompt"]) if "prompt" in mapping else first([n for n in _PROMPT_NAMES if by_canon.get(n) not in solutions])
     if not prompt or len(solutions) < 2:
         raise LayoutError(
@@ -146,6 +147,22 @@ def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, sou
         label_base=label_base,
         explicit=mapping,
     )
+
+
+def _refuse_fifth_solution(solutions: tuple[str, ...], by_canon: dict[str, str], source: str) -> None:
+    """LayoutError when the header continues a 4-solution family (``solution4`` after ``solution3``).
+
+    Read silently, the fifth column would become metadata and its text would never be voted on.
+    """
+    if len(solutions) < MAX_SOLUTIONS:
+        return
+    last = canonical(solutions[-1])
+    following = last[:-1] + (str(int(last[-1]) + 1) if last[-1].isdigit() else chr(ord(last[-1]) + 1))
+    if following in by_canon:
+        raise LayoutError(
+            f"{source}: column '{by_canon[following]}' would be a fifth solution; piqa-tui handles at most "
+            f"{MAX_SOLUTIONS}: remove it, or rename it if it is not a solution"
+        )
 
 
 def _detect_solutions(by_canon: dict[str, str]) -> tuple[tuple[str, ...], str]:

@@ -27,6 +27,7 @@ class DatasetStats:
     categories: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
+
 def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:
     """Metadata columns that behave like categories: few distinct, repeated values."""
     if not columns or not items:

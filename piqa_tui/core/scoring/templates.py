@@ -16,6 +16,9 @@ from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ScoreRequest
 
 LETTERS = "ABCDEFGHIJ"
+# No model context holds this many characters (128k tokens are about 500,000 characters of English):
+# an item beyond it is refused before tokenizing, which alone would take a minute at 10 MB.
+MAX_REQUEST_CHARS = 1_000_000
 
 # Placeholders a template may use; anything else is a typo the user should hear about.
 CONTEXT_FIELDS = frozenset({"goal", "prompt", "question", "options"})
@@ -77,7 +80,14 @@ class Template:
                 f"item {item.id} has {len(item.solutions)} solutions: "
                 f"scoring needs between 2 and {len(LETTERS)}; fix the item"
             )
-        return ScoreRequest(self.render_context(item), self.render_continuations(item))
+        request = ScoreRequest(self.render_context(item), self.render_continuations(item))
+        size = len(request.context) + sum(map(len, request.continuations))
+        if size > MAX_REQUEST_CHARS:  # refused before the tokenizer spends a minute on 10 MB
+            raise ModelError(
+                f"item {item.id} is {size:,} characters with its template, far more than a model's context; "
+                "shorten it or leave it out (--limit, or drop it)"
+            )
+        return request
 
     def norm_lengths(self, item: Item) -> tuple[int, ...]:
         """Characters ``acc_norm`` divides by: the continuation without its delimiter."""
@@ -94,18 +104,28 @@ class Template:
         return Template(f"{self.name}+solution-only", "", continuation)
 
 
-def _check_fields(name: str, part: str, text: str, allowed: frozenset[str]) -> None:
+def _check_fields(name: str, part: str, text: object, allowed: frozenset[str]) -> None:
+    """ModelError unless every placeholder in ``text`` is exactly ``{name}`` for an allowed name.
+
+    A format spec or conversion is refused, not only an unknown name: ``{goal:{goal.__class__}}``
+    hides attribute access in a nested spec, and ``{goal:>99999999}`` builds 100 MB per item.
+    """
+    if not isinstance(text, str):
+        raise ModelError(f"template {name!r}: its {part} must be text, not {type(text).__name__}")
     try:
-        fields = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+        parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(text) if f is not None]
     except ValueError as exc:
         raise ModelError(f"template {name!r}: its {part} is not a valid format string ({exc}); "
                          "double literal braces as {{ }}") from None
-    unknown = sorted(fields - allowed)
-    if unknown:
-        raise ModelError(
-            f"template {name!r}: unknown placeholder {{{unknown[0]}}} in its {part}; "
-            f"use {', '.join('{' + f + '}' for f in sorted(allowed))}"
-        )
+    use = f"use only {', '.join('{' + f + '}' for f in sorted(allowed))}"
+    for field, spec, conversion in parsed:
+        if field not in allowed:
+            raise ModelError(f"template {name!r}: unknown placeholder {{{field}}} in its {part}; {use}")
+        if spec or conversion:
+            raise ModelError(
+                f"template {name!r}: placeholder {{{field}}} in its {part} has a format spec or conversion "
+                f"('{(':' + spec) if spec else ''}{('!' + conversion) if conversion else ''}'), which templates do not allow; {use}"
+            )
 
 
 BUILTIN_TEMPLATES: dict[str, Template] = {
@@ -133,6 +153,8 @@ def get_template(
     user_templates = user_templates or {}
     if name in user_templates:
         spec = user_templates[name]
+        if not isinstance(spec, Mapping):
+            raise ModelError(f"template {name!r} in config is not a table; write [templates.{name}] with a context")
         if "context" not in spec:
             raise ModelError(f"template {name!r} in config has no 'context'; add one, "
                              "e.g. context = \"Question: {goal}\\nAnswer:\"")

@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Iterable, Literal, Mapping, Sequence
@@ -66,11 +66,12 @@ Align = Literal["left", "right"]
 Highlight = tuple[int, int, StyleType]
 
 ELLIPSIS = "…"
+MAX_DISPLAY_CHARS = 10_000  # a longer field is drawn up to here, then a marker
 _BIDI_CONTROLS = frozenset(BIDI_CONTROLS)
 _JOINERS = frozenset(JOINERS)
 # Text the adapter must see: right-to-left letters, bidi and other controls, line breaks.
 # Anything else (Latin, Indic, CJK) is drawn as it is stored, only cut to fit.
-_NEEDS_LAYOUT = re.compile(f"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe{BIDI_CONTROLS}\x00-\x1f\x7f\u2028\u2029]")
+_NEEDS_LAYOUT = re.compile(f"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe{BIDI_CONTROLS}\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _TRAILING_KINDS = frozenset({"WS", "BN", "LRI", "RLI", "FSI", "PDI"})  # reset by UAX #9 rule L1
 
 
@@ -300,12 +301,24 @@ def _shape(line: str) -> list[str | None] | None:
 
 
 def _drawable(ch: str, mode: BidiMode) -> str:
-    """What the terminal is sent for one character: tabs as a space, controls dropped."""
+    """What the terminal is sent for one character: tabs as a space, bidi controls dropped in ``app`` mode.
+
+    Other control characters (ESC, BEL, C1) are data, never commands: they are
+    drawn as their one-cell Unicode control picture (␛), so a curator sees them.
+    """
     if ch == "\t":
         return " "
-    if not ch or unicodedata.category(ch) == "Cc" or (mode is BidiMode.APP and ch in _BIDI_CONTROLS):
+    if not ch or ch in "\r\n" or (mode is BidiMode.APP and ch in _BIDI_CONTROLS):
         return ""
+    if unicodedata.category(ch) == "Cc":
+        return _control_picture(ch)
     return ch
+
+
+def _control_picture(ch: str) -> str:
+    """U+2400 + code for C0 (␛ for ESC), ␡ for DEL, the replacement character for C1."""
+    code = ord(ch)
+    return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
 
 
 def _line_units(source: str, start: int, end: int, mode: BidiMode) -> list[VisualUnit]:
@@ -404,9 +417,27 @@ def layout(
 
     Wraps first, in logical order, then shapes and reorders each line (``app``
     mode).  With ``max_lines``, the last line kept ends in an ellipsis when
-    text was left out.  ``text`` itself is never changed.
+    text was left out.  ``text`` itself is never changed. Text longer than
+    ``MAX_DISPLAY_CHARS`` is drawn up to there, then a line saying how much
+    was left out: laying out a 10 MB field would freeze the screen, and
+    nobody reads past the first pages on it.
     """
-    return list(_layout(text, max(1, width), resolve_mode(mode), policy or get_width_policy(), max_lines))
+    width, resolved, policy = max(1, width), resolve_mode(mode), policy or get_width_policy()
+    limit = MAX_DISPLAY_CHARS if max_lines is None else min(MAX_DISPLAY_CHARS, 8 * width * max_lines + 64)
+    if len(text) <= limit:
+        return list(_layout(text, width, resolved, policy, max_lines))
+    cut = text.rfind(" ", limit // 2, limit) + 1 or limit
+    lines = list(_layout(text[:cut], width, resolved, policy, max_lines))
+    if max_lines is not None and len(lines) >= max_lines:
+        return lines
+    marker = f"… ({len(text) - cut:,} more characters not shown)"
+    return lines + [_marker_line(line, cut) for line in _layout(marker, width, resolved, policy, None)]
+
+
+def _marker_line(line: DisplayLine, at: int) -> DisplayLine:
+    """A line of the "not shown" marker, pointing at no stored text (selecting it copies nothing)."""
+    units = tuple(VisualUnit(at, at, unit.text) for unit in line.units)
+    return replace(line, logical="", start=at, end=at, units=units)
 
 
 # --- Rich -----------------------------------------------------------------

@@ -17,7 +17,12 @@ BIDI_CONTROLS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2
 ZERO_WIDTH = "\u200b\u2060\ufeff\u00ad"
 JOINERS = "\u200c\u200d"
 INVISIBLE = BIDI_CONTROLS + ZERO_WIDTH + JOINERS  # every invisible character above: what search and dedup ignore
-_STRAY = re.compile(f"[{BIDI_CONTROLS}{ZERO_WIDTH}]|(?:^|(?<=\\s))[{JOINERS}]|[{JOINERS}](?=\\s|$)")
+# C0 controls (ESC among them) other than tab, newline and carriage return, DEL and C1:
+# never text, and on a terminal they are commands.
+TERMINAL_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_STRAY = re.compile(
+    f"[{BIDI_CONTROLS}{ZERO_WIDTH}{TERMINAL_CONTROLS}]|(?:^|(?<=\\s))[{JOINERS}]|[{JOINERS}](?=\\s|$)"
+)
 _WORD_EDGE_PUNCT = "\"'“”‘’«»()[]{}.,;:!?؟،؛…-–—"
 
 # Unicode blocks of the scripts our users write in. Checked with one regex per
@@ -55,13 +60,20 @@ def is_nfc(text: str) -> bool:
     return unicodedata.is_normalized("NFC", text)
 
 
+# Any character ``_STRAY`` could match: one character class, which scans a 10 MB field
+# in milliseconds where the joiner context (lookbehind) takes a second.
+_STRAY_CANDIDATE = re.compile(f"[{BIDI_CONTROLS}{ZERO_WIDTH}{TERMINAL_CONTROLS}{JOINERS}]")
+
+
 def stray_controls(text: str) -> list[str]:
     """Invisible control characters that do not belong in stored text, as U+XXXX names."""
+    if _STRAY_CANDIDATE.search(text) is None:
+        return []
     return [f"U+{ord(m.group()):04X}" for m in _STRAY.finditer(text)]
 
 
 def has_stray_controls(text: str) -> bool:
-    return _STRAY.search(text) is not None
+    return _STRAY_CANDIDATE.search(text) is not None and _STRAY.search(text) is not None
 
 
 def words(text: str) -> list[str]:

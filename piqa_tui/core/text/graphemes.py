@@ -217,6 +217,9 @@ def cell_width(s: str, policy: WidthPolicy | None = None) -> int:
 def truncate(s: str, width: int, ellipsis: str = "…", policy: WidthPolicy | None = None) -> str:
     """``s`` cut at a cluster boundary to fit ``width`` cells, ending in ``ellipsis`` when cut."""
     policy = policy or _policy
+    # No cluster is narrower than an eighth of a cell in practice: a 10 MB field is not measured whole
+    # to draw one row of it (text of zero-width characters alone may then lose its ellipsis).
+    s = s[: 8 * max(width, 0) + 64]
     if cell_width(s, policy) <= width:
         return s
     room = width - cell_width(ellipsis, policy)

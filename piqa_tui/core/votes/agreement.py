@@ -484,6 +484,7 @@ class AgreementReport:
     votes_per_annotator: dict[str, int] = field(default_factory=dict)
 
 
+
 def agreement_report(
     votes: Iterable[Vote] | VoteTable,
     n_categories: int | None = None,
@@ -515,6 +516,7 @@ class AgreementBreakdown:
 
     column: str
     groups: dict[str, AgreementReport]
+
 
 
 def agreement_by(

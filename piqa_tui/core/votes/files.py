@@ -26,6 +26,7 @@ import csv
 import io
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.votes.policy import SKIP
@@ -188,9 +190,9 @@ _NOT_UTF8 = "not UTF-8 text (a byte of another encoding); re-save the file as UT
 
 def _decoded(path: Path) -> str:
     """The file's text; bytes that are not UTF-8 are kept as lone surrogates, so their lines can be reported alone."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputError(f"{path}: no such votes file; check the path")
-    data = path.read_bytes()
+    data = read_input(path, "votes file")  # a FIFO, a device or a folder is one line, never a hang
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             return data.decode("utf-16")
@@ -206,6 +208,9 @@ def _header(path: Path, cells: list[str]) -> list[str]:
     header = [cell.strip() for cell in cells]
     if _has_bad_bytes("".join(header)):
         raise InputError(f"{path}: line 1 (the header) is not UTF-8 text; re-save the file as UTF-8")
+    repeated = sorted({h for h in header if h and [c.lower() for c in header].count(h.lower()) > 1})
+    if repeated:  # which of two "choice" columns is the vote? refuse to guess
+        raise InputError(f"{path}: the header repeats column(s) {', '.join(repeated)}; give each column a unique name")
     return header
 
 

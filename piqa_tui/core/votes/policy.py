@@ -108,7 +108,8 @@ class Policy:
         Returns each item's status, as its index in ``STATUSES``, and its label (-1 where none).
         Worked out choice by choice (a few columns), which numpy does much faster than along rows.
         """
-        counts = np.asarray(counts, np.int64).reshape(len(counts), -1)
+        counts = np.asarray(counts, np.int64)
+        counts = counts.reshape(len(counts), -1 if counts.size else 0)  # a dataset without items: 0 × 0
         columns = [counts[:, k] for k in range(counts.shape[1])] or [np.zeros(len(counts), np.int64)]
         cast, top = sum(columns[1:], columns[0].copy()), np.maximum.reduce(columns)
         label = np.full(len(counts), -1)  # the first choice with the top count, as Counter.most_common ranks ties

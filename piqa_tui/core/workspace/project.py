@@ -24,12 +24,14 @@ from piqa_tui.core.dataset.files import (
     source_files,
     write_dataset,
 )
+from piqa_tui.core.dataset.input_file import check_regular_file
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
+from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
 from piqa_tui.core.workspace.undo import action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
 from piqa_tui.core.workspace.vote_targets import (
@@ -38,7 +40,6 @@ from piqa_tui.core.workspace.vote_targets import (
     resolve_choice,
     solution_key,
 )
-from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
 
 MARKER_KINDS = ("undo", "redo")
 
@@ -188,6 +189,8 @@ class Project:
         """Open a dataset; with ``create=False`` the workspace is only read (read-only commands): a missing
         one is not made, and one on a read-only disk or locked by another process can still be read."""
         path = Path(path)
+        if os.path.lexists(path):  # a FIFO, a folder or a symlink loop: one line before anything resolves the path
+            check_regular_file(path, "dataset")
         ws_path = Path(workspace) if workspace else default_location(path)
         prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
         dataset = load_dataset(path, mapping)
@@ -487,13 +490,15 @@ class Project:
         check_outputs(outputs, self.protected_files(), replace)
 
     def export(self, out: str | os.PathLike[str], fmt: str | None = None, items: list[Item] | None = None,
-               extra_columns: dict[str, list[object]] | None = None, replace: bool = False) -> list[Path]:
+               extra_columns: dict[str, list[object]] | None = None, replace: bool = False,
+               escape_formulas: bool = False) -> list[Path]:
         """Write the current state (or ``items``) to ``out``; the workspace is untouched.
 
         Never over the source or the workspace; over another existing file only with ``replace``.
         """
         self.check_outputs(output_files(self.dataset, Path(out), fmt), replace)
-        return write_dataset(self.dataset, self.items if items is None else items, out, fmt, extra_columns)
+        return write_dataset(self.dataset, self.items if items is None else items, out, fmt, extra_columns,
+                             escape_formulas)
 
     def save(self) -> list[Path]:
         """Write the current state over the source file and rebind the workspace to it."""

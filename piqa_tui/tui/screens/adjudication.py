@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Static
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.terminal_safe import rich_text
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.tui.keymap import ADJUDICATION_ACTIONS, bindings
@@ -138,7 +139,7 @@ class AdjudicationScreen(Screen[None]):
         cells.append(", ".join(sorted(self.project.state.flags.get(item.id, {}))))
         note = self.project.state.notes.get(item.id, "")
         cells.append(layout(note, NOTE_CELLS, app_bidi_mode(self), max_lines=1)[0].text if note else "")
-        return cells
+        return [c if isinstance(c, Text) else rich_text(c, one_line=True) for c in cells]  # DataTable parses str as markup
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -40,6 +40,7 @@ from piqa_tui.core.dedup.scan import (
     scan,
 )
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
 from piqa_tui.tui.messages import MarksChanged, ShowItem
@@ -339,7 +340,7 @@ class DuplicatesScreen(Screen[None]):
         result = self.result
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("Duplicates", "bold")
-        text.append(f"  {self.project.dataset.name} · {len(self.project.items):,} items  ")
+        text.append(f"  {terminal_safe(self.project.dataset.name, one_line=True)} · {len(self.project.items):,} items  ")
         if self.scanning:
             text.append("scanning…", "italic")
         elif result is not None:

@@ -20,6 +20,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
+from piqa_tui.core.text.terminal_safe import rich_text
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.messages import ScoresChanged, ShowItem
 from piqa_tui.tui.model_scores import ModelScores
@@ -148,7 +149,7 @@ class ModelResultsScreen(Screen[None]):
             table.add_column(name, justify="right")
         for value, s in groups.items():  # type: ignore[union-attr]
             mean = s["mean_margin"]
-            table.add_row(value, f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]), "—" if mean is None else f"{mean:.2f}")
+            table.add_row(rich_text(value, one_line=True, highlight=True), f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]), "—" if mean is None else f"{mean:.2f}")
         return table
 
     def _row(self, item: Item, score: ItemScore) -> list[Text | str]:
@@ -166,13 +167,13 @@ class ModelResultsScreen(Screen[None]):
 
         return [
             Text(f"{score.margin:.2f}", justify="right"),
-            item.id,
+            rich_text(item.id, one_line=True),
             pick(score.prediction),
             pick(score.prediction_norm),
             gold,
             mark,
             pick(baseline.prediction) if baseline is not None else "",
-            prompt,
+            rich_text(prompt, one_line=True),  # DataTable parses str cells as markup
         ]
 
     def _excerpt(self, item: Item) -> str:

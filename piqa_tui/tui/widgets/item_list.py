@@ -24,6 +24,7 @@ from textual.timer import Timer
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.bidi import DisplayLine, layout, needs_layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
 
 PREFETCH_ROWS = 8  # rows drawn per idle tick: a key pressed meanwhile waits a few ms at most
@@ -246,7 +247,7 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         for mark in self.marks(position, item):
             segments.append(Segment(mark, base + styles[MARK_STYLES[mark]] if mark in MARK_STYLES else base))
         id_style = base if is_cursor else base + styles["item-list--id"]
-        shown_id = truncate(item.id, self.id_width)
+        shown_id = truncate(terminal_safe(item.id, one_line=True), self.id_width)
         segments.append(Segment(" " + shown_id + " " * (self.id_width - cell_width(shown_id)) + " ", id_style))
         room = width - sum(s.cell_length for s in segments)
         if room > 2:

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from piqa_tui.core.dataset.checks import RULES, Problem
 from piqa_tui.core.dataset.files import Dataset
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.fields import label_text, solution_spans, translation_columns
 from piqa_tui.tui.widgets.field_block import FieldBlock
 from piqa_tui.tui.widgets.label_line import LabelLine
@@ -121,7 +122,7 @@ class ItemView(VerticalScroll, can_focus=False):
             title += f"   asks for the {item.question}"
         if status:
             title += f"   {status}"
-        self.title_line.update(title, layout=False)
+        self.title_line.update(terminal_safe(title, one_line=True), layout=False)  # the id and question are data
         self.block("prompt").show(item.prompt, (), self._translations("prompt", meta))
         self._show_solutions(item, gold_hidden)
         self.label_line.show_label(label_text(self.dataset, item), hidden=gold_hidden)

@@ -9,6 +9,7 @@ from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, draw_line
 
 NAME_WIDTH = 22
@@ -54,7 +55,7 @@ class MetadataTable(Widget):
             return Strip.blank(width, base)
         column, value = self.rows[y]
         name_width = min(NAME_WIDTH, max(cell_width(c) for c, _ in self.rows) + 2, max(4, width // 3))
-        name = truncate(column, name_width - 2)
+        name = truncate(terminal_safe(column, one_line=True), name_width - 2)
         name_cells = [Segment(name + " " * (name_width - cell_width(name)), base + self.get_component_rich_style("metadata--name"))]
         room = width - name_width
         if room < 2:

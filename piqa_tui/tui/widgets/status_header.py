@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
 @dataclass
@@ -48,10 +49,11 @@ class StatusHeader(Static):
         self.set_class(bool(info.warning), "-warning")
         text = Text(no_wrap=True, overflow="ellipsis")
         if info.warning:
-            text.append("⚠ " + info.warning + "  ", "bold")
-        text.append(info.dataset + ("*" if info.unsaved else ""), "bold")
+            text.append("⚠ " + terminal_safe(info.warning, one_line=True) + "  ", "bold")
+        # The file name and the annotator (from the config or --annotator) are data: shown escaped.
+        text.append(terminal_safe(info.dataset, one_line=True) + ("*" if info.unsaved else ""), "bold")
         text.append("  ")
-        text.append(("reviewer " if info.reviewer else "") + info.annotator, "italic")
+        text.append(("reviewer " if info.reviewer else "") + terminal_safe(info.annotator, one_line=True), "italic")
         text.append("  ")
         position = f"{info.index}/{info.shown}" if info.shown == info.total else f"{info.index}/{info.shown} of {info.total}"
         text.append(position, "bold")

@@ -1,0 +1,257 @@
+"""Any file, any byte (issue 13): the generated hostile corpus through every subcommand.
+
+Each corpus file (``tests/hostile_corpus.py``) is run through every
+subcommand in a child process with a time limit, so a hang fails the test
+instead of stalling it. Every run must end with exit code 0, 1 or 2, at most
+one line on stderr, no "internal error" or traceback, and no ESC or other
+control byte in what it printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.hostile_corpus import OSC0, batches, build, hostile_votes
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTROL_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+SECONDS_PER_FILE = 60  # 13-14 commands; a hang (FIFO, /dev/zero) is caught here, not waited out
+
+
+@pytest.fixture(scope="module")
+def corpus_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, object]]]:
+    """Every corpus file through every subcommand: file name -> one record per command."""
+    folder = tmp_path_factory.mktemp("hostile")
+    out = tmp_path_factory.mktemp("exports")
+    votes = hostile_votes(tmp_path_factory.mktemp("votes"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PIQA_TUI_CONFIG": str(folder / "no-config.toml")}
+    paths = build(folder)
+
+    def run(batch: list[Path]) -> list[dict[str, object]]:
+        argv = [sys.executable, str(ROOT / "tests" / "hostile_corpus.py"), "--run", str(out), str(votes), *map(str, batch)]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=SECONDS_PER_FILE * len(batch), env=env, cwd=ROOT)
+        except subprocess.TimeoutExpired as exc:
+            records = [json.loads(line) for line in (exc.stdout or b"").decode().splitlines()]
+            stuck = records[-1]["file"] if records else batch[0].name
+            return [*records, {"file": stuck, "argv": ["the command after the last one"], "code": "hang", "out": "", "err": ""}]
+        records = [json.loads(line) for line in done.stdout.decode().splitlines()]
+        if done.returncode != 0:
+            records.append({"file": batch[0].name, "argv": ["driver"], "code": done.returncode, "out": "",
+                            "err": done.stderr.decode()[-2000:]})
+        return records
+
+    runs: dict[str, list[dict[str, object]]] = {p.name: [] for p in paths}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for records in pool.map(run, batches(paths)):
+            for record in records:
+                runs[str(record["file"])].append(record)
+    return runs
+
+
+def _problems(record: dict[str, object]) -> list[str]:
+    out, err = str(record["out"]), str(record["err"])
+    found = []
+    if record["code"] not in (0, 1, 2):
+        found.append(f"exit {record['code']}")
+    if len(err.strip().splitlines()) > 1:
+        found.append("more than one line on stderr")
+    if "internal error" in err or "Traceback" in err:
+        found.append("internal error")
+    if CONTROL_BYTES.search(out) or CONTROL_BYTES.search(err):
+        found.append("control characters printed")
+    return found
+
+
+def test_every_command_survives_every_corpus_file(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
+    failures = [
+        f"{name}: {' '.join(map(str, record['argv']))}: {', '.join(problems)}: {str(record['err'])[:300]!r}"
+        for name, records in corpus_runs.items()
+        for record in records
+        if (problems := _problems(record))
+    ]
+    assert not failures, "\n".join(failures)
+    assert sum(map(len, corpus_runs.values())) > 300  # every file got every command
+
+
+def _record(runs: dict[str, list[dict[str, object]]], name: str, command: str, *flags: str) -> dict[str, object]:
+    for record in runs[name]:
+        argv = record["argv"]
+        if argv[0] == command and all(f in argv for f in flags) and (flags or "--json" not in argv):
+            return record
+    raise AssertionError(f"no {command} run for {name}")
+
+
+def test_escapes_are_shown_visibly_and_markup_literally(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
+    dedup = _record(corpus_runs, "escapes.tsv", "dedup")
+    assert "a\\x1b]0;pwned\\x07" in str(dedup["out"])  # the id, harmless and visible
+    stats = _record(corpus_runs, "escapes.tsv", "stats")
+    assert stats["code"] == 0 and "[/]" in str(stats["out"]) and "[bold]x[/bold]" in str(stats["out"])
+    validate = _record(corpus_runs, "escapes.tsv", "validate")
+    assert "control-characters\tprompt has U+001B" in str(validate["out"])
+    assert "U+009B" in str(validate["out"])  # C1 CSI too
+
+
+def test_json_output_stays_exact(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
+    data = json.loads(str(_record(corpus_runs, "escapes.tsv", "validate", "--json")["out"]))
+    ids = {p["item_id"] for p in data["problems"]}
+    assert f"a{OSC0}" in ids
+    stats = json.loads(str(_record(corpus_runs, "escapes.tsv", "stats", "--json")["out"]))
+    assert stats["categories"]["category"]["[/]"] == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "needle"),
+    [
+        ("deep.jsonl", "nests JSON"),
+        ("long-label.tsv", "label"),
+        ("long-id.jsonl", "digits"),
+        ("surrogate.jsonl", "surrogate"),
+        ("utf16-nobom.tsv", "UTF-16 without a byte-order mark"),
+        ("cr-only.tsv", "carriage returns"),
+        ("huge-header.tsv", "characters left out"),
+        ("arabic-digit-label.tsv", "not ASCII digits"),
+        ("fifth-solution.tsv", "solution4"),
+        ("fifo.tsv", "not a regular file"),
+        ("zero.tsv", "not a regular file"),
+        ("folder.tsv", "folder"),
+        ("loop.tsv", "symbolic links"),
+        ("lst-folder.jsonl", "folder"),
+        ("lst-fifo.jsonl", "not a regular file"),
+        ("binary.csv", "not valid UTF-8"),
+    ],
+)
+def test_each_bad_file_is_named_in_one_honest_line(corpus_runs: dict[str, list[dict[str, object]]], name: str, needle: str) -> None:
+    record = _record(corpus_runs, name, "validate")
+    assert record["code"] == 2, record
+    assert needle in str(record["err"]), record["err"]
+    assert len(str(record["err"])) < 1500
+
+
+# ------------------------------------------------------------ export targets and workspaces (in process)
+
+HEADER = "id\tprompt\tsolution0\tsolution1\tlabel\tnote\n"
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from piqa_tui.cli.main import main
+
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _one_line(err: str, *needles: str) -> None:
+    assert err.count("\n") == 1 and "internal error" not in err, err
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+def test_export_targets_that_cannot_be_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "d.tsv"
+    data.write_text(HEADER + "a\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    code, _, err = _run(["export", str(data), "--to", str(tmp_path / "missing" / "out.tsv")], capsys)
+    assert code == 2
+    _one_line(err, "missing does not exist")
+    (tmp_path / "folder.tsv").mkdir()
+    code, _, err = _run(["export", str(data), "--to", str(tmp_path / "folder.tsv")], capsys)
+    assert code == 2
+    _one_line(err, "is a folder")
+    votes = tmp_path / "v.tsv"
+    votes.write_text("item_id\tannotator\tchoice\ttime\na\tamina\t0\t2026-01-01T00:00:00Z\n")
+    assert _run(["votes", "import", str(data), str(votes)], capsys)[0] == 0
+    code, _, err = _run(["votes", "export", str(data), str(tmp_path / "missing" / "v.tsv")], capsys)
+    assert code == 2
+    _one_line(err, "does not exist")
+
+
+def test_parquet_dates_to_jsonl_and_mixed_types_to_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import datetime
+
+    import polars as pl
+
+    source = tmp_path / "dated.parquet"
+    pl.DataFrame({"goal": ["g"], "sol1": ["a"], "sol2": ["b"], "label": [0],
+                  "when": [datetime.datetime(2024, 5, 1, 12, 30)]}).write_parquet(source)
+    code, _, err = _run(["export", str(source), "--to", str(tmp_path / "dated.jsonl")], capsys)
+    assert code == 0, err
+    assert json.loads((tmp_path / "dated.jsonl").read_text())["when"] == "2024-05-01T12:30:00"
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "extra": 1}\n'
+                     '{"goal": "h", "sol1": "a", "sol2": "b", "label": 1, "extra": "x"}\n')
+    code, _, err = _run(["export", str(mixed), "--to", str(tmp_path / "mixed.parquet")], capsys)
+    assert code == 2
+    _one_line(err, "column 'extra' mixes value types (number, str)", "export to .jsonl")
+
+
+def test_workspace_failures_are_named_and_only_a_broken_one_is_moved_aside(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    from piqa_tui.core.workspace.log import Workspace, storage_error
+
+    data = tmp_path / "d.tsv"
+    data.write_text(HEADER + "a\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"this is not a database at all" * 100)
+    code, _, err = _run(["votes", "import", str(data), str(tmp_path / "v.tsv"), "--workspace", str(broken)], capsys)
+    assert code == 2
+    _one_line(err, "not a usable workspace database", "move it aside")
+
+    good = tmp_path / "good.sqlite"
+    Workspace(good).close()
+    holder = sqlite3.connect(good, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another program holds the lock
+    try:
+        with pytest.raises(sqlite3.OperationalError) as locked:
+            sqlite3.connect(good, timeout=0).execute("BEGIN IMMEDIATE")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with pytest.raises(sqlite3.OperationalError) as readonly:
+        sqlite3.connect(f"file:{good}?mode=ro", uri=True).execute("INSERT INTO meta VALUES ('k', 'v')")
+    messages = [str(storage_error(good, e, "nothing was recorded")) for e in (locked.value, readonly.value)]
+    assert "workspace busy" in messages[0]
+    assert "cannot be written (read-only file, folder or disk)" in messages[1]
+    assert not any("move it aside" in m for m in messages)
+
+
+def test_no_place_for_a_workspace_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "d.tsv"
+    data.write_text(HEADER + "a\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    votes = tmp_path / "v.tsv"
+    votes.write_text("item_id\tannotator\tchoice\ttime\na\tamina\t0\t2026-01-01T00:00:00Z\n")
+    not_a_folder = tmp_path / "home-is-a-file"
+    not_a_folder.write_text("")
+    code, _, err = _run(["votes", "import", str(data), str(votes), "--workspace", str(not_a_folder / "w.sqlite")], capsys)
+    assert code == 2
+    _one_line(err, "cannot make the workspace", "--workspace")
+
+
+# ------------------------------------------------------------------ spreadsheets
+
+
+def test_formula_cells_are_counted_and_escaped_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "f.tsv"
+    data.write_text(HEADER + 'a\t=HYPERLINK("http://evil")\t+cmd\t-1\t0\t@SUM(A1)\nb\tp\tx\ty\t1\t-0.5\n', encoding="utf-8")
+    plain, escaped = tmp_path / "plain.csv", tmp_path / "escaped.csv"
+    code, out, _ = _run(["export", str(data), "--to", str(plain)], capsys)
+    assert code == 0
+    assert "3 cells begin with = + - or @" in out and "--escape-formulas" in out
+    assert plain.read_text().splitlines()[1] == 'a,"=HYPERLINK(""http://evil"")",+cmd,-1,0,@SUM(A1)'  # exact by default
+    code, out, _ = _run(["export", str(data), "--to", str(escaped), "--escape-formulas"], capsys)
+    assert code == 0 and "written with a leading '" in out
+    lines = escaped.read_text().splitlines()
+    assert lines[1] == "a,\"'=HYPERLINK(\"\"http://evil\"\")\",'+cmd,-1,0,'@SUM(A1)"  # plain numbers stay numbers
+    assert lines[2] == "b,p,x,y,1,-0.5"
+    code, out, _ = _run(["export", str(data), "--to", str(tmp_path / "e.tsv"), "--escape-formulas", "--json"], capsys)
+    assert json.loads(out)["formula_cells"] == 3
+    assert (tmp_path / "e.tsv").read_text().splitlines()[1].startswith("a\t'=HYPERLINK")
