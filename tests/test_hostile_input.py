@@ -162,7 +162,7 @@ def test_export_targets_that_cannot_be_written(tmp_path: Path, capsys: pytest.Ca
     assert code == 2
     _one_line(err, "missing does not exist")
     (tmp_path / "folder.tsv").mkdir()
-    code, _, err = _run(["export", str(data), "--to", str(tmp_path / "folder.tsv")], capsys)
+    code, _, err = _run(["export", str(data), "--to", str(tmp_path / "folder.tsv"), "--force"], capsys)
     assert code == 2
     _one_line(err, "is a folder")
     votes = tmp_path / "v.tsv"

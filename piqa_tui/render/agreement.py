@@ -13,9 +13,9 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
-from piqa_tui.core.text.terminal_safe import rich_text
 from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
 from piqa_tui.render.markdown import markdown_table
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
 
 # --------------------------------------------------------------------------- rows

@@ -6,7 +6,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from piqa_tui.core.report.stats import LONG_ITEM_WORDS, DatasetStats
-from piqa_tui.core.text.terminal_safe import rich_text
+from piqa_tui.render.safe_text import rich_text
 
 
 def stats_json(stats: DatasetStats) -> dict[str, object]:

@@ -26,8 +26,9 @@ from piqa_tui.core.dataset.files import output_files
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode
-from piqa_tui.core.text.terminal_safe import markup_safe, terminal_safe
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.log import checkpoint_file
+from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
 from piqa_tui.tui.messages import ItemsChanged, MarksChanged, OthersChanged, ShowItem

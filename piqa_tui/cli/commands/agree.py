@@ -13,7 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.text.terminal_safe import markup_safe, terminal_safe
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec
 from piqa_tui.render.agreement import (
     BreakdownTable,
@@ -23,6 +23,7 @@ from piqa_tui.render.agreement import (
     report_json,
     report_markdown,
 )
+from piqa_tui.render.safe_text import markup_safe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import compute_stats
-from piqa_tui.core.text.terminal_safe import markup_safe
+from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.render.stats import StatsTables, stats_json
 
 

@@ -9,7 +9,7 @@ C0/C1 control, DEL and bidi control as a visible escape (``\\x1b``,
 the display adapter adds for layout are added after this, so they survive.
 
 Rich markup is a second channel: ``[/]`` in a category would be parsed as a
-closing tag. ``markup_safe`` returns text that Rich prints literally.
+closing tag; ``piqa_tui.render.safe_text`` builds on this module for Rich.
 
 ``json_safe`` escapes the same characters inside JSON text with ``\\uXXXX``,
 which any JSON reader decodes back to the exact value.
@@ -65,13 +65,6 @@ def shortened(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text) - limit:,} more characters not shown)"
 
 
-def markup_safe(text: object, *, one_line: bool = False) -> str:
-    """Terminal-safe text that Rich markup shows literally (``[`` escaped)."""
-    from rich.markup import escape
-
-    return escape(terminal_safe(text, one_line=one_line))
-
-
 def json_safe(json_text: str) -> str:
     """JSON text with DEL, C1, bidi controls and lone surrogates written as ``\\uXXXX`` escapes.
 
@@ -80,16 +73,3 @@ def json_safe(json_text: str) -> str:
     """
     escaped = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
-
-
-def rich_text(text: object, style: str = "", *, one_line: bool = False, highlight: bool = False):  # -> rich.text.Text
-    """A Rich ``Text`` of terminal-safe ``text``: printed literally, never parsed as markup (nor emoji codes).
-
-    ``highlight`` colours numbers and brackets as Rich does for a plain string
-    in a table cell, so a cell looks the same as before it was made safe.
-    """
-    from rich.highlighter import ReprHighlighter
-    from rich.text import Text
-
-    safe = Text(terminal_safe(text, one_line=one_line), style=style)
-    return ReprHighlighter()(safe) if highlight else safe

@@ -18,9 +18,9 @@ from textual.widgets import DataTable, Footer, Static
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import layout
-from piqa_tui.core.text.terminal_safe import rich_text
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.keymap import ADJUDICATION_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt

@@ -20,7 +20,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
-from piqa_tui.core.text.terminal_safe import rich_text
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.messages import ScoresChanged, ShowItem
 from piqa_tui.tui.model_scores import ModelScores
