@@ -25,12 +25,7 @@ from piqa_tui.core.votes.agreement import (
     krippendorff_alpha,
     percent_unanimous,
 )
-from piqa_tui.render.agreement import (
-    ReportTables,
-    breakdown_markdown,
-    report_json,
-    report_markdown,
-)
+from piqa_tui.render.agreement import ReportTables, breakdown_markdown, report_json, report_markdown
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "kappa-reference"
 

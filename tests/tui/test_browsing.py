@@ -8,14 +8,7 @@ from piqa_tui.tui.listing import Filters
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.main import MainScreen
 
-from .conftest import (
-    curate,
-    current_id,
-    main_screen,
-    run_from_palette,
-    type_text,
-    wait_for,
-)
+from .conftest import curate, current_id, main_screen, run_from_palette, type_text, wait_for
 
 
 async def test_moving_with_keys(darija: Path) -> None:

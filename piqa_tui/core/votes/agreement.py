@@ -484,7 +484,6 @@ class AgreementReport:
     votes_per_annotator: dict[str, int] = field(default_factory=dict)
 
 
-
 def agreement_report(
     votes: Iterable[Vote] | VoteTable,
     n_categories: int | None = None,
@@ -516,7 +515,6 @@ class AgreementBreakdown:
 
     column: str
     groups: dict[str, AgreementReport]
-
 
 
 def agreement_by(

@@ -93,24 +93,24 @@ class SearchBar(Horizontal):
 
 
 class MainScreen(Screen[None]):
-    DEFAULT_CSS = """
-    MainScreen #body {
+    DEFAULT_CSS = f"""
+    MainScreen #body {{
         height: 1fr;
-    }
-    MainScreen #too-small {
+    }}
+    MainScreen #too-small {{
         display: none;
         width: 1fr;
         height: 1fr;
         content-align: center middle;
         text-align: center;
         color: $warning;
-    }
-    MainScreen.-too-small #too-small {
+    }}
+    MainScreen.-too-small #too-small {{
         display: block;
-    }
-    MainScreen.-too-small #body, MainScreen.-too-small SearchBar, MainScreen.-too-small Footer {
+    }}
+    MainScreen.-too-small #body, MainScreen.-too-small SearchBar, MainScreen.-too-small Footer {{
         display: none;
-    }
+    }}
     """
 
     ACTIONS = MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS  # the palette's order
