@@ -463,3 +463,49 @@ def test_describe_gives_a_stable_identity(backend, model_path):
     assert info["identity"] == LlamaBackend(model_path).describe()["identity"]
     assert str(info["identity"]).startswith(model_path.name + ":")
     assert "gemma3" in str(info["model"]).lower()
+
+
+# --------------------------------------------------------------------------- CPU-dependent choices
+
+
+AVX2_INFO = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
+AVX512_INFO = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 1 | "
+               "AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | ")
+
+
+def test_the_alignment_follows_the_kernels_simd_width():
+    from piqa_tui.core.scoring.llama import simd_lanes
+
+    assert simd_lanes(AVX2_INFO) == 8
+    assert simd_lanes(AVX512_INFO) == 16
+    assert simd_lanes(AVX512_INFO.replace("AVX512 = 1", "AVX512 = 0")) == 8
+    assert simd_lanes("CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 1 | DOTPROD = 1 | ") == 8
+    assert simd_lanes("CPU : NEON = 1 | SVE = 1 | SVE_CNT = 32 | ") == 64
+    assert simd_lanes("") == 8
+
+
+SAPPHIRE_RAPIDS_CPUINFO = """processor\t: 0
+vendor_id\t: GenuineIntel
+model name\t: Intel(R) Xeon(R) Platinum 8481C
+flags\t\t: fpu vme avx2 avx512f avx512bw avx512_bf16 amx_bf16 amx_tile amx_int8 hypervisor
+"""
+EPYC_CPUINFO = """processor\t: 0
+vendor_id\t: AuthenticAMD
+flags\t\t: fpu vme avx2 avx512f avx512bw avx512_bf16 avx512_vnni hypervisor
+"""
+ARM_CPUINFO = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics\n"
+
+
+def test_repacking_is_off_on_amx_cpus_on_elsewhere_and_can_be_forced():
+    from piqa_tui.core.scoring.llama import cpu_flags, decide_repack
+
+    amx, epyc, arm = (cpu_flags(text) for text in (SAPPHIRE_RAPIDS_CPUINFO, EPYC_CPUINFO, ARM_CPUINFO))
+    assert "amx_tile" in amx and "avx512f" in epyc and "asimd" in arm
+    assert decide_repack("auto", amx) is False
+    assert decide_repack("auto", epyc) is True
+    assert decide_repack("auto", arm) is True
+    assert decide_repack("auto", cpu_flags("")) is True  # no flags known: llama.cpp's default
+    assert decide_repack("auto", frozenset({"amx_int8"})) is False  # any one AMX flag is enough
+    assert decide_repack("on", amx) is True and decide_repack("off", epyc) is False
+    with pytest.raises(ModelError, match="repack must be one of auto, on, off, not 'yes'"):
+        decide_repack("yes", epyc)

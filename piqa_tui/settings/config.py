@@ -12,8 +12,11 @@ Example ``~/.config/piqa-tui/config.toml``::
     next_item = "j,down"
 
 The TUI scores with ``model`` (a GGUF file; else $PIQA_TUI_MODEL, else the
-packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded;
-items whose best solution beats the runner-up by less than ``low_margin`` nats
+packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded,
+its weights repacked by llama.cpp per ``repack`` (auto | on | off; auto is off
+on CPUs with AMX, where llama.cpp's AMX kernels crash);
+a ``[server]`` table (``url``, ``model``, ``concurrency``) scores through an
+OpenAI-compatible server instead (docs/scoring.md); items whose best solution beats the runner-up by less than ``low_margin`` nats
 (default 1.0) make the low-margin queue.
 """
 
@@ -38,6 +41,8 @@ class Config:
     templates: dict[str, dict[str, str]] = field(default_factory=dict)
     model: str | None = None  # GGUF file the TUI scores with
     n_gpu_layers: int = 0
+    repack: str = "auto"  # llama.cpp weight repacking: auto (off on AMX CPUs) | on | off
+    server: dict[str, object] = field(default_factory=dict)  # [server] url, model, concurrency
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
 
 

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.backend import ModelChoice
+from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
 from piqa_tui.settings.config import Config, load_config
 from piqa_tui.settings.locations import config_path
 
@@ -54,6 +54,18 @@ def configured_gpu_layers(config: Config) -> int:
     return config.n_gpu_layers if isinstance(config.n_gpu_layers, int) else 0
 
 
+def configured_server(table: dict[str, object]) -> ServerChoice:
+    """The config's ``[server]`` table as a ServerChoice; PiqaError naming the bad key."""
+    url, model, concurrency = table.get("url"), table.get("model"), table.get("concurrency", 4)
+    if not isinstance(url, str) or not url:
+        raise PiqaError(f'the [server] table of {config_path()} needs url = "http://host:port"')
+    if model is not None and not isinstance(model, str):
+        raise PiqaError(f"[server] model in {config_path()} must be a string")
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise PiqaError(f"[server] concurrency in {config_path()} must be a whole number of at least 1")
+    return ServerChoice(url, model, concurrency)
+
+
 def choose_model(config: Config | None = None, environ: dict[str, str] | None = None) -> ModelChoice:
     """The model the TUI should use, in the order config file, environment, packaged."""
     environ = dict(os.environ) if environ is None else environ
@@ -61,15 +73,22 @@ def choose_model(config: Config | None = None, environ: dict[str, str] | None = 
         config = config or load_config()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
-    layers = configured_gpu_layers(config)
+    layers, repack = configured_gpu_layers(config), str(config.repack)
+    if config.server:
+        try:
+            server = configured_server(config.server)
+        except PiqaError as exc:
+            return ModelChoice(None, problem=str(exc))
+        return ModelChoice(None, "server", server=server, origin=f"the config file's [server] ({config_path()})")
     if config.model:
-        return ModelChoice(Path(config.model).expanduser(), "config", layers, origin=f"the config file's model ({config_path()})")
+        return ModelChoice(Path(config.model).expanduser(), "config", layers, repack=repack,
+                           origin=f"the config file's model ({config_path()})")
     if environ.get(ENV_VAR):
-        return ModelChoice(Path(environ[ENV_VAR]).expanduser(), f"${ENV_VAR}", layers)
+        return ModelChoice(Path(environ[ENV_VAR]).expanduser(), f"${ENV_VAR}", layers, repack=repack)
     try:
         packaged = packaged_model()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
     if packaged is not None:
-        return ModelChoice(packaged, "packaged", layers)
+        return ModelChoice(packaged, "packaged", layers, repack=repack)
     return ModelChoice(None, problem=no_model_help())

@@ -288,7 +288,7 @@ class ScoringActions:
         self.query_one(ScoringBar).stop()
         what = self._scoring_what
         if message.result is None:
-            self.notify(f"no scores: {message.error}", severity="error", timeout=12)
+            self.notify(f"scoring stopped: {message.error}", severity="error", timeout=12)
             self._scores_changed()
             return
         result = self.last_scoring_run = message.result
