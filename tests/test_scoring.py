@@ -509,3 +509,22 @@ def test_repacking_is_off_on_amx_cpus_on_elsewhere_and_can_be_forced():
     assert decide_repack("on", amx) is True and decide_repack("off", epyc) is False
     with pytest.raises(ModelError, match="repack must be one of auto, on, off, not 'yes'"):
         decide_repack("yes", epyc)
+
+
+def test_acc_bytes_divides_by_utf8_bytes_of_the_solution():
+    # Arabic letters take 2 bytes each, Tamil 3, Latin 1: per byte, not per character.
+    it = item("goal", "ab", "بب", label=1)  # 2 and 4 bytes, 2 characters each
+    s = ItemScore.build(it, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-4.0, 1), ContinuationScore(-6.0, 2)])
+    assert s.norm_lengths == (2, 2) and s.byte_lengths == (2, 4)  # the delimiter space is not counted
+    assert s.normalised == (-2.0, -3.0) and s.normalised_bytes == (-2.0, -1.5)
+    assert (s.prediction, s.prediction_norm, s.prediction_bytes) == (0, 0, 1)
+    assert (s.correct, s.correct_norm, s.correct_bytes) == (False, False, True)
+    record = s.to_dict()
+    assert record["normalised_bytes"] == [-2.0, -1.5] and record["prediction_bytes"] == 1 and record["correct_bytes"]
+
+    tamil = item("goal", "கல்", "abcdefghi", label=0)  # 3 characters and 9 bytes; 9 characters and 9 bytes
+    t = ItemScore.build(tamil, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-9.0, 3), ContinuationScore(-18.0, 3)])
+    assert t.byte_lengths == (9, 9) and t.normalised_bytes == (-1.0, -2.0) and t.normalised == (-3.0, -2.0)
+    assert (t.prediction_norm, t.prediction_bytes) == (1, 0)
+    summary = summarise([s, t])
+    assert summary["acc_bytes"] == 1.0 and summary["acc_norm"] == 0.0 and summary["acc"] == 0.5

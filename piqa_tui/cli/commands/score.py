@@ -168,10 +168,12 @@ def _print_summary(result: dict) -> None:
     rate = result["model_items_per_second"]
     speed = f"{rate:.2f} items/s" if rate else "all from the cache"
     print(f"{result['path']}: {result['model']}, template {result['template']}")
-    print(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  n {result['n']}"
+    print(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  "
+          f"acc_bytes {format_value(result['acc_bytes'])}  n {result['n']}"
           f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
     for column, groups in result["groups"].items():
         print(f"\nby {column}:")
         width = max(len(g) for g in groups) if groups else 0
         for name, s in groups.items():
-            print(f"  {name:<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  n {s['n']}")
+            print(f"  {name:<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  "
+                  f"acc_bytes {format_value(s['acc_bytes'])}  n {s['n']}")
