@@ -389,10 +389,20 @@ def test_fast_path_agrees_with_the_plain_reference_on_real_piqa(backend, referen
     assert np.median(diffs) < PLAIN_MEDIAN_TOLERANCE, report
     assert diffs.max() < PLAIN_TOLERANCE, report
 
+    # Predictions. The plain reference is one of llama.cpp's evaluations of the item, and its last
+    # (length % 4) rows come from another kernel than the rest; where its choice between two
+    # solutions rests on less than that noise, llama.cpp's own whole-tile evaluation of the same
+    # item may choose otherwise. The fast path must agree with the plain reference everywhere else,
+    # and with the whole-tile evaluation there (measured on AVX-512: 0 acc and 2 acc_norm such items
+    # in 60, none on AVX2 machines).
     reference = [ItemScore.build(it, template, [ContinuationScore(*r) for r in ref]) for it, ref in zip(items, plain)]
-    allowed = int(0.01 * N_REAL_ITEMS)  # at least 99 in 100 agree
-    assert sum(f.prediction != r.prediction for f, r in zip(fast, reference)) <= allowed
-    assert sum(f.prediction_norm != r.prediction_norm for f, r in zip(fast, reference)) <= allowed
+    for kind in ("prediction", "prediction_norm"):
+        flips = [i for i, (f, r) in enumerate(zip(fast, reference)) if getattr(f, kind) != getattr(r, kind)]
+        for i in flips:
+            tiles = reference_item(reference_llm, template, items[i], whole_tiles=True)
+            tiled = ItemScore.build(items[i], template, [ContinuationScore(*t) for t in tiles])
+            assert getattr(fast[i], kind) == getattr(tiled, kind), (kind, items[i].id, fast[i], reference[i], tiled)
+        assert len(flips) <= max(1, int(0.05 * N_REAL_ITEMS)), (kind, [items[i].id for i in flips])
 
     # The cache answers a second run in full, with the same numbers.
     again = score_items(backend, items, template, cache=conn)

@@ -116,3 +116,19 @@ def test_log_probabilities_are_aligned_to_the_prompt_or_refused() -> None:
         _align([-0.5], 1, prompt, "u")
     with pytest.raises(ModelError, match="returned 9 log-probabilities for a prompt of 4 tokens"):
         _align([-1.0] * 9, 1, prompt, "u")
+
+
+def test_the_factory_picks_the_server_from_the_config_and_the_local_model_otherwise() -> None:
+    from piqa_tui.core.scoring.factory import backend_for
+    from piqa_tui.core.scoring.process import ProcessBackend
+    from piqa_tui.settings.config import Config
+    from piqa_tui.settings.model_choice import choose_model
+
+    served = choose_model(Config(server={"url": "http://127.0.0.1:8000", "model": "m", "concurrency": 8}), environ={})
+    backend = backend_for(served)
+    assert isinstance(backend, ServedBackend) and (backend.model, backend.concurrency) == ("m", 8)
+    local = choose_model(Config(repack="off"), environ={})
+    backend = backend_for(local)
+    assert isinstance(backend, ProcessBackend) and backend.local.repack is False
+    broken = choose_model(Config(server={"model": "m"}), environ={})
+    assert broken.path is None and "needs url" in broken.problem
