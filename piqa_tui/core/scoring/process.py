@@ -150,8 +150,11 @@ class ProcessBackend:
 
     def load(self) -> None:
         with self._lock:
-            if self._loaded_info and self._alive():
-                return
+            if self._loaded_info:
+                if self._alive():
+                    return
+                # It died between calls: say so once (this also forgets it), start afresh on the next call.
+                raise self._crashed("waiting for work")
             self._start()
             self._call("load", (), "loading the model")
             self._loaded_info = dict(self._call("describe", (), "describing the model"))
