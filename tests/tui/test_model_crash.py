@@ -43,6 +43,8 @@ async def test_killing_the_model_mid_run_keeps_the_app_and_the_scores(tmp_path: 
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await wait_for(pilot, lambda: not main.scoring_running, MODEL_TIMEOUT)
+        # The worker ends before its last message is handled: wait for what the app says.
+        await wait_for(pilot, lambda: any("model process" in n.message for n in pilot.app._notifications), 30)
 
         kept = model.count(items)
         assert 0 < kept < N_ITEMS
