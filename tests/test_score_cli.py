@@ -52,6 +52,7 @@ def test_score_without_model_uses_the_packaged_one_and_matches_score_items(
     expected = summarise(direct)
     assert first["n"] == first["n_items"] == first["n_computed"] == N
     assert first["acc"] == pytest.approx(expected["acc"]) and first["acc_norm"] == pytest.approx(expected["acc_norm"])
+    assert first["acc_bytes"] == pytest.approx(expected["acc_bytes"])
     assert first["items_per_second"] > 0 and first["template"] == "bare"
     assert first["model"] == backend.describe()["identity"]  # the packaged file, found without --model
     # Per column: the categorical columns of the items scored (few distinct values), each group's n adding up to N.

@@ -389,10 +389,20 @@ def test_fast_path_agrees_with_the_plain_reference_on_real_piqa(backend, referen
     assert np.median(diffs) < PLAIN_MEDIAN_TOLERANCE, report
     assert diffs.max() < PLAIN_TOLERANCE, report
 
+    # Predictions. The plain reference is one of llama.cpp's evaluations of the item, and its last
+    # (length % 4) rows come from another kernel than the rest; where its choice between two
+    # solutions rests on less than that noise, llama.cpp's own whole-tile evaluation of the same
+    # item may choose otherwise. The fast path must agree with the plain reference everywhere else,
+    # and with the whole-tile evaluation there (measured on AVX-512: 0 acc and 2 acc_norm such items
+    # in 60, none on AVX2 machines).
     reference = [ItemScore.build(it, template, [ContinuationScore(*r) for r in ref]) for it, ref in zip(items, plain)]
-    allowed = int(0.01 * N_REAL_ITEMS)  # at least 99 in 100 agree
-    assert sum(f.prediction != r.prediction for f, r in zip(fast, reference)) <= allowed
-    assert sum(f.prediction_norm != r.prediction_norm for f, r in zip(fast, reference)) <= allowed
+    for kind in ("prediction", "prediction_norm"):
+        flips = [i for i, (f, r) in enumerate(zip(fast, reference)) if getattr(f, kind) != getattr(r, kind)]
+        for i in flips:
+            tiles = reference_item(reference_llm, template, items[i], whole_tiles=True)
+            tiled = ItemScore.build(items[i], template, [ContinuationScore(*t) for t in tiles])
+            assert getattr(fast[i], kind) == getattr(tiled, kind), (kind, items[i].id, fast[i], reference[i], tiled)
+        assert len(flips) <= max(1, int(0.05 * N_REAL_ITEMS)), (kind, [items[i].id for i in flips])
 
     # The cache answers a second run in full, with the same numbers.
     again = score_items(backend, items, template, cache=conn)
@@ -463,3 +473,68 @@ def test_describe_gives_a_stable_identity(backend, model_path):
     assert info["identity"] == LlamaBackend(model_path).describe()["identity"]
     assert str(info["identity"]).startswith(model_path.name + ":")
     assert "gemma3" in str(info["model"]).lower()
+
+
+# --------------------------------------------------------------------------- CPU-dependent choices
+
+
+AVX2_INFO = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
+AVX512_INFO = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 1 | "
+               "AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | ")
+
+
+def test_the_alignment_follows_the_kernels_simd_width():
+    from piqa_tui.core.scoring.llama import simd_lanes
+
+    assert simd_lanes(AVX2_INFO) == 8
+    assert simd_lanes(AVX512_INFO) == 16
+    assert simd_lanes(AVX512_INFO.replace("AVX512 = 1", "AVX512 = 0")) == 8
+    assert simd_lanes("CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 1 | DOTPROD = 1 | ") == 8
+    assert simd_lanes("CPU : NEON = 1 | SVE = 1 | SVE_CNT = 32 | ") == 64
+    assert simd_lanes("") == 8
+
+
+SAPPHIRE_RAPIDS_CPUINFO = """processor\t: 0
+vendor_id\t: GenuineIntel
+model name\t: Intel(R) Xeon(R) Platinum 8481C
+flags\t\t: fpu vme avx2 avx512f avx512bw avx512_bf16 amx_bf16 amx_tile amx_int8 hypervisor
+"""
+EPYC_CPUINFO = """processor\t: 0
+vendor_id\t: AuthenticAMD
+flags\t\t: fpu vme avx2 avx512f avx512bw avx512_bf16 avx512_vnni hypervisor
+"""
+ARM_CPUINFO = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics\n"
+
+
+def test_repacking_is_off_on_amx_cpus_on_elsewhere_and_can_be_forced():
+    from piqa_tui.core.scoring.llama import cpu_flags, decide_repack
+
+    amx, epyc, arm = (cpu_flags(text) for text in (SAPPHIRE_RAPIDS_CPUINFO, EPYC_CPUINFO, ARM_CPUINFO))
+    assert "amx_tile" in amx and "avx512f" in epyc and "asimd" in arm
+    assert decide_repack("auto", amx) is False
+    assert decide_repack("auto", epyc) is True
+    assert decide_repack("auto", arm) is True
+    assert decide_repack("auto", cpu_flags("")) is True  # no flags known: llama.cpp's default
+    assert decide_repack("auto", frozenset({"amx_int8"})) is False  # any one AMX flag is enough
+    assert decide_repack("on", amx) is True and decide_repack("off", epyc) is False
+    with pytest.raises(ModelError, match="repack must be one of auto, on, off, not 'yes'"):
+        decide_repack("yes", epyc)
+
+
+def test_acc_bytes_divides_by_utf8_bytes_of_the_solution():
+    # Arabic letters take 2 bytes each, Tamil 3, Latin 1: per byte, not per character.
+    it = item("goal", "ab", "بب", label=1)  # 2 and 4 bytes, 2 characters each
+    s = ItemScore.build(it, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-4.0, 1), ContinuationScore(-6.0, 2)])
+    assert s.norm_lengths == (2, 2) and s.byte_lengths == (2, 4)  # the delimiter space is not counted
+    assert s.normalised == (-2.0, -3.0) and s.normalised_bytes == (-2.0, -1.5)
+    assert (s.prediction, s.prediction_norm, s.prediction_bytes) == (0, 0, 1)
+    assert (s.correct, s.correct_norm, s.correct_bytes) == (False, False, True)
+    record = s.to_dict()
+    assert record["normalised_bytes"] == [-2.0, -1.5] and record["prediction_bytes"] == 1 and record["correct_bytes"]
+
+    tamil = item("goal", "கல்", "abcdefghi", label=0)  # 3 characters and 9 bytes; 9 characters and 9 bytes
+    t = ItemScore.build(tamil, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-9.0, 3), ContinuationScore(-18.0, 3)])
+    assert t.byte_lengths == (9, 9) and t.normalised_bytes == (-1.0, -2.0) and t.normalised == (-3.0, -2.0)
+    assert (t.prediction_norm, t.prediction_bytes) == (1, 0)
+    summary = summarise([s, t])
+    assert summary["acc_bytes"] == 1.0 and summary["acc_norm"] == 0.0 and summary["acc"] == 0.5

@@ -17,8 +17,12 @@ Example ``~/.config/piqa-tui/config.toml``::
 
 The TUI scores with ``model`` (a GGUF file; else $PIQA_TUI_MODEL, else the
 packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded
-(0 = CPU only, -1 = all); items whose best solution beats the runner-up by
-less than ``low_margin`` nats (default 1.0) make the low-margin queue.
+(0 = CPU only, -1 = all), its weights repacked by llama.cpp per ``repack``
+(auto | on | off; auto is off on CPUs with AMX, where llama.cpp's AMX kernels
+crash); a ``[server]`` table (``url``, ``model``, ``concurrency``) scores
+through an OpenAI-compatible server instead (docs/scoring.md); items whose
+best solution beats the runner-up by less than ``low_margin`` nats (default
+1.0) make the low-margin queue.
 
 Every value is checked when the file is read: a wrong type, a negative
 number, an unknown setting name or an unknown ``[keys]`` action id is one
@@ -62,6 +66,8 @@ class Config:
     templates: dict[str, dict[str, str]] = field(default_factory=dict)
     model: str | None = None  # GGUF file the TUI scores with
     n_gpu_layers: int = 0
+    repack: str = "auto"  # llama.cpp weight repacking: auto (off on AMX CPUs) | on | off
+    server: dict[str, object] = field(default_factory=dict)  # [server] url, model, concurrency
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
 
 
@@ -166,6 +172,20 @@ def _templates(where: str, name: str, value: object) -> dict[str, dict[str, str]
     return {t: dict(spec) for t, spec in value.items()}
 
 
+def _server(where: str, name: str, value: object) -> dict[str, object]:
+    if not isinstance(value, dict):
+        raise _fail(where, name, value, 'a [server] table with url = "http://host:port"')
+    extra = sorted(set(value) - {"url", "model", "concurrency"})
+    if extra:
+        raise _fail(where, f"[server] {extra[0]}", value[extra[0]], "left out: [server] has url, model and concurrency")
+    _text(where, "[server] url", value.get("url"))
+    if "model" in value:
+        _text(where, "[server] model", value["model"])
+    if "concurrency" in value:
+        _whole(1)(where, "[server] concurrency", value["concurrency"])
+    return dict(value)
+
+
 def _check_action_ids(where: str, keys: dict[str, str], action_ids: Collection[str]) -> None:
     unknown = sorted(set(keys) - set(action_ids))
     if unknown:
@@ -184,5 +204,7 @@ _CHECKS: dict[str, Callable[[str, str, object], object]] = {
     "templates": _templates,
     "model": _text,
     "n_gpu_layers": _whole(-1),
+    "repack": _choice(("auto", "on", "off")),
+    "server": _server,
     "low_margin": _positive,
 }

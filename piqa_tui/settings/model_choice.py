@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.backend import ModelChoice
+from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
 from piqa_tui.settings.config import Config, load_config
 from piqa_tui.settings.locations import config_path
 
@@ -49,6 +49,12 @@ def no_model_help() -> str:
     )
 
 
+def configured_server(table: dict[str, object]) -> ServerChoice:
+    """The config's ``[server]`` table (checked when the config was read) as a ServerChoice."""
+    model = table.get("model")
+    return ServerChoice(str(table["url"]), None if model is None else str(model), int(table.get("concurrency", 4)))  # type: ignore[arg-type]
+
+
 def choose_model(config: Config | None = None, environ: dict[str, str] | None = None) -> ModelChoice:
     """The model the TUI should use, in the order config file, environment, packaged."""
     environ = dict(os.environ) if environ is None else environ
@@ -56,15 +62,19 @@ def choose_model(config: Config | None = None, environ: dict[str, str] | None = 
         config = config or load_config()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
-    layers = config.n_gpu_layers  # checked when the config was read
+    layers, repack = config.n_gpu_layers, config.repack  # checked when the config was read
+    if config.server:
+        return ModelChoice(None, "server", server=configured_server(config.server),
+                           origin=f"the config file's [server] ({config_path()})")
     if config.model:
-        return ModelChoice(Path(config.model).expanduser(), "config", layers, origin=f"the config file's model ({config_path()})")
+        return ModelChoice(Path(config.model).expanduser(), "config", layers, repack=repack,
+                           origin=f"the config file's model ({config_path()})")
     if environ.get(ENV_VAR):
-        return ModelChoice(Path(environ[ENV_VAR]).expanduser(), f"${ENV_VAR}", layers)
+        return ModelChoice(Path(environ[ENV_VAR]).expanduser(), f"${ENV_VAR}", layers, repack=repack)
     try:
         packaged = packaged_model()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
     if packaged is not None:
-        return ModelChoice(packaged, "packaged", layers)
+        return ModelChoice(packaged, "packaged", layers, repack=repack)
     return ModelChoice(None, problem=no_model_help())

@@ -45,6 +45,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-gpu-layers", type=int, metavar="N",
                         help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's "
                              "n_gpu_layers, else 0)")
+    parser.add_argument("--server", metavar="URL",
+                        help="score through an OpenAI-compatible server that returns prompt log-probabilities "
+                             "(vLLM, SGLang, python -m llama_cpp.server) instead of a local model")
+    parser.add_argument("--server-model", metavar="NAME", help="the served model's name (default: the first listed)")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="N",
+                        help="requests in flight to the server at once (default 4)")
+    parser.add_argument("--repack", choices=("auto", "on", "off"),
+                        help="let llama.cpp repack the weights for this CPU's fastest kernels: auto = on, "
+                             "except on CPUs with AMX, where they crash (default: the config's repack, else auto)")
     parser.add_argument("--template", default=DEFAULT_TEMPLATE, metavar="NAME",
                         help=f"prompt template: {', '.join(BUILTIN_TEMPLATES)} or one defined in config (default {DEFAULT_TEMPLATE})")
     parser.add_argument("--solution-only", action="store_true",
@@ -65,31 +74,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from piqa_tui.core.scoring.cache import score_items
-    from piqa_tui.core.scoring.llama import LlamaBackend
+    from piqa_tui.core.scoring.process import ModelCrashed
     from piqa_tui.settings.config import load_config
-    from piqa_tui.settings.model_choice import choose_model
 
     config = load_config()
     template = get_template(args.template, config.templates)
-    for option in ("limit", "n_ctx", "n_batch", "threads"):
+    for option in ("limit", "n_ctx", "n_batch", "threads", "concurrency"):
         value = getattr(args, option)
         if value is not None and value < 1:
             flag = "--" + option.replace("_", "-")
             raise PiqaError(f"{flag} must be at least 1, not {value}; give a positive number")
-    if args.model is not None:
-        model_path = Path(args.model)
-    else:
-        choice = choose_model(config)
-        if choice.path is None:
-            raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
-        model_path = choice.path
-    n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
+    backend = _backend(args, config)
     project = open_project(args, create=not args.no_cache)
     if args.output:  # refused before the model runs, not after
         project.check_outputs([Path(args.output)], replace=args.force)
     items = project.items[: args.limit] if args.limit else project.items
-    backend = LlamaBackend(model_path, n_gpu_layers=n_gpu_layers, n_threads=args.threads,
-                           n_ctx=args.n_ctx, n_batch=args.n_batch)
     cache = None if args.no_cache or project.workspace is None else project.workspace.conn
 
     show_progress = not args.json and sys.stderr.isatty()
@@ -108,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         scores = score_items(backend, items, template, cache=cache, progress=progress,
                              cancel=threading.Event(), solution_only=args.solution_only)
+    except ModelCrashed as exc:
+        kept = "; the items scored before it are kept in the workspace: run again to resume" if cache else ""
+        raise ModelCrashed(f"{exc}{kept}") from None
     finally:
         backend.close()
         if show_progress:
@@ -142,14 +144,38 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
+def _backend(args: argparse.Namespace, config) -> object:
+    """The server given by --server (or the config's [server]), else the local model in a child process."""
+    from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
+    from piqa_tui.core.scoring.factory import backend_for
+    from piqa_tui.settings.model_choice import choose_model
+
+    if args.server:
+        return backend_for(ModelChoice(None, "--server", server=ServerChoice(args.server, args.server_model,
+                                                                             args.concurrency)))
+    if args.model is not None:
+        choice = ModelChoice(Path(args.model), "--model")
+    else:
+        choice = choose_model(config)
+        if choice.path is None and choice.server is None:
+            raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
+    n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
+    repack = args.repack or str(config.repack)
+    # In a child process: a crash inside llama.cpp becomes one line and exit 2, not a core dump.
+    return backend_for(ModelChoice(choice.path, choice.source, n_gpu_layers, repack=repack, server=choice.server),
+                       n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch)
+
+
 def _print_summary(result: dict) -> None:
     rate = result["model_items_per_second"]
     speed = f"{rate:.2f} items/s" if rate else "all from the cache"
     say(f"{result['path']}: {result['model']}, template {result['template']}")
-    print(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  n {result['n']}"
+    say(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  "
+        f"acc_bytes {format_value(result['acc_bytes'])}  n {result['n']}"
           f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
     for column, groups in result["groups"].items():
         say(f"\nby {terminal_safe(column, one_line=True)}:")
         width = max(len(g) for g in groups) if groups else 0
         for name, s in groups.items():
-            say(f"  {terminal_safe(name, one_line=True):<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  n {s['n']}")
+            say(f"  {terminal_safe(name, one_line=True):<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  "
+                f"acc_bytes {format_value(s['acc_bytes'])}  n {s['n']}")

@@ -55,6 +55,15 @@ class ModelBackend(Protocol):
 
 
 @dataclass(frozen=True)
+class ServerChoice:
+    """An OpenAI-compatible server to score through instead of a local file (see ``scoring.served``)."""
+
+    url: str
+    model: str | None = None  # None: the first model the server lists
+    concurrency: int = 4
+
+
+@dataclass(frozen=True)
 class ModelChoice:
     """The model file to score with and where the choice came from; ``path`` None says why in ``problem``."""
 
@@ -62,8 +71,12 @@ class ModelChoice:
     source: str = ""  # "config", "$PIQA_TUI_MODEL", "packaged"
     n_gpu_layers: int = 0
     problem: str = ""
+    repack: str = "auto"  # llama.cpp weight repacking: auto | on | off
+    server: ServerChoice | None = None  # set: score through this server, ``path`` unused
     origin: str = ""  # how to name the source in a message, e.g. "the config file's model (~/.config/...)"
 
     @property
     def name(self) -> str:
+        if self.server is not None:
+            return self.server.model or self.server.url
         return self.path.name if self.path is not None else "no model"

@@ -22,6 +22,8 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ModelChoice
 from piqa_tui.core.scoring.cache import ScoreCache, score_items
+from piqa_tui.core.scoring.factory import backend_for
+from piqa_tui.core.scoring.process import ModelCrashed
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.core.workspace.project import Project
@@ -76,18 +78,15 @@ class ScoringEngine:
     """One session's model: created lazily, loaded on first use, kept until the session ends."""
 
     def __init__(self, project: Project, choice: ModelChoice) -> None:
-        if choice.path is None:
+        if choice.path is None and choice.server is None:
             raise ModelError(choice.problem)
-        if not choice.path.is_file():
+        if choice.server is None and not choice.path.is_file():  # type: ignore[union-attr]
             where = choice.origin or choice.source
             raise ModelError(f"{where} names {choice.path}, which is not a file; give the path of a .gguf model there")
         self.project = project
         self.choice = choice
-        from piqa_tui.core.scoring.llama import (
-            LlamaBackend,  # imports llama.cpp: only once scoring is asked for
-        )
-
-        self.backend = LlamaBackend(choice.path, n_gpu_layers=choice.n_gpu_layers)
+        # A local model runs in a child process: a crash in llama.cpp ends a score, not the session.
+        self.backend = backend_for(choice)
         self._lock = threading.Lock()  # held by whichever thread runs the model
         self._waiting = 0  # single-item requests waiting for the lock: a run steps aside for them
         self._waiting_lock = threading.Lock()
@@ -100,10 +99,12 @@ class ScoringEngine:
 
     @property
     def loaded(self) -> bool:
-        return getattr(self.backend, "_ctx", None) is not None
+        return bool(getattr(self.backend, "loaded", False))
 
     def describe(self) -> str:
         info = self.backend.describe()
+        if self.choice.server is not None:
+            return f"{info.get('model')} · served by {self.choice.server.url}"
         where = "CPU" if self.choice.n_gpu_layers == 0 else f"{self.choice.n_gpu_layers} GPU layers"
         return f"{info.get('model') or self.choice.name} · {where} · {self.choice.source}"
 
@@ -159,7 +160,7 @@ class ScoringEngine:
 
     def score_one(self, item: Item, template: Template, solution_only: bool = False) -> ItemScore:
         """Score one item now (from the cache when it is there); a running run waits meanwhile."""
-        with self._first_in_line(), self._cache() as cache:
+        with self._first_in_line(), self._cache() as cache, _naming([item]):
             return score_items(self.backend, [item], template, cache, solution_only=solution_only)[0]
 
     def run(
@@ -196,7 +197,7 @@ class ScoringEngine:
                 chunk = todo[start : start + size]
                 start += len(chunk)
                 began = time.perf_counter()
-                with self._lock:
+                with self._lock, _naming(chunk):
                     scores = score_items(self.backend, chunk, template, cache, solution_only=solution_only,
                                          batch_items=len(chunk))
                 result.seconds += time.perf_counter() - began
@@ -216,6 +217,17 @@ class ScoringEngine:
     def close(self) -> None:
         with self._lock:
             self.backend.close()
+
+
+@contextmanager
+def _naming(items: Sequence[Item]) -> Iterator[None]:
+    """Name the items being scored in the message of a model process that died meanwhile."""
+    try:
+        yield
+    except ModelCrashed as exc:
+        which = f"item {items[0].id}" if len(items) == 1 else f"items {items[0].id} to {items[-1].id}"
+        raise ModelCrashed(f"{exc} ({which}); the scores computed before it are kept, "
+                           "and scoring again restarts the model") from None
 
 
 def workspace_has_scores(project: Project) -> bool:

@@ -49,6 +49,65 @@ _MAX_SOLUTIONS = 16  # sequence ids one token may carry
 _ROWS_PER_THREAD = 4  # fewer log-softmax rows than this per thread are not worth a hand-off
 
 
+def simd_lanes(system_info: str) -> int:
+    """KV cells llama.cpp's CPU kernels sum together in one SIMD block, from its system-info string.
+
+    The attention's float dot products (llamafile's tinyBLAS, ggml's vec_dot)
+    and its softmax sum along the KV cells in vectors of this many floats: 16
+    with AVX-512, 8 with AVX/AVX2 (and 4 with NEON, which 8 covers). SVE's
+    width is the hardware's (up to 64 floats), so it gets the largest; not
+    measured on such a CPU. The string is ``llama_print_system_info()``'s, which
+    names the features the loaded CPU backend was built with.
+    """
+    features = {
+        name.strip(): value.strip() == "1"
+        for part in system_info.split("|")
+        if "=" in part
+        for name, value in [part.rsplit("=", 1)]
+    }
+    if features.get("SVE"):
+        return 64
+    if features.get("AVX512"):
+        return 16
+    return 8
+
+
+# --------------------------------------------------------------------------- weight repacking
+
+REPACK_SETTINGS = ("auto", "on", "off")
+_AMX_FLAGS = frozenset({"amx_tile", "amx_int8", "amx_bf16"})
+
+
+def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
+    """The CPU's feature flags from /proc/cpuinfo's first ``flags`` line (empty where there is none)."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+                cpuinfo = f.read()
+        except OSError:
+            return frozenset()
+    for line in cpuinfo.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() in ("flags", "Features"):  # x86 / ARM
+            return frozenset(value.split())
+    return frozenset()
+
+
+def decide_repack(setting: str, flags: frozenset[str]) -> bool:
+    """Whether llama.cpp may repack weights into its extra CPU buffer types (``use_extra_bufts``).
+
+    ``auto`` repacks unless the CPU advertises AMX: llama.cpp's AMX buffers
+    crash ``llama_decode`` on some Sapphire Rapids VMs (upstream issue #20824;
+    ``llama-perplexity`` dies the same way without ``--no-repack``). Elsewhere
+    repacking is llama.cpp's default and faster (BENCHMARKS.md).
+    """
+    if setting not in REPACK_SETTINGS:
+        raise ModelError(f"repack must be one of {', '.join(REPACK_SETTINGS)}, not {setting!r}; fix the config or --repack")
+    if setting != "auto":
+        return setting == "on"
+    return not (flags & _AMX_FLAGS)
+
+
 # --------------------------------------------------------------------------- file checks
 
 
@@ -261,8 +320,9 @@ class LlamaBackend:
         n_ubatch: int = 512,
         n_seq_max: int = 64,
         flash_attn: bool = False,
-        align: int = 8,
+        align: int | None = None,
         exact: bool = True,
+        repack: str = "auto",
     ) -> None:
         self.path = Path(path).expanduser()
         self.n_gpu_layers = n_gpu_layers
@@ -274,9 +334,10 @@ class LlamaBackend:
         self.n_batch = max(self.n_ubatch, n_batch // self.n_ubatch * self.n_ubatch)
         self.n_ctx = max(n_ctx, self.n_batch)
         self.n_seq_max = max(3, min(n_seq_max, 256))
-        self.align = max(1, align)
+        self.align = align  # None: the CPU backend's SIMD width, known once llama.cpp is loaded
         self.exact = exact
         self.flash_attn = flash_attn
+        self.repack = decide_repack(repack, cpu_flags())
         self._model = None
         self._ctx = None
         self._vocab = None
@@ -309,6 +370,8 @@ class LlamaBackend:
             "n_ctx": self.n_ctx,
             "n_batch": self.n_batch,
             "flash_attn": self.flash_attn,
+            "repack": self.repack,
+            "align": self.align,
         }
 
     def load(self) -> None:
@@ -316,9 +379,13 @@ class LlamaBackend:
             return
         check_model_file(self.path, on_cpu=self.n_gpu_layers == 0)
         lc = _llama_cpp()
+        if self.align is None:
+            self.align = simd_lanes(lc.llama_print_system_info().decode("ascii", "replace"))
+        self.align = max(1, self.align)
         _recent_log.clear()
         mparams = lc.llama_model_default_params()
         mparams.n_gpu_layers = self.n_gpu_layers
+        mparams.use_extra_bufts = self.repack
         model = lc.llama_model_load_from_file(str(self.path).encode(), mparams)
         if not model:
             raise ModelError(
@@ -472,9 +539,10 @@ class LlamaBackend:
         the last ``rows % 4`` rows of a matrix product with another kernel, and
         8-bit activation quantisation turns those last-bit differences into
         tenths of a nat. So each sequence's cells start at an index congruent to
-        its position (mod ``align``, filled with padding tokens on a spare
-        sequence id), and every ubatch has a multiple of 4 tokens and of 4
-        output rows. An item then scores the same alone or among others.
+        its position (mod ``align``, the kernels' SIMD width, see ``simd_lanes``;
+        filled with padding tokens on a spare sequence id), and every ubatch has
+        a multiple of 4 tokens and of 4 output rows. An item then scores the
+        same alone or among others.
         """
         entries: list[_Entry] = []
         pad_seq, pad_token = (self.n_seq_max - 1,), max(self._bos, 0)

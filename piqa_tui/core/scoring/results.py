@@ -3,8 +3,9 @@
 Scoring follows lm-evaluation-harness's multiple-choice log-likelihood: each
 solution becomes a continuation of one shared context, the backend returns the
 summed log-probability of the continuation's tokens, ``acc`` picks the highest
-sum and ``acc_norm`` the highest sum divided by the solution's length in
-characters.
+sum, ``acc_norm`` the highest sum divided by the solution's length in
+characters and ``acc_bytes`` the highest sum divided by its length in UTF-8
+bytes.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class ItemScore:
     label: int | None = None
     template: str = DEFAULT_TEMPLATE
     cached: bool = field(default=False, compare=False)
+    byte_lengths: tuple[int, ...] = ()  # UTF-8 bytes per solution (acc_bytes); () falls back to norm_lengths
 
     @classmethod
     def build(
@@ -60,6 +62,7 @@ class ItemScore:
             label=item.label,
             template=template.name,
             cached=cached,
+            byte_lengths=template.byte_lengths(item),
         )
 
     @property
@@ -68,12 +71,21 @@ class ItemScore:
         return tuple(ll / n for ll, n in zip(self.logliks, self.norm_lengths))
 
     @property
+    def normalised_bytes(self) -> tuple[float, ...]:
+        """Log-likelihood per UTF-8 byte of solution (lm-evaluation-harness ``acc_bytes``)."""
+        return tuple(ll / n for ll, n in zip(self.logliks, self.byte_lengths or self.norm_lengths))
+
+    @property
     def prediction(self) -> int:
         return _argmax(self.logliks)
 
     @property
     def prediction_norm(self) -> int:
         return _argmax(self.normalised)
+
+    @property
+    def prediction_bytes(self) -> int:
+        return _argmax(self.normalised_bytes)
 
     @property
     def margin(self) -> float:
@@ -89,6 +101,10 @@ class ItemScore:
     def correct_norm(self) -> bool | None:
         return None if self.label is None else self.prediction_norm == self.label
 
+    @property
+    def correct_bytes(self) -> bool | None:
+        return None if self.label is None else self.prediction_bytes == self.label
+
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready record for per-item results files."""
         return {
@@ -98,11 +114,14 @@ class ItemScore:
             "logliks": list(self.logliks),
             "n_tokens": list(self.n_tokens),
             "normalised": list(self.normalised),
+            "normalised_bytes": list(self.normalised_bytes),
             "prediction": self.prediction,
             "prediction_norm": self.prediction_norm,
+            "prediction_bytes": self.prediction_bytes,
             "margin": self.margin,
             "correct": self.correct,
             "correct_norm": self.correct_norm,
+            "correct_bytes": self.correct_bytes,
         }
 
 
@@ -115,6 +134,7 @@ def _accuracy(scores: Sequence[ItemScore]) -> dict[str, object]:
         # Undefined without labelled items: None, never 0.
         "acc": sum(bool(s.correct) for s in labelled) / n if n else None,
         "acc_norm": sum(bool(s.correct_norm) for s in labelled) / n if n else None,
+        "acc_bytes": sum(bool(s.correct_bytes) for s in labelled) / n if n else None,
         "mean_margin": sum(s.margin for s in scores) / len(scores) if scores else None,
     }
 
@@ -122,7 +142,7 @@ def _accuracy(scores: Sequence[ItemScore]) -> dict[str, object]:
 def summarise(
     scores: Iterable[ItemScore], groups: Mapping[str, str | None] | None = None
 ) -> dict[str, object]:
-    """``acc``, ``acc_norm``, ``n`` (labelled items), ``n_unlabelled``, ``mean_margin``.
+    """``acc``, ``acc_norm``, ``acc_bytes``, ``n`` (labelled items), ``n_unlabelled``, ``mean_margin``.
 
     With ``groups`` (item id -> group value, see :func:`groups_by_column`) the
     result also has ``"groups": {value: {same keys}}``, values sorted; items

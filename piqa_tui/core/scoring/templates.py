@@ -94,6 +94,15 @@ class Template:
         cut = len(self.delimiter)
         return tuple(max(1, len(c) - cut) for c in self.render_continuations(item))
 
+    def byte_lengths(self, item: Item) -> tuple[int, ...]:
+        """UTF-8 bytes ``acc_bytes`` divides by: the continuation without its delimiter.
+
+        lm-evaluation-harness's newer metric: bytes, unlike characters, weigh
+        Arabic, Tamil and Latin script text alike per unit of information.
+        """
+        cut = len(self.delimiter)
+        return tuple(max(1, len(c[cut:].encode("utf-8"))) for c in self.render_continuations(item))
+
     def solution_only(self) -> "Template":
         """The same scoring with no prompt: what a model picks from the solutions alone.
 

@@ -292,7 +292,7 @@ class ScoringController:
             return
         self.host.strip.stop()
         if result is None:
-            self.host.notify(f"no scores: {error}", severity="error", timeout=12)
+            self.host.notify(f"scoring stopped: {error}", severity="error", timeout=12)
             self.refresh()
             return
         self.last_run = result

@@ -1,4 +1,4 @@
-"""How the model does on the set: acc and acc_norm overall and by a categorical column, and the items by margin.
+"""How the model does on the set: acc, acc_norm and acc_bytes overall and by a categorical column, and the items by margin.
 
 Reads ``ModelScores`` (what this session scored or found in the workspace);
 the items edited since their scoring are left out until scored again. In
@@ -115,7 +115,8 @@ class ModelResultsScreen(Screen[None]):
             text.append(f"blind mode: over the {len(items):,} items you voted on\n", "dim")
         overall = model.summary(items)
         text.append("overall   ", "bold")
-        text.append(f"acc {_fmt(overall['acc'])}  acc_norm {_fmt(overall['acc_norm'])}  n {overall['n']:,}")
+        text.append(f"acc {_fmt(overall['acc'])}  acc_norm {_fmt(overall['acc_norm'])}  "
+                    f"acc_bytes {_fmt(overall['acc_bytes'])}  n {overall['n']:,}")
         if overall["n_unlabelled"]:
             text.append(f"  ({overall['n_unlabelled']:,} without a gold label)", "dim")
         mean = overall["mean_margin"]
@@ -145,11 +146,12 @@ class ModelResultsScreen(Screen[None]):
         more = "  (c: next column)" if len(self.columns) > 1 else ""
         table = Table(title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))
         table.add_column(column)
-        for name in ("n", "acc", "acc_norm", "mean margin"):
+        for name in ("n", "acc", "acc_norm", "acc_bytes", "mean margin"):
             table.add_column(name, justify="right")
         for value, s in groups.items():  # type: ignore[union-attr]
             mean = s["mean_margin"]
-            table.add_row(rich_text(value, one_line=True, highlight=True), f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]), "—" if mean is None else f"{mean:.2f}")
+            table.add_row(rich_text(value, one_line=True, highlight=True), f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]),
+                          _fmt(s["acc_bytes"]), "—" if mean is None else f"{mean:.2f}")
         return table
 
     def _row(self, item: Item, score: ItemScore) -> list[Text | str]:
