@@ -11,8 +11,8 @@ from piqa_tui.core.text import graphemes as g
 from piqa_tui.core.text.graphemes import (
     WidthPolicy,
     cell_width,
+    backspace,
     delete_grapheme_after,
-    delete_grapheme_before,
     grapheme_spans,
     graphemes,
     next_boundary,
@@ -72,25 +72,43 @@ def test_cursor_moves_stop_only_at_cluster_boundaries(text: str) -> None:
     assert all(snap_to_boundary(text, k) in boundaries for k in range(len(text) + 1))
 
 
-@pytest.mark.parametrize("text", SAMPLES)
-def test_backspace_removes_a_whole_cluster(text: str) -> None:
-    clusters = graphemes(text)
-    s, index = text, len(text)
-    while clusters:
-        s, index = delete_grapheme_before(s, index)
-        clusters.pop()
-        assert s == "".join(clusters)
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("வும்", ["வும", "வு", "வ", ""]),  # pulli, then the consonant, then the vowel sign
+        ("கொ", ["க", ""]),  # NFC keeps the two-part vowel sign as one code point
+        ("দ্ধ", ["দ্", "দ", ""]),  # a conjunct loses its last consonant, then the virama
+        ("বাংলা", ["বাংল", "বাং", "বা", "ব", ""]),
+        ("क्षि", ["क्ष", "क्", "क", ""]),
+        ("ज़रा", ["ज़र", "ज़", "ज", ""]),  # ा, र, then the nukta
+        ("مُحَمَّد", ["مُحَمَّ", "مُحَمَ", "مُحَم", "مُحَ", "مُح", "مُ", "م", ""]),  # shadda before fatha
+        ("e\u0301te\u0301", ["e\u0301t", "e\u0301", ""]),  # NFC: "é" is one code point and goes whole
+        ("x\u0301", ["x", ""]),  # no precomposed form: the accent goes first
+        ("👍🏽❤️", ["👍🏽", ""]),  # emoji with a skin tone or variation selector go whole
+        ("ab", ["a", ""]),
+    ],
+)
+def test_backspace_takes_the_last_mark_first_like_the_platforms(text: str, steps: list[str]) -> None:
+    text = unicodedata.normalize("NFC", text)
+    s, index, seen = text, len(text), []
+    while s:
+        s, index = backspace(s, index)
         assert index == len(s)
         assert no_orphan_marks(s)
-    assert delete_grapheme_before("", 0) == ("", 0)
+        seen.append(s)
+    assert seen == [unicodedata.normalize("NFC", step) for step in steps]
+    assert backspace("", 0) == ("", 0)
 
 
-def test_backspace_inside_a_cluster_never_leaves_a_lone_sign() -> None:
+def test_backspace_never_leaves_the_cursor_inside_a_cluster() -> None:
+    # "ক্ষ" minus "ষ" would be "ক্", which joins the "ত" after it: the whole cluster goes instead
+    assert backspace("ক্ষত", 3) == ("ত", 0)
+    assert backspace("வும்", 2) == ("வம்", 1)  # before the cursor is "வு": its vowel sign goes
     # the index sits between the consonant and its vowel sign / virama / haraka
-    assert delete_grapheme_before("कि", 1) == ("", 0)
-    assert delete_grapheme_before("தமிழ்", 2) == ("தழ்", 1)  # caret inside "மி"
-    assert delete_grapheme_before("شَاي", 1) == ("اي", 0)
-    s, i = delete_grapheme_before("हिन्दी", 4)
+    assert backspace("कि", 1) == ("", 0)
+    assert backspace("தமிழ்", 2) == ("தழ்", 1)  # caret inside "மி"
+    assert backspace("شَاي", 1) == ("اي", 0)
+    s, i = backspace("हिन्दी", 4)
     assert (s, i) == ("हि", 2) and no_orphan_marks(s)
 
 

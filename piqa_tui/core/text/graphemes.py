@@ -133,15 +133,48 @@ def snap_to_boundary(s: str, index: int) -> int:
     return _cluster_at(s, index)[0]
 
 
-def delete_grapheme_before(s: str, index: int) -> tuple[str, int]:
-    """Backspace: remove the whole cluster before ``index``; returns (new text, new index).
+def _is_mark(ch: str) -> bool:
+    """A combining mark: vowel sign, virama/pulli, nukta, haraka, shadda (Mn, Mc, Me)."""
+    return unicodedata.category(ch) in ("Mn", "Mc", "Me")
 
-    If ``index`` falls inside a cluster, that whole cluster goes, so no lone
-    vowel sign, virama or haraka is ever left behind.
+
+def _last_code_point_goes(cluster: str) -> bool:
+    """True when Backspace should take only the last code point of ``cluster``.
+
+    That is what the platforms' text fields do in a syllable (a letter with
+    marks): the last vowel sign, virama, nukta or haraka goes first, and in a
+    virama conjunct ("দ্ধ") the last consonant goes first, leaving "দ্".  A
+    cluster that does not start with a letter (an emoji with a variation
+    selector or skin tone, a flag) always goes whole.
+    """
+    if len(cluster) < 2 or not unicodedata.category(cluster[0]).startswith("L"):
+        return False
+    last, before = cluster[-1], cluster[-2]
+    if _is_mark(last):
+        return True
+    linked = unicodedata.combining(before) == _VIRAMA_CCC or (
+        before == "\u200d" and len(cluster) > 2 and unicodedata.combining(cluster[-3]) == _VIRAMA_CCC
+    )
+    return linked and unicodedata.category(last).startswith("L")
+
+
+def backspace(s: str, index: int) -> tuple[str, int]:
+    """Backspace at ``index``: returns (new text, new index).
+
+    Removes the last code point of the cluster before ``index`` when
+    ``_last_code_point_goes`` says so, else the whole cluster.  If taking one
+    code point would leave the cursor inside a cluster (the shortened
+    "ক্" joining the consonant after it), or ``index`` falls inside a
+    cluster, the whole cluster goes: the cursor never stops inside one and no
+    lone vowel sign, virama or haraka is left behind.
     """
     if index <= 0 or not s:
         return s, max(0, min(index, len(s)))
     start, end = _cluster_at(s, min(index, len(s)) - 1)
+    if end == index and _last_code_point_goes(s[start:end]):
+        shorter = s[: end - 1] + s[end:]
+        if snap_to_boundary(shorter, end - 1) == end - 1:
+            return shorter, end - 1
     return s[:start] + s[end:], start
 
 

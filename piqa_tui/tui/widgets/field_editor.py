@@ -24,7 +24,7 @@ from piqa_tui.core.text.bidi import DisplayLine, layout
 from piqa_tui.core.text.graphemes import (
     cell_width,
     delete_grapheme_after,
-    delete_grapheme_before,
+    backspace,
     grapheme_spans,
     next_boundary,
     previous_boundary,
@@ -263,7 +263,7 @@ class FieldEditor(Widget, can_focus=True):
         self.refresh()
 
     def action_delete_left(self) -> None:
-        self._set(*delete_grapheme_before(self.value, self.cursor))
+        self._set(*backspace(self.value, self.cursor))
 
     def action_delete_right(self) -> None:
         self._set(*delete_grapheme_after(self.value, self.cursor))
