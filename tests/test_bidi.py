@@ -14,12 +14,12 @@ from piqa_tui.core.text.bidi import (
     BidiText,
     DisplayLine,
     detect_mode,
-    is_rtl,
     layout,
     needs_layout,
     resolve_mode,
     rich_text,
 )
+from piqa_tui.core.text.direction import Direction, Directions, detect_direction, is_rtl
 from piqa_tui.core.text.graphemes import WidthPolicy, cell_width
 from piqa_tui.core.text.reference_strings import (
     REFERENCE_STRINGS,
@@ -74,7 +74,7 @@ def test_reordering_matches_python_bidi(text: str) -> None:
     # python-bidi's own get_display does not mirror, and the helper undoes
     # mirroring too; no lam-alef here: a ligature unit holds two letters.
     (line,) = layout(text, 200, BidiMode.APP)
-    assert visual_logical(text, line) == get_display(text)
+    assert visual_logical(text, line) == get_display(text, base_dir="R" if is_rtl(text) else "L")
 
 
 def test_mixed_darija_line_keeps_digits_and_latin_left_to_right() -> None:
@@ -169,11 +169,58 @@ def test_max_lines_puts_the_ellipsis_at_the_end_of_reading() -> None:
     assert len(layout(PARAGRAPH, 20, BidiMode.APP, max_lines=2)) == 2
 
 
-def test_paragraph_direction_comes_from_the_first_strong_character() -> None:
-    assert is_rtl("2 ملاعق") and is_rtl("«سلام» hello")
+DZ_017 = "l'ampoule تاع الصالة تحرقت، كيفاش تبدلها؟"
+
+
+def test_paragraph_direction_comes_from_most_strong_characters() -> None:
+    assert is_rtl("2 ملاعق") and is_rtl(DZ_017) and is_rtl("ok دير 2 كاس") and is_rtl("«سلام» hello")
     assert not is_rtl("hello سلام") and not is_rtl("123") and not is_rtl("")
+    # the first strong character decides while its side has 30% of the letters (UAX #9 P2/P3)...
+    assert is_rtl("ديرها f (l'eau chaude)") and is_rtl("سخن (hello) ok") and not is_rtl("ab سل") and is_rtl("سل ab")
+    # ...and the majority below that
+    assert not is_rtl("سلام means hello in Arabic") and not is_rtl("ok hello سلام")
+    assert detect_direction("Je mets 2 كاسات d'eau") is Direction.LTR
     lines = layout("سلام\nhello", 20, BidiMode.APP)
     assert [line.align for line in lines] == ["right", "left"]
+
+
+def test_a_darija_line_opening_with_a_french_word_reads_right_to_left() -> None:
+    (line,) = layout(DZ_017, 60, BidiMode.APP)
+    assert line.rtl and line.align == "right"
+    # the French word comes first in reading order, so it is drawn at the right end
+    assert line.text.endswith("l'ampoule") and line.padded(60).endswith("l'ampoule")
+    (cut,) = layout(DZ_017, 20, BidiMode.APP, max_lines=1)
+    assert cut.text.startswith("…") and cut.text.endswith("l'ampoule")  # the ellipsis where reading ends
+
+
+def test_a_set_direction_wins_over_detection() -> None:
+    (ltr,) = layout(DZ_017, 20, BidiMode.APP, max_lines=1, direction="ltr")
+    assert ltr.align == "left" and ltr.text.startswith("l'ampoule") and ltr.text.endswith("…")
+    (rtl,) = layout("one two three four five six", 10, BidiMode.APP, max_lines=1, direction=Direction.RTL)
+    assert rtl.align == "right" and rtl.text.startswith("…")
+    for mode in (BidiMode.TERMINAL, BidiMode.OFF):  # no reordering: stays logical, aligned by the direction
+        (line,) = layout(DZ_017, 60, mode)
+        assert line.text == DZ_017 and line.align == ("right" if mode is BidiMode.TERMINAL else "left")
+
+
+def test_the_differing_word_highlight_follows_the_direction() -> None:
+    start = DZ_017.index("الصالة")
+    marks = [(start, start + len("الصالة"), "bold")]
+    for direction in ("auto", "rtl", "ltr"):
+        text = rich_text(DZ_017, 60, BidiMode.APP, highlights=marks, direction=direction)
+        bold = [span for span in text.spans if span.style and Style.parse(str(span.style)).bold]
+        lit = "".join(text.plain[span.start : span.end] for span in bold)
+        assert lit == layout("الصالة", 40, BidiMode.APP)[0].text  # the same word, shaped, wherever it went
+    auto = rich_text(DZ_017, 60, BidiMode.APP).plain
+    assert auto == rich_text(DZ_017, 60, BidiMode.APP, direction="rtl").plain != rich_text(DZ_017, 60, BidiMode.APP, direction="ltr").plain
+
+
+def test_directions_per_dataset_and_column() -> None:
+    directions = Directions(Direction.RTL).with_column("english_translation", "ltr").with_column("solution1", "auto")
+    assert directions.of("prompt") is Direction.RTL
+    assert directions.of("meta:english_translation") is Direction.LTR
+    assert directions.of("solution0") is Direction.AUTO and directions.of("solutions") is Direction.AUTO
+    assert directions.with_column("solutions", "rtl").of("solution3") is Direction.RTL
 
 
 def test_auto_mode_leaves_bidi_to_terminals_that_do_it() -> None:

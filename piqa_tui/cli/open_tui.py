@@ -18,7 +18,7 @@ from piqa_tui.core.text.bidi import BidiMode, resolve_mode
 from piqa_tui.core.text.graphemes import WidthPolicy
 from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.log import user_location
-from piqa_tui.settings.config import load_config
+from piqa_tui.settings.config import configured_directions, load_config
 from piqa_tui.settings.locations import bundled_sample, is_bundled
 from piqa_tui.tui import cell_widths
 from piqa_tui.tui.keymap import ALL_ACTIONS
@@ -58,6 +58,7 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
             workspace=workspace,
             annotator=args.annotator or config.annotator,
             max_differences=config.max_differences,
+            directions=configured_directions(config, path.name),
         )
     return AppSettings(
         request=request,

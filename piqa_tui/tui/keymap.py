@@ -67,6 +67,8 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("save", "ctrl+s", "save", "save", "Save the dataset file (atomic; refuses if the file changed on disk)", show=True),
     Action("export", "X", "export", "export", "Export the current state to another file (.tsv .csv .jsonl .parquet)"),
     Action("cycle_bidi", "b", "cycle_bidi", "bidi", "Cycle the right-to-left display mode (app, terminal, off)"),
+    Action("cycle_direction", "d", "cycle_direction", "direction", "Cycle the selected field's paragraph direction: auto (detected), right-to-left, left-to-right (kept in the workspace)"),
+    Action("cycle_dataset_direction", "", "cycle_dataset_direction", "dataset direction", "Cycle the whole dataset's paragraph direction: auto, right-to-left, left-to-right (columns set with d keep theirs)"),
     Action("focus_list", "ctrl+l", "focus_list", "list", "Move the focus back to the item list"),
     Action("duplicates", "D", "duplicates", "duplicates", "Find near-duplicates and leakage (against another file), and resolve each cluster"),
 )
@@ -86,8 +88,12 @@ EDITOR_ACTIONS: tuple[Action, ...] = (
     Action("editor_next_field", "tab", "commit_next", "keep+next", "Keep the edit and edit the next field", show=True),
     Action("editor_prev_field", "shift+tab", "commit_prev", "keep+prev", "Keep the edit and edit the previous field"),
     Action("editor_external", "ctrl+e", "external", "$EDITOR", "Continue this edit in $EDITOR", show=True),
-    Action("editor_left", "left", "cursor_left", "left", "Move the cursor one character back (in logical order)"),
-    Action("editor_right", "right", "cursor_right", "right", "Move the cursor one character on (in logical order)"),
+    # Outside app mode the arrows follow reading order and the footer says so; in app mode the editor's
+    # check_action turns these two off and the keys fall through to editor_left/right (on screen).
+    Action("editor_reading_left", "left", "reading_left", "move in reading order", "The arrows move in reading (logical) order: the terminal draws the line (--bidi terminal/off)", show=True, key_display="←→"),
+    Action("editor_reading_right", "right", "reading_right", "move in reading order", "The arrows move in reading (logical) order: the terminal draws the line (--bidi terminal/off)"),
+    Action("editor_left", "left", "cursor_left", "left", "Move the cursor one grapheme cluster left on screen (--bidi app), else back in reading order"),
+    Action("editor_right", "right", "cursor_right", "right", "Move the cursor one grapheme cluster right on screen (--bidi app), else on in reading order"),
     Action("editor_up", "up", "cursor_up", "up", "Move the cursor one line up"),
     Action("editor_down", "down", "cursor_down", "down", "Move the cursor one line down"),
     Action("editor_home", "home,ctrl+a", "home", "home", "Move the cursor to the start of the line"),

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Callable
 from piqa_tui.core.dataset.checks import CheckConfig
 from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.gcpause import settle
+from piqa_tui.core.text.direction import Direction, Directions
+from piqa_tui.core.workspace.preferences import store_direction, stored_directions
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.listing import Marks, Validation
 from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores
@@ -46,6 +48,7 @@ class OpenRequest:
     annotator: str | None = None
     max_differences: int = 2
     busy_timeout: float = TUI_BUSY_TIMEOUT
+    directions: Directions = field(default_factory=Directions)  # what the config file sets for this dataset
 
 
 @dataclass
@@ -60,6 +63,7 @@ class Session:
     categories: dict[str, list[tuple[str, int]]] | None = None
     disk_stamp: tuple[int, int] | None = None
     duplicate_scan: "DuplicateScan | None" = None  # the duplicates screen's last results
+    directions: Directions = field(default_factory=Directions)  # the config's, with the workspace's on top
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
     _engine: "ScoringEngine | None" = field(default=None, init=False, repr=False)
@@ -77,9 +81,15 @@ class Session:
                                busy_timeout=request.busy_timeout)
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation, reviewer, low_margin)
+        session.directions = stored_directions(project.workspace, request.directions)
         session.disk_stamp = session.stat()
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session
+
+    def set_direction(self, column: str | None, direction: Direction) -> None:
+        """Set the paragraph direction of ``column`` (``None``: the whole dataset), and remember it."""
+        store_direction(self.project.workspace, column, direction)
+        self.directions = stored_directions(self.project.workspace, self.request.directions)
 
     def stat(self) -> tuple[int, int] | None:
         """(mtime, size) of the dataset file, a cheap first test for changes on disk."""

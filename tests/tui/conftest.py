@@ -49,7 +49,10 @@ def tamil(tmp_path: Path) -> Path:
 
 
 def make_app(path: Path | None, *, annotator: str = "tester", keys: dict[str, str] | None = None, **settings) -> PiqaApp:
+    directions = settings.pop("directions", None)
     request = OpenRequest(path, annotator=annotator) if path is not None else None
+    if request is not None and directions is not None:
+        request.directions = directions
     return PiqaApp(AppSettings(request, bidi_mode=settings.pop("bidi_mode", BidiMode.APP), keys=keys or {}, **settings))
 
 

@@ -45,7 +45,7 @@ from typing import Iterable, Literal, Mapping, Sequence
 from arabic_reshaper import ArabicReshaper
 from arabic_reshaper.ligatures import LIGATURES
 from bidi import algorithm as uba
-from bidi import get_base_level, get_display
+from bidi import get_display
 from bidi.mirror import MIRRORED
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -53,6 +53,7 @@ from rich.style import Style, StyleType
 from rich.text import Text
 
 from piqa_tui.core.text.characters import BIDI_CONTROLS, JOINERS
+from piqa_tui.core.text.direction import Direction, is_rtl
 from piqa_tui.core.text.graphemes import (
     WidthPolicy,
     cell_width,
@@ -149,11 +150,6 @@ def resolve_mode(mode: BidiMode | str, environ: Mapping[str, str] | None = None)
 def needs_layout(text: str) -> bool:
     """Whether drawing ``text`` needs :func:`layout`; when not, reordering would change nothing and cutting suffices."""
     return _NEEDS_LAYOUT.search(text) is not None
-
-
-def is_rtl(text: str) -> bool:
-    """True when the first paragraph's first strong character is right-to-left (UAX #9 P2/P3)."""
-    return bool(text) and get_base_level(text) == 1
 
 
 # --- levels ----------------------------------------------------------------
@@ -381,12 +377,14 @@ def _visual_line(
 
 
 @lru_cache(maxsize=4096)
-def _layout(text: str, width: int, mode: BidiMode, policy: WidthPolicy, max_lines: int | None) -> tuple[DisplayLine, ...]:
+def _layout(
+    text: str, width: int, mode: BidiMode, policy: WidthPolicy, max_lines: int | None, direction: Direction
+) -> tuple[DisplayLine, ...]:
     """Cached body of ``layout`` (rows are re-rendered often while scrolling)."""
     lines: list[tuple[int, int, _Paragraph]] = []
     for p_start, p_end in paragraph_spans(text):
         paragraph = text[p_start:p_end]
-        base_level = 1 if is_rtl(paragraph) else 0
+        base_level = 1 if is_rtl(paragraph, direction) else 0
         levels = _embedding_levels(paragraph, base_level) if mode is BidiMode.APP else []
         para = _Paragraph(p_start, base_level, tuple(levels))
         lines.extend((p_start + a, p_start + b, para) for a, b in wrap_spans(paragraph, width, policy))
@@ -412,26 +410,31 @@ def layout(
     *,
     policy: WidthPolicy | None = None,
     max_lines: int | None = None,
+    direction: Direction | str = Direction.AUTO,
 ) -> list[DisplayLine]:
     """``text`` (logical) laid out in lines of at most ``width`` cells, ready to draw.
 
     Wraps first, in logical order, then shapes and reorders each line (``app``
-    mode).  With ``max_lines``, the last line kept ends in an ellipsis when
-    text was left out.  ``text`` itself is never changed. Text longer than
+    mode).  Each paragraph's direction is ``direction``, or detected from its
+    strong characters under ``auto``; it decides the alignment, the order of
+    the line's runs and the side of the ellipsis.  With ``max_lines``, the
+    last line kept ends in an ellipsis when text was left out.  ``text``
+    itself is never changed. Text longer than
     ``MAX_DISPLAY_CHARS`` is drawn up to there, then a line saying how much
     was left out: laying out a 10 MB field would freeze the screen, and
     nobody reads past the first pages on it.
     """
     width, resolved, policy = max(1, width), resolve_mode(mode), policy or get_width_policy()
+    direction = Direction(direction)
     limit = MAX_DISPLAY_CHARS if max_lines is None else min(MAX_DISPLAY_CHARS, 8 * width * max_lines + 64)
     if len(text) <= limit:
-        return list(_layout(text, width, resolved, policy, max_lines))
+        return list(_layout(text, width, resolved, policy, max_lines, direction))
     cut = text.rfind(" ", limit // 2, limit) + 1 or limit
-    lines = list(_layout(text[:cut], width, resolved, policy, max_lines))
+    lines = list(_layout(text[:cut], width, resolved, policy, max_lines, direction))
     if max_lines is not None and len(lines) >= max_lines:
         return lines
     marker = f"… ({len(text) - cut:,} more characters not shown)"
-    return lines + [_marker_line(line, cut) for line in _layout(marker, width, resolved, policy, None)]
+    return lines + [_marker_line(line, cut) for line in _layout(marker, width, resolved, policy, None, Direction.AUTO)]
 
 
 def _marker_line(line: DisplayLine, at: int) -> DisplayLine:
@@ -465,6 +468,7 @@ def rich_text(
     highlights: Iterable[Highlight] = (),
     policy: WidthPolicy | None = None,
     max_lines: int | None = None,
+    direction: Direction | str = Direction.AUTO,
 ) -> Text:
     """``text`` laid out for ``width`` cells as a Rich ``Text``, RTL lines padded to the right edge.
 
@@ -475,7 +479,7 @@ def rich_text(
     """
     marks = [h for h in highlights if h[1] > h[0]]
     out = Text(no_wrap=True, overflow="ignore")
-    lines = layout(text, width, mode, policy=policy, max_lines=max_lines)
+    lines = layout(text, width, mode, policy=policy, max_lines=max_lines, direction=direction)
     for n, line in enumerate(lines):
         if n:
             out.append("\n")
@@ -502,8 +506,10 @@ class BidiText:
         highlights: Iterable[Highlight] = (),
         policy: WidthPolicy | None = None,
         max_lines: int | None = None,
+        direction: Direction | str = Direction.AUTO,
     ) -> None:
         self.logical = logical
+        self.direction = Direction(direction)
         self.mode = BidiMode(mode)
         self.style = style
         self.highlights = tuple(highlights)
@@ -519,6 +525,7 @@ class BidiText:
             highlights=self.highlights,
             policy=self.policy,
             max_lines=self.max_lines,
+            direction=self.direction,
         )
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:

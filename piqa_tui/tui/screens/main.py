@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
 from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
 from piqa_tui.core.votes.decisions import choices as item_choices
 from piqa_tui.core.workspace.project import field_value, with_field
@@ -686,6 +687,24 @@ class MainScreen(Screen[None]):
 
     def action_cycle_bidi(self) -> None:
         self.app.cycle_bidi()
+
+    def action_cycle_direction(self) -> None:
+        field = self.item_view.selected
+        if field == "label":
+            self.notify("select a text field (tab) to set its direction", timeout=3)
+            return
+        self._cycle_direction(column_of(field), self.session.directions.of(field))
+
+    def action_cycle_dataset_direction(self) -> None:
+        self._cycle_direction(None, self.session.directions.dataset)
+
+    def _cycle_direction(self, column: str | None, now: Direction) -> None:
+        """Set the next direction for ``column`` (``None``: the dataset), redraw, and say what it is."""
+        direction = DIRECTION_CYCLE[(DIRECTION_CYCLE.index(now) + 1) % len(DIRECTION_CYCLE)]
+        self.session.set_direction(column, direction)
+        self.app.redraw_text()
+        words = {Direction.AUTO: "auto (detected per paragraph)", Direction.RTL: "right-to-left", Direction.LTR: "left-to-right"}
+        self.notify(f"{column or 'dataset'}: {words[direction]}", timeout=3)
 
     def action_duplicates(self) -> None:
         from piqa_tui.tui.screens.duplicates import DuplicatesScreen

@@ -17,11 +17,22 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import BidiMode, DisplayLine
+from piqa_tui.core.text.direction import Direction, Directions
 
 
 def app_bidi_mode(widget: Widget) -> BidiMode:
     """The concrete bidi mode the app runs in (``app`` outside piqa-tui, e.g. in widget tests)."""
     return getattr(widget.app, "bidi_mode", BidiMode.APP)
+
+
+def app_directions(widget: Widget) -> Directions:
+    """The directions set for the open dataset and its columns (all ``auto`` when none is open)."""
+    return getattr(getattr(widget.app, "session", None), "directions", None) or Directions()
+
+
+def field_direction(widget: Widget, field: str) -> Direction:
+    """The direction a field (``prompt``, ``solution1``, ``note``, a metadata column) is laid out in."""
+    return app_directions(widget).of(field)
 
 
 def line_segments(line: DisplayLine, width: int, base: Style, spans: Sequence[tuple[int, int, Style]] = ()) -> list[Segment]:

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import DisplayLine, layout
-from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, app_directions, line_segments
 from piqa_tui.tui.widgets.field_editor import FieldEditor
 
 SIDE_BY_SIDE = 64  # narrower than this, translations go under the text
@@ -60,8 +60,9 @@ class FieldText(Widget):
     """
     COMPONENT_CLASSES = {"field-text--highlight", "field-text--placeholder", "field-text--caption", "field-text--translation"}
 
-    def __init__(self, placeholder: str = "", *, classes: str | None = None) -> None:
+    def __init__(self, placeholder: str = "", *, field: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
+        self.field = field  # the field shown: its direction is set under this name
         self.text = ""
         self.placeholder = placeholder
         self.highlights: tuple[tuple[int, int], ...] = ()
@@ -91,7 +92,8 @@ class FieldText(Widget):
     def _rows(self, width: int) -> tuple[list[list[Cell]], list[int]]:
         """Rows of cells and the column widths, for ``width`` cells (cached)."""
         mode = app_bidi_mode(self)
-        key = (self.text, self.translations, self.show_original, width, mode)
+        directions = app_directions(self)
+        key = (self.text, self.translations, self.show_original, width, mode, directions)
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1], self._cache[2]
         width = max(1, width)
@@ -103,17 +105,19 @@ class FieldText(Widget):
             gaps = len(GAP) * len(self.translations)
             share = (width - gaps) // (len(self.translations) + 2)
             widths = [width - gaps - share * len(self.translations)] + [share] * len(self.translations)
-            columns.append([(line, kind) for line in layout(original, widths[0], mode)])
+            columns.append([(line, kind) for line in layout(original, widths[0], mode, direction=directions.of(self.field))])
             for (column, value), w in zip(self.translations, widths[1:]):
-                columns.append([(column, "caption"), *((line, "translation") for line in layout(value or "—", w, mode))])
+                lines = layout(value or "—", w, mode, direction=directions.of(column))
+                columns.append([(column, "caption"), *((line, "translation") for line in lines)])
             height = max(len(c) for c in columns)
             rows = [[col[i] if i < len(col) else (None, "blank") for col in columns] for i in range(height)]
         else:
             widths = [width]
-            rows = [[(line, kind)] for line in layout(original, width, mode)] if self.show_original else []
+            own = layout(original, width, mode, direction=directions.of(self.field))
+            rows = [[(line, kind)] for line in own] if self.show_original else []
             for column, value in self.translations:
                 rows.append([(column, "caption")])
-                rows.extend([(line, "translation")] for line in layout(value or "—", width, mode))
+                rows.extend([(line, "translation")] for line in layout(value or "—", width, mode, direction=directions.of(column)))
         self._cache = (key, rows, widths)
         return rows, widths
 
@@ -193,7 +197,7 @@ class FieldBlock(Vertical):
         self.translations: tuple[tuple[str, str], ...] = ()
 
     def compose(self) -> ComposeResult:
-        yield FieldText(self.placeholder)
+        yield FieldText(self.placeholder, field=self.field)
 
     def on_mount(self) -> None:
         self.body = self.query_one(FieldText)  # kept, not queried: refilled on every move

@@ -4,8 +4,14 @@ Textual's Input moves one code point at a time, which splits a Tamil or
 Bengali letter from its vowel sign or virama and an Arabic letter from its
 harakat. This editor keeps the text in logical order, moves and deletes with
 ``core.graphemes`` (one cluster per step) and draws through the bidi adapter,
-with a block cursor on the cluster it stands before. In a right-to-left
-paragraph the arrow keys are mirrored, so ← moves on in reading order.
+with a block cursor on the cluster it stands before.
+
+In ``app`` mode (the program draws the line) ← and → move the cursor in
+visual order: one drawn cluster left or right on screen, also through a
+Latin word inside an Arabic line.  In ``terminal`` and ``off`` modes the
+program does not know where the terminal put each cluster, so they move in
+logical (reading) order, mirrored in a right-to-left paragraph so that ←
+moves on in reading order; the footer says so while editing.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from piqa_tui.core.text.bidi import DisplayLine, layout
+from piqa_tui.core.text.bidi import BidiMode, DisplayLine, layout
 from piqa_tui.core.text.graphemes import (
     cell_width,
     delete_grapheme_after,
@@ -31,7 +37,7 @@ from piqa_tui.core.text.graphemes import (
     snap_to_boundary,
 )
 from piqa_tui.tui.keymap import EDITOR_ACTIONS, bindings
-from piqa_tui.tui.widgets.drawing import app_bidi_mode
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 
 
 class FieldEditor(Widget, can_focus=True):
@@ -131,10 +137,10 @@ class FieldEditor(Widget, can_focus=True):
     # ----------------------------------------------------------------- layout
 
     def lines(self, width: int) -> list[DisplayLine]:
-        key = (self.value, width, app_bidi_mode(self))
+        key = (self.value, width, app_bidi_mode(self), field_direction(self, self.field))
         if self._cache is None or self._cache[0] != key:
             # One cell is kept free for the cursor after the last cluster.
-            self._cache = (key, layout(self.value, max(1, width - 1), key[2]))
+            self._cache = (key, layout(self.value, max(1, width - 1), key[2], direction=key[3]))
         return self._cache[1]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -197,10 +203,52 @@ class FieldEditor(Widget, can_focus=True):
         self.insert(event.text)
 
     def action_cursor_left(self) -> None:
-        self._move(forward=self._rtl())
+        if not self._move_visually(rightward=False):
+            self._move(forward=self._rtl())
 
     def action_cursor_right(self) -> None:
-        self._move(forward=not self._rtl())
+        if not self._move_visually(rightward=True):
+            self._move(forward=not self._rtl())
+
+    def action_reading_left(self) -> None:
+        self.action_cursor_left()
+
+    def action_reading_right(self) -> None:
+        self.action_cursor_right()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("reading_left", "reading_right"):
+            return app_bidi_mode(self) is not BidiMode.APP
+        return True
+
+    def _visual_stops(self, lines: list[DisplayLine], index: int) -> list[int]:
+        """Cursor positions on line ``index`` from left to right on screen (``app`` mode)."""
+        line = lines[index]
+        stops = [unit.start for unit in line.units]
+        if index == len(lines) - 1:  # the caret after the last cluster: at the line's reading end
+            stops = [line.end, *stops] if line.rtl else [*stops, line.end]
+        return stops
+
+    def _move_visually(self, rightward: bool) -> bool:
+        """One drawn cluster left or right on screen; False where visual order has no answer.
+
+        That is outside ``app`` mode, at either end of the line (the logical
+        move then goes on to the next or previous line) and where the cursor
+        stands inside a drawn unit (the alef of a lam-alef ligature).
+        """
+        if app_bidi_mode(self) is not BidiMode.APP:
+            return False
+        lines = self.lines(max(2, self.content_size.width))
+        index = self._cursor_line(lines)
+        stops = self._visual_stops(lines, index)
+        if self.cursor not in stops:
+            return False
+        target = stops.index(self.cursor) + (1 if rightward else -1)
+        if not 0 <= target < len(stops):
+            return False
+        self.cursor = stops[target]
+        self.refresh()
+        return True
 
     def _move(self, forward: bool) -> None:
         self.cursor = next_boundary(self.value, self.cursor) if forward else previous_boundary(self.value, self.cursor)

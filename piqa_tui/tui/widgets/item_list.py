@@ -23,9 +23,10 @@ from textual.timer import Timer
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.bidi import DisplayLine, layout, needs_layout
+from piqa_tui.core.text.direction import Direction, detect_direction
 from piqa_tui.core.text.graphemes import cell_width, truncate
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
 PREFETCH_ROWS = 8  # rows drawn per idle tick: a key pressed meanwhile waits a few ms at most
 PREFETCH_DELAY = 0.03
@@ -43,19 +44,22 @@ MARK_STYLES = {
 }
 
 
-def _excerpt(text: str, cells: int, mode: str) -> DisplayLine:
+def _excerpt(text: str, cells: int, mode: str, direction: Direction = Direction.AUTO) -> DisplayLine:
     """The first display line of ``text`` in ``cells``, ending in … when cut.
 
     Only a prefix is laid out (bidi costs grow with length); when the prefix
     turns out to fit on one line, the whole text is laid out after all, so the
-    ellipsis is never lost.
+    ellipsis is never lost.  The direction is the whole text's, not the
+    prefix's, so the row reads the way the item view shows it.
     """
+    if direction is Direction.AUTO:
+        direction = detect_direction(text)
     cut = cells + 12  # one code point a cell, plus room for a few harakat or vowel signs
     if len(text) > cut:
-        lines = layout(text[:cut], cells, mode, max_lines=1)
+        lines = layout(text[:cut], cells, mode, max_lines=1, direction=direction)
         if lines[0].logical != text[:cut]:  # the prefix did not fit: the line is cut, ellipsis included
             return lines[0]
-    return layout(text, cells, mode, max_lines=1)[0]
+    return layout(text, cells, mode, max_lines=1, direction=direction)[0]
 
 
 class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -121,7 +125,7 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         self.empty_message = "no items"
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         # Excerpts depend on the text alone, so they outlive ``invalidate`` (marks) and cursor moves.
-        self._excerpts: LRUCache[tuple[str, int, str], DisplayLine] = LRUCache(4096)
+        self._excerpts: LRUCache[tuple[str, int, str, Direction], DisplayLine] = LRUCache(4096)
         self._generation = 0
         self._style_key: tuple[object, ...] | None = None
         self._style_map: dict[str, Style] = {}
@@ -252,11 +256,12 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         room = width - sum(s.cell_length for s in segments)
         if room > 2:
             prompt = item.prompt or "—"
-            if needs_layout(prompt):
-                key = (prompt, room, app_bidi_mode(self))
+            direction = field_direction(self, "prompt")
+            if direction is Direction.RTL or needs_layout(prompt):
+                key = (prompt, room, app_bidi_mode(self), direction)
                 excerpt = self._excerpts.get(key)
                 if excerpt is None:
-                    excerpt = self._excerpts[key] = _excerpt(prompt, room, key[2])
+                    excerpt = self._excerpts[key] = _excerpt(prompt, room, key[2], direction)
                 segments.extend(line_segments(excerpt, room, base))
             else:  # left-to-right text without controls: reordering would change nothing
                 segments.append(Segment(truncate(prompt, room), base))

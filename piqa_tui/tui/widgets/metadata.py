@@ -10,7 +10,7 @@ from textual.widget import Widget
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.tui.widgets.drawing import app_bidi_mode, draw_line
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, draw_line, field_direction
 
 NAME_WIDTH = 22
 
@@ -60,5 +60,5 @@ class MetadataTable(Widget):
         room = width - name_width
         if room < 2:
             return Strip(name_cells).adjust_cell_length(width, base)
-        line = layout(value or "—", room, app_bidi_mode(self), max_lines=1)[0]
+        line = layout(value or "—", room, app_bidi_mode(self), max_lines=1, direction=field_direction(self, column))[0]
         return Strip([*name_cells, *draw_line(line, room, base)]).adjust_cell_length(width, base)
