@@ -25,7 +25,7 @@ from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.messages import ScoresChanged, ShowItem
 from piqa_tui.tui.model_scores import ModelScores
 from piqa_tui.tui.session import Session
-from piqa_tui.tui.widgets.drawing import app_bidi_mode
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 
 PROMPT_CELLS = 60
 
@@ -185,7 +185,7 @@ class ModelResultsScreen(Screen[None]):
             return found[1]
         text = item.prompt.replace("\n", " ")
         if needs_layout(text):
-            shown = layout(text, PROMPT_CELLS, app_bidi_mode(self), max_lines=1)[0].text
+            shown = layout(text, PROMPT_CELLS, app_bidi_mode(self), max_lines=1, direction=field_direction(self, "prompt"))[0].text
         else:
             shown = truncate(text, PROMPT_CELLS)
         self._excerpts[item.id] = (item, shown)

@@ -21,7 +21,7 @@ from piqa_tui.core.dedup.clusters import Cluster, Member
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.tui.widgets.drawing import app_bidi_mode, line_segments
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
 IDS_WIDTH = 30
 SIGNAL_STYLES = {
@@ -157,6 +157,6 @@ class ClusterList(ScrollView, can_focus=False):
         room = width - sum(s.cell_length for s in segments)
         if room > 4:
             prompt = self.prompt_of(cluster.members[0]) or "—"
-            line = layout(prompt, room, app_bidi_mode(self), max_lines=1)[0]
+            line = layout(prompt, room, app_bidi_mode(self), max_lines=1, direction=field_direction(self, "prompt"))[0]
             segments.extend(line_segments(line, room, muted))
         return Strip(segments).adjust_cell_length(width, base)

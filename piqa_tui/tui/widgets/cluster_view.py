@@ -21,7 +21,7 @@ from textual.widgets import Static
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import Cluster
 from piqa_tui.core.text.bidi import BidiText
-from piqa_tui.tui.widgets.drawing import app_bidi_mode
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, app_directions
 
 PANEL_MIN_WIDTH = 40  # narrower than this per member, the members are stacked
 Spans = list[tuple[int, int]]
@@ -95,9 +95,12 @@ class MemberPanel(Widget):
         diff = self.get_component_rich_style("member-panel--diff")
         muted = self.get_component_rich_style("member-panel--muted")
 
+        directions = app_directions(self)
+
         def text(value: str, name: str) -> BidiText:
             spans = card.highlights.get(name, ())
-            return BidiText(value or "—", mode, highlights=[(a, b, diff) for a, b in spans])
+            marks = [(a, b, diff) for a, b in spans]
+            return BidiText(value or "—", mode, highlights=marks, direction=directions.of(name))
 
         grid = Table.grid(padding=(0, 1), expand=True)
         grid.add_column(no_wrap=True, style=muted, width=2)
@@ -116,7 +119,7 @@ class MemberPanel(Widget):
             status.append("  ⚑ " + reason + (f" ({note})" if note else ""), self.get_component_rich_style("member-panel--flag"))
         parts.append(status)
         if card.note:
-            parts.append(Group(Text("note", style=muted), BidiText(card.note, mode)))
+            parts.append(Group(Text("note", style=muted), BidiText(card.note, mode, direction=directions.of("note"))))
         return Group(*parts)
 
 
