@@ -28,6 +28,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.log import checkpoint_file
+from piqa_tui.core.workspace.preferences import resume_position
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
@@ -154,6 +155,7 @@ class PiqaApp(App[None]):
         self._disk_notified = False
         main = MainScreen(session)
         self.switch_screen(main)
+        keep_id = keep_id or resume_position(session.project.workspace, session.project.annotator)
         if keep_id and keep_id in session.project.index:
             main.call_after_refresh(main.go_to_position, session.project.index[keep_id])
         if session.project.file_changed:

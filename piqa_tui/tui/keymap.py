@@ -49,6 +49,7 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("first_item", "g,home", "first_item", "first", "Go to the first item"),
     Action("last_item", "G,end", "last_item", "last", "Go to the last item"),
     Action("jump_to_id", "colon", "jump_to_id", "id", "Jump to an item by its id", key_display=":"),
+    Action("next_unvoted", "v", "next_unvoted", "next unvoted", "Go to the next item you have not voted on (after this one, wrapping round)"),
     Action("search", "slash", "search", "search", "Search prompts and solutions (substring, then fuzzy)", show=True, key_display="/"),
     Action("search_next", "n", "search_next", "next match", "Next search result"),
     Action("search_prev", "N", "search_prev", "prev match", "Previous search result"),

@@ -11,6 +11,7 @@ redraws, dialogs, background work).
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any, Callable, Iterable
 
 from textual import on, work
@@ -26,6 +27,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
 from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
 from piqa_tui.core.votes.decisions import choices as item_choices
+from piqa_tui.core.workspace.preferences import store_position
 from piqa_tui.core.workspace.project import field_value, with_field
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.controllers.scoring import ScoringController
@@ -93,6 +95,9 @@ class SearchBar(Horizontal):
         return self.query_one(FieldEditor)
 
 
+POSITION_DELAY = 0.5  # seconds the cursor rests on an item before it is written down as where you are
+
+
 class MainScreen(Screen[None]):
     DEFAULT_CSS = f"""
     MainScreen #body {{
@@ -136,6 +141,8 @@ class MainScreen(Screen[None]):
         self._score_panel: ScorePanel | None = None
         self.voting = VotingController(session, self)
         self.scoring = ScoringController(session, self)
+        self._position_timer: Timer | None = None
+        self._stored_position: str | None = None  # the item id last written as where this annotator is
 
     # ---------------------------------------------------------------- layout
 
@@ -251,7 +258,43 @@ class MainScreen(Screen[None]):
             )
             self.show_votes(item)
             self.show_model_score(item)
+            self._remember_position_soon()
         self.update_header()
+
+    # ------------------------------------------------- where the annotator is
+
+    def _remember_position_soon(self) -> None:
+        """Write where the annotator is once the cursor rests (not one write per key while j is held)."""
+        if self._position_timer is not None:
+            self._position_timer.stop()
+        self._position_timer = self.set_timer(POSITION_DELAY, self.remember_position)
+
+    def remember_position(self) -> None:
+        """Keep the current item's id in the workspace, so the next open starts here."""
+        self._position_timer = None
+        item = self.current
+        if item is None or item.id == self._stored_position:
+            return
+        try:
+            store_position(self.project.workspace, self.project.annotator, item.id)
+        except sqlite3.ProgrammingError:  # a reload closed this project's workspace first: the new screen takes over
+            return
+        self._stored_position = item.id
+
+    def on_unmount(self) -> None:
+        self.remember_position()  # quitting within POSITION_DELAY of a move still remembers it
+
+    def action_next_unvoted(self) -> None:
+        rows, cursor = self.item_list.rows, self.item_list.cursor
+        for step in range(1, len(rows) + 1):
+            index = (cursor + step) % len(rows)
+            if not has_voted(self.project, self.project.items[rows[index]].id):
+                if index <= cursor:
+                    self.notify("wrapped round to the top", timeout=2)
+                self._go(lambda: self.item_list.go(index))
+                return
+        where = f" among {self.filters.describe()}" if self.filters.active else ""
+        self.notify(f"you have voted on every item{where}", timeout=3)
 
     def recount(self) -> None:
         """Count voted, edited and flagged items (after data changed, not on every move: O(items))."""
