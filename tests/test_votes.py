@@ -146,7 +146,7 @@ def test_export_with_decided_labels_and_vote_columns(tmp_path: Path) -> None:
     assert main(["export", str(dataset), "--to", str(out), "--decided", "--vote-columns"]) == 0
     rows = {r.split("\t")[0]: r.split("\t") for r in out.read_text(encoding="utf-8").splitlines()}
     header = rows.pop("id")
-    assert header[-3:] == ["votes_0", "votes_1", "status"]
+    assert header[-3:] == ["votes_1", "votes_2", "status"]  # solutions numbered as people number them
     gold = {i.id: i.label for i in Project.open(dataset).items}
     dz7 = rows["dz-007"]
     assert dz7[header.index("label")] == str(1 - gold["dz-007"]) and dz7[-1] == "votes-against-gold"

@@ -30,7 +30,7 @@ def dataset_card(project: Project) -> str:
         ],
     )
     lines += ["", "## Labels", ""]
-    lines += markdown_table(["label", "items", "share"], [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.labels.items()])
+    lines += markdown_table(["gold", "items", "share"], [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.gold_counts().items()])
     for column, counts in stats.categories.items():
         lines += ["", f"## {column}", ""]
         lines += markdown_table([column, "items"], [[k or "(empty)", str(v)] for k, v in counts.items()])

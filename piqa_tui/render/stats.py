@@ -35,7 +35,7 @@ class StatsTables:
         overview.add_column(style="bold")
         overview.add_column()
         overview.add_row("items", str(stats.items))
-        overview.add_row("labels", _counts(stats.labels, stats.items))
+        overview.add_row("gold labels", _counts(stats.gold_counts(), stats.items))
         overview.add_row("solutions per item", ", ".join(f"{k}: {v}" for k, v in stats.solutions_per_item.items()))
         overview.add_row("mean words (prompt)", f"{stats.mean_prompt_words:.1f}")
         overview.add_row("mean words (solution)", f"{stats.mean_solution_words:.1f}")

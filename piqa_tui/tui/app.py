@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 
 from textual import events, work
 from textual.app import App
+from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
@@ -481,6 +482,17 @@ class PiqaApp(App[None]):
         if action in ("quit", "help") and isinstance(self.focused, (FieldEditor, LabelChooser)):
             return False  # their keys type text there; ctrl+q still quits
         return True
+
+    def get_key_display(self, binding: Binding) -> str:
+        """The footer's vote keys name only the solutions this item has: 1-2, 1-3 or 1-4."""
+        main = self.main_screen
+        item = main.current if main is not None and binding.id == "vote_1" else None
+        if item is not None:
+            keys = [self.settings.keys.get(f"vote_{n}", str(n)) for n in range(1, len(item.solutions) + 1)]
+            if keys == [str(n) for n in range(1, len(keys) + 1)]:  # the default keys: a range says it
+                return f"1-{len(keys)}"
+            return "/".join(keys)
+        return super().get_key_display(binding)
 
     def keys_for(self, action: Action) -> str:
         return self.settings.keys.get(action.id, action.keys)

@@ -2,7 +2,8 @@
 
 ``--decided`` writes each agreed or adjudicated item's decided label (by the
 dataset's policy) instead of the gold column; ``--vote-columns`` adds
-``votes_0 … votes_N`` and ``status``; ``--drop-flagged`` leaves out items
+``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
+number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
 flagged for removal (e.g. duplicates resolved by keeping another copy).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
 """
@@ -83,12 +84,12 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
     width = max((len(i.solutions) for i in items), default=2)
     found = decisions(project)
-    columns: dict[str, list[object]] = {f"votes_{k}": [] for k in range(width)}
+    columns: dict[str, list[object]] = {f"votes_{k + 1}": [] for k in range(width)}
     columns["status"] = []
     for item in items:
         counts = list(choices(project, item.id).values())
         for k in range(width):
-            columns[f"votes_{k}"].append(str(counts.count(k)))
+            columns[f"votes_{k + 1}"].append(str(counts.count(k)))
         columns["status"].append(found[item.id].status.value)
     return columns
 

@@ -77,7 +77,8 @@ class CheckConfig:
 
 
 def _fields(item: Item) -> list[tuple[str, str]]:
-    return [("prompt", item.prompt), *((f"solution {i}", s) for i, s in enumerate(item.solutions))]
+    """The item's texts with the names people use: solutions are numbered from 1, as in the TUI."""
+    return [("prompt", item.prompt), *((f"solution {i + 1}", s) for i, s in enumerate(item.solutions))]
 
 
 def check_item(item: Item, config: CheckConfig = CheckConfig(), labels_look_one_based: bool = False) -> list[Problem]:
@@ -110,20 +111,21 @@ def check_item(item: Item, config: CheckConfig = CheckConfig(), labels_look_one_
     for i in range(len(sols)):
         for j in range(i + 1, len(sols)):
             if sols[i].strip() and sols[i].strip() == sols[j].strip():
-                add("identical-solutions", f"solution {i} and solution {j} are identical")
+                add("identical-solutions", f"solution {i + 1} and solution {j + 1} are identical")
             elif config.wants("too-many-differences") and sols[i].strip() and sols[j].strip():
                 diff = word_diff(sols[i], sols[j])
                 if diff.size > config.max_differences:
                     shown = f"{' '.join(diff.a_text) or '∅'} / {' '.join(diff.b_text) or '∅'}"
                     add(
                         "too-many-differences",
-                        f"solution {i} and solution {j} differ by {diff.size} words (max {config.max_differences}): {shown}",
+                        f"solution {i + 1} and solution {j + 1} differ by {diff.size} words (max {config.max_differences}): {shown}",
                     )
     if item.label is None:
         add("label-missing", "no gold label")
     elif not 0 <= item.label < len(sols):
-        hint = " (labels look 1-based: map them with --map label_base=1)" if labels_look_one_based else ""
-        add("label-out-of-range", f"label {item.label} but the item has solutions 0-{len(sols) - 1}{hint}")
+        hint = " (labels look 1-based: map them with --map label_base=1, or in the TUI)" if labels_look_one_based else ""
+        target = f"points to solution {item.label + 1}" if item.label >= 0 else f"is {item.label}"
+        add("label-out-of-range", f"the gold label {target}, but the item has {len(sols)} solutions{hint}")
     if config.min_words and config.wants("too-short"):
         total = sum(len(words(text)) for _, text in fields)
         if total < config.min_words:

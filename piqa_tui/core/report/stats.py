@@ -26,6 +26,10 @@ class DatasetStats:
     scripts: dict[str, int]
     categories: dict[str, dict[str, int]] = field(default_factory=dict)
 
+    def gold_counts(self) -> dict[str, int]:
+        """Items per gold solution as people number them ("solution 1" …); ``labels`` keeps 0-based keys for JSON."""
+        return {("no label" if key == "missing" else f"solution {int(key) + 1}"): n for key, n in self.labels.items()}
+
 
 
 def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:

@@ -158,7 +158,7 @@ def parse_choice(text: str, n_solutions: int, item_id: str) -> str:
     if _DIGITS.fullmatch(text) and int(text) < n_solutions:
         return str(int(text))
     raise ValueError(f"choice '{_shown(text)}' is impossible for item '{_shown(item_id)}' "
-                     f"(0-{n_solutions - 1}, skip or {WITHDRAWN})")
+                     f"(vote files number solutions from 0: 0-{n_solutions - 1}, skip or {WITHDRAWN})")
 
 
 # ------------------------------------------------------------------ tables

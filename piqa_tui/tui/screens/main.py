@@ -142,6 +142,7 @@ class MainScreen(Screen[None]):
         self.voting = VotingController(session, self)
         self.scoring = ScoringController(session, self)
         self._position_timer: Timer | None = None
+        self._shown_solutions = 0  # solutions of the item last shown: the footer's vote keys say 1-N
         self._stored_position: str | None = None  # the item id last written as where this annotator is
 
     # ---------------------------------------------------------------- layout
@@ -259,6 +260,9 @@ class MainScreen(Screen[None]):
             self.show_votes(item)
             self.show_model_score(item)
             self._remember_position_soon()
+            if len(item.solutions) != self._shown_solutions:  # the footer's vote keys (1-2, 1-3) follow the item
+                self._shown_solutions = len(item.solutions)
+                self.refresh_bindings()
         self.update_header()
 
     # ------------------------------------------------- where the annotator is
