@@ -13,7 +13,7 @@ import shlex
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -23,9 +23,11 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
-from piqa_tui.core.dataset.files import output_files
+from piqa_tui.core.dataset.checks import labels_look_one_based
+from piqa_tui.core.dataset.files import output_files, peek_rows
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.dataset.layout import Layout, format_mapping
+from piqa_tui.core.errors import LayoutError, PiqaError
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.log import checkpoint_file
@@ -40,6 +42,7 @@ from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
+from piqa_tui.tui.screens.mapping import MappingDialog
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.session import OpenRequest, Session
 from piqa_tui.tui.terminal_guard import ControlCharacterFilter
@@ -133,10 +136,45 @@ class PiqaApp(App[None]):
     def open_dataset(self, request: OpenRequest, keep_id: str | None = None) -> None:
         try:
             session = Session.open(request, reviewer=self.reviewer, low_margin=self.settings.low_margin)
+        except LayoutError as exc:
+            if request.mapping is None:  # not mapped by hand: let the user map the columns here
+                self.call_from_thread(self.ask_mapping, request, f"{exc}.", None, keep_id)
+            else:
+                self.call_from_thread(self._failed, str(exc))
+            return
         except PiqaError as exc:
             self.call_from_thread(self._failed, str(exc))
             return
         self.call_from_thread(self._opened, session, keep_id)
+
+    def ask_mapping(self, request: OpenRequest, reason: str, layout: Layout | None, keep_id: str | None = None) -> None:
+        """Show the mapping dialog; a chosen mapping reopens the dataset with it and keeps it in the workspace."""
+        try:
+            columns, rows = peek_rows(request.path)
+        except PiqaError as exc:
+            self._failed(str(exc))
+            return
+
+        def chosen(mapping: dict[str, str] | None) -> None:
+            if mapping is not None:
+                self.open_dataset(replace(request, mapping=format_mapping(mapping), keep_mapping=True), keep_id)
+            elif self.session is None:  # nothing open to go back to
+                self._failed(f"{reason} No mapping was chosen; map the columns with --map prompt=COL,solutions=COL|COL,label=COL")
+
+        self.push_screen(MappingDialog(columns, rows, reason, layout), chosen)
+
+    def _ask_label_base(self, session: Session) -> None:
+        """Labels that look 1-based (none is solution 1, some are one past the last) get the dialog, once per mapping."""
+        layout = session.project.dataset.layout
+        if layout.explicit or not labels_look_one_based(session.project.items):
+            return
+        reason = (
+            f"No gold label points to solution 1 and some point past the last solution: the labels of "
+            f"{session.project.dataset.name} look 1-based. Check the label base (and the columns) in the preview; "
+            "saving keeps the mapping in the workspace."
+        )
+        current = self.main_screen.current if self.main_screen is not None else None
+        self.ask_mapping(session.request, reason, replace(layout, label_base=1), current.id if current else None)
 
     def _failed(self, message: str) -> None:
         if self.session is None:
@@ -161,6 +199,7 @@ class PiqaApp(App[None]):
             main.call_after_refresh(main.go_to_position, session.project.index[keep_id])
         if session.project.file_changed:
             self.notify(session.project.file_changed, severity="warning", timeout=15)
+        self.call_after_refresh(self._ask_label_base, session)
         if first:
             self.set_interval(POLL_SECONDS, self.poll)
             self.set_interval(CHECKPOINT_SECONDS, self.checkpoint_workspace)
@@ -486,7 +525,8 @@ class PiqaApp(App[None]):
     def get_key_display(self, binding: Binding) -> str:
         """The footer's vote keys name only the solutions this item has: 1-2, 1-3 or 1-4."""
         main = self.main_screen
-        item = main.current if main is not None and binding.id == "vote_1" else None
+        shown = binding.id == "vote_1" and main is not None and bool(main.query("ItemList"))  # not while it is built
+        item = main.current if shown and main is not None else None
         if item is not None:
             keys = [self.settings.keys.get(f"vote_{n}", str(n)) for n in range(1, len(item.solutions) + 1)]
             if keys == [str(n) for n in range(1, len(keys) + 1)]:  # the default keys: a range says it

@@ -21,7 +21,7 @@ from piqa_tui.core.dataset.checks import CheckConfig
 from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.gcpause import settle
 from piqa_tui.core.text.direction import Direction, Directions
-from piqa_tui.core.workspace.preferences import store_direction, stored_directions
+from piqa_tui.core.workspace.preferences import store_direction, store_mapping, stored_directions
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.listing import Marks, Validation
 from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores
@@ -49,6 +49,7 @@ class OpenRequest:
     max_differences: int = 2
     busy_timeout: float = TUI_BUSY_TIMEOUT
     directions: Directions = field(default_factory=Directions)  # what the config file sets for this dataset
+    keep_mapping: bool = False  # the mapping was chosen in the TUI: keep it in the workspace once it opens
 
 
 @dataclass
@@ -82,6 +83,8 @@ class Session:
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation, reviewer, low_margin)
         session.directions = stored_directions(project.workspace, request.directions)
+        if request.keep_mapping and mapping is not None:
+            store_mapping(project.workspace, mapping)
         session.disk_stamp = session.stat()
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session

@@ -205,10 +205,15 @@ def _many_differences(frame, width: int, limit: int) -> list[int]:  # noqa: ANN0
     return list(found)
 
 
+def labels_look_one_based(items: list[Item]) -> bool:
+    """True when no label points to the first solution and some point one past the last: 1-based labels read as 0-based."""
+    labels = [i.label for i in items if i.label is not None]
+    return bool(labels) and min(labels) >= 1 and max(labels) == max(len(i.solutions) for i in items)
+
+
 def check_items(items: list[Item], raw_ids: list[str] | None = None, config: CheckConfig = CheckConfig()) -> list[Problem]:
     """Problems of every item, in file order, including ids used more than once."""
-    labels = [i.label for i in items if i.label is not None]
-    one_based = bool(labels) and min(labels) >= 1 and max(labels) == max(len(i.solutions) for i in items)
+    one_based = labels_look_one_based(items)
     problems: list[Problem] = []
     for pos in suspects(items, config):
         problems.extend(check_item(items[pos], config, one_based))

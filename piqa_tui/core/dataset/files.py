@@ -118,19 +118,12 @@ def load_dataset(
     sha, size = file_digest(path)
     if size == 0:
         raise InputError(f"{path}: the file is empty; nothing to load")
-    newline, final_newline, schema = "\n", True, None
-    if fmt == "parquet":
-        columns, rows, schema = _read_parquet(path)
-    else:
-        text = decode(read_input(path, "dataset"), path)
-        if not text.strip():
-            raise InputError(f"{path}: the file is empty; nothing to load")
+    newline, final_newline = "\n", True
+    text = None if fmt == "parquet" else _text(path)
+    if text is not None:
         newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
         final_newline = text.endswith("\n")
-        if fmt in ("jsonl", "piqa"):
-            columns, rows, raw_lines = _read_jsonl(text, path)
-        else:
-            columns, rows = _read_delimited(text, path, "\t" if fmt == "tsv" else ",")
+    columns, rows, schema, raw_lines = _columns_and_rows(path, fmt, text)
     layout = detect_layout(columns, mapping, source=str(path))
     if fmt == "piqa" and layout.label is None:
         layout = _with_labels_file(layout, path)
@@ -145,6 +138,56 @@ def load_dataset(
         dataset.ascii_json = text.isascii() and "\\u" in text
     dataset.items = build_items(dataset, labels, derived_ids)
     return dataset
+
+
+def _text(path: Path) -> str:
+    """The decoded text of a text-format dataset file; InputError when it holds nothing."""
+    text = decode(read_input(path, "dataset"), path)
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty; nothing to load")
+    return text
+
+
+def _columns_and_rows(
+    path: Path, fmt: str, text: str | None
+) -> tuple[list[str], Sequence[dict[str, object]], object, list[str] | None]:
+    """The header and rows of a file, its Parquet schema (or None) and its raw JSON lines (or None)."""
+    if fmt == "parquet":
+        columns, rows, schema = _read_parquet(path)
+        return columns, rows, schema, None
+    assert text is not None
+    if fmt in ("jsonl", "piqa"):
+        columns, rows, raw_lines = _read_jsonl(text, path)
+        return columns, rows, None, raw_lines
+    columns, records = _read_delimited(text, path, "\t" if fmt == "tsv" else ",")
+    return columns, records, None, None
+
+
+def peek_rows(path: str | os.PathLike[str], limit: int = 5) -> tuple[list[str], list[dict[str, object]]]:
+    """The header and the first ``limit`` rows of a dataset file, read before any layout is known.
+
+    What the TUI's column-mapping dialog previews; bad input raises
+    ``InputError`` as ``load_dataset`` does.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file; check the path")
+    fmt = detect_format(path)
+    columns, rows, _, _ = _columns_and_rows(path, fmt, None if fmt == "parquet" else _text(path))
+    return columns, [dict(rows[i]) for i in range(min(limit, len(rows)))]
+
+
+def preview_items(columns: list[str], rows: list[dict[str, object]], mapping: dict[str, str]) -> list[Item]:
+    """``rows`` read as items under ``mapping``: what a mapping would make of the first rows.
+
+    Raises ``LayoutError`` or ``InputError`` (one line each) when the mapping
+    cannot be applied, e.g. a label that the chosen base cannot read.
+    """
+    layout = detect_layout(columns, mapping, source="mapping")
+    values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
+    codec, labels = detect_codec(values, layout.label_base, "mapping")
+    dataset = Dataset(Path("preview"), "tsv", columns, rows, layout, codec, [], "", 0)
+    return build_items(dataset, labels, None)
 
 
 def _with_labels_file(layout: Layout, path: Path) -> Layout:

@@ -92,6 +92,11 @@ def parse_mapping(spec: str) -> dict[str, str]:
     return mapping
 
 
+def format_mapping(mapping: dict[str, str]) -> str:
+    """``mapping`` written as ``--map`` takes it (``parse_mapping`` reads it back)."""
+    return ",".join(f"{key}={value}" for key, value in mapping.items() if value != "")
+
+
 def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, source: str = "") -> Layout:
     """The layout of a header, from ``mapping`` where given and recognition elsewhere."""
     by_canon: dict[str, str] = {}

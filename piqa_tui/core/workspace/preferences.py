@@ -8,15 +8,23 @@ data, so undo, exports and agreement never see them.  Keys:
   whole dataset and for one column (``prompt``, ``solutions``, ``note`` or a
   metadata column's name), set from the TUI.
 * ``position:ANNOTATOR``: the id of the item the annotator was on.
+* ``mapping``: the column mapping chosen in the TUI's mapping dialog, in
+  ``--map`` form; used whenever no ``--map`` is given.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
+from piqa_tui.core.dataset.layout import format_mapping, parse_mapping
+from piqa_tui.core.errors import LayoutError
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace
 
 _DIRECTION = "direction"
 _POSITION = "position:"
+_MAPPING = "mapping"
 
 
 def stored_directions(ws: Workspace | None, under: Directions = Directions()) -> Directions:
@@ -50,3 +58,26 @@ def store_position(ws: Workspace | None, annotator: str, item_id: str) -> None:
     """Remember that ``annotator`` is on ``item_id``."""
     if ws is not None:
         ws.set_meta({_POSITION + annotator: item_id})
+
+
+def stored_mapping(ws_path: Path) -> dict[str, str] | None:
+    """The mapping kept in the workspace file at ``ws_path``, read before the dataset (and the workspace) opens.
+
+    ``None`` when there is none or the file cannot be read here; opening the
+    workspace then reports what is wrong with it.
+    """
+    try:
+        conn = sqlite3.connect(f"file:{ws_path}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (_MAPPING,)).fetchone()
+        finally:
+            conn.close()
+        return parse_mapping(row[0]) if row else None
+    except (sqlite3.Error, LayoutError):
+        return None
+
+
+def store_mapping(ws: Workspace | None, mapping: dict[str, str]) -> None:
+    """Keep ``mapping`` so that the next open needs no ``--map``."""
+    if ws is not None:
+        ws.set_meta({_MAPPING: format_mapping(mapping)})

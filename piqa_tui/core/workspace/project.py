@@ -32,6 +32,7 @@ from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
 from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
+from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.undo import action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
 from piqa_tui.core.workspace.vote_targets import (
@@ -193,6 +194,8 @@ class Project:
             check_regular_file(path, "dataset")
         ws_path = Path(workspace) if workspace else default_location(path)
         prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
+        if mapping is None and ws_path.is_file():
+            mapping = stored_mapping(ws_path)  # chosen in the TUI's mapping dialog: no --map needed again
         dataset = load_dataset(path, mapping)
         ws = None
         if create:
