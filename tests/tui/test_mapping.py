@@ -30,12 +30,21 @@ def preview(app) -> str:
     return str(found.first(Static).render()) if found else ""
 
 
+def written(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def dialog_shown(pilot) -> None:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, MappingDialog) and preview(pilot.app) != "")
+
+
 async def test_one_based_labels_open_the_dialog_and_the_mapping_is_kept(tmp_path: Path) -> None:
-    path = tmp_path / "one-based.tsv"
-    path.write_text(ONE_BASED, encoding="utf-8")
+    path = written(tmp_path, "one-based.tsv", ONE_BASED)
     app = make_app(path)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, MappingDialog) and preview(app) != "")
+        await dialog_shown(pilot)
         assert "look 1-based" in str(app.screen.query_one(".dialog-help", Static).render())
         shown = preview(app)
         assert "gold: solution 1" in shown and "✗" not in shown  # label 1 read 1-based is the first solution
@@ -64,11 +73,10 @@ async def test_one_based_labels_open_the_dialog_and_the_mapping_is_kept(tmp_path
 
 
 async def test_an_unknown_layout_is_mapped_in_the_dialog(tmp_path: Path) -> None:
-    path = tmp_path / "unknown.tsv"
-    path.write_text(UNKNOWN, encoding="utf-8")
+    path = written(tmp_path, "unknown.tsv", UNKNOWN)
     app = make_app(path)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, MappingDialog) and preview(app) != "")
+        await dialog_shown(pilot)
         assert "unknown layout" in str(app.screen.query_one(".dialog-help", Static).render())
         await pilot.press("ctrl+s")  # nothing chosen yet: the dialog stays
         assert isinstance(app.screen, MappingDialog) and "✗" in preview(app)
@@ -90,11 +98,9 @@ async def test_an_unknown_layout_is_mapped_in_the_dialog(tmp_path: Path) -> None
 
 
 async def test_cancelling_the_dialog_on_an_unknown_layout_exits_with_one_line(tmp_path: Path) -> None:
-    path = tmp_path / "unknown.tsv"
-    path.write_text(UNKNOWN, encoding="utf-8")
-    app = make_app(path)
+    app = make_app(written(tmp_path, "unknown.tsv", UNKNOWN))
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, MappingDialog) and preview(app) != "")
+        await dialog_shown(pilot)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.error_message is not None)
     assert app.return_code == 2 and "--map prompt=COL" in app.error_message and "\n" not in app.error_message
