@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.segment import Segment
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import SelectionList, Static
+from textual.strip import Strip
+from textual.widgets import Checkbox, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from piqa_tui.core.votes.flags import FLAG_REASONS
@@ -26,10 +28,24 @@ class FlagChoice:
     note: str
 
 
+ON_GLYPH, OFF_GLYPH = "✓", "·"  # colour alone does not tell on from off (colour-blind eyes, monochrome terminals)
+
+
 class ReasonList(SelectionList[str]):
     """The reason codes; space or a digit toggles one, enter saves the dialog."""
 
     BINDINGS = bindings(tuple(a for a in FLAG_ACTIONS if a.id == "flag_list_save"))
+
+    def render_line(self, y: int) -> Strip:
+        """Textual's checkbox with a ✓ when on and a · when off, inside the coloured box."""
+        strip = super().render_line(y)
+        index = self.scroll_offset.y + y
+        segments = list(strip)
+        if index >= self.option_count or len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
+            return strip
+        on = self.get_option_at_index(index).value in self.selected
+        segments[1] = Segment(ON_GLYPH if on else OFF_GLYPH, segments[1].style)
+        return Strip(segments, strip.cell_length)
 
 
 class FlagDialog(ModalScreen[FlagChoice | None]):

@@ -59,6 +59,7 @@ from piqa_tui.tui.widgets.vote_panel import VotePanel
 SEARCH_DELAY = 0.25
 MIN_WIDTH = 60
 MIN_HEIGHT = 16
+NARROW_WIDTH = 100
 
 # Actions that change data: off while a field is edited or the file is being saved.
 EDIT_ACTIONS = {"edit_field", "external_editor", "edit_label", "edit_note", "swap_solutions", "undo", "redo", "save", "export"}
@@ -110,6 +111,9 @@ class MainScreen(Screen[None]):
         content-align: center middle;
         text-align: center;
         color: $warning;
+    }}
+    MainScreen.-narrow ItemList {{
+        width: 46%;
     }}
     MainScreen.-too-small #too-small {{
         display: block;
@@ -191,6 +195,7 @@ class MainScreen(Screen[None]):
         width, height = self.app.size
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.set_class(small, "-too-small")
+        self.set_class(width < NARROW_WIDTH, "-narrow")  # the list takes more of a small screen
         if small:
             self.query_one("#too-small", Static).update(
                 f"The terminal is {width}×{height}.\npiqa-tui needs at least {MIN_WIDTH}×{MIN_HEIGHT}:\n"
@@ -256,6 +261,7 @@ class MainScreen(Screen[None]):
                 note=state.notes.get(item.id, ""),
                 status="  ".join(status),
                 gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
+                flags=flags or {},
             )
             self.show_votes(item)
             self.show_model_score(item)
@@ -460,10 +466,17 @@ class MainScreen(Screen[None]):
         self.notify(f"“{result.query}”: {result.exact} containing it, {result.fuzzy} similar", timeout=3)
 
     def action_search_next(self) -> None:
-        self.item_list.move(1)
+        self._to_match(1)
 
     def action_search_prev(self) -> None:
-        self.item_list.move(-1)
+        self._to_match(-1)
+
+    def _to_match(self, step: int) -> None:
+        """The next or previous match (the list shows only matches while a search is on); say so when none is."""
+        if self.search_result is None:
+            self.notify("no search — / searches prompts and solutions", timeout=2)
+            return
+        self._go(lambda: self.item_list.move(step))
 
     def action_clear_filter(self) -> None:
         if self.filters.active or self.query_one(SearchBar).has_class("-open"):

@@ -28,6 +28,8 @@ from piqa_tui.core.text.graphemes import cell_width, truncate
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
+COMPACT_WIDTH = 44  # narrower rows than this pack their marks into COMPACT_MARKS cells
+COMPACT_MARKS = 2
 PREFETCH_ROWS = 8  # rows drawn per idle tick: a key pressed meanwhile waits a few ms at most
 PREFETCH_DELAY = 0.03
 
@@ -248,7 +250,10 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         if is_cursor:
             base = base + styles["item-list--cursor"]
         segments: list[Segment] = []
-        for mark in self.marks(position, item):
+        marks = self.marks(position, item)
+        if width < COMPACT_WIDTH:  # narrow: the marks that apply, packed, so the prompt gets the cells
+            marks = "".join(m for m in marks if m != " ")[:COMPACT_MARKS].ljust(COMPACT_MARKS)
+        for mark in marks:
             segments.append(Segment(mark, base + styles[MARK_STYLES[mark]] if mark in MARK_STYLES else base))
         id_style = base if is_cursor else base + styles["item-list--id"]
         shown_id = truncate(terminal_safe(item.id, one_line=True), self.id_width)

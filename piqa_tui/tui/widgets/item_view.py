@@ -17,6 +17,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.fields import label_text, solution_spans, translation_columns
 from piqa_tui.tui.widgets.field_block import FieldBlock
+from piqa_tui.tui.widgets.flags_line import FlagsLine
 from piqa_tui.tui.widgets.label_line import LabelLine
 from piqa_tui.tui.widgets.metadata import MetadataTable
 from piqa_tui.tui.widgets.score_panel import ScorePanel
@@ -88,6 +89,7 @@ class ItemView(VerticalScroll, can_focus=False):
         yield VotePanel(id="vote-panel")
         yield ScorePanel(id="score-panel")
         yield ProblemsLine(id="problems")
+        yield FlagsLine(id="flags")
         yield FieldBlock("note", "note", placeholder="no note — c writes one")
         yield MetadataTable(id="metadata")
 
@@ -98,6 +100,7 @@ class ItemView(VerticalScroll, can_focus=False):
         self.title_line = self.query_one("#item-title", Static)
         self.label_line = self.query_one(LabelLine)
         self.problems_line = self.query_one(ProblemsLine)
+        self.flags_line = self.query_one(FlagsLine)
         self.metadata = self.query_one(MetadataTable)
 
     # ---------------------------------------------------------------- showing
@@ -113,6 +116,7 @@ class ItemView(VerticalScroll, can_focus=False):
         note: str = "",
         status: str = "",
         gold_hidden: bool = False,
+        flags: dict[str, str] | None = None,
     ) -> None:
         """Fill every block from ``item``; ``status`` is a short line of marks for the title."""
         self.item = item
@@ -127,6 +131,7 @@ class ItemView(VerticalScroll, can_focus=False):
         self._show_solutions(item, gold_hidden)
         self.label_line.show_label(label_text(self.dataset, item), hidden=gold_hidden)
         self.problems_line.show_problems(problems)
+        self.flags_line.show_flags(flags or {})
         self.block("note").show(note)
         self.metadata.show_meta([(c, meta.get(c, "")) for c in self.meta_columns])
         self.select(self.selected if self._has_field(self.selected, item) else "prompt")
@@ -154,6 +159,7 @@ class ItemView(VerticalScroll, can_focus=False):
             if block.index < len(candidate.solutions) and block.editor is None:
                 block.set_highlights(candidate.solutions[block.index], solution_spans(candidate.solutions, block.index))
         self.problems_line.show_problems(problems)
+        self.flags_line.show_flags(flags or {})
 
     # -------------------------------------------------------------- selection
 
