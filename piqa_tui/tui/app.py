@@ -38,6 +38,7 @@ from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
 from piqa_tui.tui.messages import ItemsChanged, MarksChanged, OthersChanged, ShowItem
 from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.pending import PendingWrites
+from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
@@ -523,16 +524,25 @@ class PiqaApp(App[None]):
         return True
 
     def get_key_display(self, binding: Binding) -> str:
-        """The footer's vote keys name only the solutions this item has: 1-2, 1-3 or 1-4."""
-        main = self.main_screen
-        shown = binding.id == "vote_1" and main is not None and bool(main.query("ItemList"))  # not while it is built
-        item = main.current if shown and main is not None else None
+        """The footer's vote and final-label keys name only the solutions this item has: 1-2, 1-3 or 1-4."""
+        prefix = {"vote_1": "vote_", "adjudicate_1": "adjudicate_"}.get(binding.id or "")
+        item = self._item_on_screen() if prefix else None
         if item is not None:
-            keys = [self.settings.keys.get(f"vote_{n}", str(n)) for n in range(1, len(item.solutions) + 1)]
+            keys = [self.settings.keys.get(f"{prefix}{n}", str(n)) for n in range(1, len(item.solutions) + 1)]
             if keys == [str(n) for n in range(1, len(keys) + 1)]:  # the default keys: a range says it
                 return f"1-{len(keys)}"
             return "/".join(keys)
         return super().get_key_display(binding)
+
+    def _item_on_screen(self) -> Item | None:
+        """The item the main or the adjudication screen is on (None while either is still being built)."""
+        screen = self.screen
+        if isinstance(screen, MainScreen) and screen.query("ItemList"):
+            return screen.current
+        if isinstance(screen, AdjudicationScreen) and screen.query("DataTable") and self.session is not None:
+            item_id = screen.current_id
+            return self.session.project.item(item_id) if item_id else None
+        return None
 
     def keys_for(self, action: Action) -> str:
         return self.settings.keys.get(action.id, action.keys)

@@ -183,7 +183,10 @@ ADJUDICATION_ACTIONS: tuple[Action, ...] = (
     Action("adjudicate_4", "4", "decide(3)", "final label 4", "Set solution 4 as the final label (asks why)"),
     Action("adj_next", "j", "move(1)", "next", "Move to the next disagreement"),
     Action("adj_prev", "k", "move(-1)", "prev", "Move to the previous disagreement"),
-    Action("adj_show_done", "d", "toggle_done", "show adjudicated", "Show or hide the items already adjudicated", show=True),
+    Action("adj_first", "g,home", "edge(0)", "first", "Go to the first item of the table"),
+    Action("adj_last", "G,end", "edge(-1)", "last", "Go to the last item of the table"),
+    Action("adj_show_done", "d", "toggle_done", "show adjudicated", "Show or hide the items already adjudicated (with the final label, who set it and why)", show=True),
+    Action("adj_help", "question_mark,f1", "screen_help", "keys", "Show this screen's keys", show=True, key_display="?"),
 )
 
 # The flag dialog (f): digits toggle the reasons in the order the dialog lists them.

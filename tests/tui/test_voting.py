@@ -23,6 +23,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 from textual.widgets import DataTable, OptionList
 
 from piqa_tui.cli.main import main
+from piqa_tui.core.text.bidi import BidiMode, layout
 from piqa_tui.core.votes.agreement import fleiss_kappa
 from piqa_tui.core.votes.decisions import parse_policy, set_project_policy
 from piqa_tui.core.workspace.project import Project
@@ -150,7 +151,8 @@ async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(darija: Pa
         table = adjudication.query_one(DataTable)
         assert adjudication.ids == ["dz-002", "dz-003", "dz-004"]  # dz-002: all three against the gold label
         votes_side_by_side = [str(cell) for cell in table.get_row("dz-004")]
-        assert votes_side_by_side[:3] == ["dz-004", "selma", "amina, karim"]
+        gold = adjudication.project.item("dz-004").label + 1
+        assert votes_side_by_side[:4] == ["dz-004", str(gold), "selma", "amina, karim"]  # id, gold, then votes
         item_id, label, reason = ADJUDICATED
         await pilot.press("j", "j", str(label + 1))
         await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
@@ -282,3 +284,36 @@ def test_agreement_screen(snap_compare, tmp_path: Path) -> None:
     app = make_app(voted_copy(tmp_path), annotator="lead", reviewer=True)
     run = reviewer_presses("a", ready=lambda s: isinstance(s, AgreementScreen) and s.snapshot is not None)
     assert snap_compare(app, terminal_size=(100, 40), run_before=run)
+
+
+async def test_adjudication_screen_keys_reasons_and_gold(tmp_path: Path) -> None:
+    """g/G jump, the gold column, the reasons of what was adjudicated, and ? showing this screen's keys only."""
+    from piqa_tui.tui.screens.help import HelpScreen
+
+    async with curate(voted_copy(tmp_path), annotator="lead", reviewer=True) as pilot:
+        app = pilot.app
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, AdjudicationScreen))
+        adjudication = app.screen
+        table = adjudication.query_one(DataTable)
+        assert adjudication.ids == ["dz-003", "dz-004"]
+        await pilot.press("G")
+        assert adjudication.current_id == "dz-004"
+        await pilot.press("g")
+        assert adjudication.current_id == "dz-003"
+        assert [str(c) for c in table.get_row("dz-003")][1] == str(adjudication.project.item("dz-003").label + 1)
+        await pilot.press("2")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await type_text(pilot, "الما بارد خير")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is adjudication)
+        await pilot.press("d")  # show the adjudicated ones, with who and why
+        row = [str(c) for c in table.get_row("dz-003")]
+        assert "2 by lead" in row and layout("الما بارد خير", 40, BidiMode.APP)[0].text in row
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        console = Console(file=io.StringIO(), width=200)
+        console.print(app.screen._table())
+        shown = console.file.getvalue()
+        assert "adjudication_first" in shown and "Show or hide the items already adjudicated" in shown
+        assert "next_item" not in shown and "duplicates" not in shown  # not the whole program's list

@@ -24,6 +24,7 @@ from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.keymap import ADJUDICATION_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt
+from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.session import Session
 from piqa_tui.tui.voting import choice_text
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
@@ -100,11 +101,13 @@ class AdjudicationScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_column("id", key="id")
+        table.add_column("gold", key="gold")
         for n in range(self.width):
             table.add_column(f"voted {n + 1}", key=f"choice{n}")
         table.add_column("unsure", key="unsure")
         if self.show_done:
             table.add_column("final", key="final")
+            table.add_column("reason", key="reason")
         table.add_column("flags", key="flags")
         table.add_column("note", key="note")
         for item_id in self.ids:
@@ -128,7 +131,7 @@ class AdjudicationScreen(Screen[None]):
         by_choice: dict[str, list[str]] = {}
         for annotator, choice in cast_votes(self.project, item.id).items():
             by_choice.setdefault(choice, []).append(annotator)
-        cells: list[Text | str] = [item.id]
+        cells: list[Text | str] = [item.id, "—" if item.label is None else str(item.label + 1)]
         for n in range(self.width):
             names = by_choice.get(str(n), [])
             cells.append(Text(", ".join(names), style="bold") if names else ("" if n < len(item.solutions) else "·"))
@@ -136,6 +139,8 @@ class AdjudicationScreen(Screen[None]):
         if self.show_done:
             adjudicated = self.project.state.adjudications.get(item.id)
             cells.append(f"{choice_text(adjudicated[0])} by {adjudicated[2]}" if adjudicated else "")
+            reason = adjudicated[1] if adjudicated else ""
+            cells.append(layout(reason, NOTE_CELLS, app_bidi_mode(self), max_lines=1)[0].text if reason else "")
         cells.append(", ".join(sorted(self.project.state.flags.get(item.id, {}))))
         note = self.project.state.notes.get(item.id, "")
         cells.append(layout(note, NOTE_CELLS, app_bidi_mode(self), max_lines=1)[0].text if note else "")
@@ -174,6 +179,14 @@ class AdjudicationScreen(Screen[None]):
         table = self.query_one(DataTable)
         if self.ids:
             table.move_cursor(row=max(0, min(table.cursor_row + step, len(self.ids) - 1)))
+
+    def action_edge(self, end: int) -> None:
+        """The first (``end`` 0) or the last (``end`` -1) item of the table."""
+        if self.ids:
+            self.query_one(DataTable).move_cursor(row=0 if end == 0 else len(self.ids) - 1)
+
+    def action_screen_help(self) -> None:
+        self.app.push_screen(HelpScreen("Adjudication keys", [("Adjudication screen (A)", ADJUDICATION_ACTIONS)]))
 
     def action_toggle_done(self) -> None:
         self.show_done = not self.show_done

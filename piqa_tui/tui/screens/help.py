@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from piqa_tui.settings.locations import config_path
-from piqa_tui.tui.keymap import HELP_ACTIONS, SECTIONS, bindings
+from piqa_tui.tui.keymap import HELP_ACTIONS, SECTIONS, Action, bindings
 from piqa_tui.tui.listing import MARK_LEGEND
 
 
@@ -32,9 +32,15 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = bindings(HELP_ACTIONS)
 
+    def __init__(self, title: str = "piqa-tui keys", sections: list[tuple[str, tuple[Action, ...]]] | None = None) -> None:
+        """Every key of the program, or only ``sections`` (a screen's own keys) when given."""
+        super().__init__()
+        self.title_text = title
+        self.sections = sections
+
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
-            scroll.border_title = "piqa-tui keys"
+            scroll.border_title = self.title_text
             yield Static(self._table(), markup=False)
         yield Footer()
 
@@ -45,13 +51,15 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         table.add_column(style="dim", no_wrap=True)
 
-        for title, actions in SECTIONS:
+        for title, actions in self.sections if self.sections is not None else SECTIONS:
             table.add_row(Text(title, style="bold underline"), "", "")
             for action in actions:
                 keys = keys_for(action)
                 shown = "  ".join(format_key(k.strip()) for k in keys.split(",")) if keys else "(palette)"
                 table.add_row(shown, action.help, action.id)
             table.add_row("", "", "")
+        if self.sections is not None:  # one screen's keys only
+            return table
         table.add_row(Text("Marks in the list", style="bold underline"), "", "")
         for mark, name, meaning in MARK_LEGEND:
             table.add_row(mark, meaning, name)
