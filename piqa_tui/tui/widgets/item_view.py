@@ -159,7 +159,6 @@ class ItemView(VerticalScroll, can_focus=False):
             if block.index < len(candidate.solutions) and block.editor is None:
                 block.set_highlights(candidate.solutions[block.index], solution_spans(candidate.solutions, block.index))
         self.problems_line.show_problems(problems)
-        self.flags_line.show_flags(flags or {})
 
     # -------------------------------------------------------------- selection
 
