@@ -200,6 +200,8 @@ class PiqaApp(App[None]):
             main.call_after_refresh(main.go_to_position, session.project.index[keep_id])
         if session.project.file_changed:
             self.notify(session.project.file_changed, severity="warning", timeout=15)
+        if session.notice:
+            self.notify(session.notice, severity="warning", timeout=15)
         self.call_after_refresh(self._ask_label_base, session)
         if first:
             self.set_interval(POLL_SECONDS, self.poll)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable
 
 from piqa_tui.core.dataset.checks import CheckConfig
 from piqa_tui.core.dataset.layout import parse_mapping
+from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.gcpause import settle
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.preferences import store_direction, store_mapping, stored_directions
@@ -65,6 +66,7 @@ class Session:
     disk_stamp: tuple[int, int] | None = None
     duplicate_scan: "DuplicateScan | None" = None  # the duplicates screen's last results
     directions: Directions = field(default_factory=Directions)  # the config's, with the workspace's on top
+    notice: str = ""  # something the user should read once the dataset is on screen
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
     _engine: "ScoringEngine | None" = field(default=None, init=False, repr=False)
@@ -84,15 +86,25 @@ class Session:
         session = cls(request, project, validation, reviewer, low_margin)
         session.directions = stored_directions(project.workspace, request.directions)
         if request.keep_mapping and mapping is not None:
-            store_mapping(project.workspace, mapping)
+            try:
+                store_mapping(project.workspace, mapping)
+            except WorkspaceError as exc:  # the mapping applies now; only the next open will ask again
+                session.notice = f"the column mapping is used now but not kept: {exc}"
         session.disk_stamp = session.stat()
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session
 
     def set_direction(self, column: str | None, direction: Direction) -> None:
-        """Set the paragraph direction of ``column`` (``None``: the whole dataset), and remember it."""
+        """Set the paragraph direction of ``column`` (``None``: the whole dataset), and remember it.
+
+        It applies at once; WorkspaceError when the workspace cannot keep it
+        (read-only, busy), and then it lasts for this session only.
+        """
+        if column is None:
+            self.directions = Directions(direction, self.directions.columns)
+        else:
+            self.directions = self.directions.with_column(column, direction)
         store_direction(self.project.workspace, column, direction)
-        self.directions = stored_directions(self.project.workspace, self.request.directions)
 
     def stat(self) -> tuple[int, int] | None:
         """(mtime, size) of the dataset file, a cheap first test for changes on disk."""

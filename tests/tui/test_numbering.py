@@ -10,7 +10,7 @@ from textual.widgets import Footer
 from piqa_tui.cli.main import main
 from tests.conftest import SAMPLES, copy_sample
 
-from .conftest import curate, main_screen, type_text
+from .conftest import curate, main_screen
 
 
 def footer_keys(pilot) -> list[str]:

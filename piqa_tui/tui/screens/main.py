@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
 from piqa_tui.core.votes.blind import current_vote, has_voted, may_see_answers
 from piqa_tui.core.votes.decisions import choices as item_choices
@@ -287,8 +288,8 @@ class MainScreen(Screen[None]):
             return
         try:
             store_position(self.project.workspace, self.project.annotator, item.id)
-        except sqlite3.ProgrammingError:  # a reload closed this project's workspace first: the new screen takes over
-            return
+        except (sqlite3.ProgrammingError, WorkspaceError):
+            return  # a reload closed this workspace first, or it is read-only or busy: a place to resume is no data
         self._stored_position = item.id
 
     def on_unmount(self) -> None:
@@ -761,10 +762,14 @@ class MainScreen(Screen[None]):
     def _cycle_direction(self, column: str | None, now: Direction) -> None:
         """Set the next direction for ``column`` (``None``: the dataset), redraw, and say what it is."""
         direction = DIRECTION_CYCLE[(DIRECTION_CYCLE.index(now) + 1) % len(DIRECTION_CYCLE)]
-        self.session.set_direction(column, direction)
+        kept = ""
+        try:
+            self.session.set_direction(column, direction)
+        except WorkspaceError as exc:
+            kept = f" (for this session only: {exc})"
         self.app.redraw_text()
         words = {Direction.AUTO: "auto (detected per paragraph)", Direction.RTL: "right-to-left", Direction.LTR: "left-to-right"}
-        self.notify(f"{column or 'dataset'}: {words[direction]}", timeout=3)
+        self.notify(f"{column or 'dataset'}: {words[direction]}{kept}", timeout=6 if kept else 3)
 
     def action_duplicates(self) -> None:
         from piqa_tui.tui.screens.duplicates import DuplicatesScreen
