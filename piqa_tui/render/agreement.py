@@ -14,6 +14,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
 from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
+from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
+from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
@@ -36,6 +38,14 @@ def summary_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
 
 def annotator_header(report: AgreementReport) -> list[str]:
     return ["annotator", "votes", "% with majority", "% with gold", *(f"κ {b}" for b in report.annotators)]
+
+
+# What the annotator table's columns measure: said under every table, so no reader guesses.
+ANNOTATOR_COLUMNS_NOTE = (
+    "% with majority: the share of an annotator's votes that match the majority of the OTHER annotators' votes "
+    "on the same item (their own vote left out; items where the others tie are skipped). "
+    "% with gold: the share of their votes that equal the file's gold label."
+)
 
 
 def annotator_rows(report: AgreementReport) -> list[tuple[str, ...]]:
@@ -83,12 +93,38 @@ def report_markdown(report: AgreementReport) -> str:
     out += markdown_table(["measure", "value", "based on", "note"], summary_rows(report))
     if report.annotators:
         out += [""] + markdown_table(annotator_header(report), annotator_rows(report))
+        out += ["", ANNOTATOR_COLUMNS_NOTE]
     out += [""] + [f"* {line}" for line in notes(report)] if notes(report) else []
     return "\n".join(out) + "\n"
 
 
 def breakdown_markdown(breakdown: AgreementBreakdown) -> str:
     return "\n".join(markdown_table(breakdown_header(breakdown), breakdown_rows(breakdown))) + "\n"
+
+
+def describe_policy(policy: Policy) -> str:
+    """A decision policy in words: "majority 2 of 3", "unanimity of 4, at least 2 votes"."""
+    if policy.kind == "majority":
+        text = f"majority {policy.k} of {policy.n}"
+    else:
+        text = f"unanimity of {policy.n}"
+    if policy.min_votes is not None:
+        text += f", at least {policy.min_votes} votes"
+    return text
+
+
+def summary_heading(summary: AgreementSummary) -> str:
+    """The policy in force and the items per status, on two lines."""
+    counts = "  ·  ".join(f"{name} {count}" for name, count in summary.statuses.items())
+    return f"policy {describe_policy(summary.policy)} ({policy_spec(summary.policy)})\n{counts}"
+
+
+def summary_markdown(summary: AgreementSummary, dataset: str) -> str:
+    """The whole agreement report as Markdown: what ``agree --markdown`` prints and the TUI copies or saves."""
+    parts = [f"## Agreement: {dataset}", "", summary_heading(summary).replace("\n", "; "), "", report_markdown(summary.report)]
+    for breakdown in summary.breakdowns.values():
+        parts += [f"### By {breakdown.column}", "", breakdown_markdown(breakdown)]
+    return "\n".join(parts)
 
 
 # --------------------------------------------------------------------------- JSON
@@ -163,6 +199,7 @@ class ReportTables:
             for row in annotator_rows(report):
                 per.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])
             yield per
+            yield Text(ANNOTATOR_COLUMNS_NOTE, style="dim")
         if lines := notes(report):
             yield Group(*(rich_text(line, "dim") for line in lines))
 

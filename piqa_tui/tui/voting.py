@@ -23,6 +23,7 @@ from piqa_tui.core.votes.decisions import (
 from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
+from piqa_tui.render.agreement import describe_policy
 
 # One cell in the list's mark column per status (needs-votes has none: it is the common case).
 STATUS_MARKS: dict[Status, str] = {
@@ -53,16 +54,6 @@ def choice_text(choice: str) -> str:
     if choice == STALE:
         return "a text since edited"
     return "withdrawn"
-
-
-def describe_policy(policy: Policy) -> str:
-    if policy.kind == "majority":
-        text = f"majority {policy.k} of {policy.n}"
-    else:
-        text = f"unanimity of {policy.n}"
-    if policy.min_votes is not None:
-        text += f", at least {policy.min_votes} votes"
-    return text
 
 
 @dataclass(frozen=True)

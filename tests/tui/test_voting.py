@@ -318,3 +318,27 @@ async def test_adjudication_screen_keys_reasons_and_gold(tmp_path: Path) -> None
         shown = console.file.getvalue()
         assert "adjudication_first" in shown and "Show or hide the items already adjudicated" in shown
         assert "next_item" not in shown and "duplicates" not in shown  # not the whole program's list
+
+
+async def test_agree_markdown_is_the_report_the_tui_saves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`agree --markdown` prints what the agreement screen's w writes, title, policy and By-column headings included."""
+    dataset = voted_copy(tmp_path)
+    async with curate(dataset, annotator="lead", reviewer=True) as pilot:
+        app = pilot.app
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, AgreementScreen) and app.screen.snapshot is not None)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await pilot.press("enter")  # the suggested name, beside the dataset
+        saved = dataset.with_name(f"{dataset.stem}.agreement.md")
+        await wait_for(pilot, saved.exists)
+    capsys.readouterr()
+    assert main(["agree", str(dataset), "--markdown"]) == 0
+    printed = capsys.readouterr().out
+    report = saved.read_text(encoding="utf-8")
+    assert printed == report + "\n"  # print's own newline
+    assert report.startswith(f"## Agreement: {dataset.name}") and "policy unanimity of 3" in report
+    assert "### By category" in report
+    assert "match the majority of the OTHER annotators' votes" in report  # "% with majority" defined
+    assert main(["agree", str(dataset)]) == 0
+    assert "OTHER annotators" in capsys.readouterr().out  # and under the terminal tables too

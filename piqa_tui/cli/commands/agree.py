@@ -19,9 +19,8 @@ from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
     breakdown_json,
-    breakdown_markdown,
     report_json,
-    report_markdown,
+    summary_markdown,
 )
 from piqa_tui.render.safe_text import markup_safe
 
@@ -47,11 +46,8 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return OK
-    if args.markdown:
-        print(terminal_safe(report_markdown(found.report)))
-        for breakdown in found.breakdowns.values():
-            print()
-            print(terminal_safe(breakdown_markdown(breakdown)))
+    if args.markdown:  # the very text the TUI's agreement screen copies (y) and saves (w)
+        print(terminal_safe(summary_markdown(found, project.dataset.name)))
         return OK
     console = Console()
     console.print(f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — policy {policy_spec(found.policy)}; "

@@ -21,46 +21,22 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.votes.decisions import (
-    AgreementSummary,
-    agreement_summary,
-    policy_spec,
-)
+from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy
-from piqa_tui.render.agreement import (
-    BreakdownTable,
-    ReportTables,
-    breakdown_markdown,
-    report_markdown,
-)
+from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
 from piqa_tui.tui.keymap import AGREEMENT_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.policy import choose_policy
 from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import describe_policy
 
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
-
-
-def heading(summary: AgreementSummary) -> str:
-    """The policy in force and the items per status, on two lines."""
-    counts = "  ·  ".join(f"{name} {count}" for name, count in summary.statuses.items())
-    return f"policy {describe_policy(summary.policy)} ({policy_spec(summary.policy)})\n{counts}"
-
-
-def summary_markdown(summary: AgreementSummary, dataset: str) -> str:
-    """What ``y`` copies and ``w`` writes: the heading and every table, as Markdown."""
-    parts = [f"## Agreement: {dataset}", "", heading(summary).replace("\n", "; "), "", report_markdown(summary.report)]
-    for breakdown in summary.breakdowns.values():
-        parts += [f"### By {breakdown.column}", "", breakdown_markdown(breakdown)]
-    return "\n".join(parts)
 
 
 def summary_view(summary: AgreementSummary) -> RenderableType:
     """The screen's body: the heading, then the tables ``piqa-tui agree`` prints."""
     tables = [BreakdownTable(breakdown) for breakdown in summary.breakdowns.values()]
-    return Group(Text(heading(summary), style="bold"), Text(""), ReportTables(summary.report), *tables)
+    return Group(Text(summary_heading(summary), style="bold"), Text(""), ReportTables(summary.report), *tables)
 
 
 class AgreementScreen(Screen[None]):

@@ -188,6 +188,7 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.scoring.stop()
+        self.remember_position()  # quitting within POSITION_DELAY of a move still remembers it
 
     def on_resize(self) -> None:
         self._check_size()
@@ -291,9 +292,6 @@ class MainScreen(Screen[None]):
         except (sqlite3.ProgrammingError, WorkspaceError):
             return  # a reload closed this workspace first, or it is read-only or busy: a place to resume is no data
         self._stored_position = item.id
-
-    def on_unmount(self) -> None:
-        self.remember_position()  # quitting within POSITION_DELAY of a move still remembers it
 
     def action_next_unvoted(self) -> None:
         rows, cursor = self.item_list.rows, self.item_list.cursor
