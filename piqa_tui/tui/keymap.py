@@ -223,6 +223,12 @@ HELP_ACTIONS: tuple[Action, ...] = (
 
 # Every table, titled as the help screen lists it. Titles stay within 21 cells and ids within 17
 # characters: the help screen's key and id columns are as wide as their widest entry.
+# The column-mapping dialog (an unknown layout, or labels that look 1-based).
+MAPPING_ACTIONS: tuple[Action, ...] = (
+    Action("mapping_save", "ctrl+s", "save", "save mapping", "Open the dataset with this mapping and keep it in the workspace", show=True),
+    Action("mapping_cancel", "escape", "cancel", "cancel", "Close the dialog without a mapping", show=True),
+)
+
 SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("Browse and edit", MAIN_ACTIONS),
     ("Vote and review", VOTE_ACTIONS),
@@ -237,6 +243,7 @@ SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("Flag dialog (f)", FLAG_ACTIONS),
     ("Terminal check", CHECK_TERMINAL_ACTIONS),
     ("Dialogs", DIALOG_ACTIONS),
+    ("Column mapping", MAPPING_ACTIONS),
     ("This help", HELP_ACTIONS),
 )
 

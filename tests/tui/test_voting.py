@@ -316,7 +316,7 @@ async def test_adjudication_screen_keys_reasons_and_gold(tmp_path: Path) -> None
         console = Console(file=io.StringIO(), width=200)
         console.print(app.screen._table())
         shown = console.file.getvalue()
-        assert "adjudication_first" in shown and "Show or hide the items already adjudicated" in shown
+        assert "adj_first" in shown and "Show or hide the items already adjudicated" in shown
         assert "next_item" not in shown and "duplicates" not in shown  # not the whole program's list
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select, SelectionList, Static
@@ -21,6 +20,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import Layout
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.graphemes import truncate
+from piqa_tui.tui.keymap import MAPPING_ACTIONS, bindings
 from piqa_tui.tui.screens.dialogs import DIALOG_CSS
 
 PREVIEW_ITEMS = 3
@@ -56,10 +56,7 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
         border-top: solid $panel-lighten-2;
     }
     """
-    BINDINGS = [
-        Binding("ctrl+s", "save", "save mapping", show=True),
-        Binding("escape", "cancel", "cancel", show=True),
-    ]
+    BINDINGS = bindings(MAPPING_ACTIONS)
 
     def __init__(self, columns: list[str], rows: list[dict[str, object]], reason: str, layout: Layout | None = None) -> None:
         super().__init__()
