@@ -199,7 +199,7 @@ class ReportTables:
             for row in annotator_rows(report):
                 per.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])
             yield per
-            yield Text(ANNOTATOR_COLUMNS_NOTE, style="dim")
+            yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
         if lines := notes(report):
             yield Group(*(rich_text(line, "dim") for line in lines))
 
