@@ -99,7 +99,7 @@ def test_the_config_sets_directions_per_dataset_and_column(tmp_path: Path, darij
     assert request is not None
     assert request.directions == Directions(Direction.RTL, (("msa_translation", Direction.RTL), ("note", Direction.LTR)))
     config.write_text('[directions]\n"darija-algerian.tsv:prompt" = "sideways"\n')
-    with pytest.raises(PiqaError, match='directions."darija-algerian.tsv:prompt" = .sideways. is not one of auto, rtl, ltr'):
+    with pytest.raises(PiqaError, match='directions."darija-algerian.tsv:prompt" = .sideways. is not valid; it should be one of "auto", "rtl", "ltr"'):
         launch_module.settings_from(args(path=str(darija)))
 
 
