@@ -7,6 +7,12 @@ Example ``~/.config/piqa-tui/config.toml``::
     theme = "piqa-dark"
     width_policy = "auto"     # auto | wcwidth | codepoint | cluster1 | cluster2
     max_differences = 2       # words solutions may differ by (validate's default)
+    direction = "auto"    # auto | rtl | ltr: paragraph direction in every dataset
+
+    [directions]          # per dataset (file name), per column of one, per column everywhere
+    "darija-algerian.tsv" = "rtl"
+    "darija-algerian.tsv:english_translation" = "ltr"
+    "*:msa_translation" = "rtl"
 
     [keys]                # action id = key(s), comma separated
     vote_1 = "1"
@@ -43,6 +49,7 @@ from pathlib import Path
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.text.graphemes import WIDTH_MODES
 from piqa_tui.settings.locations import config_path
 
@@ -62,6 +69,8 @@ class Config:
     theme: str = "piqa-dark"
     width_policy: str = "auto"  # auto = ask the terminal how wide it draws Indic syllables
     max_differences: int = 2
+    direction: str = "auto"  # paragraph direction: auto (detected per paragraph), rtl or ltr
+    directions: dict[str, str] = field(default_factory=dict)  # "FILE", "FILE:COLUMN" or "*:COLUMN" -> direction
     keys: dict[str, str] = field(default_factory=dict)
     templates: dict[str, dict[str, str]] = field(default_factory=dict)
     model: str | None = None  # GGUF file the TUI scores with
@@ -186,6 +195,33 @@ def _server(where: str, name: str, value: object) -> dict[str, object]:
     return dict(value)
 
 
+DIRECTIONS = tuple(d.value for d in Direction)
+
+
+def _directions(where: str, name: str, value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise _fail(where, name, value, 'a [directions] table of "FILE", "FILE:COLUMN" or "*:COLUMN" = "auto|rtl|ltr"')
+    for key, direction in value.items():
+        if direction not in DIRECTIONS:
+            raise _fail(where, f'directions."{key}"', direction, "one of " + ", ".join(f'"{d}"' for d in DIRECTIONS))
+    return dict(value)
+
+
+def configured_directions(config: Config, dataset_name: str) -> Directions:
+    """The directions the config file sets for the dataset file named ``dataset_name`` (values checked on load).
+
+    A column set for this file wins over the same column set for every file
+    (``*:COLUMN``); a column's direction wins over the dataset's.
+    """
+    table = config.directions
+    directions = Directions(Direction(table.get(dataset_name, config.direction)))
+    for prefix in ("*:", f"{dataset_name}:"):  # the file's own columns last, so they win
+        for key, value in table.items():
+            if key.startswith(prefix) and len(key) > len(prefix):
+                directions = directions.with_column(key[len(prefix):], value)
+    return directions
+
+
 def _check_action_ids(where: str, keys: dict[str, str], action_ids: Collection[str]) -> None:
     unknown = sorted(set(keys) - set(action_ids))
     if unknown:
@@ -200,6 +236,8 @@ _CHECKS: dict[str, Callable[[str, str, object], object]] = {
     "theme": _text,
     "width_policy": _choice(WIDTH_POLICIES),
     "max_differences": _whole(0),
+    "direction": _choice(DIRECTIONS),
+    "directions": _directions,
     "keys": _keys,
     "templates": _templates,
     "model": _text,
