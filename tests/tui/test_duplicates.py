@@ -146,7 +146,7 @@ async def test_without_a_model_semantic_falls_back_to_lexical(darija: Path, monk
     def missing(conn, model=None):
         raise ModelError("embedding model sentence-transformers/x is not available offline")
 
-    monkeypatch.setattr(duplicate_scan, "_embedder", missing)
+    monkeypatch.setattr(duplicate_scan, "choose_embedder", missing)
     async with curate(darija) as pilot:
         screen = await open_duplicates(pilot)
         await pilot.press("s")
