@@ -438,6 +438,29 @@ def test_semantic_leakage(piqa_items: list[Item], packaged_embedder) -> None:
     assert {(m.source, m.id) for m in found.members} == {("test", "para0"), ("train", train[0].id)}
 
 
+def xcopa_items(folder: str, suffix: str, split: str = "val") -> list[dict]:
+    path = PIQA_VALID.parent.parent / folder / f"{split}.{suffix}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_partly_translated_test_items_are_reported_as_translations(packaged_embedder) -> None:
+    """Leakage across scripts, on real XCOPA items: a training set holding test items whose premise and
+    first choice a pipeline translated into Tamil. The packaged English model sees only the untranslated
+    choice (docs/dedup.md: no offline model here finds whole Tamil-English translations), so the
+    translation threshold is lowered to what it can reach; the signal must still be 'translation'."""
+    tamil, english = xcopa_items("xcopa-ta", "ta"), xcopa_items("xcopa-ta-en-mt", "ta-en")
+    test = [item(f"en{r['idx']}", r["premise"], r["choice1"], r["choice2"]) for r in english[:40]]
+    train = [item(f"ta{t['idx']}", t["premise"], t["choice1"], e["choice2"]) for t, e in zip(tamil[:40], english[:40])]
+    clusters = find_duplicates(
+        train, against=test, semantic=packaged_embedder, translation_threshold=0.45, sources=("train", "test")
+    )
+    found = [c for c in clusters if c.signal == "translation"]
+    assert len(found) >= 15
+    for c in found:  # each pairs a Tamil item with its own English original
+        assert sorted(m.id[2:] for m in c.members) == [c.members[0].id[2:]] * 2 and len(c.members) == 2
+    assert {c.signal for c in clusters} <= {"translation"}
+
+
 def test_embedding_cache_serves_a_second_run_without_the_model(packaged_embedder) -> None:
     texts = ["How to boil an egg", "How to fix a flat bicycle tyre", "How to boil an egg"]
     first = packaged_embedder.embed(texts)

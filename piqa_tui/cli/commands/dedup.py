@@ -19,6 +19,7 @@ from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
+    DEFAULT_TRANSLATION_THRESHOLD,
     SIGNALS,
 )
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
@@ -60,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help=f"semantic: cosine similarity (default {DEFAULT_SEMANTIC_THRESHOLD})",
     )
+    parser.add_argument(
+        "--translation-threshold",
+        type=_similarity,
+        default=DEFAULT_TRANSLATION_THRESHOLD,
+        metavar="X",
+        help=f"translation: cosine similarity between items in two scripts (default {DEFAULT_TRANSLATION_THRESHOLD})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         against=Path(args.against) if args.against else None,
         threshold=args.threshold,
         semantic_threshold=args.semantic_threshold,
+        translation_threshold=args.translation_threshold,
         model=args.model,  # None: the best model on this machine (core.dedup.scan.OFFLINE_DEFAULTS)
     )
     with _progress_bar(enabled=sys.stderr.isatty()) as progress:

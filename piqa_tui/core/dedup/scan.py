@@ -17,6 +17,7 @@ from typing import Callable
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
+    DEFAULT_TRANSLATION_THRESHOLD,
     DEFAULT_THRESHOLD,
     Cluster,
     Member,
@@ -58,6 +59,7 @@ class ScanRequest:
     threshold: float = DEFAULT_THRESHOLD
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
     model: str | None = None
+    translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD
 
     def describe(self) -> str:
         parts = [f"lexical ≥{self.threshold:.2f}"]
@@ -129,6 +131,7 @@ def scan(
             semantic=embedder,  # type: ignore[arg-type]
             threshold=request.threshold,
             semantic_threshold=request.semantic_threshold,
+            translation_threshold=request.translation_threshold,
             sources=result.sources or ("items", "against"),
             progress=progress,
         )
