@@ -253,7 +253,7 @@ def job_embed(n: int, gemma: int = 0) -> dict:
     if gemma:
         from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
 
-        embedder = GgufEmbedder.packaged(centre=False)
+        embedder = GgufEmbedder.packaged()
     else:
         from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
 

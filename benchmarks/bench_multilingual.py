@@ -1,6 +1,6 @@
 """Which offline embedding model finds translations and paraphrases: the figures behind the default.
 
-    python benchmarks/bench_multilingual.py [--models minilm,gemma,gemma-raw] [--limit N]
+    python benchmarks/bench_multilingual.py [--models minilm,gemma] [--limit N]
 
 Held-out pairs built from real data (tests/data, see its README):
 
@@ -46,7 +46,7 @@ def xcopa(folder: str, suffix: str) -> list[str]:
 
 
 def embedder(name: str):
-    """The embedders compared: the packaged MiniLM, the packaged Gemma (centred as shipped, and raw)."""
+    """The embedders compared: the packaged MiniLM, the packaged Gemma, or a sentence-transformers model by name."""
     from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
     from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
 
@@ -54,8 +54,6 @@ def embedder(name: str):
         return SentenceTransformerEmbedder.packaged()
     if name == "gemma":
         return GgufEmbedder.packaged()
-    if name == "gemma-raw":
-        return GgufEmbedder.packaged(centre=False)
     return SentenceTransformerEmbedder(name)
 
 
@@ -98,7 +96,7 @@ def main() -> None:
     from piqa_tui.core.dedup.clusters import DEFAULT_TRANSLATION_THRESHOLD
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--models", default="minilm,gemma,gemma-raw")
+    parser.add_argument("--models", default="minilm,gemma")
     parser.add_argument("--limit", type=int, default=600, help="pairs per language pair")
     parser.add_argument("--threshold", type=float, default=DEFAULT_TRANSLATION_THRESHOLD)
     args = parser.parse_args()

