@@ -343,9 +343,11 @@ def section_methods() -> str:
 
 
 def section_semantic(runs: int) -> str:
-    lines = ["### Semantic\n", "Embedding (512 PIQA items, prompt + 2 solutions, ~230 characters, nothing cached), median of %d:\n" % runs]
-    for label, gemma in (("packaged all-MiniLM-L6-v2 (sentence-transformers, torch CPU)", "0"), ("packaged Gemma 3 270M Q4_K_M (llama.cpp, mean-pooled)", "1")):
-        embeds = [child(["embed", "512", gemma]) for _ in range(runs)]
+    lines = ["### Semantic\n", "Embedding PIQA items (prompt + 2 solutions, ~230 characters, nothing cached), median of %d:\n" % runs]
+    models = (("packaged all-MiniLM-L6-v2 (sentence-transformers, torch CPU), 512 items", "512", "0"),
+              ("packaged Gemma 3 270M Q4_K_M (llama.cpp, mean-pooled), 64 items", "64", "1"))
+    for label, n, gemma in models:
+        embeds = [child(["embed", n, gemma]) for _ in range(runs)]
         rate = statistics.median(e["items_per_s"] for e in embeds)
         lines.append(
             f"* {label}: **{rate:.1f} items/s** (runs: " + ", ".join(f"{e['items_per_s']:.1f}" for e in embeds)

@@ -12,6 +12,7 @@ not the default; ``--model gemma`` runs it.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,7 +80,8 @@ class GgufEmbedder:
                 self._model = llama_cpp.Llama(
                     model_path=str(self.path), embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
                     n_ctx=CONTEXT, n_batch=CONTEXT, n_ubatch=CONTEXT,
-                    n_threads=self.threads, verbose=False,
+                    # llama-cpp-python's default is half the cores; embedding is all we do here.
+                    n_threads=self.threads or os.cpu_count(), verbose=False,
                 )
             except Exception as err:  # llama.cpp reports a failed load as ValueError or RuntimeError
                 raise ModelError(f"cannot load {self.path.name} for embeddings: {err}".splitlines()[0]) from err
