@@ -117,7 +117,7 @@ def test_log_probabilities_are_aligned_to_the_prompt_or_refused() -> None:
         _align([-1.0] * 9, 1, prompt, "u")
 
 
-def test_the_factory_picks_the_server_from_the_config_and_the_local_model_otherwise() -> None:
+def test_the_factory_picks_the_server_from_the_config_and_the_local_model_otherwise(tmp_path, monkeypatch) -> None:
     from piqa_tui.core.scoring.factory import backend_for
     from piqa_tui.core.scoring.process import ProcessBackend
     from piqa_tui.settings.config import Config
@@ -129,5 +129,8 @@ def test_the_factory_picks_the_server_from_the_config_and_the_local_model_otherw
     local = choose_model(Config(repack="off"), environ={})
     backend = backend_for(local)
     assert isinstance(backend, ProcessBackend) and backend.local.repack is False
-    broken = choose_model(Config(server={"model": "m"}), environ={})
-    assert broken.path is None and "needs url" in broken.problem
+    config = tmp_path / "config.toml"  # a [server] table is checked when the config file is read
+    config.write_text('[server]\nmodel = "m"\n', encoding="utf-8")
+    monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
+    broken = choose_model(environ={})
+    assert broken.path is None and "[server] url" in broken.problem
