@@ -38,6 +38,7 @@ async def test_a_resting_cursor_is_written_down_before_you_quit(darija: Path) ->
         await pilot.press("j", "j", "j")
         ws = Workspace(default_location(darija))  # another connection: what a crash would leave behind
         await wait_for(pilot, lambda: ws.get_meta("position:amina") == "dz-004")
+        assert ws.get_meta("position:amina") == "dz-004"  # committed while the app still runs
         ws.close()
 
 
