@@ -15,7 +15,8 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -675,19 +676,10 @@ def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, ob
     except Exception as exc:  # polars raises several types; its messages run over many lines
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ExportError(f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead") from None
-    tmp = _temp_path(out)
-    try:
+    with _replacing(out) as tmp:
         frame.write_parquet(tmp)
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ExportError(f"{out}: could not write the file: {os_error_reason(exc)}; nothing was changed there") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(out.parent)
 
 
 def _check_one_type_per_column(data: dict[str, list[object]], out: Path) -> None:
@@ -723,17 +715,12 @@ def _temp_path(out: Path) -> Path:
     return Path(name)
 
 
-def atomic_write(out: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 to a temp file beside ``out``, fsync it, and rename it over ``out``."""
-    out = Path(out)
-    check_target(out)
+@contextmanager
+def _replacing(out: Path) -> Iterator[Path]:
+    """A temp file beside ``out`` for the caller to fill (and fsync); then renamed over ``out``, or removed."""
     tmp = _temp_path(out)
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, out.stat().st_mode & 0o7777 if out.exists() else default_file_mode())
+        yield tmp
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -742,6 +729,18 @@ def atomic_write(out: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
         raise
     _fsync_dir(out.parent)
+
+
+def atomic_write(out: Path, text: str) -> None:
+    """Write ``text`` as UTF-8 to a temp file beside ``out``, fsync it, and rename it over ``out``."""
+    out = Path(out)
+    check_target(out)
+    with _replacing(out) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, out.stat().st_mode & 0o7777 if out.exists() else default_file_mode())
 
 
 def default_file_mode() -> int:
