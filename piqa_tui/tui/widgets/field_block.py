@@ -197,10 +197,9 @@ class FieldBlock(Vertical):
         self.translations: tuple[tuple[str, str], ...] = ()
 
     def compose(self) -> ComposeResult:
-        yield FieldText(self.placeholder, field=self.field)
-
-    def on_mount(self) -> None:
-        self.body = self.query_one(FieldText)  # kept, not queried: refilled on every move
+        # Made here and kept (refilled on every move), so no query can miss it while the screen is swapped.
+        self.body = FieldText(self.placeholder, field=self.field)
+        yield self.body
 
     def show(self, text: str, highlights: Sequence[tuple[int, int]] = (), translations: dict[str, str] | None = None) -> None:
         """Display ``text`` (logical) and the current values of the translation columns."""
