@@ -27,6 +27,7 @@ from piqa_tui.core.dedup.resolution import open_clusters
 from piqa_tui.core.dedup.semantic import DEFAULT_MODEL, PACKAGED_MODEL
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.text.word_diff import differing_spans, word_spans
+from piqa_tui.core.workspace.log import open_existing
 from piqa_tui.core.workspace.project import Project
 
 Progress = Callable[[int, int], None]
@@ -185,7 +186,7 @@ def source_names(here: Path, other: Path) -> tuple[str, str]:
 def _cache_connection(project: Project) -> sqlite3.Connection | None:
     if project.workspace is None:
         return None
-    return sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)
+    return open_existing(project.workspace.path)
 
 
 def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None):  # -> an Embedder

@@ -19,13 +19,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import ModelError
+from piqa_tui.core.errors import ModelError, WorkspaceError
 from piqa_tui.core.scoring.backend import ModelChoice
 from piqa_tui.core.scoring.cache import ScoreCache, score_items
 from piqa_tui.core.scoring.factory import backend_for
 from piqa_tui.core.scoring.process import ModelCrashed
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import LETTERS, Template
+from piqa_tui.core.workspace.log import open_existing
 from piqa_tui.core.workspace.project import Project
 
 # A whole-set run holds the model one chunk of items at a time: about CHUNK_SECONDS of work, so `m`
@@ -117,9 +118,8 @@ class ScoringEngine:
         if workspace is None:
             yield None
             return
-        conn = sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)
+        conn = open_existing(workspace.path)
         try:
-            conn.execute("PRAGMA busy_timeout=30000")
             yield ScoreCache(conn)
         finally:
             conn.close()
@@ -236,11 +236,11 @@ def workspace_has_scores(project: Project) -> bool:
     if workspace is None:
         return False
     try:
-        conn = sqlite3.connect(workspace.path, timeout=5.0)
+        conn = open_existing(workspace.path, timeout=5.0)
         try:
             found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'model_scores'").fetchone()
             return bool(found) and conn.execute("SELECT 1 FROM model_scores LIMIT 1").fetchone() is not None
         finally:
             conn.close()
-    except sqlite3.Error:
+    except (sqlite3.Error, WorkspaceError):
         return False

@@ -471,6 +471,24 @@ def copy_database(source: sqlite3.Connection, out: Path) -> None:
         raise
 
 
+def open_existing(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
+    """A short side connection (score cache, embedding cache) to the workspace at ``path``.
+
+    ``mode=rw``: a workspace deleted or moved while the app runs is never made
+    again, empty, under the user's feet; they get one line instead.
+    """
+    try:
+        conn = sqlite3.connect(f"{file_uri(path)}?mode=rw", uri=True, timeout=timeout,
+                               isolation_level=None, check_same_thread=False)
+    except sqlite3.Error:
+        raise WorkspaceError(
+            f"{path}: the workspace is gone (deleted or moved while in use); "
+            "quit and open the dataset again to make a new one"
+        ) from None
+    conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    return conn
+
+
 def checkpoint_file(path: Path) -> bool:
     """Checkpoint a workspace from a short connection of its own (a long session's periodic one);
     False when a reader or writer kept part of the WAL back (the next checkpoint takes it)."""
