@@ -12,7 +12,7 @@ from piqa_tui.core.votes.agreement import fleiss_kappa
 from piqa_tui.core.votes.blind import cast_votes, current_vote, has_voted
 from piqa_tui.core.votes.decisions import decide, decisions, parse_policy, project_policy, set_project_policy
 from piqa_tui.core.votes.files import export_votes, import_votes
-from piqa_tui.core.votes.policy import Status
+from piqa_tui.core.votes.policy import Decision, Status
 from piqa_tui.core.workspace.project import Project
 
 from .conftest import SAMPLES, copy_sample
@@ -150,3 +150,26 @@ def test_export_with_decided_labels_and_vote_columns(tmp_path: Path) -> None:
     gold = {i.id: i.label for i in Project.open(dataset).items}
     dz7 = rows["dz-007"]
     assert dz7[header.index("label")] == str(1 - gold["dz-007"]) and dz7[-1] == "votes-against-gold"
+
+
+def test_an_adjudication_is_undone_and_redone_like_any_action(tmp_path: Path) -> None:
+    """A mistaken adjudication must not stick: undo brings back what stood before (the earlier adjudication, or
+    the votes' own decision), even after a restart, and the released label follows."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    project = Project.open(path, annotator="lead")
+    import_votes(project, SAMPLE_VOTES)
+    set_project_policy(project, parse_policy("unanimity:3"))
+    assert decisions(project)["dz-007"].status is Status.DISAGREEMENT
+    project.adjudicate("dz-007", 0, "the gold label is right")
+    project.adjudicate("dz-007", 1, "misclicked reason")
+    assert decisions(project)["dz-007"].label == 1
+    assert project.undo() == "dz-007"  # the second one: the first stands again, with its reason
+    assert decisions(project)["dz-007"] == Decision(Status.ADJUDICATED, 0)
+    assert project.state.adjudications["dz-007"][:2] == ("0", "the gold label is right")
+    project.workspace.close()
+    reopened = Project.open(path, annotator="lead")
+    assert reopened.state.adjudications["dz-007"][0] == "0"
+    assert reopened.undo() == "dz-007"  # the first: the votes decide again
+    assert "dz-007" not in reopened.state.adjudications
+    assert decisions(reopened)["dz-007"].status is Status.DISAGREEMENT
+    assert reopened.redo() == "dz-007" and decisions(reopened)["dz-007"] == Decision(Status.ADJUDICATED, 0)

@@ -63,7 +63,7 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("edit_note", "c", "edit_note", "note", "Write a note (comment) on the item"),
     Action("swap_solutions", "x", "swap_solutions", "swap", "Swap the selected solution with the next one, and the label with them"),
     Action("copy_field", "y", "copy_field", "copy", "Copy the selected field's stored (logical) text"),
-    Action("undo", "u,ctrl+z", "undo", "undo", "Undo your last edit (works after a restart)", show=True, key_display="u"),
+    Action("undo", "u,ctrl+z", "undo", "undo", "Undo your last action: edit, vote, flag, note or adjudication (works after a restart)", show=True, key_display="u"),
     Action("redo", "U,ctrl+y", "redo", "redo", "Redo the edit you undid", key_display="U"),
     Action("save", "ctrl+s", "save", "save", "Save the dataset file (atomic; refuses if the file changed on disk)", show=True),
     Action("export", "X", "export", "export", "Export the current state to another file (.tsv .csv .jsonl .parquet)"),

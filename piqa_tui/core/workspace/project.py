@@ -390,7 +390,10 @@ class Project:
             self.state.dedup[event.field or ""] = event.new or ""
             return
         elif event.kind == "adjudicate":
-            self.state.adjudications[item_id] = (event.new or "", event.note or "", event.annotator)
+            if event.new:
+                self.state.adjudications[item_id] = (event.new, event.note or "", event.annotator)
+            else:  # an undone adjudication: the votes decide again
+                self.state.adjudications.pop(item_id, None)
         changed.append(item_id)
 
     # ----------------------------------------------------------------- actions
@@ -429,8 +432,8 @@ class Project:
         return self.edit(item_id, changes)
 
     def undo(self) -> str | None:
-        """Undo this annotator's last action (an edit, vote, withdrawal, flag or note; even one made before a
-        restart); returns the item id."""
+        """Undo this annotator's last action (an edit, vote, withdrawal, flag, note or adjudication; even one
+        made before a restart); returns the item id."""
         return self._undo_redo("undo")
 
     def redo(self) -> str | None:

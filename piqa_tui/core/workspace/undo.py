@@ -1,4 +1,5 @@
-"""Undo and redo of every action an annotator records: edits, votes (withdrawals too), flags and notes.
+"""Undo and redo of every action an annotator records: edits, votes (withdrawals too), flags, notes and
+adjudications.
 
 The log is append-only, so undoing records; it never deletes. An undo (or
 redo) is a marker event that names the action; an edit is then replayed
@@ -6,7 +7,7 @@ backwards (or forwards) from its own old and new values. A vote, flag or note
 takes effect by being the latest of its kind, so undoing one records, with the
 marker and in the same transaction, the events that bring back what stood
 before it (the annotator's previous vote on the item, the flag's previous
-state, the note's previous text); redoing records the action's values again.
+state, the note's previous text, the item's previous adjudication or none); redoing records the action's values again.
 Those compensating events carry the marker's sequence number as their action,
 so they never appear on an undo stack themselves. The stacks are derived from
 the log, so undo works across restarts.
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from piqa_tui.core.workspace.log import Event, Workspace
 
-UNDOABLE = ("edit", "vote", "flag", "note")
+UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate")
 MARKERS = ("undo", "redo")
 
 
@@ -80,7 +81,8 @@ def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Comp
 
 def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | None]:
     """(old, new, note) of what stood before ``event``: the annotator's previous vote on the item (the latest by
-    time, as votes count; none: withdrawn), or the previous state of the flag (by log order; none: off)."""
+    time, as votes count; none: withdrawn), or the previous state of the flag (by log order; none: off), or the
+    item's previous adjudication by anyone (by log order, as adjudications count; none: withdrawn)."""
     if event.kind == "vote":
         row = ws.conn.execute(
             "SELECT old, new, NULL FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND seq < ?"
@@ -92,4 +94,7 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
         "SELECT NULL, new, note FROM events WHERE kind = ? AND item_id = ? AND field = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
         (event.kind, event.item_id, event.field, event.seq),
     ).fetchone()
-    return tuple(row) if row else (None, "0", None)  # type: ignore[return-value]
+    if row:
+        return tuple(row)  # type: ignore[return-value]
+    # Nothing before: a flag was off; an item had no adjudication ("" withdraws one, whoever made it).
+    return (None, "", None) if event.kind == "adjudicate" else (None, "0", None)
