@@ -40,8 +40,8 @@ def test_card_reports_votes_and_agreement(tmp_path: Path, capsys: pytest.Capture
     capsys.readouterr()
     assert main(["card", str(dataset), "--out", str(tmp_path / "CARD.md")]) == 0
     card = (tmp_path / "CARD.md").read_text(encoding="utf-8")
-    assert card.startswith("# Dataset card: darija-algerian.tsv")
-    assert "| items | 36 |" in card and "Fleiss" in card and "identical-solutions" in card and "majority:2/3" in card
+    assert card.startswith("---\n") and "# Dataset Card for " in card  # --out: the old name of --to (tests/test_card.py)
+    assert "| test | 36 |" in card and "Fleiss" in card and "identical-solutions" in card and "majority:2/3" in card
 
 
 def test_script_prescan_never_misses_a_script() -> None:

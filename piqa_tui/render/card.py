@@ -1,52 +1,229 @@
-"""A dataset card in Markdown, like the cards PIQA-style teams publish with a release."""
+"""A Hugging Face dataset card (README.md) for a dataset and its workspace, ready to publish.
+
+The card follows the Hub's dataset card template (the sections of cards such
+as PIQA's): YAML metadata, then description, structure, creation,
+considerations and additional information. What the tool knows is written as
+fact — languages from the data, fields, an example, splits, label balance,
+the curation steps, votes and agreement, model results — and everything it
+cannot know is marked ``[More Information Needed]`` (``FILL``), as Hub cards
+mark it, never invented. The sections on annotation, curation and limitations
+are in ``render.card_creation``.
+"""
 
 from __future__ import annotations
 
-from piqa_tui.core.dataset.checks import check_items, summary
-from piqa_tui.core.report.stats import categorical_columns, compute_stats
-from piqa_tui.core.votes.decisions import agreement_summary, policy_spec
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import yaml
+
+from piqa_tui.core.dataset.files import Dataset, current_rows
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.report.languages import (
+    LanguageReport,
+    detect_languages,
+    language_columns,
+)
+from piqa_tui.core.report.stats import DatasetStats, compute_stats
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.render.agreement import breakdown_markdown, report_markdown
-from piqa_tui.render.markdown import markdown_table
+from piqa_tui.render.card_creation import (
+    FILL,
+    CardFacts,
+    considerations_section,
+    creation_section,
+    gather_facts,
+    model_results,
+)
+from piqa_tui.render.markdown import fenced, inline_code, markdown_table, one_line
+
+# The Hub's size buckets (size_categories), by number of items.
+SIZE_BUCKETS = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+                (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
+EXAMPLE_VALUES = 3
 
 
-def dataset_card(project: Project) -> str:
-    """Statistics, validation, annotation and agreement of the current state, as Markdown."""
+@dataclass(frozen=True)
+class CardOptions:
+    """What the card's metadata takes from the user: ``None`` leaves a placeholder to fill."""
+
+    pretty_name: str | None = None
+    license: str | None = None
+    split: str = "test"
+    user_templates: Mapping[str, Mapping[str, str]] | None = None  # to recognise the templates of cached scores
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` bucket for ``n`` items."""
+    return next((name for limit, name in SIZE_BUCKETS if n < limit), "n>1B")
+
+
+def front_matter(dataset: Dataset, items: list[Item], languages: LanguageReport, options: CardOptions) -> dict[str, object]:
+    """The card's YAML metadata (the keys the Hub reads), placeholders where nothing is known."""
+    return {
+        "pretty_name": options.pretty_name or FILL,
+        "language": languages.codes or [FILL],
+        "license": options.license or FILL,
+        "task_categories": ["multiple-choice"],
+        "task_ids": ["multiple-choice-qa"],
+        "size_categories": [size_category(len(items))],
+        "configs": [{"config_name": "default", "data_files": [{"split": options.split, "path": dataset.name}]}],
+    }
+
+
+def yaml_block(data: dict[str, object]) -> str:
+    """``data`` between --- lines: safe_dump quotes whatever YAML would misread (colons, quotes, '#')."""
+    return "---\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=10_000) + "---\n"
+
+
+def dataset_card(project: Project, options: CardOptions = CardOptions(), items: list[Item] | None = None) -> str:
+    """The whole card as Markdown with YAML front matter, for ``items`` (default: the current items)."""
+    items = project.items if items is None else items
     dataset = project.dataset
-    stats = compute_stats(project.items, dataset.meta_columns)
-    problems = check_items(project.items, dataset.raw_ids)
-    lines = [f"# Dataset card: {dataset.name}", ""]
-    lines += ["## Summary", ""]
-    lines += markdown_table(
-        ["field", "value"],
-        [
-            ["items", str(stats.items)],
-            ["layout", f"{dataset.layout.name} ({dataset.format})"],
-            ["solutions per item", ", ".join(f"{k}: {v}" for k, v in stats.solutions_per_item.items())],
-            ["scripts", ", ".join(f"{k} ({v})" for k, v in stats.scripts.items()) or "—"],
-            ["mean words: prompt / solution", f"{stats.mean_prompt_words:.1f} / {stats.mean_solution_words:.1f}"],
-            ["items of 25+ words", f"{stats.share_over_25_words:.1%}"],
-            ["edited in this workspace", str(len(project.state.edited))],
-        ],
-    )
-    lines += ["", "## Labels", ""]
-    lines += markdown_table(["gold", "items", "share"], [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.gold_counts().items()])
+    stats = compute_stats(items, dataset.meta_columns)
+    languages = detect_languages(items, dataset.meta_columns)
+    facts = gather_facts(project, items, languages)
+    body = [
+        f"# Dataset Card for {options.pretty_name or FILL}",
+        "",
+        *description_section(dataset, items, stats, languages, model_results(project, items, options.user_templates)),
+        *structure_section(project, items, stats, options, facts),
+        *creation_section(project, facts),
+        *considerations_section(facts),
+        *additional_section(options),
+    ]
+    outline = table_of_contents(body)
+    return yaml_block(front_matter(dataset, items, languages, options)) + "\n" + "\n".join(
+        [*body[:2], "## Table of Contents", "", *outline, "", *body[2:]]).rstrip("\n") + "\n"
+
+
+def table_of_contents(lines: list[str]) -> list[str]:
+    """Links to the level-2 and level-3 headings, as the Hub's template lists them."""
+    out = []
+    for line in lines:
+        match = re.match(r"(#{2,3}) (.+)", line)
+        if match:
+            title = match.group(2)
+            anchor = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+            out.append(f"{'  ' * (len(match.group(1)) - 2)}- [{title}](#{anchor})")
+    return out
+
+
+# --------------------------------------------------------------------------- Dataset Description
+
+
+def description_section(dataset: Dataset, items: list[Item], stats: DatasetStats, languages: LanguageReport,
+                        results: list[str]) -> list[str]:
+    """Links to fill, the summary (placeholder plus the facts), the task and the languages."""
+    shape = ", ".join(f"{n} items with {k} solutions" for k, n in stats.solutions_per_item.items())
+    lines = ["## Dataset Description", "",
+             *(f"- **{what}:** {FILL}" for what in ("Homepage", "Repository", "Paper", "Point of Contact")), "",
+             "### Dataset Summary", "", FILL, "",
+             f"{len(items)} PIQA-style items ({shape}): a prompt, candidate solutions that differ by a word or two, "
+             "and one gold label naming the correct solution.", "",
+             "### Supported Tasks and Leaderboards", "",
+             "`multiple-choice`: given the prompt, choose the correct solution. "
+             f"Leaderboards: {FILL}", ""]
+    if results:
+        lines += ["#### Model results", "", *results, ""]
+    return lines + languages_section(languages)
+
+
+def languages_section(languages: LanguageReport) -> list[str]:
+    """The codes of the metadata, with the evidence for each (docs/card.md describes the mapping)."""
+    lines = ["### Languages", ""]
+    if languages.codes:
+        lines += [f"The items are in: {', '.join(inline_code(c) for c in languages.codes)} "
+                  "(ISO 639 codes, found in the data as listed below).", ""]
+        lines += markdown_table(["code", "evidence"], [[c, "; ".join(languages.sources[c])] for c in languages.codes])
+    else:
+        lines += [f"No language could be read from the data: {FILL}"]
+    lines += ["", "Main script of each item (the script with most letters in its prompt and solutions):", ""]
+    lines += markdown_table(["script", "items"], [[s, str(n)] for s, n in languages.scripts.items()])
+    for column, values in languages.unmapped.items():
+        shown = ", ".join(inline_code(v) for v in values[:10]) + (" …" if len(values) > 10 else "")
+        lines += ["", f"Values of the column {inline_code(column)} that name no language piqa-tui knows: {shown}. {FILL}"]
+    return lines + [""]
+
+
+# --------------------------------------------------------------------------- Dataset Structure
+
+
+def structure_section(project: Project, items: list[Item], stats: DatasetStats, options: CardOptions,
+                      facts: CardFacts) -> list[str]:
+    """An example item, the fields, the split and the label balance."""
+    dataset = project.dataset
+    lines = ["## Dataset Structure", "", "### Data Instances", ""]
+    example = facts.example_item
+    if example is None:
+        lines += ["The dataset has no items.", ""]
+    else:
+        lines += [f"An example (item {inline_code(example.id)}), as stored in the file (text in logical order):", "",
+                  *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2), "json"), ""]
+    lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
+    lines += ["### Data Splits", ""]
+    lines += markdown_table(["split", "items", "file"], [[options.split, str(len(items)), one_line(dataset.name)]])
+    lines += ["", "#### Label balance", ""]
+    lines += markdown_table(["gold label", "items", "share"],
+                            [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.gold_counts().items()])
     for column, counts in stats.categories.items():
-        lines += ["", f"## {column}", ""]
-        lines += markdown_table([column, "items"], [[k or "(empty)", str(v)] for k, v in counts.items()])
-    lines += ["", "## Validation", ""]
-    counts = summary(problems)
-    lines += markdown_table(["rule", "items"], [[k, str(v)] for k, v in counts.items()]) if counts else ["No problems found."]
-    if any(project.state.votes.values()):
-        lines += ["", "## Annotation", ""] + _annotation(project, categorical_columns(project.items, dataset.meta_columns))
-    return "\n".join(lines) + "\n"
+        lines += ["", f"#### Items per {inline_code(column)}", ""]
+        lines += markdown_table([one_line(column), "items"], [[one_line(k) or "(empty)", str(v)] for k, v in counts.items()])
+    return lines + [""]
 
 
-def _annotation(project: Project, by: list[str]) -> list[str]:
-    """The decision policy, items per status, and the agreement tables."""
-    found = agreement_summary(project, by)
-    statuses = ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
-    lines = [f"Decision policy: {policy_spec(found.policy)}. {statuses}.", "", report_markdown(found.report)]
-    for breakdown in found.breakdowns.values():
-        lines += ["", breakdown_markdown(breakdown)]
-    return lines
+def example_row(dataset: Dataset, item: Item) -> dict[str, object]:
+    """The item's row as the file stores it (its current values), column by column."""
+    row = current_rows(dataset, [item])[0]
+    if dataset.layout.labels_file:  # PIQA keeps labels in a separate file, line by line
+        row["label"] = dataset.codec.encode(item.label, 0)
+    return {column: row.get(column) for column in row}
+
+
+def label_description(dataset: Dataset) -> str:
+    codec = dataset.codec
+    if codec.kind == "letter":
+        letters = "/".join(codec.letters[:max(map(len, (i.solutions for i in dataset.items)), default=2)])
+        return f"gold label: the letter ({letters}) of the correct solution"
+    return f"gold label: the {codec.base}-based number of the correct solution"
+
+
+def column_roles(dataset: Dataset) -> dict[str, str]:
+    """What each column the program interprets holds."""
+    layout = dataset.layout
+    roles = {layout.prompt: "the prompt (goal): the situation or question"}
+    roles.update({c: f"candidate solution {k + 1}" for k, c in enumerate(layout.solutions)})
+    if layout.label:
+        roles[layout.label] = label_description(dataset)
+    if layout.id:
+        roles[layout.id] = "item id"
+    if layout.question:
+        roles[layout.question] = "question type (cause or effect)"
+    roles.update({c: "language or dialect of the item" for c in language_columns(dataset.meta_columns)})
+    return roles
+
+
+def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
+    """Every column in file order: what it holds and a few example values."""
+    roles = column_roles(dataset)
+    rows = current_rows(dataset, items[:200])  # examples from the first items are enough
+    table = []
+    for column in dataset.columns:
+        values = list(dict.fromkeys(one_line(r.get(column)) for r in rows if r.get(column) not in (None, "")))
+        shown = "; ".join(inline_code(v[:60] + ("…" if len(v) > 60 else "")) for v in values[:EXAMPLE_VALUES])
+        table.append([inline_code(column), roles.get(column, FILL), shown or "(empty)"])
+    return markdown_table(["column", "holds", "example values"], table)
+
+
+# --------------------------------------------------------------------------- Additional Information
+
+
+def additional_section(options: CardOptions) -> list[str]:
+    """Curators, licence, citation and contributions: the licence when known, the rest to fill."""
+    licence = f"This dataset is released under the {inline_code(options.license)} licence." if options.license else FILL
+    return ["## Additional Information", "",
+            "### Dataset Curators", "", FILL, "",
+            "### Licensing Information", "", licence, "",
+            "### Citation Information", "", FILL, "",
+            "### Contributions", "", FILL, ""]

@@ -28,7 +28,8 @@ packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded
 crash); a ``[server]`` table (``url``, ``model``, ``concurrency``) scores
 through an OpenAI-compatible server instead (docs/scoring.md); items whose
 best solution beats the runner-up by less than ``low_margin`` nats (default
-1.0) make the low-margin queue.
+1.0) make the low-margin queue. ``license`` (a Hub licence identifier such as
+"cc-by-4.0") goes into the dataset cards ``piqa-tui card`` writes.
 
 Every value is checked when the file is read: a wrong type, a negative
 number, an unknown setting name or an unknown ``[keys]`` action id is one
@@ -78,6 +79,7 @@ class Config:
     repack: str = "auto"  # llama.cpp weight repacking: auto (off on AMX CPUs) | on | off
     server: dict[str, object] = field(default_factory=dict)  # [server] url, model, concurrency
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
+    license: str | None = None  # the Hub licence identifier a dataset card states (``card --license`` wins)
 
 
 def load_config(
@@ -245,4 +247,5 @@ _CHECKS: dict[str, Callable[[str, str, object], object]] = {
     "repack": _choice(("auto", "on", "off")),
     "server": _server,
     "low_margin": _positive,
+    "license": _text,
 }

@@ -1,31 +1,84 @@
-"""``piqa-tui card PATH``: a dataset card in Markdown (stdout, or --out FILE)."""
+"""``piqa-tui card PATH [--to README.md]``: a Hugging Face dataset card (stdout, or written atomically to FILE).
+
+The card's metadata takes the licence from ``--license``, else the config
+file's ``license``; the name from ``--name``; the split from ``--split``.
+Without them the card keeps ``[More Information Needed]`` for the team to
+fill, and a warning on stderr says which metadata is still a placeholder.
+An existing FILE is replaced only with ``--force`` (never the dataset or its workspace).
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, say
+from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, say, warn
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.render.card import dataset_card
+from piqa_tui.render.card import FILL, CardOptions, dataset_card
+
+# The Hub's licence identifiers teams use most; any other lower-case identifier is accepted with a warning.
+KNOWN_LICENSES = frozenset({
+    "apache-2.0", "mit", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc-by-nd-4.0",
+    "cc-by-nc-nd-4.0", "cc-by-3.0", "cc-by-sa-3.0", "odc-by", "odbl", "pddl", "gpl-3.0", "lgpl-3.0", "bsd-3-clause",
+    "openrail", "other", "unknown",
+})
+_IDENTIFIER = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+SPLITS = ("train", "validation", "test")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser, json_output=False)
-    parser.add_argument("--out", metavar="FILE", help="write the card to FILE instead of stdout")
+    parser.add_argument("--to", "--out", dest="to", metavar="FILE", help="write the card to FILE (e.g. README.md) instead of stdout")
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists (never the dataset or its workspace)")
+    parser.add_argument("--name", metavar="TEXT", help="the dataset's name (pretty_name and the title); default: a placeholder")
+    parser.add_argument("--license", metavar="ID", help="the Hub licence identifier, e.g. cc-by-4.0 (default: the config's "
+                                                        "license, else a placeholder)")
+    parser.add_argument("--split", choices=SPLITS, help="the split this file is (default: from the file name, else test)")
+
+
+def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
+    """The card's metadata from the options and the config file, checked."""
+    from piqa_tui.settings.config import load_config
+
+    config = load_config()
+    licence = args.license or config.license
+    if licence is not None and not _IDENTIFIER.match(licence):
+        raise PiqaError(f"--license {licence!r} is not a licence identifier; use the Hub's, e.g. cc-by-4.0, mit or other")
+    if licence is not None and licence not in KNOWN_LICENSES:
+        warn(f"licence {licence!r} is not one of the Hub's common identifiers; check it at huggingface.co/docs/hub/repositories-licenses")
+    name = " ".join(args.name.split()) if args.name else None
+    if args.name is not None and not name:
+        raise PiqaError("--name is empty; give the dataset's name, e.g. --name 'Algerian Darija PIQA'")
+    return CardOptions(pretty_name=name, license=licence, split=args.split or split_of(dataset_name),
+                       user_templates=config.templates)
+
+
+def split_of(file_name: str) -> str:
+    """The split a file's name says (train, validation/dev/valid, test); an evaluation set is test otherwise."""
+    words = set(re.split(r"[^a-z]+", file_name.lower()))
+    if "train" in words:
+        return "train"
+    if words & {"validation", "valid", "val", "dev"}:
+        return "validation"
+    return "test"
 
 
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
-    if args.out:
-        project.check_outputs([Path(args.out)], replace=args.force)
-    card = dataset_card(project)
-    if args.out:
-        atomic_write(Path(args.out), card)
-        say(f"wrote {args.out}")
+    if args.to:
+        project.check_outputs([Path(args.to)], replace=args.force)  # before any work
+    options = card_options(args, project.dataset.name)
+    card = dataset_card(project, options)
+    if args.to:
+        atomic_write(Path(args.to), card)
+        say(f"wrote {args.to} ({card.count(FILL)} places marked {FILL} to fill)")
     else:  # the file keeps the text as typed; the terminal gets it made safe
         print(terminal_safe(card), end="")
+    missing = [what for what, value in (("--license", options.license), ("--name", options.pretty_name)) if not value]
+    if missing:
+        warn(f"the card's metadata has placeholders: pass {' and '.join(missing)} (or fill them in the file)")
     return OK

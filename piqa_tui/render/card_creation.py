@@ -1,0 +1,230 @@
+"""The dataset card's sections on how the data was made and what to watch for.
+
+Annotation (the policy, the annotators, the agreement exactly as ``agree``
+reports it), the curation steps the workspace recorded, model results from the
+score cache, and the known limitations the tool can state. Each fact comes
+from one core function; the parts only people know are left ``FILL``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from piqa_tui.core.dataset.checks import RULES, Problem, check_items
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.report.curation import Curation, curation_record
+from piqa_tui.core.report.languages import LanguageReport
+from piqa_tui.core.report.stats import categorical_columns
+from piqa_tui.core.scoring.cache import run_summary, run_template, scored_runs
+from piqa_tui.core.text.characters import dominant_script
+from piqa_tui.core.votes.decisions import (
+    AgreementSummary,
+    agreement_summary,
+    decisions,
+    policy_spec,
+)
+from piqa_tui.core.votes.policy import Status
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.render.agreement import (
+    breakdown_markdown,
+    describe_policy,
+    report_markdown,
+)
+from piqa_tui.render.markdown import inline_code, markdown_table
+from piqa_tui.render.values import format_value
+
+FILL = "[More Information Needed]"  # the Hub's own marker for what the authors must write
+LISTED_IDS = 10  # item ids a limitation names before "and N more"
+
+
+@dataclass
+class CardFacts:
+    """What the card states about the items beyond their statistics, gathered once."""
+
+    curation: Curation
+    summary: AgreementSummary | None  # None: no votes recorded
+    problems: list[Problem]
+    languages: LanguageReport
+    example_item: Item | None = None
+    other_script: list[str] = field(default_factory=list)  # items mainly in a script other than the dataset's
+    undecided: dict[str, list[str]] = field(default_factory=dict)  # status → item ids without a decided label
+
+
+def gather_facts(project: Project, items: list[Item], languages: LanguageReport) -> CardFacts:
+    """Curation, agreement, validation and script facts for ``items`` of ``project``."""
+    raw_ids = project.dataset.raw_ids if items is project.items else None
+    summary = agreement_summary(project, categorical_columns(project.items, project.dataset.meta_columns))
+    facts = CardFacts(curation_record(project), summary if summary.report.n_votes else None,
+                      check_items(items, raw_ids), languages)
+    decided = decisions(project) if facts.summary else {}
+    for item in items:
+        status = decided[item.id].status if item.id in decided else None
+        if status in (Status.NEEDS_VOTES, Status.DISAGREEMENT):
+            facts.undecided.setdefault(status.value, []).append(item.id)
+    facts.example_item = _example(project, items, facts, decided)
+    facts.other_script = _other_script(items, languages)
+    return facts
+
+
+def _example(project: Project, items: list[Item], facts: CardFacts, decided: dict) -> Item | None:
+    """The first item with no problem and no flag whose votes (if any) agree with its label."""
+    flawed = {p.item_id for p in facts.problems}
+    for item in items:
+        agreed = not decided or decided[item.id].status in (Status.AGREED, Status.ADJUDICATED)
+        if item.id not in flawed and not project.state.flags.get(item.id) and agreed:
+            return item
+    return items[0] if items else None
+
+
+def _other_script(items: list[Item], languages: LanguageReport) -> list[str]:
+    main = next(iter(languages.scripts), None)
+    if main is None or len(languages.scripts) == 1:
+        return []
+    return [i.id for i in items if (dominant_script(" ".join((i.prompt, *i.solutions))) or "none") != main]
+
+
+def ids(found: list[str]) -> str:
+    """Item ids as inline code, the first ``LISTED_IDS`` of them."""
+    shown = ", ".join(inline_code(i) for i in found[:LISTED_IDS])
+    return shown + (f" and {len(found) - LISTED_IDS} more" if len(found) > LISTED_IDS else "")
+
+
+def items_word(n: int, singular: str = "", plural: str = "") -> str:
+    """"1 item", "2 items", with the verb that agrees: ``items_word(n, "has", "have")``."""
+    verb = (singular if n == 1 else plural) if singular else ""
+    return f"{n} item{'s' if n != 1 else ''}" + (f" {verb}" if verb else "")
+
+
+# --------------------------------------------------------------------------- Dataset Creation
+
+
+def creation_section(project: Project, facts: CardFacts) -> list[str]:
+    """Rationale and sources to fill; annotation, agreement and curation as recorded."""
+    return ["## Dataset Creation", "",
+            "### Curation Rationale", "", FILL, "",
+            "### Source Data", "",
+            "#### Initial Data Collection and Normalization", "", FILL, "",
+            "#### Who are the source language producers?", "", FILL, "",
+            "### Annotations", "", *annotation_lines(facts),
+            "### Curation steps", "", *curation_lines(facts), "",
+            "### Personal and Sensitive Information", "", FILL, "",
+            *(["Annotators are named here as the workspace records them; check each agrees to be named, "
+               "or replace the names with pseudonyms.", ""] if facts.summary else [])]
+
+
+def annotation_lines(facts: CardFacts) -> list[str]:
+    """The annotation process (policy, statuses), the annotators and the agreement."""
+    lines = ["#### Annotation process", "", FILL, ""]
+    summary = facts.summary
+    if summary is None:
+        return lines + ["No annotator votes are recorded in the workspace: the labels are those of the label column.", "",
+                        "#### Who are the annotators?", "", FILL, ""]
+    report = summary.report
+    lines += [f"Annotators vote for the solution they judge correct; an item's label is decided by "
+              f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`), and a reviewer adjudicates "
+              "items the votes leave undecided or decide against the label column.", ""]
+    lines += markdown_table(["status", "items"], [[k, str(v)] for k, v in summary.statuses.items()])
+    lines += ["", "#### Who are the annotators?", "", FILL, "",
+              f"{len(report.annotators)} annotators cast {report.n_votes} votes on {report.n_items} items:", ""]
+    lines += markdown_table(["annotator", "votes"], [[a, str(report.votes_per_annotator.get(a, 0))] for a in report.annotators])
+    lines += ["", "#### Inter-annotator agreement", "", report_markdown(report).rstrip("\n"), ""]
+    for breakdown in summary.breakdowns.values():
+        lines += [f"##### By {breakdown.column}", "", breakdown_markdown(breakdown).rstrip("\n"), ""]
+    return lines
+
+
+def curation_lines(facts: CardFacts) -> list[str]:
+    """The curation steps recorded in the workspace, one bullet each."""
+    c = facts.curation
+    lines = []
+    if c.edit_actions:
+        actions = f"{c.edit_actions} edit action{'s' if c.edit_actions != 1 else ''}"
+        lines.append(f"- {actions} on {items_word(c.items_touched)} (by {', '.join(c.editors)}); "
+                     f"{items_word(c.items_edited, 'differs', 'differ')} from the source file now.")
+    for decision, what in (("keep", "resolved by keeping one item"), ("distinct", "marked as distinct items"),
+                           ("merge", "resolved by merging notes")):
+        if n := c.clusters.get(decision):
+            lines.append(f"- {n} duplicate cluster{'s' if n != 1 else ''} {what}.")
+    for reason, n in c.flags.items():
+        lines.append(f"- {items_word(n)} flagged {inline_code(reason)}" + (" (a duplicate of another item)." if reason == "duplicate" else "."))
+    if facts.summary:
+        report = facts.summary.report
+        lines.append(f"- {report.n_votes} votes by {len(report.annotators)} annotators on {items_word(report.n_items)}.")
+    if c.adjudicated:
+        lines.append(f"- {items_word(len(c.adjudicated))} adjudicated (label decided by a reviewer): {ids(c.adjudicated)}.")
+    if c.gold_changed:
+        lines.append(f"- {items_word(len(c.gold_changed))} whose decided label differs from the label column: {ids(c.gold_changed)}.")
+    return lines or ["No curation steps are recorded in the workspace.", "", FILL]
+
+
+# --------------------------------------------------------------------------- Considerations
+
+
+def considerations_section(facts: CardFacts) -> list[str]:
+    """Impact and biases to fill; the limitations the tool can state, then room for more."""
+    return ["## Considerations for Using the Data", "",
+            "### Social Impact of Dataset", "", FILL, "",
+            "### Discussion of Biases", "", FILL, "",
+            "### Other Known Limitations", "", FILL, "", *limitation_lines(facts), ""]
+
+
+def limitation_lines(facts: CardFacts) -> list[str]:
+    """Facts a user of the data should know: decided labels, open items, failed checks, scripts."""
+    c, lines = facts.curation, []
+    if c.adjudicated:
+        lines.append(f"- The label of {items_word(len(c.adjudicated))} was decided by adjudication: {ids(c.adjudicated)}.")
+    if c.gold_changed:
+        lines.append(f"- For {items_word(len(c.gold_changed))} the votes or an adjudication decide another label than "
+                     f"the label column holds: {ids(c.gold_changed)}.")
+    for status, found in facts.undecided.items():
+        lines.append(f"- {items_word(len(found), 'has', 'have')} no decided label yet ({status}): {ids(found)}.")
+    by_rule: dict[str, list[str]] = {}
+    for problem in facts.problems:
+        by_rule.setdefault(problem.rule, []).append(problem.item_id)
+    for rule, found in by_rule.items():
+        found = list(dict.fromkeys(found))
+        lines.append(f"- {items_word(len(found), 'fails', 'fail')} the check `{rule}` ({RULES[rule].summary}): {ids(found)}.")
+    if c.duplicates:
+        lines.append(f"- {items_word(len(c.duplicates), 'is', 'are')} flagged as a duplicate of another item "
+                     f"(left in the data unless the release drops them): {ids(c.duplicates)}.")
+    return lines + script_lines(facts)
+
+
+def script_lines(facts: CardFacts) -> list[str]:
+    """Warnings on script coverage: items in another script, scripts or values that name no language."""
+    languages, lines = facts.languages, []
+    main = next(iter(languages.scripts), None)
+    if facts.other_script:
+        lines.append(f"- {items_word(len(facts.other_script), 'is', 'are')} mainly in another script than most items ({main}): "
+                     f"{ids(facts.other_script)}.")
+    unnamed = [s for s in languages.unnamed_scripts if s != "none"]
+    if unnamed:
+        lines.append(f"- The script{'s' if len(unnamed) > 1 else ''} {', '.join(unnamed)} name no language by "
+                     "themselves: the metadata's `language` may need codes added by hand.")
+    if "none" in languages.scripts:
+        lines.append(f"- {items_word(languages.scripts['none'], 'has', 'have')} no letters of any script piqa-tui knows.")
+    for column, values in languages.unmapped.items():
+        lines.append(f"- {len(values)} value(s) of the column {inline_code(column)} name no known language; their codes are not in the metadata.")
+    return lines
+
+
+# --------------------------------------------------------------------------- Model results
+
+
+def model_results(project: Project, items: list[Item], user_templates: Mapping[str, Mapping[str, str]] | None) -> list[str]:
+    """Accuracy of every model and template scored in the workspace, on the items' current text."""
+    if project.workspace is None:
+        return []
+    rows = []
+    for run in scored_runs(project.workspace.conn):
+        summary = run_summary(project.workspace.conn, run, items, run_template(run, user_templates))
+        if summary["n"]:
+            rows.append([run.model_name, run.template_name, f"{summary['n']} of {len(items)}",
+                         *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes"))])  # type: ignore[arg-type]
+    if not rows:
+        return []
+    return [*markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows), "",
+            "Zero-shot log-likelihood scoring as in lm-evaluation-harness, against the label column: `acc` picks the "
+            "solution with the highest summed log-probability, `acc_norm` divides it by the solution's length in "
+            "characters, `acc_bytes` by its UTF-8 bytes (\"undefined\": the template's text is no longer known)."]
