@@ -179,7 +179,7 @@ def test_curation_and_agreement_are_what_the_workspace_recorded(tmp_path: Path, 
     assert f"| Krippendorff's α (nominal) | {format_value(agreed['krippendorff_alpha'])} |" in measures
     assert f"| Unanimous | {format_value(agreed['percent_unanimous'], '%')} |" in measures
     kappa = agreed["cohen_kappa"]
-    assert f"| amina | 36 | " in measures and f"| — | {format_value(kappa['amina']['sara'])} | {format_value(kappa['amina']['yacine'])} |" in measures
+    assert "| amina | 36 | " in measures and f"| — | {format_value(kappa['amina']['sara'])} | {format_value(kappa['amina']['yacine'])} |" in measures
     for status, n in agreed["status"].items():
         assert f"| {status} | {n} |" in found["Annotation process"]
     assert f"(`{agreed['policy']}`)" in found["Annotation process"]

@@ -27,6 +27,7 @@ from piqa_tui.core.report.languages import (
     language_columns,
 )
 from piqa_tui.core.report.stats import DatasetStats, compute_stats
+from piqa_tui.core.text.graphemes import snap_to_boundary
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.card_creation import (
     FILL,
@@ -120,11 +121,10 @@ def description_section(dataset: Dataset, items: list[Item], stats: DatasetStats
     lines = ["## Dataset Description", "",
              *(f"- **{what}:** {FILL}" for what in ("Homepage", "Repository", "Paper", "Point of Contact")), "",
              "### Dataset Summary", "", FILL, "",
-             f"{len(items)} PIQA-style items ({shape}): a prompt, candidate solutions that differ by a word or two, "
-             "and one gold label naming the correct solution.", "",
+             (f"{len(items)} PIQA-style items ({shape}): a prompt, candidate solutions that differ by a word or two, "
+              "and one gold label naming the correct solution."), "",
              "### Supported Tasks and Leaderboards", "",
-             "`multiple-choice`: given the prompt, choose the correct solution. "
-             f"Leaderboards: {FILL}", ""]
+             f"`multiple-choice`: given the prompt, choose the correct solution. Leaderboards: {FILL}", ""]
     if results:
         lines += ["#### Model results", "", *results, ""]
     return lines + languages_section(languages)
@@ -134,8 +134,8 @@ def languages_section(languages: LanguageReport) -> list[str]:
     """The codes of the metadata, with the evidence for each (docs/card.md describes the mapping)."""
     lines = ["### Languages", ""]
     if languages.codes:
-        lines += [f"The items are in: {', '.join(inline_code(c) for c in languages.codes)} "
-                  "(ISO 639 codes, found in the data as listed below).", ""]
+        listed = ", ".join(inline_code(c) for c in languages.codes)
+        lines += [f"The items are in: {listed} (ISO 639 codes, found in the data as listed below).", ""]
         lines += markdown_table(["code", "evidence"], [[c, "; ".join(languages.sources[c])] for c in languages.codes])
     else:
         lines += [f"No language could be read from the data: {FILL}"]
@@ -159,7 +159,8 @@ def structure_section(project: Project, items: list[Item], stats: DatasetStats, 
     if example is None:
         lines += ["The dataset has no items.", ""]
     else:
-        lines += [f"An example (item {inline_code(example.id)}), as stored in the file (text in logical order):", "",
+        where = f"item {inline_code(example.id)}" if dataset.layout.id else f"row {example.row + 1} of the file"
+        lines += [f"An example ({where}), as stored in the file (text in logical order):", "",
                   *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2), "json"), ""]
     lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
     lines += ["### Data Splits", ""]
@@ -204,6 +205,13 @@ def column_roles(dataset: Dataset) -> dict[str, str]:
     return roles
 
 
+def shortened(value: str, limit: int = 60) -> str:
+    """``value`` cut at a grapheme boundary near ``limit`` characters (never inside an Indic syllable or under a mark)."""
+    if len(value) <= limit:
+        return value
+    return value[:snap_to_boundary(value, limit)] + "…"
+
+
 def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
     """Every column in file order: what it holds and a few example values."""
     roles = column_roles(dataset)
@@ -211,8 +219,12 @@ def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
     table = []
     for column in dataset.columns:
         values = list(dict.fromkeys(one_line(r.get(column)) for r in rows if r.get(column) not in (None, "")))
-        shown = "; ".join(inline_code(v[:60] + ("…" if len(v) > 60 else "")) for v in values[:EXAMPLE_VALUES])
+        shown = "; ".join(inline_code(shortened(v)) for v in values[:EXAMPLE_VALUES])
         table.append([inline_code(column), roles.get(column, FILL), shown or "(empty)"])
+    if dataset.layout.labels_file:  # PIQA's labels live in a line-aligned file beside the items
+        labels = list(dict.fromkeys(str(dataset.codec.encode(i.label, 0)) for i in items[:200]))
+        holds = f"{label_description(dataset)}, one per line in {inline_code(dataset.layout.labels_file)}"
+        table.append([inline_code("label"), holds, "; ".join(map(inline_code, labels[:EXAMPLE_VALUES]))])
     return markdown_table(["column", "holds", "example values"], table)
 
 

@@ -36,6 +36,11 @@ from piqa_tui.render.values import format_value
 
 FILL = "[More Information Needed]"  # the Hub's own marker for what the authors must write
 LISTED_IDS = 10  # item ids a limitation names before "and N more"
+NAMED_ANNOTATORS = ("Annotators are named here as the workspace records them; check each agrees to be named, "
+                    "or replace the names with pseudonyms.")
+SCORING_NOTE = ("Zero-shot log-likelihood scoring as in lm-evaluation-harness, against the label column: `acc` picks the "
+                "solution with the highest summed log-probability, `acc_norm` divides it by the solution's length in "
+                "characters, `acc_bytes` by its UTF-8 bytes (\"undefined\": the template's text is no longer known).")
 
 
 @dataclass
@@ -49,6 +54,8 @@ class CardFacts:
     example_item: Item | None = None
     other_script: list[str] = field(default_factory=list)  # items mainly in a script other than the dataset's
     undecided: dict[str, list[str]] = field(default_factory=dict)  # status → item ids without a decided label
+    notes: list[str] = field(default_factory=list)  # further limitations, as list entries
+    rows: dict[str, int] | None = None  # item id → row of the file, when the file has no id column
 
 
 def gather_facts(project: Project, items: list[Item], languages: LanguageReport) -> CardFacts:
@@ -62,8 +69,13 @@ def gather_facts(project: Project, items: list[Item], languages: LanguageReport)
         status = decided[item.id].status if item.id in decided else None
         if status in (Status.NEEDS_VOTES, Status.DISAGREEMENT):
             facts.undecided.setdefault(status.value, []).append(item.id)
+    if project.dataset.layout.id is None:
+        facts.rows = {item.id: item.row for item in items}
     facts.example_item = _example(project, items, facts, decided)
     facts.other_script = _other_script(items, languages)
+    if labels := project.dataset.layout.labels_file:
+        facts.notes.append(f"- The labels are in {inline_code(labels)}, a separate file (one label per line) that the "
+                           "Hub's data loaders do not join to the items: publish the labels in a column, or say how to join them.")
     return facts
 
 
@@ -84,9 +96,10 @@ def _other_script(items: list[Item], languages: LanguageReport) -> list[str]:
     return [i.id for i in items if (dominant_script(" ".join((i.prompt, *i.solutions))) or "none") != main]
 
 
-def ids(found: list[str]) -> str:
-    """Item ids as inline code, the first ``LISTED_IDS`` of them."""
-    shown = ", ".join(inline_code(i) for i in found[:LISTED_IDS])
+def ids(found: list[str], rows: dict[str, int] | None = None) -> str:
+    """Item ids as inline code, the first ``LISTED_IDS`` of them; with ``rows`` (a file without an id column,
+    whose ids are the workspace's own) the rows of the file instead."""
+    shown = ", ".join(f"row {rows[i] + 1}" if rows is not None and i in rows else inline_code(i) for i in found[:LISTED_IDS])
     return shown + (f" and {len(found) - LISTED_IDS} more" if len(found) > LISTED_IDS else "")
 
 
@@ -109,8 +122,7 @@ def creation_section(project: Project, facts: CardFacts) -> list[str]:
             "### Annotations", "", *annotation_lines(facts),
             "### Curation steps", "", *curation_lines(facts), "",
             "### Personal and Sensitive Information", "", FILL, "",
-            *(["Annotators are named here as the workspace records them; check each agrees to be named, "
-               "or replace the names with pseudonyms.", ""] if facts.summary else [])]
+            *([NAMED_ANNOTATORS, ""] if facts.summary else [])]
 
 
 def annotation_lines(facts: CardFacts) -> list[str]:
@@ -121,9 +133,9 @@ def annotation_lines(facts: CardFacts) -> list[str]:
         return lines + ["No annotator votes are recorded in the workspace: the labels are those of the label column.", "",
                         "#### Who are the annotators?", "", FILL, ""]
     report = summary.report
-    lines += [f"Annotators vote for the solution they judge correct; an item's label is decided by "
-              f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`), and a reviewer adjudicates "
-              "items the votes leave undecided or decide against the label column.", ""]
+    lines += [(f"Annotators vote for the solution they judge correct; an item's label is decided by "
+               f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`), and a reviewer adjudicates "
+               "items the votes leave undecided or decide against the label column."), ""]
     lines += markdown_table(["status", "items"], [[k, str(v)] for k, v in summary.statuses.items()])
     lines += ["", "#### Who are the annotators?", "", FILL, "",
               f"{len(report.annotators)} annotators cast {report.n_votes} votes on {report.n_items} items:", ""]
@@ -152,9 +164,9 @@ def curation_lines(facts: CardFacts) -> list[str]:
         report = facts.summary.report
         lines.append(f"- {report.n_votes} votes by {len(report.annotators)} annotators on {items_word(report.n_items)}.")
     if c.adjudicated:
-        lines.append(f"- {items_word(len(c.adjudicated))} adjudicated (label decided by a reviewer): {ids(c.adjudicated)}.")
+        lines.append(f"- {items_word(len(c.adjudicated))} adjudicated (label decided by a reviewer): {ids(c.adjudicated, facts.rows)}.")
     if c.gold_changed:
-        lines.append(f"- {items_word(len(c.gold_changed))} whose decided label differs from the label column: {ids(c.gold_changed)}.")
+        lines.append(f"- {items_word(len(c.gold_changed))} whose decided label differs from the label column: {ids(c.gold_changed, facts.rows)}.")
     return lines or ["No curation steps are recorded in the workspace.", "", FILL]
 
 
@@ -173,22 +185,22 @@ def limitation_lines(facts: CardFacts) -> list[str]:
     """Facts a user of the data should know: decided labels, open items, failed checks, scripts."""
     c, lines = facts.curation, []
     if c.adjudicated:
-        lines.append(f"- The label of {items_word(len(c.adjudicated))} was decided by adjudication: {ids(c.adjudicated)}.")
+        lines.append(f"- The label of {items_word(len(c.adjudicated))} was decided by adjudication: {ids(c.adjudicated, facts.rows)}.")
     if c.gold_changed:
         lines.append(f"- For {items_word(len(c.gold_changed))} the votes or an adjudication decide another label than "
-                     f"the label column holds: {ids(c.gold_changed)}.")
+                     f"the label column holds: {ids(c.gold_changed, facts.rows)}.")
     for status, found in facts.undecided.items():
-        lines.append(f"- {items_word(len(found), 'has', 'have')} no decided label yet ({status}): {ids(found)}.")
+        lines.append(f"- {items_word(len(found), 'has', 'have')} no decided label yet ({status}): {ids(found, facts.rows)}.")
     by_rule: dict[str, list[str]] = {}
     for problem in facts.problems:
         by_rule.setdefault(problem.rule, []).append(problem.item_id)
     for rule, found in by_rule.items():
         found = list(dict.fromkeys(found))
-        lines.append(f"- {items_word(len(found), 'fails', 'fail')} the check `{rule}` ({RULES[rule].summary}): {ids(found)}.")
+        lines.append(f"- {items_word(len(found), 'fails', 'fail')} the check `{rule}` ({RULES[rule].summary}): {ids(found, facts.rows)}.")
     if c.duplicates:
         lines.append(f"- {items_word(len(c.duplicates), 'is', 'are')} flagged as a duplicate of another item "
-                     f"(left in the data unless the release drops them): {ids(c.duplicates)}.")
-    return lines + script_lines(facts)
+                     f"(left in the data unless the release drops them): {ids(c.duplicates, facts.rows)}.")
+    return lines + facts.notes + script_lines(facts)
 
 
 def script_lines(facts: CardFacts) -> list[str]:
@@ -197,7 +209,7 @@ def script_lines(facts: CardFacts) -> list[str]:
     main = next(iter(languages.scripts), None)
     if facts.other_script:
         lines.append(f"- {items_word(len(facts.other_script), 'is', 'are')} mainly in another script than most items ({main}): "
-                     f"{ids(facts.other_script)}.")
+                     f"{ids(facts.other_script, facts.rows)}.")
     unnamed = [s for s in languages.unnamed_scripts if s != "none"]
     if unnamed:
         lines.append(f"- The script{'s' if len(unnamed) > 1 else ''} {', '.join(unnamed)} name no language by "
@@ -224,7 +236,4 @@ def model_results(project: Project, items: list[Item], user_templates: Mapping[s
                          *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes"))])  # type: ignore[arg-type]
     if not rows:
         return []
-    return [*markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows), "",
-            "Zero-shot log-likelihood scoring as in lm-evaluation-harness, against the label column: `acc` picks the "
-            "solution with the highest summed log-probability, `acc_norm` divides it by the solution's length in "
-            "characters, `acc_bytes` by its UTF-8 bytes (\"undefined\": the template's text is no longer known)."]
+    return [*markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows), "", SCORING_NOTE]

@@ -8,6 +8,6 @@ COMMANDS: dict[str, str] = {
     "votes": "import or export votes as long-format files",
     "agree": "inter-annotator agreement from recorded votes",
     "score": "score items with a local GGUF model",
-    "card": "dataset card (Markdown)",
+    "card": "Hugging Face dataset card (README.md with YAML metadata)",
     "workspace": "check a workspace file, or back it up while others work",
 }

@@ -13,7 +13,12 @@ import argparse
 import re
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, say, warn
+from piqa_tui.cli.commands.dataset_args import (
+    add_dataset_arguments,
+    open_project,
+    say,
+    warn,
+)
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import PiqaError
