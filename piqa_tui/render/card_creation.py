@@ -133,9 +133,10 @@ def annotation_lines(facts: CardFacts) -> list[str]:
         return lines + ["No annotator votes are recorded in the workspace: the labels are those of the label column.", "",
                         "#### Who are the annotators?", "", FILL, ""]
     report = summary.report
-    lines += [(f"Annotators vote for the solution they judge correct; an item's label is decided by "
-               f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`), and a reviewer adjudicates "
-               "items the votes leave undecided or decide against the label column."), ""]
+    adjudicated = len(facts.curation.adjudicated)
+    lines += [(f"Each annotator votes for the solution they judge correct; an item's label is decided by "
+               f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`) of the votes, or by a reviewer's "
+               f"adjudication ({items_word(adjudicated)} adjudicated)."), ""]
     lines += markdown_table(["status", "items"], [[k, str(v)] for k, v in summary.statuses.items()])
     lines += ["", "#### Who are the annotators?", "", FILL, "",
               f"{len(report.annotators)} annotators cast {report.n_votes} votes on {report.n_items} items:", ""]
@@ -166,7 +167,8 @@ def curation_lines(facts: CardFacts) -> list[str]:
     if c.adjudicated:
         lines.append(f"- {items_word(len(c.adjudicated))} adjudicated (label decided by a reviewer): {ids(c.adjudicated, facts.rows)}.")
     if c.gold_changed:
-        lines.append(f"- {items_word(len(c.gold_changed))} whose decided label differs from the label column: {ids(c.gold_changed, facts.rows)}.")
+        lines.append(f"- {items_word(len(c.gold_changed), 'has', 'have')} a decided label other than the label column's: "
+                     f"{ids(c.gold_changed, facts.rows)}.")
     return lines or ["No curation steps are recorded in the workspace.", "", FILL]
 
 
