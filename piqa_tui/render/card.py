@@ -161,7 +161,7 @@ def structure_section(project: Project, items: list[Item], stats: DatasetStats, 
     else:
         where = f"item {inline_code(example.id)}" if dataset.layout.id else f"row {example.row + 1} of the file"
         lines += [f"An example ({where}), as stored in the file (text in logical order):", "",
-                  *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2), "json"), ""]
+                  *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str), "json"), ""]
     lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
     lines += ["### Data Splits", ""]
     lines += markdown_table(["split", "items", "file"], [[options.split, str(len(items)), one_line(dataset.name)]])
