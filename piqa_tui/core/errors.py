@@ -49,6 +49,10 @@ class ModelError(PiqaError):
     """A scoring or embedding model cannot be loaded or used."""
 
 
+class TemplateError(ModelError):
+    """A prompt template is malformed, or cannot be rendered on an item (a missing metadata value)."""
+
+
 def os_error_reason(exc: OSError) -> str:
     """A short phrase for an ``OSError``: what went wrong, in the user's words."""
     reasons = {

@@ -18,7 +18,7 @@ Example ``~/.config/piqa-tui/config.toml``::
     vote_1 = "1"
     next_item = "j,down"
 
-    [templates.plain]     # scoring templates: context (and continuation)
+    [templates.plain]     # scoring templates: the keys of a template file (docs/scoring.md)
     context = "{goal}"
 
 The TUI scores with ``model`` (a GGUF file; else $PIQA_TUI_MODEL, else the
@@ -73,7 +73,7 @@ class Config:
     direction: str = "auto"  # paragraph direction: auto (detected per paragraph), rtl or ltr
     directions: dict[str, str] = field(default_factory=dict)  # "FILE", "FILE:COLUMN" or "*:COLUMN" -> direction
     keys: dict[str, str] = field(default_factory=dict)
-    templates: dict[str, dict[str, str]] = field(default_factory=dict)
+    templates: dict[str, dict[str, object]] = field(default_factory=dict)
     model: str | None = None  # GGUF file the TUI scores with
     n_gpu_layers: int = 0
     repack: str = "auto"  # llama.cpp weight repacking: auto (off on AMX CPUs) | on | off
@@ -165,19 +165,17 @@ def _keys(where: str, name: str, value: object) -> dict[str, str]:
     return dict(value)
 
 
-def _templates(where: str, name: str, value: object) -> dict[str, dict[str, str]]:
-    from piqa_tui.core.scoring.templates import get_template
+def _templates(where: str, name: str, value: object) -> dict[str, dict[str, object]]:
+    from piqa_tui.core.scoring.template_files import templates_from_table
 
     if not isinstance(value, dict):
         raise _fail(where, name, value, "[templates.NAME] tables with a context")
     for template, spec in value.items():
         if not isinstance(spec, dict):
             raise _fail(where, f"templates.{template}", spec, 'a table: context = "..." (and continuation)')
-        extra = sorted(set(spec) - {"context", "continuation"})
-        if extra:
-            raise _fail(where, f"templates.{template}.{extra[0]}", spec[extra[0]], "left out: a template has context and continuation")
         try:
-            get_template(template, value)  # its placeholders, checked now rather than halfway through a run
+            # Every key a template file takes, and its placeholders, checked now rather than halfway through a run.
+            templates_from_table(template, spec, f"[templates.{template}]")
         except PiqaError as exc:
             raise ConfigError(f"{where}: {exc}") from None
     return {t: dict(spec) for t, spec in value.items()}

@@ -34,6 +34,11 @@ def user_themes_dir() -> Path:
     return config_dir() / "themes"
 
 
+def user_templates_dir() -> Path:
+    """The user's prompt templates: ``*.toml`` files in ``templates/`` beside the config file."""
+    return config_path().parent / "templates"
+
+
 def bundled_themes() -> list[Traversable]:
     """The theme files shipped in the package, by name."""
     folder = resources.files("piqa_tui.themes")

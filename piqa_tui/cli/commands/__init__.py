@@ -8,6 +8,7 @@ COMMANDS: dict[str, str] = {
     "votes": "import or export votes as long-format files",
     "agree": "inter-annotator agreement from recorded votes",
     "score": "score items with a local GGUF model",
+    "templates": "prompt templates, and one rendered on an item",
     "card": "Hugging Face dataset card (README.md with YAML metadata)",
     "workspace": "check a workspace file, or back it up while others work",
 }

@@ -28,11 +28,8 @@ from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.scoring.results import groups_by_column, summarise
-from piqa_tui.core.scoring.templates import (
-    BUILTIN_TEMPLATES,
-    DEFAULT_TEMPLATE,
-    get_template,
-)
+from piqa_tui.core.scoring.template_files import CONTEXTS, DEFAULT_LANGUAGE, LANGUAGES, PROTOCOLS
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.values import format_value
 
@@ -54,8 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repack", choices=("auto", "on", "off"),
                         help="let llama.cpp repack the weights for this CPU's fastest kernels: auto = on, "
                              "except on CPUs with AMX, where they crash (default: the config's repack, else auto)")
-    parser.add_argument("--template", default=DEFAULT_TEMPLATE, metavar="NAME",
-                        help=f"prompt template: {', '.join(BUILTIN_TEMPLATES)} or one defined in config (default {DEFAULT_TEMPLATE})")
+    parser.add_argument("--template", metavar="NAME",
+                        help=f"prompt template: piqa, bare, mcq, a culture protocol's, or your own "
+                             f"(piqa-tui templates lists them; default {DEFAULT_TEMPLATE})")
+    add_protocol_arguments(parser)
     parser.add_argument("--solution-only", action="store_true",
                         help="score the solutions without the prompt (a shortcut baseline)")
     parser.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
@@ -76,9 +75,10 @@ def run(args: argparse.Namespace) -> int:
     from piqa_tui.core.scoring.cache import score_items
     from piqa_tui.core.scoring.process import ModelCrashed
     from piqa_tui.settings.config import load_config
+    from piqa_tui.settings.template_catalog import chosen_template
 
     config = load_config()
-    template = get_template(args.template, config.templates)
+    template = chosen_template(args.template, args.protocol, args.context, args.language, config)
     for option in ("limit", "n_ctx", "n_batch", "threads", "concurrency"):
         value = getattr(args, option)
         if value is not None and value < 1:
@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
         "groups": breakdown,
     }
     if args.output:
-        rows = [json.dumps({**s.to_dict(), "row": it.row}, ensure_ascii=False) for s, it in zip(scores, items)]
+        scored = template.solution_only() if args.solution_only else template
+        rows = [json.dumps({**s.to_dict(), "row": it.row, **scored_text(scored, it)}, ensure_ascii=False)
+                for s, it in zip(scores, items)]
         atomic_write(Path(args.output), "\n".join(rows) + "\n")
 
     if args.json:
@@ -142,6 +144,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_summary(result)
     return OK
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """--protocol, --context and --language: the culture benchmark's templates (lm-eval's arab_culture tasks)."""
+    parser.add_argument("--protocol", choices=PROTOCOLS,
+                        help="the Arab-culture protocols of lm-evaluation-harness: mcq scores the answer letters, "
+                             "completion the option texts (instead of --template)")
+    parser.add_argument("--context", choices=CONTEXTS,
+                        help="location context in the protocol's prompt (default none)")
+    parser.add_argument("--language", choices=LANGUAGES,
+                        help=f"the protocol's prompt language (default {DEFAULT_LANGUAGE}; ar names countries and regions in Arabic)")
+
+
+def scored_text(template, item) -> dict[str, object]:
+    """The exact context and continuations scored for ``item``: what lm-eval's requests hold, to check against."""
+    request = template.request(item)
+    return {"context": request.context, "continuations": list(request.continuations)}
 
 
 def _backend(args: argparse.Namespace, config) -> object:

