@@ -11,11 +11,12 @@ for every item of the MSA culture sample, every context and both languages.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.files import load_dataset, write_dataset
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import TemplateError
 from piqa_tui.core.scoring.template_files import CONTEXTS, LANGUAGES, PROTOCOLS, protocol_template
@@ -289,3 +290,54 @@ def test_unknown_protocol_context_or_language() -> None:
         protocol_template("mcq", "country", "ar")
     with pytest.raises(TemplateError, match="unknown language 'fr'"):
         protocol_template("mcq", "none", "fr")
+
+
+# ---------------------------------------------------------------- ArabCulture's own JSONL layout
+
+ARABCULTURE = Path(__file__).resolve().parent / "data" / "arabculture" / "test.jsonl"
+
+
+def test_arabculture_jsonl_is_read_as_published() -> None:
+    """Nested options and answer key become solutions and a label; the other fields stay metadata columns."""
+    dataset = load_dataset(ARABCULTURE)
+    docs = [json.loads(line) for line in ARABCULTURE.read_text(encoding="utf-8").splitlines()]
+    assert dataset.layout.prompt == "first_statement" and dataset.layout.id == "sample_id"
+    for item, doc in zip(dataset.items, docs, strict=True):
+        assert item.id == doc["sample_id"] and item.prompt == doc["first_statement"]
+        assert item.solutions == tuple(doc["options"]["text"])
+        assert item.label == doc["options"]["english_keys"].index(doc["answer_key"]["english_answer_key"])
+        for column in ("relevant_to_this_country", "relevant_to_other_countries", "should_discard",
+                       "country", "region", "sub_topic"):
+            assert item.meta[column] == doc[column]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_arabculture_rows_render_as_lm_eval_renders_them(protocol: str, context: str, language: str) -> None:
+    """lm-eval's doc_to_text on the raw JSON rows, and piqa-tui's template on the items read from them."""
+    items = load_dataset(ARABCULTURE).items
+    docs = [json.loads(line) for line in ARABCULTURE.read_text(encoding="utf-8").splitlines()]
+    template = protocol_template(protocol, context, language)
+    arabic = language == "ar"
+    for item, doc in zip(items, docs, strict=True):
+        request = template.request(item)
+        assert request.context == lm_eval_doc_to_text(doc, protocol, *FLAGS[context], arabic)
+        assert request.continuations == tuple(lm_eval_doc_to_choice(doc, protocol, arabic))
+
+
+def test_arabculture_jsonl_is_written_back_nested(tmp_path: Path) -> None:
+    dataset = load_dataset(ARABCULTURE)
+    same = tmp_path / "same.jsonl"
+    write_dataset(dataset, dataset.items, same)
+    assert same.read_bytes() == ARABCULTURE.read_bytes()
+    edited = [it.with_changes(solutions=(it.solutions[0], "نصّ معدّل", it.solutions[2])) if it.row == 1 else it
+              for it in dataset.items]
+    out = tmp_path / "edited.jsonl"
+    write_dataset(dataset, edited, out)
+    before = [json.loads(line) for line in ARABCULTURE.read_text(encoding="utf-8").splitlines()]
+    after = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert after[0] == before[0] and after[2:] == before[2:]
+    assert list(after[1]) == list(before[1]) and list(after[1]["options"]) == list(before[1]["options"])
+    assert after[1]["options"]["text"] == [before[1]["options"]["text"][0], "نصّ معدّل", before[1]["options"]["text"][2]]
+    assert {k: v for k, v in after[1].items() if k != "options"} == {k: v for k, v in before[1].items() if k != "options"}

@@ -31,6 +31,7 @@ from piqa_tui.core.dataset.input_file import (
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.labels import LabelCodec, detect_codec
 from piqa_tui.core.dataset.layout import Layout, detect_layout
+from piqa_tui.core.dataset.nested import SHAPE, flatten, is_nested_culture, nest
 from piqa_tui.core.errors import ExportError, InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
 
@@ -61,6 +62,7 @@ class Dataset:
     raw_ids: list[str] | None = field(default=None, repr=False)
     raw_lines: list[str] | None = field(default=None, repr=False)  # JSONL: each row's line as read
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
+    shape: str | None = None  # nested.SHAPE: ArabCulture's nested JSONL, read flat and written back nested
 
     @property
     def name(self) -> str:
@@ -124,7 +126,7 @@ def load_dataset(
     if text is not None:
         newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
         final_newline = text.endswith("\n")
-    columns, rows, schema, raw_lines = _columns_and_rows(path, fmt, text)
+    columns, rows, schema, raw_lines, shape = _columns_and_rows(path, fmt, text)
     layout = detect_layout(columns, mapping, source=str(path))
     if fmt == "piqa" and layout.label is None:
         layout = _with_labels_file(layout, path)
@@ -136,6 +138,7 @@ def load_dataset(
     dataset = Dataset(path, fmt, columns, rows, layout, codec, [], sha, size, newline, final_newline, schema)
     if fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
+        dataset.shape = shape
         dataset.ascii_json = text.isascii() and "\\u" in text
     dataset.items = build_items(dataset, labels, derived_ids)
     return dataset
@@ -151,17 +154,23 @@ def _text(path: Path) -> str:
 
 def _columns_and_rows(
     path: Path, fmt: str, text: str | None
-) -> tuple[list[str], Sequence[dict[str, object]], object, list[str] | None]:
-    """The header and rows of a file, its Parquet schema (or None) and its raw JSON lines (or None)."""
+) -> tuple[list[str], Sequence[dict[str, object]], object, list[str] | None, str | None]:
+    """The header and rows of a file, its Parquet schema (or None), its raw JSON lines (or None) and its shape.
+
+    The shape is ``nested.SHAPE`` for ArabCulture's nested JSONL, read as flat columns; else None.
+    """
     if fmt == "parquet":
         columns, rows, schema = _read_parquet(path)
-        return columns, rows, schema, None
+        return columns, rows, schema, None, None
     assert text is not None
     if fmt in ("jsonl", "piqa"):
         columns, rows, raw_lines = _read_jsonl(text, path)
-        return columns, rows, None, raw_lines
+        if fmt == "jsonl" and is_nested_culture(rows):
+            rows = [flatten(row) for row in rows]
+            return list(dict.fromkeys(key for row in rows for key in row)), rows, None, raw_lines, SHAPE
+        return columns, rows, None, raw_lines, None
     columns, records = _read_delimited(text, path, "\t" if fmt == "tsv" else ",")
-    return columns, records, None, None
+    return columns, records, None, None, None
 
 
 def peek_rows(path: str | os.PathLike[str], limit: int = 5) -> tuple[list[str], list[dict[str, object]]]:
@@ -174,7 +183,7 @@ def peek_rows(path: str | os.PathLike[str], limit: int = 5) -> tuple[list[str], 
     if not path.is_file():
         raise InputError(f"{path}: no such file; check the path")
     fmt = detect_format(path)
-    columns, rows, _, _ = _columns_and_rows(path, fmt, None if fmt == "parquet" else _text(path))
+    columns, rows, _, _, _ = _columns_and_rows(path, fmt, None if fmt == "parquet" else _text(path))
     return columns, [dict(rows[i]) for i in range(min(limit, len(rows)))]
 
 
@@ -579,7 +588,9 @@ def write_dataset(
         written.append(labels_path(out))
         return written
     if fmt == "jsonl":
-        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns)
+        # ArabCulture's nested rows go back nested (nested.py); rows nobody touched are copied verbatim anyway.
+        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns,
+                           nested=dataset.shape == SHAPE)
     else:
         text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out, escape_formulas)
     if not dataset.final_newline and dataset.format == fmt and text.endswith(newline):
@@ -589,7 +600,8 @@ def write_dataset(
 
 
 def _jsonl_text(
-    dataset: Dataset, items: list[Item], rows: list[dict[str, object]], columns: list[str], newline: str, verbatim: bool
+    dataset: Dataset, items: list[Item], rows: list[dict[str, object]], columns: list[str], newline: str, verbatim: bool,
+    nested: bool = False,
 ) -> str:
     """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included."""
     raw = dataset.raw_lines if verbatim else None
@@ -599,6 +611,8 @@ def _jsonl_text(
             lines.append(raw[item.row])
             continue
         record = {c: row[c] for c in columns if c in row}
+        if nested:
+            record = nest(record)
         lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json, default=_json_value))
     return "".join(line + newline for line in lines)
 

@@ -29,7 +29,7 @@ _SOLUTION_FAMILIES: list[list[str]] = [
 ]
 _PROMPT_NAMES = ["goal", "prompt", "premise", "first_statement", "statement", "context", "question", "sentence"]
 _LABEL_NAMES = ["label", "answer", "answer_key", "gold", "gold_label", "correct", "correct_answer"]
-_ID_NAMES = ["id", "idx", "item_id", "qid", "uid", "example_id", "index"]
+_ID_NAMES = ["id", "idx", "item_id", "qid", "uid", "example_id", "sample_id", "index"]
 _QUESTION_NAMES = ["question"]  # COPA's cause/effect, only when the prompt is a premise
 
 LAYOUT_NAMES = {

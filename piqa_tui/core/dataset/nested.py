@@ -1,0 +1,71 @@
+"""ArabCulture's published JSONL shape: options and answer key nested in objects.
+
+A row of MBZUAI/ArabCulture holds ``options: {text: [...], arabic_keys: [...],
+english_keys: [...]}`` and ``answer_key: {arabic_answer_key, english_answer_key}``
+beside flat columns (``first_statement``, ``country``, ``region``, ``sub_topic``,
+the relevance flags). Read, it becomes flat columns the layout detector knows
+(``option_a..``, ``answer`` = the English key, the other keys as metadata
+columns, in the same place); written, it is nested back exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+SHAPE = "arabculture"
+SOLUTION_COLUMNS = ("option_a", "option_b", "option_c", "option_d")
+LABEL_COLUMN = "answer"
+OPTIONS, ANSWER = "options", "answer_key"
+OPTION_KEYS = ("text", "arabic_keys", "english_keys")
+ANSWER_KEYS = ("arabic_answer_key", "english_answer_key")
+_FLAT_NAMES = {*SOLUTION_COLUMNS, LABEL_COLUMN, *OPTION_KEYS[1:], ANSWER_KEYS[0]}
+
+
+def is_nested_culture(rows: Sequence[dict[str, object]]) -> bool:
+    """Whether every row has ArabCulture's nested options and answer key (and nothing its flat names would hide)."""
+    return bool(rows) and all(_nested_row(row) for row in rows)
+
+
+def _nested_row(row: dict[str, object]) -> bool:
+    options, answer = row.get(OPTIONS), row.get(ANSWER)
+    return (
+        isinstance(options, dict) and isinstance(answer, dict)
+        and set(options) <= set(OPTION_KEYS) and set(answer) <= set(ANSWER_KEYS)
+        and isinstance(options.get("text"), list) and 2 <= len(options["text"]) <= len(SOLUTION_COLUMNS)
+        and "english_answer_key" in answer and not _FLAT_NAMES & set(row)
+    )
+
+
+def flatten(row: dict[str, object]) -> dict[str, object]:
+    """One nested row as flat columns, each in the place of the object it came from."""
+    flat: dict[str, object] = {}
+    for key, value in row.items():
+        if key == OPTIONS:
+            for sub, inner in value.items():  # type: ignore[union-attr]
+                if sub == "text":
+                    flat.update(zip(SOLUTION_COLUMNS, inner))
+                else:
+                    flat[sub] = inner
+        elif key == ANSWER:
+            for sub, inner in value.items():  # type: ignore[union-attr]
+                flat[LABEL_COLUMN if sub == "english_answer_key" else sub] = inner
+        else:
+            flat[key] = value
+    return flat
+
+
+def nest(flat: dict[str, object]) -> dict[str, object]:
+    """A flat row (``flatten``'s shape, values maybe edited) nested back as ArabCulture writes it."""
+    row: dict[str, object] = {}
+    for key, value in flat.items():
+        if key in SOLUTION_COLUMNS or key in OPTION_KEYS:
+            options = row.setdefault(OPTIONS, {})
+            if key in SOLUTION_COLUMNS:
+                options.setdefault("text", []).append(value)  # type: ignore[union-attr]
+            else:
+                options[key] = value  # type: ignore[index]
+        elif key == LABEL_COLUMN or key in ANSWER_KEYS:
+            row.setdefault(ANSWER, {})[ANSWER_KEYS[1] if key == LABEL_COLUMN else key] = value  # type: ignore[index]
+        else:
+            row[key] = value
+    return row
