@@ -29,7 +29,7 @@ def test_pyproject_lists_every_package() -> None:
     }
     mapped = set(config["package-dir"])
     assert set(config["packages"]) == on_disk | mapped
-    assert {"piqa_tui.themes", "piqa_tui.samples"} <= mapped
+    assert {"piqa_tui.themes", "piqa_tui.samples", "piqa_tui.prompt_templates"} <= mapped
 
 
 @pytest.fixture(scope="module")
@@ -58,14 +58,17 @@ def fresh_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def test_wheel_carries_themes_and_samples(installed: Path, tmp_path: Path) -> None:
+def test_wheel_carries_themes_samples_and_templates(installed: Path, tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import piqa_tui
         from piqa_tui.settings.locations import bundled_sample, bundled_themes
+        from piqa_tui.core.scoring.template_files import shipped_templates
         print(piqa_tui.__file__)
         print(sorted(t.name for t in bundled_themes()))
         print(bundled_sample().is_file())
+        templates = shipped_templates()
+        print(templates["piqa"].key, len(templates), templates["arab-culture-mcq-ar-region"].language)
         """
     )
     out = subprocess.run(
@@ -75,6 +78,7 @@ def test_wheel_carries_themes_and_samples(installed: Path, tmp_path: Path) -> No
     assert out[0].startswith(str(installed)), out[0]  # the wheel's copy, not this checkout
     assert out[1] == "['piqa-dark.toml', 'piqa-high-contrast.toml', 'piqa-light.toml']"
     assert out[2] == "True"
+    assert out[3] == "piqa:e3b796518b3402c1 15 ar"  # the prompt templates travel in the wheel (piqa_tui.prompt_templates)
 
 
 def test_installed_command_validates_the_bundled_sample(installed: Path, tmp_path: Path) -> None:
