@@ -19,7 +19,12 @@ import pytest
 from piqa_tui.core.dataset.files import load_dataset, write_dataset
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.template_files import CONTEXTS, LANGUAGES, PROTOCOLS, protocol_template
+from piqa_tui.core.scoring.template_files import (
+    CONTEXTS,
+    LANGUAGES,
+    PROTOCOLS,
+    protocol_template,
+)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "msa-culture.tsv"
 

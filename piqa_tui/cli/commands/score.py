@@ -25,11 +25,17 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.scoring.results import groups_by_column, summarise
-from piqa_tui.core.scoring.template_files import CONTEXTS, DEFAULT_LANGUAGE, LANGUAGES, PROTOCOLS
-from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE
+from piqa_tui.core.scoring.template_files import (
+    CONTEXTS,
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    PROTOCOLS,
+)
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.values import format_value
 
@@ -157,7 +163,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"the protocol's prompt language (default {DEFAULT_LANGUAGE}; ar names countries and regions in Arabic)")
 
 
-def scored_text(template, item) -> dict[str, object]:
+def scored_text(template: Template, item: Item) -> dict[str, object]:
     """The exact context and continuations scored for ``item``: what lm-eval's requests hold, to check against."""
     request = template.request(item)
     return {"context": request.context, "continuations": list(request.continuations)}

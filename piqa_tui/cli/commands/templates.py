@@ -13,6 +13,7 @@ import argparse
 from piqa_tui.cli.commands.dataset_args import print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.scoring.templates import Template
 
 NEWLINE_MARK = "⏎"
 SPACE_MARK = "␣"
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def _list(catalog: dict, as_json: bool) -> None:
+def _list(catalog: dict[str, Template], as_json: bool) -> None:
     rows = [{"name": t.name, "language": t.language or None, "source": t.source, "description": t.description}
             for t in catalog.values()]
     if as_json:
@@ -58,7 +59,7 @@ def _list(catalog: dict, as_json: bool) -> None:
         say(f"{r['name']:<{width}}  {r['language'] or '-':<4}  {r['source']:<{source_width}}  {r['description']}")
 
 
-def _show(template, args: argparse.Namespace) -> None:
+def _show(template: Template, args: argparse.Namespace) -> None:
     from piqa_tui.cli.commands.dataset_args import open_project
 
     project = open_project(argparse.Namespace(path=args.on, mapping=args.mapping, workspace=args.workspace,

@@ -26,7 +26,7 @@ from importlib.abc import Traversable
 from pathlib import Path
 
 from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, MetaRule, Template
+from piqa_tui.core.scoring.templates import MetaRule, Template
 
 TEMPLATE_KEYS = frozenset({
     "description", "language", "context", "continuation", "letters", "option_line", "option_separator", "strip", "meta",
@@ -193,10 +193,6 @@ def get_template(
         return known[name]
     names = ", ".join(sorted({*known, *(user_templates or {})}))
     raise TemplateError(f"unknown template {name!r}: choose one of {names} (piqa-tui templates lists them)")
-
-
-def default_template() -> Template:
-    return shipped_templates()[DEFAULT_TEMPLATE]
 
 
 def protocol_template(

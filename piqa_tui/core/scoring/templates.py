@@ -184,7 +184,7 @@ class Template:
             f"(it knows {', '.join(table)}); add it to the template's [meta.{column}.values] or fix the item"
         )
 
-    def request(self, item: Item) -> "ScoreRequest":
+    def request(self, item: Item) -> ScoreRequest:
         if not 2 <= len(item.solutions) <= len(LETTERS):
             raise TemplateError(
                 f"item {item.id} has {len(item.solutions)} solutions: "
@@ -213,7 +213,7 @@ class Template:
         cut = len(self.delimiter)
         return tuple(max(1, len(c[cut:].encode("utf-8"))) for c in self.render_continuations(item))
 
-    def solution_only(self) -> "Template":
+    def solution_only(self) -> Template:
         """The same scoring with no prompt: what a model picks from the solutions alone.
 
         A lettered template has nothing to score without its options, so its
