@@ -223,7 +223,7 @@ class ScoringController:
         rows: list[tuple[str | None, str, str]] = [(None, "Score every item with a template", "")]
         for name in [current.name, *(n for n in templates if n != current.name)]:
             template = templates.get(name, current)
-            shown = (template.context + template.continuation).replace("\n", "⏎")
+            shown = template.description or (template.context + template.continuation).replace("\n", "⏎")
             rows.append((f"run:{name}", name + (" (now)" if name == current.name else ""), shown))
         rows.append((None, "Baseline", ""))
         rows.append(("baseline", "solution-only", f"{current.name} without the prompt: answerable without reading it?"))
