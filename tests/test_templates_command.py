@@ -100,6 +100,11 @@ def test_score_protocol_arguments_are_checked_before_any_model(tmp_path: Path, c
     data = copy_sample("msa-culture.tsv", tmp_path)
     assert "add --protocol" in run_error(["score", str(data), "--context", "region"], capsys)
     assert "either --template or --protocol" in run_error(["score", str(data), "--template", "piqa", "--protocol", "mcq"], capsys)
+    # a country the Arabic prompt cannot name: one line naming the item, before any model work
+    unknown = tmp_path / "atlantis.tsv"
+    unknown.write_text(data.read_text(encoding="utf-8").replace("\tMorocco\t", "\tAtlantis\t", 1), encoding="utf-8")
+    line = run_error(["score", str(unknown), "--protocol", "mcq", "--context", "region+country", "--no-cache"], capsys)
+    assert line.startswith("piqa-tui: error: item msa-001: template 'arab-culture-mcq-ar-region+country' cannot translate 'Atlantis'")
     with pytest.raises(SystemExit) as exited:  # argparse's own one-line usage error
         main(["score", str(data), "--protocol", "mcq", "--context", "country"])
     assert exited.value.code == 2 and "invalid choice: 'country'" in capsys.readouterr().err
