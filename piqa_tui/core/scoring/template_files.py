@@ -72,6 +72,9 @@ def templates_from_table(name: str, table: Mapping[str, object], source: str) ->
     templates = []
     for variant, text in variants:
         full = name if variant is None else f"{name}-{variant}"
+        if _BAD_NAME.search(full):
+            raise TemplateError(f"{source}: {full!r} is not a usable template name (no spaces or control characters); "
+                                "rename the variant")
         try:
             templates.append(Template(full, text, **common))  # type: ignore[arg-type]
         except TemplateError as exc:
