@@ -32,7 +32,7 @@ from bench_scoring import DEFAULT_DATA, load_piqa  # noqa: E402
 from piqa_tui.core.scoring.cache import score_items  # noqa: E402
 from piqa_tui.core.scoring.llama import LlamaBackend  # noqa: E402
 from piqa_tui.core.scoring.results import summarise  # noqa: E402
-from piqa_tui.core.scoring.template_files import get_template
+from piqa_tui.core.scoring.templates import get_template
 
 
 def timed_scores(model: Path, items, template, **options):

@@ -35,7 +35,7 @@ from piqa_tui.core.scoring.backend import ContinuationScore
 from piqa_tui.core.scoring.cache import score_items  # noqa: E402
 from piqa_tui.core.scoring.llama import LlamaBackend  # noqa: E402
 from piqa_tui.core.scoring.results import ItemScore, summarise  # noqa: E402
-from piqa_tui.core.scoring.template_files import get_template
+from piqa_tui.core.scoring.templates import get_template
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "piqa-en"
 

@@ -19,7 +19,7 @@ import pytest
 from piqa_tui.core.dataset.files import load_dataset, write_dataset
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.template_files import (
+from piqa_tui.core.scoring.templates import (
     CONTEXTS,
     LANGUAGES,
     PROTOCOLS,

@@ -44,7 +44,7 @@ def piqa_slice(folder: Path, n: int) -> Path:
 def test_a_killed_model_process_keeps_the_scores_and_restarts(tmp_path: Path) -> None:
     project = Project.open(piqa_slice(tmp_path, 24), annotator="t")
     engine = ScoringEngine(project, ModelChoice(Path(gguf.assemble()), "packaged"))
-    from piqa_tui.core.scoring.template_files import get_template
+    from piqa_tui.core.scoring.templates import get_template
 
     template = get_template("piqa")
     reports: list[RunProgress] = []

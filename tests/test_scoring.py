@@ -25,8 +25,7 @@ from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
 from piqa_tui.core.scoring.cache import ScoreCache, score_items
 from piqa_tui.core.scoring.results import ItemScore, groups_by_column, summarise
-from piqa_tui.core.scoring.template_files import get_template
-from piqa_tui.core.scoring.templates import Template
+from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, Template, get_template
 
 PIQA_DIR = Path(__file__).resolve().parent / "data" / "piqa-en"
 N_REAL_ITEMS = 60
@@ -137,7 +136,7 @@ class CountingBackend:
 def scored(logliks, lengths, label):
     solutions = tuple("x" * n for n in lengths)
     it = item("goal", *solutions, label=label)
-    return ItemScore.build(it, get_template("piqa"), [ContinuationScore(ll, 3) for ll in logliks])
+    return ItemScore.build(it, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(ll, 3) for ll in logliks])
 
 
 def test_two_solutions_acc_and_acc_norm_can_disagree():
@@ -525,7 +524,7 @@ def test_repacking_is_off_on_amx_cpus_on_elsewhere_and_can_be_forced():
 def test_acc_bytes_divides_by_utf8_bytes_of_the_solution():
     # Arabic letters take 2 bytes each, Tamil 3, Latin 1: per byte, not per character.
     it = item("goal", "ab", "بب", label=1)  # 2 and 4 bytes, 2 characters each
-    s = ItemScore.build(it, get_template("piqa"), [ContinuationScore(-4.0, 1), ContinuationScore(-6.0, 2)])
+    s = ItemScore.build(it, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-4.0, 1), ContinuationScore(-6.0, 2)])
     assert s.norm_lengths == (2, 2) and s.byte_lengths == (2, 4)  # the delimiter space is not counted
     assert s.normalised == (-2.0, -3.0) and s.normalised_bytes == (-2.0, -1.5)
     assert (s.prediction, s.prediction_norm, s.prediction_bytes) == (0, 0, 1)
@@ -534,7 +533,7 @@ def test_acc_bytes_divides_by_utf8_bytes_of_the_solution():
     assert record["normalised_bytes"] == [-2.0, -1.5] and record["prediction_bytes"] == 1 and record["correct_bytes"]
 
     tamil = item("goal", "கல்", "abcdefghi", label=0)  # 3 characters and 9 bytes; 9 characters and 9 bytes
-    t = ItemScore.build(tamil, get_template("piqa"), [ContinuationScore(-9.0, 3), ContinuationScore(-18.0, 3)])
+    t = ItemScore.build(tamil, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-9.0, 3), ContinuationScore(-18.0, 3)])
     assert t.byte_lengths == (9, 9) and t.normalised_bytes == (-1.0, -2.0) and t.normalised == (-3.0, -2.0)
     assert (t.prediction_norm, t.prediction_bytes) == (1, 0)
     summary = summarise([s, t])

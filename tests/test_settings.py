@@ -19,8 +19,7 @@ import pytest
 from piqa_tui.cli import open_tui
 from piqa_tui.cli.main import main
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.template_files import get_template
-from piqa_tui.core.scoring.templates import Template
+from piqa_tui.core.scoring.templates import Template, get_template
 from piqa_tui.settings.config import Config, load_config
 from tests.conftest import SAMPLES
 

@@ -9,7 +9,7 @@ import pytest
 
 from piqa_tui.cli.main import main
 from piqa_tui.core.dataset.files import load_dataset
-from piqa_tui.core.scoring.template_files import protocol_template
+from piqa_tui.core.scoring.templates import protocol_template
 from tests.conftest import copy_sample
 
 USER_TEMPLATE = '''description = "Darija\\u001b[31m with its dialect"

@@ -8,13 +8,14 @@ file's ``[templates.NAME]`` tables.
 from __future__ import annotations
 
 from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.template_files import (
+from piqa_tui.core.scoring.templates import (
     DEFAULT_LANGUAGE,
+    DEFAULT_TEMPLATE,
+    Template,
     get_template,
     protocol_template,
     template_catalog,
 )
-from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
 from piqa_tui.settings.config import Config, load_config
 from piqa_tui.settings.locations import config_path, user_templates_dir
 

@@ -14,8 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.results import ItemScore, summarise, with_label
-from piqa_tui.core.scoring.template_files import get_template
-from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
 
 # Below this margin (nats between the best and second-best solution) the model barely prefers one:
 # by default, the best is less than e ≈ 2.7 times as likely as the runner-up. ``low_margin`` in

@@ -51,7 +51,7 @@ def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) 
     """The low-margin queue's threshold: the config's low_margin; one that is not a positive number stops the launch."""
     from piqa_tui.core.dataset.item import Item
     from piqa_tui.core.scoring.results import ItemScore
-    from piqa_tui.core.scoring.template_files import get_template
+    from piqa_tui.core.scoring.templates import get_template
     from piqa_tui.tui.model_scores import LOW_MARGIN
     from piqa_tui.tui.session import OpenRequest, Session
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.scoring.template_files import get_template
+from piqa_tui.core.scoring.templates import get_template
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.session import OpenRequest, Session

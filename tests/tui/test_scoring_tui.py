@@ -17,7 +17,7 @@ import pytest
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.backend import ContinuationScore
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
-from piqa_tui.core.scoring.template_files import get_template
+from piqa_tui.core.scoring.templates import get_template
 from piqa_tui.tui.listing import Filters, filtered_positions
 from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.screens.dialogs import ChoiceDialog

@@ -29,13 +29,14 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.scoring.results import groups_by_column, summarise
-from piqa_tui.core.scoring.template_files import (
+from piqa_tui.core.scoring.templates import (
     CONTEXTS,
     DEFAULT_LANGUAGE,
+    DEFAULT_TEMPLATE,
     LANGUAGES,
     PROTOCOLS,
+    Template,
 )
-from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.values import format_value
 

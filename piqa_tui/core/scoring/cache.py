@@ -19,8 +19,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.backend import ContinuationScore, ModelBackend
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash, summarise
-from piqa_tui.core.scoring.template_files import get_template
-from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
+from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
 
 Progress = Callable[[int, int], None]
 SOLUTION_ONLY = "+solution-only"  # the suffix Template.solution_only gives a template's name

@@ -26,7 +26,7 @@ from importlib.abc import Traversable
 from pathlib import Path
 
 from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.templates import MetaRule, Template
+from piqa_tui.core.scoring.prompt_template import MetaRule, Template
 
 TEMPLATE_KEYS = frozenset({
     "description", "language", "context", "continuation", "letters", "option_line", "option_separator", "strip", "meta",

@@ -70,7 +70,7 @@ def available_templates() -> dict[str, Template]:
 
     A broken user file or config leaves the shipped templates (the CLI names the bad file).
     """
-    from piqa_tui.core.scoring.template_files import shipped_templates
+    from piqa_tui.core.scoring.templates import shipped_templates
     from piqa_tui.settings.template_catalog import available_templates as catalog
 
     try:
