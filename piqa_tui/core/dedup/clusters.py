@@ -15,11 +15,15 @@ Five signals, strongest first:
 * ``semantic`` — cosine similarity of sentence embeddings of the item text is
   at least ``semantic_threshold`` (default 0.9); runs only when an
   :class:`~piqa_tui.core.dedup.semantic.Embedder` is given.
-* ``translation`` — a pair found by the embeddings whose two items are
-  written in different scripts (Tamil and English, say) and whose cosine is
-  at least ``translation_threshold``: one item is likely a translation of the
-  other, the leak that matters when pipelines translate test items. (Two
-  languages in one script, Italian and English, are reported as ``semantic``.)
+* ``translation`` — two items written in different scripts (Tamil and
+  English, say) of which one is likely a translation of the other, the leak
+  that matters when pipelines translate test items. With a ``translator``
+  (an embedder for this signal alone), the pairs come from
+  :func:`~piqa_tui.core.dedup.translation.translation_pairs`: vectors
+  standardised per script, mutual nearest neighbours that stand out from
+  chance; without one, from the semantic embeddings when their cosine is at
+  least ``translation_threshold``. (Two languages in one script, Italian and
+  English, are reported as ``semantic``.)
 * ``prompt`` — the folded prompt alone is the same while the items are not
   duplicates by the signals above: the same goal with other solutions.
 
@@ -158,14 +162,7 @@ def _semantic_pairs(
     from piqa_tui.core.dedup.semantic import similar_pairs
 
     texts = [items[m[0]].text for m in units.members]
-    done = 0
-
-    def embedded(n_done: int, _total: int) -> None:
-        nonlocal done
-        steps.advance(n_done - done)
-        done = n_done
-
-    vectors = embedder.embed(texts, progress=embedded)
+    vectors = embedder.embed(texts, progress=_advancing(steps))
     if not cross_only:
         a, b, sim = similar_pairs(vectors, None, threshold=threshold)
         return a, b, sim
@@ -190,6 +187,7 @@ def find_duplicates(
     translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD,
     sources: tuple[str, str] = ("items", "against"),
     progress: Progress | None = None,
+    translator: "Embedder | None" = None,
 ) -> list[Cluster]:
     """Clusters of duplicate items, strongest signal first.
 
@@ -197,7 +195,8 @@ def find_duplicates(
     (leakage): only clusters in which an item of ``items`` duplicates an item of
     ``against``; every member then carries its source name from ``sources``.
     ``semantic``: an embedder, or None for exact, lexical and prompt signals
-    only (no translations either). ``progress(done, total)`` is called as work advances; raising from it
+    only (no translations either, unless ``translator`` embeds for that signal alone).
+    ``progress(done, total)`` is called as work advances; raising from it
     cancels the run. Raises :class:`~piqa_tui.core.errors.ModelError` when the
     embedder fails.
     """
@@ -211,7 +210,7 @@ def find_duplicates(
     units = group_units(everything, n_checked)
     n_units = len(units.members)
     bands, _ = lsh_bands(threshold)
-    total = 2 * n_units + bands + (n_units if semantic is not None else 0)
+    total = 2 * n_units + bands + n_units * ((semantic is not None) + (translator is not None))
     steps = Steps(progress, total)
 
     def member(pos: int) -> Member:
@@ -221,6 +220,8 @@ def find_duplicates(
         return Member(everything[pos].id, pos - n_checked, sources[1])
 
     links = _link(units, everything, semantic, (threshold, semantic_threshold, translation_threshold), leakage, steps)
+    if translator is not None and n_units > 1:
+        _link_translations(units, everything, translator, links, leakage, steps)
     clusters, text_cluster = _text_clusters(units, links, member, n_checked, leakage)
     clusters.extend(_prompt_clusters(units.prompt_keys, n_checked, text_cluster, member, leakage))
     steps.finish()
@@ -273,6 +274,37 @@ def _link(
                 if signal == "semantic":
                     links.same_language.union(x, y)
     return links
+
+
+def _link_translations(units: Units, everything: list[Item], translator: "Embedder", links: _Links, leakage: bool, steps: Steps) -> None:
+    """Add the ``translation`` pairs that ``translator``'s vectors find (see core/dedup/translation.py)."""
+    import numpy as np
+
+    from piqa_tui.core.dedup.translation import translation_pairs
+    from piqa_tui.core.text.characters import dominant_script
+
+    texts = [everything[m[0]].text for m in units.members]
+    vectors = translator.embed(texts, progress=_advancing(steps))
+    scripts = [None if empty else dominant_script(t) for t, empty in zip(texts, links.empty)]
+    side = np.asarray(units.side)
+    left, right = (np.flatnonzero(side & 1), np.flatnonzero(side & 2)) if leakage else (np.arange(len(texts)),) * 2
+    found = translation_pairs(vectors, scripts, left, right)
+    for x, y, cos in zip(found.i.tolist(), found.j.tolist(), found.cosine.tolist()):
+        if links.lex.find(x) != links.lex.find(y):
+            links.edges.append((x, y, cos, "translation"))
+            links.full.union(x, y)
+
+
+def _advancing(steps: Steps) -> Progress:
+    """A progress callback for one stage that moves ``steps`` by what the stage reports done."""
+    done = 0
+
+    def embedded(n_done: int, _total: int) -> None:
+        nonlocal done
+        steps.advance(n_done - done)
+        done = n_done
+
+    return embedded
 
 
 def _unit_scripts(units: Units, items: Sequence[Item], pairs: list[tuple[int, int, float]]) -> dict[int, str | None]:

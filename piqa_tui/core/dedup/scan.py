@@ -41,6 +41,10 @@ GEMMA_NAME = "Gemma 3 270M (packaged GGUF, mean-pooled)"
 # user has it in the local Hugging Face cache; then the packaged models, best first as measured on
 # held-out translation and paraphrase pairs (benchmarks/bench_multilingual.py, docs/dedup.md).
 OFFLINE_DEFAULTS = (DEFAULT_MODEL, PACKAGED_MODEL, GEMMA)
+# Translations between scripts (no model named): the packaged Gemma, its vectors standardised per
+# script and pairs kept when they stand out (core/dedup/translation.py). Measured in docs/dedup.md:
+# the only model available offline here that finds Tamil-English translations above chance.
+TRANSLATION_NAME = GEMMA_NAME + ", standardised per script"
 
 
 class ScanCancelled(Exception):
@@ -80,6 +84,7 @@ class DuplicateScan:
     against: list[Item] = field(default_factory=list)
     sources: tuple[str, str] | None = None  # (this file, the other file) in leakage mode
     model: str | None = None  # the embedding model used; None when lexical only
+    translation_model: str | None = None  # the model behind the translation signal when it is not ``model``
     warning: str = ""  # why the semantic signal was skipped
     notice: str = ""  # something to know about the semantic signal's model
     seconds: float = 0.0
@@ -125,7 +130,7 @@ def scan(
     started = time.monotonic()
     result = _read_other(project, items, request, note)
 
-    def run(embedder: object | None) -> list[Cluster]:
+    def run(embedder: object | None, translator: object | None = None) -> list[Cluster]:
         return find_duplicates(
             items,
             against=result.against if request.against is not None else None,
@@ -135,6 +140,7 @@ def scan(
             translation_threshold=request.translation_threshold,
             sources=result.sources or ("items", "against"),
             progress=progress,
+            translator=translator,  # type: ignore[arg-type]
         )
 
     if not request.semantic:
@@ -160,7 +166,7 @@ def _read_other(project: Project, items: list[Item], request: ScanRequest, note:
 
 def _with_embeddings(
     result: DuplicateScan,
-    run: Callable[[object | None], list[Cluster]],
+    run: Callable[[object | None, object | None], list[Cluster]],
     conn: sqlite3.Connection | None,
     note: Callable[[str], None] | None,
 ) -> None:
@@ -170,12 +176,15 @@ def _with_embeddings(
             note("loading the embedding model")
         embedder = choose_embedder(conn, result.request.model)
         result.model = model_name(embedder)
-        result.notice = coverage_notice(result.model, embedder, [*result.items, *result.against])
-        result.clusters = run(embedder)
+        everything = [*result.items, *result.against]
+        translator = choose_translator(conn, everything) if result.request.model is None else None
+        result.translation_model = TRANSLATION_NAME if translator is not None else None
+        result.notice = coverage_notice(result.model, embedder, everything, translator is not None)
+        result.clusters = run(embedder, translator)
     except ModelError as err:
-        result.model = None
+        result.model = result.translation_model = None
         result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
-        result.clusters = run(None)
+        result.clusters = run(None, None)
 
 
 def source_names(here: Path, other: Path) -> tuple[str, str]:
@@ -207,6 +216,25 @@ def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None): 
     raise ModelError("; ".join(errors))
 
 
+def choose_translator(conn: sqlite3.Connection | None, items: list[Item]):  # -> an Embedder or None
+    """The packaged Gemma for the translation signal when ``items`` are written in two scripts or more
+    (at least two items each); None when they are not, or when Gemma is not installed."""
+    from collections import Counter
+
+    from piqa_tui.core.dedup.semantic import EmbeddingCache
+    from piqa_tui.core.text.characters import dominant_script
+
+    counts = Counter(dominant_script(item.text) for item in items)
+    if sum(1 for script, n in counts.items() if script and n >= 2) < 2:
+        return None
+    try:
+        from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
+
+        return GgufEmbedder.packaged(cache=EmbeddingCache(conn) if conn is not None else None)
+    except ModelError:
+        return None
+
+
 def _named_embedder(model: str, cache: object):  # -> an Embedder
     from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
 
@@ -230,15 +258,19 @@ def model_name(embedder: object) -> str:
     return path.name
 
 
-def coverage_notice(model: str, embedder: object, items: list[Item]) -> str:
-    """A warning when the model was not trained on a script that much of the data is written in."""
+def coverage_notice(model: str, embedder: object, items: list[Item], translations: bool = False) -> str:
+    """A warning when the model was not trained on a script that much of the data is written in.
+
+    ``translations``: whether another model looks for translations between the scripts (then only
+    same-language paraphrases are left to this one)."""
     from piqa_tui.core.dedup.semantic import uncovered_scripts
 
     missing = uncovered_scripts([item.text for item in items], getattr(embedder, "scripts", None))
     if not missing:
         return ""
+    what = "paraphrases" if translations else "semantic duplicates"
     return (
-        f"{model} does not cover {', '.join(missing)} text: its semantic duplicates there are unreliable; "
+        f"{model} does not cover {', '.join(missing)} text: its {what} there are unreliable; "
         "name a multilingual model (--model, or the packaged Gemma with --model gemma)"
     )
 

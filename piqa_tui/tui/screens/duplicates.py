@@ -351,6 +351,8 @@ class DuplicatesScreen(Screen[None]):
         if result is not None and not self.scanning:
             if result.model and result.request.semantic:
                 text.append(f" ({result.model})", "dim")
+            if result.translation_model:
+                text.append(f" · translations: {result.translation_model}", "dim")
         self.query_one("#dup-header", Static).update(text)
 
     def _watch(self) -> None:
