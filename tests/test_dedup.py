@@ -560,6 +560,25 @@ def test_index_finds_the_pairs_that_comparing_every_pair_finds() -> None:
     assert embeddings.similar_pairs(vectors, threshold=0.9, index=True)[0].tolist() == embeddings.indexed_pairs(vectors, threshold=0.9)[0].tolist()
 
 
+def test_the_index_compares_a_small_part_of_all_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing quadratic: above INDEX_FROM the search compares each vector with ~8 lists of ~sqrt(n) vectors
+    (counted through the exact comparisons it makes), and still finds every planted copy."""
+    vectors = planted_vectors(12_000, 600)
+    compared = []
+    tiles = embeddings.tiled_pairs
+
+    def counting(left, right=None, **kwargs):
+        compared.append(len(left) * len(left if right is None else right))
+        return tiles(left, right, **kwargs)
+
+    monkeypatch.setattr(embeddings, "tiled_pairs", counting)
+    i, j, _ = embeddings.similar_pairs(vectors, threshold=0.9)
+    n = len(vectors)
+    assert n >= embeddings.INDEX_FROM
+    assert sum(compared) < 0.1 * n * n  # every pair: n * n
+    assert set(range(12_000, n)) <= set(j.tolist())  # each copy (the rows after 12,000) paired with an original
+
+
 def test_index_gives_the_same_clusters_as_brute_force(piqa_items: list[Item], packaged_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     items = [*piqa_items[:300], *(item(f"para{n}", *para) for n, (_, para) in enumerate(PARAPHRASES))]
 

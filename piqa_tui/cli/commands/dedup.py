@@ -66,7 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_similarity,
         default=DEFAULT_TRANSLATION_THRESHOLD,
         metavar="X",
-        help=f"translation: cosine similarity between items in two scripts (default {DEFAULT_TRANSLATION_THRESHOLD})",
+        help="translation, with --model: cosine similarity between items in two scripts "
+        f"(default {DEFAULT_TRANSLATION_THRESHOLD}); without --model the packaged Gemma finds translations "
+        "by its own rule (docs/dedup.md)",
     )
 
 
