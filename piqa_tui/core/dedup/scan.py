@@ -218,14 +218,13 @@ def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None): 
 
 def choose_translator(conn: sqlite3.Connection | None, items: list[Item]):  # -> an Embedder or None
     """The packaged Gemma for the translation signal when ``items`` are written in two scripts or more
-    (at least two items each); None when they are not, or when Gemma is not installed."""
-    from collections import Counter
+    (each the main script of at least 1% of them); None when they are not, or when Gemma is not installed.
 
-    from piqa_tui.core.dedup.semantic import EmbeddingCache
-    from piqa_tui.core.text.characters import dominant_script
+    Gemma embeds ~2 items/s here, so a few stray items in another script (loan words) must not make a
+    whole dataset wait for it."""
+    from piqa_tui.core.dedup.semantic import EmbeddingCache, uncovered_scripts
 
-    counts = Counter(dominant_script(item.text) for item in items)
-    if sum(1 for script, n in counts.items() if script and n >= 2) < 2:
+    if len(uncovered_scripts([item.text for item in items], frozenset())) < 2:
         return None
     try:
         from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
