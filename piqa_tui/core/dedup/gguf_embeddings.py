@@ -6,8 +6,11 @@ packaged all-MiniLM-L6-v2 it does not see Tamil, Arabic or Bengali as unknown
 word pieces. It is not trained for sentence similarity, though, and its
 mean-pooled hidden states are dominated by a few huge dimensions that follow
 the script: measured on XCOPA translation pairs (benchmarks/bench_multilingual.py,
-docs/dedup.md) it finds Tamil-English translations at chance level, so it is
-not the default; ``--model gemma`` runs it.
+docs/dedup.md) its raw cosines find Tamil-English translations at chance level.
+Standardised per script (core/dedup/translation.py) they find some, which no
+other model available offline does, so it is the default for the
+``translation`` signal on data in two scripts; ``--model gemma`` makes it the
+model of the ``semantic`` signal too.
 """
 
 from __future__ import annotations
