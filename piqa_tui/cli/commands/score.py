@@ -1,7 +1,10 @@
-"""``piqa-tui score PATH [--model FILE.gguf]``: how hard the set is for a model, item by item.
+"""``piqa-tui score PATH [--model A.gguf --model B.gguf --server URL ...]``: how hard the set is for models.
 
 Without ``--model`` the model is the one the TUI would use: the config's
-``model``, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M.
+``model``, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M. A run is one
+model with one template (``ScoreRun``); the runs are scored one after
+another, each local model in its own child process, freed before the next
+loads, and compared in one table (``core.report.comparison``).
 
 Scores are cached in the workspace (keyed by model, template and item
 content), so a second run, or one after a few edits, computes only what
@@ -15,6 +18,8 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from piqa_tui.cli.commands.dataset_args import (
@@ -27,8 +32,10 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.report.comparison import Comparison, RunScores, compare
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.scoring.results import groups_by_column, summarise
+from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
+from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.templates import (
     CONTEXTS,
     DEFAULT_LANGUAGE,
@@ -38,21 +45,22 @@ from piqa_tui.core.scoring.templates import (
     Template,
 )
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.render.values import format_value
+from piqa_tui.render.comparison import comparison_tables
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--model", metavar="FILE.gguf",
-                        help="a GGUF model file (default: the config's model, else $PIQA_TUI_MODEL, "
-                             "else the packaged Gemma 3 270M)")
+    parser.add_argument("--model", metavar="FILE.gguf", action="append",
+                        help="a GGUF model file; repeat it to compare several, scored one after another "
+                             "(default: the config's model, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M)")
     parser.add_argument("--n-gpu-layers", type=int, metavar="N",
                         help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's "
                              "n_gpu_layers, else 0)")
-    parser.add_argument("--server", metavar="URL",
+    parser.add_argument("--server", metavar="URL", action="append",
                         help="score through an OpenAI-compatible server that returns prompt log-probabilities "
-                             "(vLLM, SGLang, python -m llama_cpp.server) instead of a local model")
-    parser.add_argument("--server-model", metavar="NAME", help="the served model's name (default: the first listed)")
+                             "(vLLM, SGLang, python -m llama_cpp.server); repeatable, and scored after any --model")
+    parser.add_argument("--server-model", metavar="NAME", action="append",
+                        help="the served model's name, one per --server in order (default: the first listed)")
     parser.add_argument("--concurrency", type=int, default=4, metavar="N",
                         help="requests in flight to the server at once (default 4)")
     parser.add_argument("--repack", choices=("auto", "on", "off"),
@@ -78,78 +86,57 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write cached scores")
 
 
+@dataclass(frozen=True)
+class ScoreRun:
+    """One model with one template: a column of the comparison (more runs: more templates, protocols)."""
+
+    choice: ModelChoice
+    template: Template
+    solution_only: bool = False
+
+    @property
+    def template_name(self) -> str:
+        return self.template.name + ("+solution-only" if self.solution_only else "")
+
+    def label(self, model_name: str) -> str:
+        """``model · template``, as the table, the JSON and the per-item file name the run."""
+        return f"{model_name} · {self.template_name}"
+
+
+@dataclass
+class RunOutcome:
+    """What one run gave: its scores (item order) and how long the model took."""
+
+    run: ScoreRun
+    label: str
+    model: str  # the cache's model key
+    model_name: str
+    scores: list[ItemScore] = field(default_factory=list)
+    computed: int = 0
+    seconds: float = 0.0
+
+
 def run(args: argparse.Namespace) -> int:
-    from piqa_tui.core.scoring.cache import score_items
-    from piqa_tui.core.scoring.process import ModelCrashed
     from piqa_tui.settings.config import load_config
-    from piqa_tui.settings.template_catalog import chosen_template
 
     config = load_config()
-    template = chosen_template(args.template, args.protocol, args.context, args.language, config)
-    for option in ("limit", "n_ctx", "n_batch", "threads", "concurrency"):
-        value = getattr(args, option)
-        if value is not None and value < 1:
-            flag = "--" + option.replace("_", "-")
-            raise PiqaError(f"{flag} must be at least 1, not {value}; give a positive number")
-    backend = _backend(args, config)
+    _check_numbers(args)
+    runs = plan_runs(args, config)
     project = open_project(args, create=not args.no_cache)
     if args.output:  # refused before the model runs, not after
         project.check_outputs([Path(args.output)], replace=args.force)
     items = project.items[: args.limit] if args.limit else project.items
     cache = None if args.no_cache or project.workspace is None else project.workspace.conn
-
-    show_progress = not args.json and sys.stderr.isatty()
-    started = time.perf_counter()
-    first_done: list[int] = []
-
-    def progress(done: int, total: int) -> None:
-        if not first_done:
-            first_done.append(done)  # what the cache already had
-        if show_progress:
-            elapsed = time.perf_counter() - started
-            rate = (done - first_done[0]) / elapsed if elapsed > 0 else 0.0
-            eta = f", ETA {(total - done) / rate:.0f} s" if rate > 0 and done < total else ""
-            print(f"\rscoring {done}/{total} ({rate:.1f} items/s{eta})", end="", file=sys.stderr, flush=True)
-
-    try:
-        scores = score_items(backend, items, template, cache=cache, progress=progress,
-                             cancel=threading.Event(), solution_only=args.solution_only)
-    except ModelCrashed as exc:
-        kept = "; the items scored before it are kept in the workspace: run again to resume" if cache else ""
-        raise ModelCrashed(f"{exc}{kept}") from None
-    finally:
-        backend.close()
-        if show_progress:
-            print(file=sys.stderr)
-    elapsed = time.perf_counter() - started
-    computed = sum(not s.cached for s in scores)
-
+    outcomes = score_runs(runs, items, cache, args)
     columns = args.by or categorical_columns(items, project.dataset.meta_columns)
-    summary = summarise(scores)
-    breakdown = {c: summarise(scores, groups_by_column(items, c))["groups"] for c in columns}
-    result = {
-        "path": str(project.dataset.path),
-        "model": backend.describe()["identity"],
-        "template": template.name + ("+solution-only" if args.solution_only else ""),
-        **summary,
-        "n_items": len(scores),
-        "n_computed": computed,
-        "seconds": elapsed,
-        "items_per_second": len(scores) / elapsed if elapsed > 0 else None,
-        # Throughput of the model alone (cached items excluded); null when nothing was computed.
-        "model_items_per_second": computed / elapsed if computed and elapsed > 0 else None,
-        "groups": breakdown,
-    }
+    comparison = compare([RunScores(o.label, o.scores) for o in outcomes], items, columns)
     if args.output:
-        scored = template.solution_only() if args.solution_only else template
-        rows = [json.dumps({**s.to_dict(), "row": it.row, **scored_text(scored, it)}, ensure_ascii=False)
-                for s, it in zip(scores, items)]
-        atomic_write(Path(args.output), "\n".join(rows) + "\n")
-
+        write_per_item(Path(args.output), outcomes, items)
+    result = result_json(str(project.dataset.path), outcomes, comparison)
     if args.json:
         print_json(result)
     else:
-        _print_summary(result)
+        _print_summary(result, comparison)
     return OK
 
 
@@ -170,38 +157,159 @@ def scored_text(template: Template, item: Item) -> dict[str, object]:
     return {"context": request.context, "continuations": list(request.continuations)}
 
 
-def _backend(args: argparse.Namespace, config) -> object:
-    """The server given by --server (or the config's [server]), else the local model in a child process."""
-    from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
-    from piqa_tui.core.scoring.factory import backend_for
+def _check_numbers(args: argparse.Namespace) -> None:
+    for option in ("limit", "n_ctx", "n_batch", "threads", "concurrency"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            flag = "--" + option.replace("_", "-")
+            raise PiqaError(f"{flag} must be at least 1, not {value}; give a positive number")
+
+
+def plan_runs(args: argparse.Namespace, config) -> list[ScoreRun]:
+    """Every model the command line names (or the configured one), each with the chosen template."""
+    from piqa_tui.settings.template_catalog import chosen_template
+
+    template = chosen_template(args.template, args.protocol, args.context, args.language, config)
+    return [ScoreRun(choice, template, args.solution_only) for choice in model_choices(args, config)]
+
+
+def model_choices(args: argparse.Namespace, config) -> list[ModelChoice]:
+    """The --model files, then the --server URLs; neither: the config's model (or server)."""
     from piqa_tui.settings.model_choice import choose_model
 
-    if args.server:
-        return backend_for(ModelChoice(None, "--server", server=ServerChoice(args.server, args.server_model,
-                                                                             args.concurrency)))
-    if args.model is not None:
-        choice = ModelChoice(Path(args.model), "--model")
-    else:
-        choice = choose_model(config)
-        if choice.path is None and choice.server is None:
-            raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
+    servers, names = args.server or [], args.server_model or []
+    if names and len(names) != len(servers):
+        raise PiqaError(f"--server-model is given {len(names)} time(s) for {len(servers)} --server; "
+                        "give one --server-model per --server, in the same order, or none")
     n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
     repack = args.repack or str(config.repack)
+    choices = [ModelChoice(Path(m), "--model", n_gpu_layers, repack=repack) for m in args.model or []]
+    choices += [ModelChoice(None, "--server", server=ServerChoice(url, names[i] if names else None, args.concurrency))
+                for i, url in enumerate(servers)]
+    if choices:
+        return choices
+    choice = choose_model(config)
+    if choice.path is None and choice.server is None:
+        raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
+    return [ModelChoice(choice.path, choice.source, n_gpu_layers, repack=repack, server=choice.server)]
+
+
+def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache, args: argparse.Namespace) -> list[RunOutcome]:
+    """Score ``items`` with each run in turn; each run's model is freed before the next one loads."""
+    outcomes: list[RunOutcome] = []
+    for number, one in enumerate(runs, 1):
+        prefix = f"[{number}/{len(runs)}] " if len(runs) > 1 else ""
+        outcomes.append(score_one_run(one, items, cache, args, prefix))
+    seen: dict[str, int] = {}
+    for outcome in outcomes:  # the same model twice still makes two columns
+        seen[outcome.label] = seen.get(outcome.label, 0) + 1
+        if seen[outcome.label] > 1:
+            outcome.label = f"{outcome.label} #{seen[outcome.label]}"
+    return outcomes
+
+
+def score_one_run(one: ScoreRun, items: list[Item], cache, args: argparse.Namespace, prefix: str = "") -> RunOutcome:
+    """One run, in the model's own process (a crash there is one line, and the scores so far are kept)."""
+    from piqa_tui.core.scoring.cache import display_name, score_items
+    from piqa_tui.core.scoring.factory import backend_for
+    from piqa_tui.core.scoring.process import ModelCrashed
+
     # In a child process: a crash inside llama.cpp becomes one line and exit 2, not a core dump.
-    return backend_for(ModelChoice(choice.path, choice.source, n_gpu_layers, repack=repack, server=choice.server),
-                       n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch)
+    backend = backend_for(one.choice, n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch)
+    progress = _Progress(prefix + one.choice.name, enabled=not args.json and sys.stderr.isatty())
+    started = time.perf_counter()
+    try:
+        info = backend.describe()
+        scores = score_items(backend, items, one.template, cache=cache, progress=progress,
+                             cancel=threading.Event(), solution_only=one.solution_only)
+    except ModelCrashed as exc:
+        kept = "; the items scored before it are kept in the workspace: run again to resume" if cache else ""
+        raise ModelCrashed(f"{prefix}{exc}{kept}") from None
+    finally:
+        backend.close()
+        progress.end()
+    name = display_name(info)
+    return RunOutcome(one, one.label(name), str(info["identity"]), name, scores,
+                      sum(not s.cached for s in scores), time.perf_counter() - started)
 
 
-def _print_summary(result: dict) -> None:
-    rate = result["model_items_per_second"]
-    speed = f"{rate:.2f} items/s" if rate else "all from the cache"
-    say(f"{result['path']}: {result['model']}, template {result['template']}")
-    say(f"acc {format_value(result['acc'])}  acc_norm {format_value(result['acc_norm'])}  "
-        f"acc_bytes {format_value(result['acc_bytes'])}  n {result['n']}"
-          f"  ({result['n_items']} scored, {result['n_computed']} computed, {speed})")
-    for column, groups in result["groups"].items():
-        say(f"\nby {terminal_safe(column, one_line=True)}:")
-        width = max(len(g) for g in groups) if groups else 0
-        for name, s in groups.items():
-            say(f"  {terminal_safe(name, one_line=True):<{width}}  acc {format_value(s['acc'])}  acc_norm {format_value(s['acc_norm'])}  "
-                f"acc_bytes {format_value(s['acc_bytes'])}  n {s['n']}")
+class _Progress:
+    """``scoring NAME 12/30 (3.1 items/s, ETA 6 s)`` on stderr, rewritten in place (only on a terminal)."""
+
+    def __init__(self, name: str, enabled: bool) -> None:
+        self.name, self.enabled = name, enabled
+        self.started = time.perf_counter()
+        self.first: int | None = None  # what the cache already had
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.first is None:
+            self.first = done
+        if self.enabled:
+            elapsed = time.perf_counter() - self.started
+            rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+            eta = f", ETA {(total - done) / rate:.0f} s" if rate > 0 and done < total else ""
+            print(f"\rscoring {terminal_safe(self.name, one_line=True)} {done}/{total} ({rate:.1f} items/s{eta})",
+                  end="", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self.enabled:
+            print(file=sys.stderr)
+
+
+def run_json(outcome: RunOutcome, comparison: Comparison) -> dict[str, object]:
+    """One run's object in ``"models"``: who, with what, its figures overall and per group, and its speed."""
+    label, seconds, n = outcome.label, outcome.seconds, len(outcome.scores)
+    return {
+        "label": label,
+        "model": outcome.model,
+        "model_name": outcome.model_name,
+        "template": outcome.run.template_name,
+        **comparison.overall[label],
+        "n_items": n,
+        "n_computed": outcome.computed,
+        "seconds": seconds,
+        "items_per_second": n / seconds if seconds > 0 else None,
+        # Throughput of the model alone (cached items excluded); null when nothing was computed.
+        "model_items_per_second": outcome.computed / seconds if outcome.computed and seconds > 0 else None,
+        "groups": {column: {value: by_run[label] for value, by_run in groups.items() if label in by_run}
+                   for column, groups in comparison.groups.items()},
+    }
+
+
+def result_json(path: str, outcomes: Sequence[RunOutcome], comparison: Comparison) -> dict[str, object]:
+    """``--json``: one object per run in ``"models"``; with one run its keys are also at the top, as before."""
+    models = [run_json(o, comparison) for o in outcomes]
+    shared = {"models": models, "n_discarded": len(comparison.discarded), "discarded": list(comparison.discarded)}
+    if len(models) == 1:
+        single = {k: v for k, v in models[0].items() if k not in ("label", "model_name")}
+        return {"path": path, **single, **shared}
+    return {"path": path, "seconds": sum(o.seconds for o in outcomes), **shared}
+
+
+def write_per_item(path: Path, outcomes: Sequence[RunOutcome], items: Sequence[Item]) -> None:
+    """One JSON line per item per run, naming the run (``run``), its model key and the model's name, with
+    the exact context and continuations scored (``scored_text``)."""
+    by_id = {item.id: item for item in items}
+    lines = []
+    for o in outcomes:
+        scored = o.run.template.solution_only() if o.run.solution_only else o.run.template
+        lines.extend(
+            json.dumps({**s.to_dict(), "row": by_id[s.item_id].row, **scored_text(scored, by_id[s.item_id]),
+                        "run": o.label, "model": o.model, "model_name": o.model_name}, ensure_ascii=False)
+            for s in o.scores
+        )
+    atomic_write(path, "\n".join(lines) + "\n")
+
+
+def _print_summary(result: dict, comparison: Comparison) -> None:
+    from rich.console import Console
+
+    say(f"{result['path']}: {len(result['models'])} run(s)")
+    for model in result["models"]:
+        rate = model["model_items_per_second"]
+        speed = f"{rate:.2f} items/s" if rate else "all from the cache"
+        say(f"  {model['label']}: {model['model']} ({model['n_items']} scored, {model['n_computed']} computed, {speed})")
+    console = Console()
+    for part in comparison_tables(comparison):
+        console.print()
+        console.print(part)

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -36,9 +36,39 @@ CREATE TABLE IF NOT EXISTS model_scores (
 ) WITHOUT ROWID
 """
 
+# Which (model, template) pairs were scored, with what a listing needs to show and rebuild them: the
+# model's display name and the template's own fields (its key is a hash, so the text is kept here).
+_RUNS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS model_runs (
+    model         TEXT NOT NULL,
+    template      TEXT NOT NULL,
+    model_name    TEXT NOT NULL,
+    template_spec TEXT NOT NULL,
+    updated_at    REAL NOT NULL,
+    PRIMARY KEY (model, template)
+) WITHOUT ROWID
+"""
+
 _LOOKUP_CHUNK = 500  # stays under SQLite's bound-parameter limit
 
 DEFAULT_BATCH_ITEMS = 16
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What the listing of scored runs keeps of a (model, template) pair besides its keys."""
+
+    model_name: str  # for display: the model's file name, or the served model's name
+    template_spec: dict[str, object]  # the template's fields, enough to build it again
+
+    @classmethod
+    def of(cls, model_key: str, model_name: str, template: Template) -> "RunRecord":
+        return cls(model_name or model_key, {f.name: getattr(template, f.name) for f in fields(template)})
+
+
+def display_name(info: dict[str, object]) -> str:
+    """A backend's ``describe()`` as a short model name: the GGUF file's name, or the served model's."""
+    return str(info.get("file") or info.get("model") or info.get("identity") or "")
 
 
 class ScoreCache:
@@ -53,6 +83,7 @@ class ScoreCache:
         self.conn = conn
         if create:
             conn.execute(_SCHEMA)
+            conn.execute(_RUNS_SCHEMA)
 
     def lookup(
         self, model: str, template: str, hashes: Iterable[str]
@@ -77,8 +108,9 @@ class ScoreCache:
         model: str,
         template: str,
         rows: Iterable[tuple[str, Sequence[ContinuationScore]]],
+        run: "RunRecord | None" = None,
     ) -> None:
-        """Write one batch atomically, in its own short transaction."""
+        """Write one batch atomically, in its own short transaction (with ``run``'s listing entry, when given)."""
         now = time.time()
         records = [
             (
@@ -100,6 +132,12 @@ class ScoreCache:
                 "(model, template, item_hash, logliks, n_tokens, scored_at) VALUES (?, ?, ?, ?, ?, ?)",
                 records,
             )
+            if run is not None:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO model_runs (model, template, model_name, template_spec, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (model, template, run.model_name, json.dumps(run.template_spec, ensure_ascii=False), now),
+                )
         except BaseException:
             if nested:
                 self.conn.execute("ROLLBACK TO score_cache")
@@ -207,7 +245,9 @@ def score_items(
     items = list(items)
     requests = [template.request(item) for item in items]  # bad items fail before any model work
     hashes = [item_content_hash(item) for item in items]
-    model_key = str(backend.describe()["identity"])
+    info = backend.describe()
+    model_key = str(info["identity"])
+    run = RunRecord.of(model_key, display_name(info), template)
     results: list[ItemScore | None] = [None] * len(items)
 
     if cache is not None:
@@ -232,7 +272,7 @@ def score_items(
         for i, scores in zip(batch, scored):
             results[i] = ItemScore.build(items[i], template, scores)
         if cache is not None:
-            cache.store(model_key, template.key, [(hashes[i], s) for i, s in zip(batch, scored)])
+            cache.store(model_key, template.key, [(hashes[i], s) for i, s in zip(batch, scored)], run)
         done += len(batch)
         if progress is not None:
             progress(done, total)
