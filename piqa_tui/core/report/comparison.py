@@ -86,6 +86,14 @@ def _flag_columns(items: Sequence[Item]) -> list[str]:
     return [c for c in FLAG_COLUMNS if any(c in item.meta for item in items)]
 
 
+def check_flags(items: Sequence[Item]) -> None:
+    """InputError on the first relevance flag that reads as neither yes nor no (before any model runs)."""
+    flags = _flag_columns(items)
+    for item in items:
+        for column in flags:
+            read_flag(item, column)
+
+
 def compare(runs: Sequence[RunScores], items: Sequence[Item], columns: Sequence[str] = ()) -> Comparison:
     """Accuracy of each run overall and per value of each of ``columns`` (and of the relevance flags).
 
