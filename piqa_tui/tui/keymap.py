@@ -162,6 +162,7 @@ MODEL_RESULTS_ACTIONS: tuple[Action, ...] = (
     Action("results_open", "enter", "open_item", "open", "Show the chosen item in the item list", show=True),
     Action("results_order", "o", "toggle_order", "order", "Sort the items by margin the other way (lowest or highest first)", show=True),
     Action("results_column", "c", "next_column", "column", "Break the accuracy down by the next categorical column", show=True),
+    Action("results_metric", "m", "next_metric", "metric", "Show the next accuracy (acc, acc_norm, acc_bytes) in the table of every model", show=True),
     Action("results_close", "escape", "close", "back", "Go back to the item list", show=True, key_display="esc"),
 )
 

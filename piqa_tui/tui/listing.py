@@ -97,6 +97,19 @@ class Queue:
     order: Callable[[Sources, Item], float] | None = None  # sort key of the queue's items; None keeps file order
 
 
+def _annotators_agreed(s: "Sources", item: Item) -> int | None:
+    """The label the votes agreed on (agreed under the policy, or agreed against gold), None otherwise."""
+    decision = s.ballots.decision(item.id)
+    return decision.label if decision.status in (Status.AGREED, Status.AGAINST_GOLD) else None
+
+
+def _wrong_where_agreed(s: "Sources", item: Item) -> int:
+    """How many models pick another solution than the annotators agreed on (0: none, or no agreement)."""
+    if not s.ballots.visible(item.id) or not s.scores.run_labels:
+        return 0
+    return s.scores.wrong_against(item, _annotators_agreed(s, item))
+
+
 def _status_is(status: Status) -> Callable[[Sources, int, Item], bool]:
     """A status queue holds only items whose status the user may see (blind mode: the ones voted on),
     so neither its rows nor its count in the filter dialog give away how others voted."""
@@ -139,6 +152,23 @@ QUEUES: dict[str, Queue] = {
             "solution-only",
             "the model picks gold without the prompt (M baseline)",
             lambda s, pos, it: s.scores.shortcut(it) and s.ballots.visible(it.id),
+        ),
+        # Several models (every model and template scored for the project, from the workspace).
+        Queue(
+            "every-model-wrong",
+            "no model picks gold (two or more scored it): too hard, or a wrong gold label",
+            lambda s, pos, it: s.scores.every_model_wrong(it) and s.ballots.visible(it.id),
+        ),
+        Queue(
+            "models-disagree",
+            "the models pick different solutions",
+            lambda s, pos, it: s.scores.models_disagree(it),
+        ),
+        Queue(
+            "model-wrong-agreed",
+            "a model picks otherwise than the annotators agreed: hard for the right reasons? most models first",
+            lambda s, pos, it: _wrong_where_agreed(s, it) > 0,
+            order=lambda s, it: -_wrong_where_agreed(s, it),
         ),
     )
 }

@@ -4,6 +4,10 @@
 each item for the chosen template (and of the solution-only baseline), each
 with the item it was computed for: after an edit a score no longer counts
 until the item is scored again, and a changed gold label is judged afresh.
+It also keeps every other model and template scored for the project (the
+workspace's stored runs), for the side-by-side table and the queues that
+compare models: every model wrong, models disagree, a model wrong where the
+annotators agreed.
 Like ``listing.py`` it imports no Textual, so the queue rules are tested
 without a screen.
 """
@@ -13,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.report.comparison import Comparison, RunScores, compare
 from piqa_tui.core.scoring.results import ItemScore, summarise, with_label
+from piqa_tui.core.scoring.stored import StoredRun
 from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
 
 # Below this margin (nats between the best and second-best solution) the model barely prefers one:
@@ -39,6 +45,8 @@ class ModelScores:
         self.generation = 0  # moves whenever scores are added or dropped
         self._scores: dict[str, tuple[Item, ItemScore]] = {}
         self._baseline: dict[str, tuple[Item, ItemScore]] = {}
+        # Every (model, template) the workspace holds scores for, with those scores by item id.
+        self._stored: list[tuple[StoredRun, dict[str, tuple[Item, ItemScore]]]] = []
 
     # ---------------------------------------------------------------- filling
 
@@ -123,3 +131,63 @@ class ModelScores:
     def disagreeing_ids(self, items: Iterable[Item]) -> set[str]:
         """Ids of the items the model gets wrong (the list's ✗ mark)."""
         return {item.id for item in items if self.disagrees(item)}
+
+    # ------------------------------------------------------- several models
+
+    def put_stored(self, items: Sequence[Item], found: Iterable[tuple[StoredRun, Sequence[ItemScore]]]) -> None:
+        """Keep every stored run's scores (``stored.model_results``), matched to ``items`` by id."""
+        by_id = {item.id: item for item in items}
+        self._stored = [
+            (run, {s.item_id: (by_id[s.item_id], s) for s in scores if s.item_id in by_id}) for run, scores in found
+        ]
+        self.generation += 1
+
+    def _is_current(self, run: StoredRun) -> bool:
+        return run.model == self.identity and run.template_key == self.template.key
+
+    @property
+    def run_labels(self) -> list[str]:
+        """``model · template`` of every run known: the stored ones, and this session's if not stored yet."""
+        labels = [run.label for run, _ in self._stored]
+        if self.identity and self._scores and not any(self._is_current(run) for run, _ in self._stored):
+            labels.append(f"{self.model} · {self.template.name}")
+        return labels
+
+    def run_scores(self, item: Item) -> list[tuple[str, ItemScore]]:
+        """(run label, score) of every run that scored the item as it is now; this session's run is live."""
+        out: list[tuple[str, ItemScore]] = []
+        live = False
+        for run, scores in self._stored:
+            if self._is_current(run):
+                live, score = True, self.get(item)
+            else:
+                score = self._current(scores.get(item.id), item)
+            if score is not None:
+                out.append((run.label, score))
+        current = None if live or not self.identity else self.get(item)
+        if current is not None:
+            out.append((f"{self.model} · {self.template.name}", current))
+        return out
+
+    def every_model_wrong(self, item: Item) -> bool:
+        """At least two runs scored the item and none picks the gold label."""
+        scores = [s for _, s in self.run_scores(item)]
+        return len(scores) >= 2 and all(s.correct is False for s in scores)
+
+    def models_disagree(self, item: Item) -> bool:
+        """The runs that scored the item do not all pick the same solution."""
+        return len({s.prediction for _, s in self.run_scores(item)}) > 1
+
+    def wrong_against(self, item: Item, agreed: int | None) -> int:
+        """How many runs pick another solution than ``agreed`` (the annotators' label); 0 without one."""
+        if agreed is None:
+            return 0
+        return sum(1 for _, s in self.run_scores(item) if s.prediction != agreed)
+
+    def comparison(self, items: Sequence[Item], columns: Sequence[str]) -> Comparison:
+        """Every run side by side over ``items`` (``core.report.comparison``); InputError on a bad relevance flag."""
+        runs: dict[str, list[ItemScore]] = {label: [] for label in self.run_labels}
+        for item in items:
+            for label, score in self.run_scores(item):
+                runs[label].append(score)
+        return compare([RunScores(label, scores) for label, scores in runs.items()], items, columns)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -25,6 +25,7 @@ from piqa_tui.core.scoring.cache import ScoreCache, score_items
 from piqa_tui.core.scoring.factory import backend_for
 from piqa_tui.core.scoring.process import ModelCrashed
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
+from piqa_tui.core.scoring.stored import StoredRun, model_results
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.core.workspace.log import open_existing
 from piqa_tui.core.workspace.project import Project
@@ -244,3 +245,18 @@ def workspace_has_scores(project: Project) -> bool:
             conn.close()
     except (sqlite3.Error, WorkspaceError):
         return False
+
+
+def stored_model_results(
+    project: Project, items: Sequence[Item], known: Mapping[str, Template]
+) -> list[tuple[StoredRun, list[ItemScore]]]:
+    """Every model and template scored for the project (``stored.model_results``), on a connection of the
+    calling thread; nothing without a workspace or scores."""
+    if not workspace_has_scores(project):
+        return []
+    conn = sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)  # type: ignore[union-attr]
+    try:
+        conn.execute("PRAGMA busy_timeout=30000")
+        return model_results(conn, items, known)
+    finally:
+        conn.close()

@@ -12,13 +12,14 @@ and the model queues read.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from functools import partial
 from typing import Callable, Protocol
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.engine import RunProgress, RunResult, workspace_has_scores
+from piqa_tui.core.scoring.engine import RunProgress, RunResult, stored_model_results, workspace_has_scores
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_value
@@ -137,6 +138,25 @@ class ScoringController:
         """Show the scores an earlier session computed (only when the workspace has some)."""
         items, default = list(self.project.items), self.scores.template
         self.host.launch(lambda: self._load_cached(items, default), group="scoring-cache", exclusive=True)
+        self.load_stored()
+
+    def load_stored(self) -> None:
+        """Read every model and template scored for the project (the side-by-side table, the model queues)."""
+        items = list(self.project.items)
+        self.host.launch(lambda: self._load_stored(items), group="scoring-stored", exclusive=True)
+
+    def _load_stored(self, items: list[Item]) -> None:
+        """In a worker thread: the workspace's stored runs, no model work."""
+        try:
+            found = stored_model_results(self.project, items, available_templates())
+        except (PiqaError, sqlite3.Error):
+            return  # an unreadable cache shows no other models; scoring says what is wrong when asked
+        if found:
+            self.host.deliver(self._stored_loaded, items, found)
+
+    def _stored_loaded(self, items: list[Item], found: list) -> None:
+        self.scores.put_stored(items, found)
+        self.refresh()
 
     def _load_cached(self, items: list[Item], default: Template) -> None:
         """In a worker thread: read the cache, no model work."""
@@ -290,6 +310,7 @@ class ScoringController:
         self.last_run = result
         self.host.notify(self._outcome(result), timeout=8)
         self.refresh()
+        self.load_stored()  # this run is now among the workspace's models
 
     def _outcome(self, result: RunResult) -> str:
         """What a finished or cancelled run says."""

@@ -1,5 +1,11 @@
 """How the model does on the set: acc, acc_norm and acc_bytes overall and by a categorical column, and the items by margin.
 
+With two or more models (or templates) scored for the project, a table puts
+every one side by side: runs as columns (one accuracy at a time, ``m``
+switches it; ``n`` beside each), overall and per value of the chosen column
+(``c``), then the country-specific split when the items carry ArabCulture's
+relevance flags (``render.comparison.metric_table``).
+
 Reads ``ModelScores`` (what this session scored or found in the workspace);
 the items edited since their scoring are left out until scored again. In
 blind mode an item's gold label, ✓/✗ and the model's choices stay hidden until
@@ -9,6 +15,7 @@ over the items voted on only (``Ballots.visible_items``).
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,7 +24,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.report.comparison import SPECIFICITY
 from piqa_tui.core.scoring.results import ItemScore
+from piqa_tui.render.comparison import METRICS, metric_table
 from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
 from piqa_tui.render.safe_text import rich_text
@@ -63,6 +73,7 @@ class ModelResultsScreen(Screen[None]):
         self.project = session.project
         self.columns = list(session.categorical_columns())
         self.column = 0
+        self.metric = 0  # which of METRICS the table of every model shows
         self.ascending = True
         self.positions: list[int] = []  # item positions of the table's rows
         self._excerpts: dict[str, tuple[Item, str]] = {}  # item id -> (item, its prompt as drawn)
@@ -109,7 +120,8 @@ class ModelResultsScreen(Screen[None]):
         if not scored or not model.count(items):
             text.append("Nothing scored yet. On the item list, m scores the current item and M every item." if not scored else
                         "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
-            self.query_one("#results-text", Static).update(text)
+            others = self._models(items) if items else []  # other models may be in the workspace all the same
+            self.query_one("#results-text", Static).update(Group(text, *others))
             return
         if len(items) < len(every):
             text.append(f"blind mode: over the {len(items):,} items you voted on\n", "dim")
@@ -136,8 +148,7 @@ class ModelResultsScreen(Screen[None]):
             body.append(self._breakdown(self.columns[self.column % len(self.columns)]))
         else:
             body.append(Text("no categorical column to break the accuracy down by", "dim"))
-        from rich.console import Group
-
+        body.extend(self._models(items))
         self.query_one("#results-text", Static).update(Group(*body))
 
     def _breakdown(self, column: str) -> Table:
@@ -153,6 +164,25 @@ class ModelResultsScreen(Screen[None]):
             table.add_row(rich_text(value, one_line=True, highlight=True), f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]),
                           _fmt(s["acc_bytes"]), "—" if mean is None else f"{mean:.2f}")
         return table
+
+    def _models(self, items: list[Item]) -> list[Text | Table]:
+        """Every model and template scored for the project side by side (two or more), by the chosen column."""
+        labels = self.model.run_labels
+        if len(labels) < 2:
+            return []
+        column = self.columns[self.column % len(self.columns)] if self.columns else None
+        metric = METRICS[self.metric % len(METRICS)]
+        try:
+            table = self.model.comparison(items, [column] if column else [])
+        except PiqaError as exc:  # an unreadable relevance flag: say which, show no figures
+            return [Text(f"\n{len(labels)} models: {exc}", "red")]
+        out: list[Text | Table] = [Text(f"\n{len(labels)} models side by side (m: next metric, c: next column)", "bold"),
+                                   metric_table(table, column, metric)]
+        if SPECIFICITY in table.groups and column != SPECIFICITY:
+            out.append(metric_table(table, SPECIFICITY, metric))
+        if table.discarded:
+            out.append(Text(f"{len(table.discarded):,} item(s) flagged should_discard left out", "dim"))
+        return out
 
     def _row(self, item: Item, score: ItemScore) -> list[Text | str]:
         hidden = self._gold_hidden(item)
@@ -226,6 +256,11 @@ class ModelResultsScreen(Screen[None]):
         if self.columns:
             self.column = (self.column + 1) % len(self.columns)
             self._draw_summary()
+
+    def action_next_metric(self) -> None:
+        self.metric = (self.metric + 1) % len(METRICS)
+        self._draw_summary()
+        self.notify(f"models compared by {METRICS[self.metric]}", timeout=2)
 
     def action_close(self) -> None:
         self.dismiss(None)
