@@ -156,7 +156,7 @@ QUEUES: dict[str, Queue] = {
         # Several models (every model and template scored for the project, from the workspace).
         Queue(
             "every-model-wrong",
-            "no model picks gold (two or more scored it): too hard, or a wrong gold label",
+            "every model (two or more) misses gold: too hard, or gold is wrong",
             lambda s, pos, it: s.scores.every_model_wrong(it) and s.ballots.visible(it.id),
         ),
         Queue(
@@ -166,7 +166,7 @@ QUEUES: dict[str, Queue] = {
         ),
         Queue(
             "model-wrong-agreed",
-            "a model picks otherwise than the annotators agreed: hard for the right reasons? most models first",
+            "a model misses what the annotators agreed on, most models first",
             lambda s, pos, it: _wrong_where_agreed(s, it) > 0,
             order=lambda s, it: -_wrong_where_agreed(s, it),
         ),

@@ -19,12 +19,17 @@ from rich.console import Console
 from textual.widgets import Static
 
 from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.scoring.backend import ContinuationScore
+from piqa_tui.core.scoring.results import ItemScore
+from piqa_tui.core.scoring.stored import StoredRun
+from piqa_tui.core.scoring.templates import get_template
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
 from tests.conftest import copy_sample
 
-from .conftest import curate, main_screen, wait_for
+from .conftest import curate, main_screen, make_app, wait_for
 from .test_scoring_tui import choose
 
 pytest.importorskip("llama_cpp")
@@ -112,3 +117,40 @@ async def test_models_side_by_side_and_their_queues(tmp_path: Path, second_model
         assert "acc_norm by " in summary_text(screen)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
+
+
+# ------------------------------------------------------------------ snapshot
+
+
+def _run(model: str, template: str) -> StoredRun:
+    return StoredRun(f"{model}:1:abc", model, f"{template}:0", get_template(template), 0, 0.0)
+
+
+def _shifted(items: list[Item], shift: int) -> list[ItemScore]:
+    """Fixed log-likelihoods, another pattern per model (the snapshot must not depend on floating point)."""
+    template = get_template("mcq")
+    out = []
+    for n, item in enumerate(items):
+        logliks = [-(2.0 + ((n + shift) * 5 + i * 3) % 7 * 0.25) for i in range(len(item.solutions))]
+        out.append(ItemScore.build(item, template, [ContinuationScore(ll, 1) for ll in logliks]))
+    return out
+
+
+def test_results_screen_with_several_models(snap_compare, tmp_path: Path) -> None:
+    app = make_app(copy_sample("msa-culture.tsv", tmp_path), reviewer=True)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        await wait_for(pilot, lambda: app.session.validation.complete)
+        main = app.screen
+        items = main.project.items
+        runs = [(_run(name, "mcq"), _shifted(items, k)) for k, name in
+                enumerate(("gemma-3-270m-q4_k_m.gguf", "gemma-3-270m-q4_0.gguf", "Qwen/Qwen2.5-7B"))]
+        main.session.scores.put_stored(items, runs)
+        main.scoring.refresh()
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelResultsScreen))
+        await pilot.press("c")  # by region: fewer rows than by country
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(100, 40), run_before=run_before)

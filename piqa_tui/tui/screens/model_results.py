@@ -118,9 +118,10 @@ class ModelResultsScreen(Screen[None]):
         text = Text()
         items = self.session.ballots.visible_items(every)  # blind mode: only the items voted on
         if not scored or not model.count(items):
-            text.append("Nothing scored yet. On the item list, m scores the current item and M every item." if not scored else
-                        "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
             others = self._models(items) if items else []  # other models may be in the workspace all the same
+            nothing = "Nothing scored with this model yet" if others else "Nothing scored yet"
+            text.append(f"{nothing}. On the item list, m scores the current item and M every item." if not scored else
+                        "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
             self.query_one("#results-text", Static).update(Group(text, *others))
             return
         if len(items) < len(every):
