@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
@@ -46,6 +48,9 @@ from piqa_tui.core.scoring.templates import (
 )
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.comparison import comparison_tables
+
+if TYPE_CHECKING:
+    from piqa_tui.settings.config import Config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -166,7 +171,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise PiqaError(f"{flag} must be at least 1, not {value}; give a positive number")
 
 
-def plan_runs(args: argparse.Namespace, config) -> list[ScoreRun]:
+def plan_runs(args: argparse.Namespace, config: Config) -> list[ScoreRun]:
     """Every model the command line names (or the configured one), each with the chosen template."""
     from piqa_tui.settings.template_catalog import chosen_template
 
@@ -174,7 +179,7 @@ def plan_runs(args: argparse.Namespace, config) -> list[ScoreRun]:
     return [ScoreRun(choice, template, args.solution_only) for choice in model_choices(args, config)]
 
 
-def model_choices(args: argparse.Namespace, config) -> list[ModelChoice]:
+def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]:
     """The --model files, then the --server URLs; neither: the config's model (or server)."""
     from piqa_tui.settings.model_choice import choose_model
 
@@ -195,7 +200,8 @@ def model_choices(args: argparse.Namespace, config) -> list[ModelChoice]:
     return [ModelChoice(choice.path, choice.source, n_gpu_layers, repack=repack, server=choice.server)]
 
 
-def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache, args: argparse.Namespace) -> list[RunOutcome]:
+def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Connection | None,
+               args: argparse.Namespace) -> list[RunOutcome]:
     """Score ``items`` with each run in turn; each run's model is freed before the next one loads."""
     outcomes: list[RunOutcome] = []
     for number, one in enumerate(runs, 1):
@@ -209,7 +215,8 @@ def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache, args: argpars
     return outcomes
 
 
-def score_one_run(one: ScoreRun, items: list[Item], cache, args: argparse.Namespace, prefix: str = "") -> RunOutcome:
+def score_one_run(one: ScoreRun, items: list[Item], cache: sqlite3.Connection | None, args: argparse.Namespace,
+                  prefix: str = "") -> RunOutcome:
     """One run, in the model's own process (a crash there is one line, and the scores so far are kept)."""
     from piqa_tui.core.scoring.cache import display_name, score_items
     from piqa_tui.core.scoring.factory import backend_for

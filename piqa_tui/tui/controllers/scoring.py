@@ -21,6 +21,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.engine import RunProgress, RunResult, stored_model_results, workspace_has_scores
 from piqa_tui.core.scoring.results import ItemScore
+from piqa_tui.core.scoring.stored import StoredRun
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_value
 from piqa_tui.tui.background import BackgroundRuns, Run
@@ -154,7 +155,7 @@ class ScoringController:
         if found:
             self.host.deliver(self._stored_loaded, items, found)
 
-    def _stored_loaded(self, items: list[Item], found: list) -> None:
+    def _stored_loaded(self, items: list[Item], found: list[tuple[StoredRun, list[ItemScore]]]) -> None:
         self.scores.put_stored(items, found)
         self.refresh()
 
