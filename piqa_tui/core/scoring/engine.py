@@ -254,9 +254,8 @@ def stored_model_results(
     calling thread; nothing without a workspace or scores."""
     if not workspace_has_scores(project):
         return []
-    conn = sqlite3.connect(project.workspace.path, timeout=30.0, isolation_level=None)  # type: ignore[union-attr]
+    conn = open_existing(project.workspace.path)  # type: ignore[union-attr]
     try:
-        conn.execute("PRAGMA busy_timeout=30000")
         return model_results(conn, items, known)
     finally:
         conn.close()

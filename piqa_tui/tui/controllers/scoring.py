@@ -150,7 +150,7 @@ class ScoringController:
         """In a worker thread: the workspace's stored runs, no model work."""
         try:
             found = stored_model_results(self.project, items, available_templates())
-        except (PiqaError, sqlite3.Error):
+        except (PiqaError, sqlite3.Error):  # WorkspaceError is a PiqaError
             return  # an unreadable cache shows no other models; scoring says what is wrong when asked
         if found:
             self.host.deliver(self._stored_loaded, items, found)
