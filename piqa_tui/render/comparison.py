@@ -59,11 +59,12 @@ def overall_table(comparison: Comparison) -> Table:
 def group_table(comparison: Comparison, column: str) -> Table:
     """Each value of ``column`` heading one row per run."""
     table = _table(f"by {column}", column)
-    for value, by_run in comparison.groups[column].items():
+    for n, (value, by_run) in enumerate(comparison.groups[column].items()):
+        if n and len(comparison.runs) > 1:
+            table.add_row()  # a blank line between the blocks of rows of two values
         for i, label in enumerate(comparison.runs):
             head = rich_text(value, one_line=True, highlight=True) if i == 0 else Text("")
-            table.add_row(head, rich_text(label, one_line=True), *_figures_row(by_run.get(label)),
-                          end_section=i == len(comparison.runs) - 1 and len(comparison.runs) > 1)
+            table.add_row(head, rich_text(label, one_line=True), *_figures_row(by_run.get(label)))
     return table
 
 
