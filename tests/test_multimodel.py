@@ -123,3 +123,20 @@ def test_server_model_names_must_pair_with_servers(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--server-model is given 2 time(s) for 1 --server" in err
+
+
+def test_a_culture_protocol_run_is_recorded_and_listed(tmp_path: Path) -> None:
+    """Templates with metadata rules (the culture protocols) are recorded without error and found by key."""
+    from piqa_tui.core.scoring.cache import RunRecord
+    from piqa_tui.settings.template_catalog import available_templates
+
+    known = available_templates()
+    template = known["arab-culture-completion-ar-region"]
+    conn = sqlite3.connect(tmp_path / "ws.sqlite", isolation_level=None)
+    item = Item("c1", "في البيت", ("أ", "ب", "ج"), 0, 2, {"country": "Egypt", "region": "Nile Valley"})
+    scores = (ContinuationScore(-3.0, 2), ContinuationScore(-1.0, 2), ContinuationScore(-2.0, 2))
+    ScoreCache(conn).store("gemma.gguf:1:abc", template.key, [(item_content_hash(item), scores)],
+                           RunRecord.of("gemma.gguf:1:abc", "gemma.gguf", template))
+    [run] = stored_runs(conn, known)
+    assert run.label == "gemma.gguf · arab-culture-completion-ar-region" and run.template == template
+    assert [s.prediction for s in stored_scores(conn, run, [item])] == [1]

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields, is_dataclass
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -64,6 +64,12 @@ class RunRecord:
     @classmethod
     def of(cls, model_key: str, model_name: str, template: Template) -> "RunRecord":
         return cls(model_name or model_key, {f.name: getattr(template, f.name) for f in fields(template)})
+
+
+def _plain(value: object) -> object:
+    """A template field JSON has no type for (a metadata rule): its fields, else its text. Only a record:
+    ``stored`` rebuilds a template from a known one with the same key first."""
+    return asdict(value) if is_dataclass(value) and not isinstance(value, type) else str(value)
 
 
 def display_name(info: dict[str, object]) -> str:
@@ -136,7 +142,7 @@ class ScoreCache:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO model_runs (model, template, model_name, template_spec, updated_at) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (model, template, run.model_name, json.dumps(run.template_spec, ensure_ascii=False), now),
+                    (model, template, run.model_name, json.dumps(run.template_spec, ensure_ascii=False, default=_plain), now),
                 )
         except BaseException:
             if nested:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import ModelError
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.cache import SOLUTION_ONLY, ScoreCache, ScoredRun
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, Template
@@ -67,14 +67,14 @@ def _known_by_key(known: Mapping[str, Template]) -> dict[str, Template]:
 
 
 def _template_from_spec(spec: str, key: str, known: dict[str, Template]) -> Template | None:
-    """The template a run recorded (its own fields), else a known one with the same key."""
+    """A known template with the run's key, else the one the run recorded (its own fields), else None."""
+    if key in known:
+        return known[key]
     try:
         template = Template(**json.loads(spec))
-    except (TypeError, ValueError, ModelError):
-        template = None  # recorded by a version whose templates had other fields
-    if template is not None and template.key == key:
-        return template
-    return known.get(key)
+        return template if template.key == key else None
+    except (TypeError, ValueError, AttributeError, PiqaError):
+        return None  # fields of another version, or ones JSON cannot hold (metadata rules): not guessed
 
 
 def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] = BUILTIN_TEMPLATES) -> list[StoredRun]:
