@@ -27,6 +27,7 @@ from piqa_tui.core.report.languages import (
     language_columns,
 )
 from piqa_tui.core.report.stats import DatasetStats, compute_stats
+from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.text.graphemes import snap_to_boundary
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.card_creation import (
@@ -52,7 +53,7 @@ class CardOptions:
     pretty_name: str | None = None
     license: str | None = None
     split: str = "test"
-    user_templates: Mapping[str, Mapping[str, str]] | None = None  # to recognise the templates of cached scores
+    known_templates: Mapping[str, Template] | None = None  # to recognise the templates of cached scores (default: shipped)
 
 
 def size_category(n: int) -> str:
@@ -88,7 +89,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
     body = [
         f"# Dataset Card for {options.pretty_name or FILL}",
         "",
-        *description_section(dataset, items, stats, languages, model_results(project, items, options.user_templates)),
+        *description_section(dataset, items, stats, languages, model_results(project, items, options.known_templates)),
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
         *considerations_section(facts),

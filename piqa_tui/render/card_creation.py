@@ -16,7 +16,9 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.report.curation import Curation, curation_record
 from piqa_tui.core.report.languages import LanguageReport
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.scoring.cache import run_summary, run_template, scored_runs
+from piqa_tui.core.scoring.results import summarise
+from piqa_tui.core.scoring.stored import model_results as stored_model_results
+from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.text.characters import dominant_script
 from piqa_tui.core.votes.decisions import (
     AgreementSummary,
@@ -226,13 +228,15 @@ def script_lines(facts: CardFacts) -> list[str]:
 # --------------------------------------------------------------------------- Model results
 
 
-def model_results(project: Project, items: list[Item], user_templates: Mapping[str, Mapping[str, str]] | None) -> list[str]:
-    """Accuracy of every model and template scored in the workspace, on the items' current text."""
+def model_results(project: Project, items: list[Item], known: Mapping[str, Template] | None) -> list[str]:
+    """Accuracy of every model and template scored in the workspace, on the items' current text
+    (the same listing the TUI's results screen reads; a run whose template is not known here is left out)."""
     if project.workspace is None:
         return []
     rows = []
-    for run in scored_runs(project.workspace.conn):
-        summary = run_summary(project.workspace.conn, run, items, run_template(run, user_templates))
+    found = stored_model_results(project.workspace.conn, items, **({"known": known} if known is not None else {}))
+    for run, scores in found:
+        summary = summarise(scores)
         if summary["n"]:
             rows.append([run.model_name, run.template_name, f"{summary['n']} of {len(items)}",
                          *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes"))])  # type: ignore[arg-type]

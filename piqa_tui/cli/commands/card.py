@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
     """The card's metadata from the options and the config file, checked."""
     from piqa_tui.settings.config import load_config
+    from piqa_tui.settings.template_catalog import available_templates
 
     config = load_config()
     licence = args.license or config.license
@@ -59,7 +60,7 @@ def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
     if args.name is not None and not name:
         raise PiqaError("--name is empty; give the dataset's name, e.g. --name 'Algerian Darija PIQA'")
     return CardOptions(pretty_name=name, license=licence, split=args.split or split_of(dataset_name),
-                       user_templates=config.templates)
+                       known_templates=available_templates(config))
 
 
 def split_of(file_name: str) -> str:

@@ -12,13 +12,12 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.backend import ContinuationScore, ModelBackend
-from piqa_tui.core.scoring.results import ItemScore, item_content_hash, summarise
+from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
 
 Progress = Callable[[int, int], None]
@@ -85,7 +84,7 @@ class ScoreCache:
     """
 
     def __init__(self, conn: sqlite3.Connection, *, create: bool = True) -> None:
-        """``create=False`` reads a workspace opened read-only: no table is made (see ``scored_runs``)."""
+        """``create=False`` reads a workspace opened read-only: no table is made (see ``stored.stored_runs``)."""
         self.conn = conn
         if create:
             conn.execute(_SCHEMA)
@@ -159,66 +158,6 @@ class ScoreCache:
         return self.conn.execute(
             "SELECT count(*) FROM model_scores WHERE model = ?", (model,)
         ).fetchone()[0]
-
-
-@dataclass(frozen=True)
-class ScoredRun:
-    """One (model, template) pair the cache holds scores for, and for how many item texts."""
-
-    model: str  # the backend's identity: "FILE.gguf:SIZE:HASH" or "served:NAME"
-    template: str  # the template's cache key, "NAME:HASH"
-    items: int
-
-    @property
-    def model_name(self) -> str:
-        """The model as people name it: the GGUF file name or the served model's name."""
-        return self.model.removeprefix("served:") if self.model.startswith("served:") else self.model.split(":")[0]
-
-    @property
-    def template_name(self) -> str:
-        return self.template.rpartition(":")[0] or self.template
-
-
-def scored_runs(conn: sqlite3.Connection) -> list[ScoredRun]:
-    """Every model and template the workspace holds scores for (none when nothing was scored).
-
-    The one reader of what was scored, for the dataset card; it never creates the table,
-    so a workspace opened read-only can be read.
-    """
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'model_scores'").fetchone() is None:
-        return []
-    rows = conn.execute("SELECT model, template, count(*) FROM model_scores GROUP BY model, template ORDER BY model, template")
-    return [ScoredRun(model, template, n) for model, template, n in rows]
-
-
-def run_template(run: ScoredRun, user_templates: Mapping[str, Mapping[str, str]] | None = None) -> Template | None:
-    """The template a run was scored with, when one of that name still has the same text (else None)."""
-    name, solution_only = run.template_name, run.template_name.endswith(SOLUTION_ONLY)
-    try:
-        template = get_template(name.removesuffix(SOLUTION_ONLY), user_templates)
-    except PiqaError:
-        return None
-    template = template.solution_only() if solution_only else template
-    return template if template.key == run.template else None
-
-
-def run_summary(conn: sqlite3.Connection, run: ScoredRun, items: Sequence[Item], template: Template | None) -> dict[str, object]:
-    """``summarise`` of a run's cached scores over ``items`` (those it scored in their current text).
-
-    ``acc`` needs only the log-likelihoods; ``acc_norm`` and ``acc_bytes`` need the template's
-    continuations, so without ``template`` they are None (unknown, never guessed).
-    """
-    found = ScoreCache(conn, create=False).lookup(run.model, run.template, map(item_content_hash, items))
-    stand_in = template or Template(run.template_name, "{goal}", " {solution}")
-    scores = []
-    for item in items:
-        cached = found.get(item_content_hash(item))
-        if cached is not None and len(cached) == len(item.solutions):
-            scores.append(ItemScore.build(item, stand_in, cached, cached=True))
-    summary = summarise(scores)
-    if template is None:
-        summary["acc_norm"] = summary["acc_bytes"] = None
-    return summary
 
 
 def score_items(

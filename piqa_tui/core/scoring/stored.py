@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.cache import SOLUTION_ONLY, ScoreCache, ScoredRun
+from piqa_tui.core.scoring.cache import SOLUTION_ONLY, ScoreCache
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, Template
 
@@ -40,7 +40,7 @@ class StoredRun:
 
     @property
     def template_name(self) -> str:
-        return self.template.name if self.template is not None else ScoredRun(self.model, self.template_key, 0).template_name
+        return self.template.name if self.template is not None else (self.template_key.rpartition(":")[0] or self.template_key)
 
     @property
     def baseline(self) -> bool:
@@ -51,6 +51,11 @@ class StoredRun:
     def label(self) -> str:
         """``model · template``: how tables and the per-item file name the run."""
         return f"{self.model_name} · {self.template_name}"
+
+
+def _model_name(model: str) -> str:
+    """A model as people name it, from its cache key: the GGUF file name, or the served model's name."""
+    return model.removeprefix("served:") if model.startswith("served:") else model.split(":")[0]
 
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:
@@ -90,7 +95,7 @@ def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] = BUILTI
     for model, key, count, first in conn.execute(
         "SELECT model, template, count(*), min(scored_at) FROM model_scores GROUP BY model, template"
     ):
-        name, spec = records.get((model, key), (ScoredRun(model, key, count).model_name, "{}"))
+        name, spec = records.get((model, key), (_model_name(model), "{}"))
         runs.append(StoredRun(model, name, key, _template_from_spec(spec, key, by_key), count, first))
     return sorted(runs, key=lambda run: (run.first_scored, run.model, run.template_key))
 
