@@ -7,6 +7,8 @@ file's ``[templates.NAME]`` tables.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from piqa_tui.core.errors import TemplateError
 from piqa_tui.core.scoring.templates import (
     DEFAULT_LANGUAGE,
@@ -40,3 +42,18 @@ def chosen_template(name: str | None, protocol: str | None, context: str | None,
     if name is not None:
         raise TemplateError("give either --template or --protocol, not both")
     return protocol_template(protocol, context or "none", language or DEFAULT_LANGUAGE, catalog=catalog)
+
+
+def chosen_templates(name: str | None, protocols: Sequence[str] | None, contexts: Sequence[str] | None,
+                     languages: Sequence[str] | None, config: Config | None = None) -> list[Template]:
+    """The templates a command was asked for: one by ``name``, or every protocol × context × language
+    named (the culture benchmark's grid), protocol after protocol."""
+    if protocols is None:
+        return [chosen_template(name, None, None if contexts is None else contexts[0],
+                                None if languages is None else languages[0], config)]
+    if name is not None:
+        raise TemplateError("give either --template or --protocol, not both")
+    catalog = available_templates(config)
+    return [protocol_template(protocol, context, language, catalog=catalog)
+            for protocol in protocols for context in (contexts or ("none",))
+            for language in (languages or (DEFAULT_LANGUAGE,))]

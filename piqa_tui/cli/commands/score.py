@@ -19,7 +19,7 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,7 +36,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.comparison import Comparison, RunScores, check_flags, compare
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
+from piqa_tui.core.scoring.backend import ModelBackend, ModelChoice, ServerChoice
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.templates import (
     CONTEXTS,
@@ -147,14 +147,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
-    """--protocol, --context and --language: the culture benchmark's templates (lm-eval's arab_culture tasks)."""
-    parser.add_argument("--protocol", choices=PROTOCOLS,
+    """--protocol, --context and --language: the culture benchmark's templates (lm-eval's arab_culture tasks).
+
+    Each takes one value, several separated by commas, or ``all``: the runs are every protocol ×
+    context × language named, for every model, which is the culture benchmark's whole grid in one command.
+    """
+    parser.add_argument("--protocol", type=_values_of(PROTOCOLS), metavar="|".join(PROTOCOLS) + "[,…]|all",
                         help="the Arab-culture protocols of lm-evaluation-harness: mcq scores the answer letters, "
                              "completion the option texts (instead of --template)")
-    parser.add_argument("--context", choices=CONTEXTS,
+    parser.add_argument("--context", type=_values_of(CONTEXTS), metavar="|".join(CONTEXTS) + "[,…]|all",
                         help="location context in the protocol's prompt (default none)")
-    parser.add_argument("--language", choices=LANGUAGES,
+    parser.add_argument("--language", type=_values_of(LANGUAGES), metavar="|".join(LANGUAGES) + "[,…]|all",
                         help=f"the protocol's prompt language (default {DEFAULT_LANGUAGE}; ar names countries and regions in Arabic)")
+
+
+def _values_of(allowed: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+    """An argparse type: one allowed value, several joined by commas (in the order given), or ``all``."""
+    def parse(text: str) -> tuple[str, ...]:
+        values = tuple(allowed) if text.strip() == "all" else tuple(v.strip() for v in text.split(",") if v.strip())
+        unknown = [v for v in values if v not in allowed]
+        if unknown or not values:
+            raise argparse.ArgumentTypeError(
+                f"{', '.join(map(repr, unknown)) or 'nothing'} is not one of {', '.join(allowed)} "
+                "(give one, several separated by commas, or all)")
+        return tuple(dict.fromkeys(values))
+    return parse
 
 
 def scored_text(template: Template, item: Item) -> dict[str, object]:
@@ -172,11 +189,13 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def plan_runs(args: argparse.Namespace, config: Config) -> list[ScoreRun]:
-    """Every model the command line names (or the configured one), each with the chosen template."""
-    from piqa_tui.settings.template_catalog import chosen_template
+    """Every model the command line names (or the configured one), each with every chosen template
+    (model after model, so a model is loaded once for all its templates)."""
+    from piqa_tui.settings.template_catalog import chosen_templates
 
-    template = chosen_template(args.template, args.protocol, args.context, args.language, config)
-    return [ScoreRun(choice, template, args.solution_only) for choice in model_choices(args, config)]
+    templates = chosen_templates(args.template, args.protocol, args.context, args.language, config)
+    return [ScoreRun(choice, template, args.solution_only)
+            for choice in model_choices(args, config) for template in templates]
 
 
 def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]:
@@ -202,11 +221,24 @@ def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]
 
 def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Connection | None,
                args: argparse.Namespace) -> list[RunOutcome]:
-    """Score ``items`` with each run in turn; each run's model is freed before the next one loads."""
+    """Score ``items`` with each run in turn; a model is loaded once for its runs in a row, and freed
+    before the next model loads."""
+    from piqa_tui.core.scoring.factory import backend_for
+
     outcomes: list[RunOutcome] = []
-    for number, one in enumerate(runs, 1):
-        prefix = f"[{number}/{len(runs)}] " if len(runs) > 1 else ""
-        outcomes.append(score_one_run(one, items, cache, args, prefix))
+    backend, loaded = None, None
+    try:
+        for number, one in enumerate(runs, 1):
+            if one.choice != loaded:
+                if backend is not None:
+                    backend.close()
+                # In a child process: a crash inside llama.cpp becomes one line and exit 2, not a core dump.
+                backend, loaded = backend_for(one.choice, n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch), one.choice
+            prefix = f"[{number}/{len(runs)}] " if len(runs) > 1 else ""
+            outcomes.append(score_one_run(one, backend, items, cache, args, prefix))
+    finally:
+        if backend is not None:
+            backend.close()
     seen: dict[str, int] = {}
     for outcome in outcomes:  # the same model twice still makes two columns
         seen[outcome.label] = seen.get(outcome.label, 0) + 1
@@ -215,15 +247,13 @@ def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Conne
     return outcomes
 
 
-def score_one_run(one: ScoreRun, items: list[Item], cache: sqlite3.Connection | None, args: argparse.Namespace,
-                  prefix: str = "") -> RunOutcome:
-    """One run, in the model's own process (a crash there is one line, and the scores so far are kept)."""
+def score_one_run(one: ScoreRun, backend: ModelBackend, items: list[Item], cache: sqlite3.Connection | None,
+                  args: argparse.Namespace, prefix: str = "") -> RunOutcome:
+    """One run, on its model's backend (in the model's own process: a crash there is one line, and the
+    scores so far are kept)."""
     from piqa_tui.core.scoring.cache import display_name, score_items
-    from piqa_tui.core.scoring.factory import backend_for
     from piqa_tui.core.scoring.process import ModelCrashed
 
-    # In a child process: a crash inside llama.cpp becomes one line and exit 2, not a core dump.
-    backend = backend_for(one.choice, n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch)
     progress = _Progress(prefix + one.choice.name, enabled=not args.json and sys.stderr.isatty())
     started = time.perf_counter()
     try:
@@ -234,7 +264,6 @@ def score_one_run(one: ScoreRun, items: list[Item], cache: sqlite3.Connection | 
         kept = "; the items scored before it are kept in the workspace: run again to resume" if cache else ""
         raise ModelCrashed(f"{prefix}{exc}{kept}") from None
     finally:
-        backend.close()
         progress.end()
     name = display_name(info)
     return RunOutcome(one, one.label(name), str(info["identity"]), name, scores,
