@@ -13,6 +13,13 @@ same machine, model and threads. The script
 
     python benchmarks/bench_llama_perplexity.py --binary /tmp/lcp/.../llama-perplexity --limit 200 --repeat 3
     python benchmarks/bench_llama_perplexity.py --binary ... --ctx 32 --parallel 16   # 8 items per pass
+    python benchmarks/bench_llama_perplexity.py --binary ... --limit 200 --repeat 4 --ours
+
+``--ours`` runs our fast path on the same items through the model's child
+process (``scoring.factory.local_backend``, as ``piqa-tui score`` does: a
+fresh process that loads the model, scores, closes) between the tool's runs,
+alternating the order (tool then ours, ours then tool, ...), so both see the
+same load; the report gives both items/s and their ratio.
 
 Build the tool (llama-cpp-python 0.3.36's sdist, CPU only; LLAMA_CURL is
 deprecated and ignored in that version, LLAMA_OPENSSL=OFF replaces it)::

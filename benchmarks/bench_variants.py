@@ -66,20 +66,33 @@ def make_backend(name: str, model: Path, args: argparse.Namespace) -> ModelBacke
     return backend
 
 
-def one_run(backends: dict[str, ModelBackend], items, template, block: int) -> tuple[dict, dict, list]:
-    """Every block through every backend; returns seconds per variant, scores per variant, load samples."""
+def cpu_seconds(backend: ModelBackend) -> float:
+    """CPU time of this process plus the backend's child process, if it has one (from /proc)."""
+    total = time.process_time()
+    pid = getattr(backend, "pid", None)
+    if pid is not None:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    return total
+
+
+def one_run(backends: dict[str, ModelBackend], items, template, block: int) -> dict[str, object]:
+    """Every block through every backend: wall and CPU seconds per variant, scores per variant, load samples."""
     seconds = {name: 0.0 for name in backends}
+    cpu = {name: 0.0 for name in backends}
     scores: dict[str, list[ItemScore]] = {name: [] for name in backends}
     loads = [os.getloadavg()[0]]
     names = list(backends)
     for k, start in enumerate(range(0, len(items), block)):
         chunk = items[start:start + block]
         for name in names if k % 2 == 0 else reversed(names):
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), cpu_seconds(backends[name])
             scores[name] += score_items(backends[name], chunk, template)
             seconds[name] += time.perf_counter() - began
+            cpu[name] += cpu_seconds(backends[name]) - began_cpu
         loads.append(os.getloadavg()[0])
-    return seconds, scores, loads
+    return {"seconds": seconds, "cpu_seconds": cpu, "scores": scores, "loads": loads}
 
 
 def compare(scores: dict[str, list[ItemScore]]) -> list[str]:
@@ -134,8 +147,10 @@ def main() -> int:
         score_items(backend, items[:4], template)
     runs = []
     for _ in range(args.repeat):
-        seconds, scores, loads = one_run(backends, items, template, args.block)
-        runs.append({"seconds": seconds, "loads": loads})
+        runs.append(one_run(backends, items, template, args.block))
+    scores = runs[-1].pop("scores")
+    for run in runs:
+        run.pop("scores", None)
     report(args, names, items, runs, scores)
     for backend in backends.values():
         backend.close()
@@ -147,13 +162,16 @@ def report(args, names, items, runs, scores) -> None:
     ips = {name: [n / r["seconds"][name] for r in runs] for name in names}
     print(f"## Fast-path variants: {n} PIQA items, blocks of {args.block}, {len(runs)} run(s), "
           f"{args.threads} threads\n\nmachine: {machine()}; model {args.model.name}\n")
-    print("| variant | items/s per run | median items/s | vs first | acc / acc_norm / acc_bytes |")
-    print("|---|---|---|---|---|")
+    print("| variant | items/s per run | median items/s | vs first | CPU s / item (median) | vs first "
+          "| acc / acc_norm / acc_bytes |")
+    print("|---|---|---|---|---|---|---|")
     first = statistics.median(ips[names[0]])
+    cpu = {name: statistics.median(r["cpu_seconds"][name] / n for r in runs) for name in names}
     for name in names:
         s = summarise(scores[name])
         med = statistics.median(ips[name])
         print(f"| {name} | {', '.join(f'{x:.2f}' for x in ips[name])} | {med:.2f} | {med / first - 1:+.1%} | "
+              f"{cpu[name]:.3f} | {cpu[name] / cpu[names[0]] - 1:+.1%} | "
               f"{s['acc']:.3f} / {s['acc_norm']:.3f} / {s['acc_bytes']:.3f} |")
     for k, r in enumerate(runs):
         print(f"\nrun {k + 1}: load average (1 min) during the run {min(r['loads']):.2f}–{max(r['loads']):.2f} "
