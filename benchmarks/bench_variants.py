@@ -95,6 +95,27 @@ def one_run(backends: dict[str, ModelBackend], items, template, block: int) -> d
     return {"seconds": seconds, "cpu_seconds": cpu, "scores": scores, "loads": loads}
 
 
+def round_trip_ms(backend: ModelBackend, requests, n: int = 200) -> tuple[float, float]:
+    """Median milliseconds of a ``score`` call that does no model work (``[]``), and of pickling
+    ``requests`` plus their answers both ways: the process boundary's own cost per call, which the
+    load on the machine disturbs far less than whole-run timings."""
+    import pickle
+
+    times = []
+    for _ in range(n):
+        began = time.perf_counter()
+        backend.score([])
+        times.append(time.perf_counter() - began)
+    answers = backend.score(requests)
+    pickling = []
+    for _ in range(20):
+        began = time.perf_counter()
+        pickle.loads(pickle.dumps(("score", (list(requests),))))
+        pickle.loads(pickle.dumps(("ok", answers)))
+        pickling.append(time.perf_counter() - began)
+    return statistics.median(times) * 1000, statistics.median(pickling) * 1000
+
+
 def compare(scores: dict[str, list[ItemScore]]) -> list[str]:
     """One line per variant after the first: how far its scores are from the first's."""
     names = list(scores)
@@ -145,6 +166,12 @@ def main() -> int:
     backends = {name: make_backend(name, args.model, args) for name in names}
     for backend in backends.values():  # warm-up: first-use allocations, page cache
         score_items(backend, items[:4], template)
+    if "child" in backends:
+        batch = [template.request(it) for it in items[:16]]  # score_items sends 16 items per call
+        empty_ms, pickle_ms = round_trip_ms(backends["child"], batch)
+        print(f"process boundary per call: an empty score() round trip {empty_ms:.3f} ms (median of 200), "
+              f"pickling 16 items' requests and answers both ways {pickle_ms:.3f} ms; "
+              f"load average {os.getloadavg()[0]:.2f}\n")
     runs = []
     for _ in range(args.repeat):
         runs.append(one_run(backends, items, template, args.block))
