@@ -60,7 +60,7 @@ LAVAPIPE_ENV = {"GGML_VK_VISIBLE_DEVICES": "0", "GGML_VK_DISABLE_F16": "1", "GGM
 HIDE_GPUS = {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}
 OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 BUFFER = re.compile(r"(\S+) (model|KV|compute) buffer size =\s*([\d.]+) MiB")
-DEVICE = re.compile(r"using device (\S+) \((.+?)\)")
+DEVICE = re.compile(r"using device (\S+) \((.*)\) \(")
 
 
 # --------------------------------------------------------------------------- one side, in its own process
