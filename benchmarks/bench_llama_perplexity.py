@@ -13,6 +13,13 @@ same machine, model and threads. The script
 
     python benchmarks/bench_llama_perplexity.py --binary /tmp/lcp/.../llama-perplexity --limit 200 --repeat 3
     python benchmarks/bench_llama_perplexity.py --binary ... --ctx 32 --parallel 16   # 8 items per pass
+    python benchmarks/bench_llama_perplexity.py --binary ... --limit 200 --repeat 4 --ours
+
+``--ours`` runs our fast path on the same items through the model's child
+process (``scoring.factory.local_backend``, as ``piqa-tui score`` does: a
+fresh process that loads the model, scores, closes) between the tool's runs,
+alternating the order (tool then ours, ours then tool, ...), so both see the
+same load; the report gives both items/s and their ratio.
 
 Build the tool (llama-cpp-python 0.3.36's sdist, CPU only; LLAMA_CURL is
 deprecated and ignored in that version, LLAMA_OPENSSL=OFF replaces it)::
@@ -165,6 +172,17 @@ def check_tokens(model: str, items) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- running
 
+
+def report_ours(model: str, items, threads: int, r: int) -> dict[str, float]:
+    before = os.getloadavg()[0]
+    res = run_ours(model, items, threads)
+    res["load_avg_before"], res["load_avg_after"] = before, os.getloadavg()[0]
+    n = len(items)
+    print(f"run {r + 1}, ours (child process): wall {res['wall_s']:.1f} s ({n / res['wall_s']:.2f} items/s), "
+          f"scoring {res['scoring_s']:.1f} s ({n / res['scoring_s']:.2f} items/s); acc {res['acc']:.3f}; "
+          f"load avg {before:.2f} -> {res['load_avg_after']:.2f}", flush=True)
+    return res
+
 PROGRESS = re.compile(r"^(\d+)\t(\d+\.\d+)\s*$")
 FINAL = re.compile(r"Final result: ([\d.]+) \+/- ([\d.]+)")
 PERF = re.compile(r"llama_perf_context_print:\s+(load|prompt eval|eval|total) time =\s+([\d.]+) ms(?: /\s+(\d+) (?:tokens|runs))?")
@@ -222,6 +240,32 @@ def run_tool(cmd: list[str], log_path: Path | None) -> dict[str, object]:
     }
 
 
+def run_ours(model: str, items, threads: int) -> dict[str, float]:
+    """Our fast path on the same items through the child process, as the CLI runs it: a fresh model process.
+
+    ``wall_s`` covers starting the child, loading the model, scoring and
+    closing (the tool's wall time covers the same); ``scoring_s`` the scoring only.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from piqa_tui.core.dataset.item import Item
+    from piqa_tui.core.scoring.cache import score_items
+    from piqa_tui.core.scoring.factory import local_backend
+    from piqa_tui.core.scoring.results import summarise
+
+    ours = [Item(id=str(i), prompt=goal, solutions=sols, label=label, row=i)
+            for i, (goal, sols, label) in enumerate(items)]
+    start = time.perf_counter()
+    backend = local_backend(Path(model), n_threads=threads)
+    backend.load()
+    loaded = time.perf_counter()
+    scores = score_items(backend, ours, "piqa")
+    scored = time.perf_counter()
+    backend.close()
+    summary = summarise(scores)
+    return {"wall_s": time.perf_counter() - start, "scoring_s": scored - loaded,
+            "acc": summary["acc"], "acc_norm": summary["acc_norm"]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", required=True, type=Path, help="the built llama-perplexity")
@@ -240,6 +284,9 @@ def main() -> int:
                         help="compare the tool's tokens with our backend's (needs llama_cpp)")
     parser.add_argument("--keep", type=Path, help="folder for the task file and the tool's logs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--ours", action="store_true",
+                        help="also score the items with our fast path through the child process, "
+                             "alternating with the tool's runs (tool, ours, then ours, tool, ...)")
     parser.add_argument("extra", nargs="*", help="more arguments for the tool, after --")
     args = parser.parse_args()
 
@@ -270,9 +317,11 @@ def main() -> int:
               f"{tokens['shared_continuation_start']} items whose solutions share leading continuation "
               f"tokens (not scored by the tool); {tokens['prefix_of_other']} where one is a prefix of the other\n")
 
-    runs = []
+    runs, ours_runs = [], []
     for r in range(args.repeat):
         load_before, waits = wait_for_quiet(args.max_load, args.wait, args.tries)
+        if args.ours and r % 2 == 1:
+            ours_runs.append(report_ours(args.model, items, args.threads, r))
         res = run_tool(cmd, folder / f"run-{n}-{r}.log" if args.keep else None)
         res["load_avg_before"], res["waits"], res["load_avg_after"] = load_before, waits, os.getloadavg()[0]
         res["items_per_s"] = n / res["wall_s"]
@@ -285,6 +334,8 @@ def main() -> int:
               f"CPU {res['cpu_user_s']:.0f}+{res['cpu_sys_s']:.0f} s (user+sys), decode {res['prompt_eval_s'] or 0:.1f} s; "
               f"acc {res['acc_pct']:.2f}%; load avg {load_before:.2f} -> {res['load_avg_after']:.2f}"
               + (f" (waited {waits}x)" if waits else ""), flush=True)
+        if args.ours and r % 2 == 0:
+            ours_runs.append(report_ours(args.model, items, args.threads, r))
 
     def med(key):
         values = [r[key] for r in runs if r[key] is not None]
@@ -307,6 +358,13 @@ def main() -> int:
     print(f"| {n} | {len(runs)} | {summary['median_items_per_s']:.2f} | {summary['median_items_per_s_minus_load']:.2f} "
           f"| {summary['median_items_per_s_scoring']:.2f} | {summary['median_cpu_s_per_item']:.3f} "
           f"| {summary['acc_pct']:.2f}%{sigma} |")
+    if ours_runs:
+        summary["ours"] = ours_runs
+        ours_wall = statistics.median(n / o["wall_s"] for o in ours_runs)
+        ours_scoring = statistics.median(n / o["scoring_s"] for o in ours_runs)
+        print(f"\nours (child process), median of {len(ours_runs)}: {ours_wall:.2f} items/s (wall: start, load, "
+              f"score, close), {ours_scoring:.2f} items/s (scoring); acc {ours_runs[-1]['acc']:.3f}, "
+              f"acc_norm {ours_runs[-1]['acc_norm']:.3f}; ours / tool (wall) {ours_wall / summary['median_items_per_s']:.2f}x")
     print("\nacc (tool) = solution with the highest mean log-prob per token after the solutions' "
           "shared token prefix; not lm-evaluation-harness acc or acc_norm")
     if args.json:
