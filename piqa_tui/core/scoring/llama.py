@@ -200,7 +200,9 @@ def _llama_cpp():
                 # llama.cpp is chatty on stderr; keep its words for error messages instead.
                 message = text.decode("utf-8", "replace").rstrip()
                 if message:
-                    if level in (2, 3):  # GGML_LOG_LEVEL_WARN, GGML_LOG_LEVEL_ERROR
+                    # ggml.h of the vendored llama.cpp: WARN = 3, ERROR = 4 (llama-cpp-python's _logger.py comment
+                    # still lists the older numbering, where 2 and 3 were WARN and ERROR).
+                    if level in (3, 4):
                         _recent_log.append(message)
                     log.debug("llama.cpp: %s", message)
 
