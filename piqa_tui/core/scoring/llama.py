@@ -214,7 +214,9 @@ def _llama_cpp():
 
 
 def _last_llama_error() -> str:
-    for message in reversed(_recent_log):
+    """The first error llama.cpp logged since the log was cleared: the cause (later lines only say that the
+    load failed)."""
+    for message in _recent_log:
         if "error" in message.lower() or "failed" in message.lower():
             return message.split(": ", 1)[-1] if ": " in message else message
     return _recent_log[-1] if _recent_log else "no reason given"
