@@ -36,6 +36,15 @@ def piqa_copy(tmp_path: Path) -> Path:
     return tmp_path / "valid.jsonl"
 
 
+def piqa_slice(folder: Path, n: int) -> Path:
+    """The first ``n`` PIQA validation items and their labels, where a workspace may be written."""
+    lines = PIQA_VALID.read_text(encoding="utf-8").splitlines(keepends=True)[:n]
+    (folder / "valid.jsonl").write_text("".join(lines), encoding="utf-8")
+    labels = PIQA_VALID.with_name("valid-labels.lst").read_text().splitlines(keepends=True)[:n]
+    (folder / "valid-labels.lst").write_text("".join(labels))
+    return folder / "valid.jsonl"
+
+
 @pytest.fixture(scope="session")
 def second_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A second, genuinely different model: the packaged Gemma 3 270M (Q4_K_M) requantised to Q4_0

