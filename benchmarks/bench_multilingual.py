@@ -60,6 +60,10 @@ def embedder(name: str, cache=None):
         return SentenceTransformerEmbedder.packaged(cache=cache)
     if name == "gemma":
         return GgufEmbedder.packaged(cache=cache)
+    if name == "e5":
+        from piqa_tui.core.dedup.e5_embeddings import E5Embedder
+
+        return E5Embedder.packaged(cache=cache)
     return SentenceTransformerEmbedder(name, cache=cache)
 
 
@@ -82,7 +86,7 @@ def pair_figures(a, b, threshold: float) -> dict[str, float]:
     }
 
 
-def rule_figures(a, b) -> dict[str, object]:
+def rule_figures(a, b, standardise: bool = True) -> dict[str, object]:
     """The translation rule of core/dedup/translation.py (each side standardised on its own, mutual nearest
     neighbours above chance) in three settings: ``full`` (every item has its translation on the other side),
     ``partial`` (first half of a against the last three quarters of b: half the items have one) and
@@ -92,14 +96,14 @@ def rule_figures(a, b) -> dict[str, object]:
     from piqa_tui.core.dedup.translation import standardised, translation_pairs
 
     n = len(a)
-    z = np.vstack([standardised(a, ["a"] * n), standardised(b, ["b"] * n)])
-    out: dict[str, object] = {"top1_standardised": round(float(((z[:n] @ z[n:].T).argmax(axis=1) == np.arange(n)).mean()), 3)}
+    z = np.vstack([standardised(a, ["a"] * n), standardised(b, ["b"] * n)]) if standardise else np.vstack([a, b])
+    out: dict[str, object] = {"top1_rule": round(float(((z[:n] @ z[n:].T).argmax(axis=1) == np.arange(n)).mean()), 3)}
     for name, (ia, ib) in {"full": (range(n), range(n)), "partial": (range(n // 2), range(n // 4, n)),
                            "none": (range(n // 2), range(n // 2, n))}.items():
         rows = np.array([*ia, *(n + k for k in ib)])
         vectors = np.vstack([a, b])[rows]
         labels = ["a"] * len(ia) + ["b"] * len(ib)
-        found = translation_pairs(vectors, labels, np.arange(len(ia)), np.arange(len(ia), len(rows)))
+        found = translation_pairs(vectors, labels, np.arange(len(ia)), np.arange(len(ia), len(rows)), standardise=standardise)
         right = int((rows[found.i] + n == rows[found.j]).sum())
         out[name] = f"{right}/{len(found.i)}/{len(set(ia) & set(ib))}"
     return out
@@ -166,7 +170,8 @@ def main() -> None:
         vectors = model.embed(texts)
         seconds = time.perf_counter() - started
         by_side = dict(zip(sides, (vectors[k * len(side) : (k + 1) * len(side)] for k, side in enumerate(sides.values()))))
-        figures = {f"{x}-{y}": {**pair_figures(by_side[x], by_side[y], args.threshold), **rule_figures(by_side[x], by_side[y])}
+        figures = {f"{x}-{y}": {**pair_figures(by_side[x], by_side[y], args.threshold), **rule_figures(by_side[x], by_side[y]),
+                                "raw_rule": rule_figures(by_side[x], by_side[y], standardise=False)}
                    for x, y in (("ta", "en"), ("ta", "it"), ("en", "it"))}
         rate = round(new / seconds, 2) if new else None
         print(json.dumps({"model": name, "pairs": len(sides["ta"]), "items_per_s": rate, "embedded": new,

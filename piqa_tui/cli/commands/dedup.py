@@ -22,6 +22,7 @@ from piqa_tui.core.dedup.clusters import (
     DEFAULT_TRANSLATION_THRESHOLD,
     SIGNALS,
 )
+from piqa_tui.core.dedup.e5_embeddings import SEMANTIC_THRESHOLD as E5_THRESHOLD
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
 from piqa_tui.core.text.terminal_safe import terminal_safe
 
@@ -43,9 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         metavar="DIR",
-        help="embedding model: a sentence-transformers directory or a name in the local Hugging Face cache, "
-        "a .gguf file, or 'gemma' (the packaged Gemma 3 270M); default: the best one on this machine "
-        "(see docs/dedup.md); implies --semantic",
+        help="embedding model: 'e5' (multilingual-e5-small, the semantic extra), a sentence-transformers "
+        "directory or a name in the local Hugging Face cache, a .gguf file, or 'gemma' (the packaged Gemma 3 270M); "
+        "default: the best one on this machine (see docs/dedup.md); implies --semantic",
     )
     parser.add_argument(
         "--threshold",
@@ -57,18 +58,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--semantic-threshold",
         type=_similarity,
-        default=DEFAULT_SEMANTIC_THRESHOLD,
+        default=None,
         metavar="X",
-        help=f"semantic: cosine similarity (default {DEFAULT_SEMANTIC_THRESHOLD})",
+        help="semantic: cosine similarity (default: the model's own, measured in docs/dedup.md: "
+        f"e5 {E5_THRESHOLD} on vectors standardised per script, others {DEFAULT_SEMANTIC_THRESHOLD})",
     )
     parser.add_argument(
         "--translation-threshold",
         type=_similarity,
         default=DEFAULT_TRANSLATION_THRESHOLD,
         metavar="X",
-        help="translation, with --model: cosine similarity between items in two scripts "
-        f"(default {DEFAULT_TRANSLATION_THRESHOLD}); without --model the packaged Gemma finds translations "
-        "by its own rule (docs/dedup.md)",
+        help="translation, with a --model other than e5 or gemma: cosine similarity between items in two scripts "
+        f"(default {DEFAULT_TRANSLATION_THRESHOLD}); e5 and gemma find translations by their own rule (docs/dedup.md)",
     )
 
 
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     with _progress_bar(enabled=sys.stderr.isatty()) as progress:
         result = scan(project, project.items, request, progress)  # type: ignore[arg-type]
     if result.model is not None:
-        print(f"piqa-tui: semantic signal by {terminal_safe(result.model)}", file=sys.stderr)
+        print(f"piqa-tui: semantic signal by {terminal_safe(result.model)} ({result.rule})", file=sys.stderr)
     if result.translation_model is not None:
         print(f"piqa-tui: translation signal by {terminal_safe(result.translation_model)}", file=sys.stderr)
     for warning in (result.warning, result.notice):
@@ -101,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
                 "items": len(result.items),
                 "semantic": result.model is not None,
                 "model": result.model,
+                "semantic_rule": result.rule or None,
                 "translation_model": result.translation_model or result.model,
                 "clusters": [c.to_json() for c in result.clusters],
             }

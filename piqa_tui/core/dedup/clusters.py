@@ -156,22 +156,38 @@ def _semantic_pairs(
     threshold: float,
     cross_only: bool,
     steps: Steps,
+    scripts: "Callable[[], list[str | None]]",
 ) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    """Pairs of units whose embeddings are at least ``threshold`` alike (each pair once; across the two
+    sides only when ``cross_only``).
+
+    An embedder with a ``semantic_view`` (multilingual-e5) compares vectors standardised per script,
+    each row with its own threshold (:func:`~piqa_tui.core.dedup.translation.semantic_view`), and pairs
+    within one script only: its translations come from the translation rule."""
     import numpy as np
 
     from piqa_tui.core.dedup.semantic import similar_pairs
 
     texts = [items[m[0]].text for m in units.members]
     vectors = embedder.embed(texts, progress=_advancing(steps))
+    view = getattr(embedder, "semantic_view", None)
+    limits = label = None
+    if view is not None:
+        label = np.array([x or "" for x in scripts()], dtype=object)
+        vectors, limits = view(vectors, label.tolist(), threshold)
     if not cross_only:
-        a, b, sim = similar_pairs(vectors, None, threshold=threshold)
-        return a, b, sim
-    side = np.asarray(units.side)
-    left, right = np.flatnonzero(side & 1), np.flatnonzero(side & 2)
-    i, j, sim = similar_pairs(vectors[left], vectors[right], threshold=threshold)
+        left = right = np.arange(len(texts))
+        i, j, sim = similar_pairs(vectors, None, threshold=float(limits.min()) if limits is not None else threshold)
+    else:
+        side = np.asarray(units.side)
+        left, right = np.flatnonzero(side & 1), np.flatnonzero(side & 2)
+        floor = float(min(limits[left].min(initial=1.0), limits[right].min(initial=1.0))) if limits is not None else threshold
+        i, j, sim = similar_pairs(vectors[left], vectors[right], threshold=floor)
     a, b = left[i], right[j]
-    distinct = a != b  # a unit on both sides is an exact duplicate, reported already
-    return a[distinct], b[distinct], sim[distinct]
+    keep = a != b  # a unit on both sides is an exact duplicate, reported already
+    if limits is not None:
+        keep &= (label[a] == label[b]) & (sim >= limits[a])
+    return a[keep], b[keep], sim[keep]
 
 
 # --------------------------------------------------------------------------- clusters
@@ -183,7 +199,7 @@ def find_duplicates(
     against: Sequence[Item] | None = None,
     semantic: "Embedder | None" = None,
     threshold: float = DEFAULT_THRESHOLD,
-    semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD,
+    semantic_threshold: float | None = None,
     translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD,
     sources: tuple[str, str] = ("items", "against"),
     progress: Progress | None = None,
@@ -196,10 +212,14 @@ def find_duplicates(
     ``against``; every member then carries its source name from ``sources``.
     ``semantic``: an embedder, or None for exact, lexical and prompt signals
     only (no translations either, unless ``translator`` embeds for that signal alone).
+    ``semantic_threshold``: None takes the embedder's own (its ``semantic_threshold``
+    attribute, else :data:`DEFAULT_SEMANTIC_THRESHOLD`): a cosine threshold belongs to a model.
     ``progress(done, total)`` is called as work advances; raising from it
     cancels the run. Raises :class:`~piqa_tui.core.errors.ModelError` when the
     embedder fails.
     """
+    if semantic_threshold is None:
+        semantic_threshold = model_threshold(semantic)
     thresholds = {"threshold": threshold, "semantic_threshold": semantic_threshold, "translation_threshold": translation_threshold}
     for name, value in thresholds.items():
         if not 0.0 < value <= 1.0:
@@ -219,9 +239,10 @@ def find_duplicates(
             return Member(everything[pos].id, pos, sources[0] if leakage else None)
         return Member(everything[pos].id, pos - n_checked, sources[1])
 
-    links = _link(units, everything, semantic, (threshold, semantic_threshold, translation_threshold), leakage, steps)
+    scripts = _Scripts(units, everything)
+    links = _link(units, everything, semantic, (threshold, semantic_threshold, translation_threshold), leakage, steps, scripts)
     if translator is not None and n_units > 1:
-        _link_translations(units, everything, translator, links, leakage, steps)
+        _link_translations(units, everything, translator, links, leakage, steps, scripts)
     clusters, text_cluster = _text_clusters(units, links, member, n_checked, leakage)
     clusters.extend(_prompt_clusters(units.prompt_keys, n_checked, text_cluster, member, leakage))
     steps.finish()
@@ -248,6 +269,7 @@ def _link(
     thresholds: tuple[float, float, float],
     leakage: bool,
     steps: Steps,
+    scripts: "Callable[[], list[str | None]]",
 ) -> _Links:
     """Pairs of units by the lexical signal, then by the embeddings where lexical has not joined them already.
 
@@ -265,7 +287,9 @@ def _link(
     links.same_language.parent = list(links.lex.parent)
     links.full.parent = list(links.lex.parent)
     if semantic is not None and n_units > 1:
-        a, b, sim = _semantic_pairs(units, everything, semantic, min(thresholds[1:]), leakage, steps)
+        # A model with a view of its own pairs one script only: the translation threshold is not its business.
+        floor = thresholds[1] if hasattr(semantic, "semantic_view") else min(thresholds[1:])
+        a, b, sim = _semantic_pairs(units, everything, semantic, floor, leakage, steps, scripts)
         found = [(x, y, s) for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()) if not (empty[x] or empty[y])]
         for x, y, s, signal in _meaning_edges(found, _unit_scripts(units, everything, found), *thresholds[1:]):
             if links.lex.find(x) != links.lex.find(y):
@@ -276,23 +300,46 @@ def _link(
     return links
 
 
-def _link_translations(units: Units, everything: list[Item], translator: "Embedder", links: _Links, leakage: bool, steps: Steps) -> None:
-    """Add the ``translation`` pairs that ``translator``'s vectors find (see core/dedup/translation.py)."""
+def _link_translations(
+    units: Units, everything: list[Item], translator: "Embedder", links: _Links, leakage: bool, steps: Steps,
+    scripts: "Callable[[], list[str | None]]",
+) -> None:
+    """Add the ``translation`` pairs that ``translator``'s vectors find (see core/dedup/translation.py),
+    with the translator's own bar (its ``translation_excess``, measured per model in docs/dedup.md)."""
     import numpy as np
 
-    from piqa_tui.core.dedup.translation import translation_pairs
-    from piqa_tui.core.text.characters import dominant_script
+    from piqa_tui.core.dedup.translation import MIN_EXCESS, translation_pairs
 
     texts = [everything[m[0]].text for m in units.members]
     vectors = translator.embed(texts, progress=_advancing(steps))
-    scripts = [None if empty else dominant_script(t) for t, empty in zip(texts, links.empty)]
+    written = [None if empty else script for script, empty in zip(scripts(), links.empty)]
     side = np.asarray(units.side)
     left, right = (np.flatnonzero(side & 1), np.flatnonzero(side & 2)) if leakage else (np.arange(len(texts)),) * 2
-    found = translation_pairs(vectors, scripts, left, right)
+    found = translation_pairs(vectors, written, left, right, min_excess=getattr(translator, "translation_excess", MIN_EXCESS))
     for x, y, cos in zip(found.i.tolist(), found.j.tolist(), found.cosine.tolist()):
         if links.lex.find(x) != links.lex.find(y):
             links.edges.append((x, y, cos, "translation"))
             links.full.union(x, y)
+
+
+def model_threshold(embedder: object) -> float:
+    """The semantic threshold measured for ``embedder``'s model (its ``semantic_threshold``), else the default."""
+    return float(getattr(embedder, "semantic_threshold", DEFAULT_SEMANTIC_THRESHOLD))
+
+
+class _Scripts:
+    """The main script of each unit's text (None without letters), worked out once when first asked for."""
+
+    def __init__(self, units: Units, items: Sequence[Item]) -> None:
+        self.units, self.items = units, items
+        self._scripts: list[str | None] | None = None
+
+    def __call__(self) -> list[str | None]:
+        from piqa_tui.core.text.characters import dominant_script
+
+        if self._scripts is None:
+            self._scripts = [dominant_script(self.items[m[0]].text) for m in self.units.members]
+        return self._scripts
 
 
 def _advancing(steps: Steps) -> Progress:

