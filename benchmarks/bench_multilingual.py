@@ -1,6 +1,6 @@
 """Which offline embedding model finds translations and paraphrases: the figures behind the default.
 
-    python benchmarks/bench_multilingual.py [--models minilm,gemma] [--limit N]
+    python benchmarks/bench_multilingual.py [--models e5,minilm,gemma] [--limit N] [--cache FILE]
 
 Held-out pairs built from real data (tests/data, see its README):
 
@@ -86,14 +86,14 @@ def pair_figures(a, b, threshold: float) -> dict[str, float]:
     }
 
 
-def rule_figures(a, b, standardise: bool = True) -> dict[str, object]:
+def rule_figures(a, b, standardise: bool = True, min_excess: float | None = None) -> dict[str, object]:
     """The translation rule of core/dedup/translation.py (each side standardised on its own, mutual nearest
     neighbours above chance) in three settings: ``full`` (every item has its translation on the other side),
     ``partial`` (first half of a against the last three quarters of b: half the items have one) and
     ``none`` (first half of a against the second half of b: no item has one). Found / reported / true."""
     import numpy as np
 
-    from piqa_tui.core.dedup.translation import standardised, translation_pairs
+    from piqa_tui.core.dedup.translation import MIN_EXCESS, standardised, translation_pairs
 
     n = len(a)
     z = np.vstack([standardised(a, ["a"] * n), standardised(b, ["b"] * n)]) if standardise else np.vstack([a, b])
@@ -103,7 +103,10 @@ def rule_figures(a, b, standardise: bool = True) -> dict[str, object]:
         rows = np.array([*ia, *(n + k for k in ib)])
         vectors = np.vstack([a, b])[rows]
         labels = ["a"] * len(ia) + ["b"] * len(ib)
-        found = translation_pairs(vectors, labels, np.arange(len(ia)), np.arange(len(ia), len(rows)), standardise=standardise)
+        found = translation_pairs(
+            vectors, labels, np.arange(len(ia)), np.arange(len(ia), len(rows)), standardise=standardise,
+            min_excess=MIN_EXCESS if min_excess is None else min_excess,
+        )
         right = int((rows[found.i] + n == rows[found.j]).sum())
         out[name] = f"{right}/{len(found.i)}/{len(set(ia) & set(ib))}"
     return out
@@ -154,11 +157,13 @@ def main() -> None:
     from piqa_tui.core.dedup.semantic import EmbeddingCache
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--models", default="minilm,gemma")
+    parser.add_argument("--models", default="e5,minilm,gemma")
     parser.add_argument("--limit", type=int, default=600, help="pairs per language pair")
     parser.add_argument("--threshold", type=float, default=DEFAULT_TRANSLATION_THRESHOLD)
     parser.add_argument("--cache", type=Path, help="an SQLite file to keep embeddings in between runs (items/s then counts new texts only)")
+    parser.add_argument("--bars", default="1.25,1.5,2.0", help="other bars of the translation rule to report (excess over chance)")
     args = parser.parse_args()
+    bars = [float(x) for x in args.bars.split(",") if x]
     cache = EmbeddingCache(sqlite3.connect(args.cache)) if args.cache else None
     sides = {"ta": xcopa("xcopa-ta", "ta"), "en": xcopa("xcopa-ta-en-mt", "ta-en"), "it": xcopa("xcopa-it", "it")}
     sides = {k: v[: args.limit] for k, v in sides.items()}
@@ -171,7 +176,8 @@ def main() -> None:
         seconds = time.perf_counter() - started
         by_side = dict(zip(sides, (vectors[k * len(side) : (k + 1) * len(side)] for k, side in enumerate(sides.values()))))
         figures = {f"{x}-{y}": {**pair_figures(by_side[x], by_side[y], args.threshold), **rule_figures(by_side[x], by_side[y]),
-                                "raw_rule": rule_figures(by_side[x], by_side[y], standardise=False)}
+                                "raw_rule": rule_figures(by_side[x], by_side[y], standardise=False),
+                                **{f"bar {bar}": rule_figures(by_side[x], by_side[y], min_excess=bar) for bar in bars}}
                    for x, y in (("ta", "en"), ("ta", "it"), ("en", "it"))}
         rate = round(new / seconds, 2) if new else None
         print(json.dumps({"model": name, "pairs": len(sides["ta"]), "items_per_s": rate, "embedded": new,

@@ -840,6 +840,7 @@ def test_a_cpu_without_avx2_falls_back_to_the_next_model(monkeypatch: pytest.Mon
         duplicate_scan.choose_embedder(None, duplicate_scan.E5)
     embedder = duplicate_scan.choose_embedder(None)
     assert duplicate_scan.model_name(embedder) == duplicate_scan.PACKAGED_NAME
+    assert duplicate_scan.model_name(duplicate_scan.choose_embedder(None, duplicate_scan.MINILM)) == duplicate_scan.PACKAGED_NAME
 
 
 def test_e5_embeddings_are_unit_rows_cached_and_name_their_model() -> None:
