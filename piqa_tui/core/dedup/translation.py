@@ -77,10 +77,10 @@ def semantic_view(
     cosines crowd together by language (multilingual-e5: distinct Tamil items at 0.96).
 
     The rows of a script with at least ``min_group`` items are standardised within it (:func:`standardised`)
-    and compared with ``threshold``; a smaller group's statistics are too noisy for that (a 30-item file
-    shares its topic, which standardising removes), so its rows stay raw and are compared with
-    ``small_threshold``. Only pairs within one script mean anything here: translations have their own rule.
-    Figures: docs/dedup.md, "Which model finds paraphrases".
+    and compared with ``threshold``; a script with fewer items has no statistics of its own, so its rows
+    stay raw and are compared with ``small_threshold`` (near copies only). Only pairs within one script
+    mean anything here: translations have their own rule. Figures: docs/dedup.md, "Which model finds
+    paraphrases".
     """
     import numpy as np
 
