@@ -276,7 +276,8 @@ async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Pa
         assert "translation" in row
         assert screen.result.model == NAME and screen.result.translation_model.startswith(NAME)
         assert screen.result.notice == ""  # e5 covers Tamil
-        assert "translations: " + NAME in str(screen.query_one("#dup-header").render())
+        header = str(screen.query_one("#dup-header").render())
+        assert f"semantic: {NAME}, ≥0.80 per script" in header and "translations: the same model" in header
 
         minilm = replace(screen.request, model=str(packaged_model_dir()), translation_threshold=0.45)
         screen.start_scan(minilm)

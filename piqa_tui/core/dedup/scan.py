@@ -68,14 +68,18 @@ class ScanRequest:
     model: str | None = None
     translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD
 
-    def describe(self) -> str:
+    def describe(self, semantic_by: str = "") -> str:
+        """One line: the thresholds and the other file; ``semantic_by`` (after a scan: the model and its
+        rule) replaces the bare "semantic on"."""
         parts = [f"lexical ≥{self.threshold:.2f}"]
-        if not self.semantic:
-            parts.append("semantic off")
-        else:
-            parts.append(f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic_threshold is not None else "semantic on")
         if self.against is not None:
             parts.append(f"against {self.against.name}")
+        if not self.semantic:
+            parts.append("semantic off")
+        elif semantic_by:
+            parts.append(f"semantic: {semantic_by}")
+        else:
+            parts.append(f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic_threshold is not None else "semantic on")
         return " · ".join(parts)
 
 
@@ -89,7 +93,8 @@ class DuplicateScan:
     against: list[Item] = field(default_factory=list)
     sources: tuple[str, str] | None = None  # (this file, the other file) in leakage mode
     model: str | None = None  # the embedding model used; None when lexical only
-    rule: str = ""  # how its vectors were compared, e.g. "cosine ≥ 0.80 within each script, standardised"
+    rule: str = ""  # how its vectors were compared, e.g. "cosine ≥ 0.80 standardised within each script"
+    short_rule: str = ""  # the same for the screen's header, e.g. "≥0.80 per script"
     translation_model: str | None = None  # the model behind the translation signal when it is not ``model``
     warning: str = ""  # why the semantic signal was skipped
     notice: str = ""  # something to know about the semantic signal's model
@@ -183,6 +188,7 @@ def _with_embeddings(
         embedder = choose_embedder(conn, result.request.model)
         result.model = model_name(embedder)
         result.rule = semantic_rule(embedder, result.request.semantic_threshold)
+        result.short_rule = semantic_rule(embedder, result.request.semantic_threshold, short=True)
         everything = [*result.items, *result.against]
         translator = choose_translator(conn, everything, embedder if result.request.model is not None else None)
         result.translation_model = model_name(translator) + ", standardised per script" if translator is not None else None
@@ -190,7 +196,7 @@ def _with_embeddings(
         result.clusters = run(embedder, translator)
     except ModelError as err:
         result.model = result.translation_model = None
-        result.rule = ""
+        result.rule = result.short_rule = ""
         result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
         result.clusters = run(None, None)
 
@@ -276,14 +282,15 @@ def model_name(embedder: object) -> str:
     return path.name
 
 
-def semantic_rule(embedder: object, threshold: float | None) -> str:
-    """How ``embedder``'s vectors decide a semantic pair, in a few words (the CLI and the screen say it)."""
+def semantic_rule(embedder: object, threshold: float | None, *, short: bool = False) -> str:
+    """How ``embedder``'s vectors decide a semantic pair, in a few words (the CLI says it; ``short``: the
+    screen's header)."""
     from piqa_tui.core.dedup.clusters import model_threshold
 
     value = model_threshold(embedder) if threshold is None else threshold
     if hasattr(embedder, "semantic_view"):
-        return f"cosine ≥ {value:.2f} standardised within each script"
-    return f"cosine ≥ {value:.2f}"
+        return f"≥{value:.2f} per script" if short else f"cosine ≥ {value:.2f} standardised within each script"
+    return f"≥{value:.2f}" if short else f"cosine ≥ {value:.2f}"
 
 
 def coverage_notice(model: str, embedder: object, items: list[Item], translations: bool = False) -> str:

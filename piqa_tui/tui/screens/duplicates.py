@@ -66,7 +66,8 @@ class DuplicatesScreen(Screen[None]):
     DEFAULT_CSS = """
     DuplicatesScreen > #dup-header {
         dock: top;
-        height: 1;
+        height: auto;
+        max-height: 2;  /* the model and its rule wrap onto a second line on narrow terminals */
         background: $panel;
         padding: 0 1;
     }
@@ -338,7 +339,7 @@ class DuplicatesScreen(Screen[None]):
 
     def update_header(self) -> None:
         result = self.result
-        text = Text(no_wrap=True, overflow="ellipsis")
+        text = Text(overflow="ellipsis")
         text.append("Duplicates", "bold")
         text.append(f"  {terminal_safe(self.project.dataset.name, one_line=True)} · {len(self.project.items):,} items  ")
         if self.scanning:
@@ -347,12 +348,12 @@ class DuplicatesScreen(Screen[None]):
             found = len(result.clusters)
             text.append(f"{len(self.clusters)} open", "bold")
             text.append(f" · {found - len(self.clusters)} resolved")
-        text.append(f"  {self.request.describe()}", "dim")
-        if result is not None and not self.scanning:
-            if result.model and result.request.semantic:
-                text.append(f" ({result.model}, {result.rule})", "dim")
-            if result.translation_model:
-                text.append(f" · translations: {result.translation_model}", "dim")
+        done = result is not None and not self.scanning
+        by = f"{result.model}, {result.short_rule}" if done and result.model and result.request.semantic else ""
+        text.append(f"  {self.request.describe(by)}", "dim")
+        if done and result.translation_model:
+            same = result.translation_model.startswith(result.model or "\0")
+            text.append(" · translations: " + ("the same model" if same else result.translation_model), "dim")
         self.query_one("#dup-header", Static).update(text)
 
     def _watch(self) -> None:
