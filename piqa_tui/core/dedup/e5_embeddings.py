@@ -47,6 +47,7 @@ SEMANTIC_THRESHOLD = 0.8  # cosine of vectors standardised within their script
 SMALL_GROUP = 16  # a script with fewer items has no statistics of its own: compared raw ...
 SMALL_GROUP_THRESHOLD = 0.97  # ... with this cosine (near copies only)
 TRANSLATION_EXCESS = 1.25  # the translation rule's bar over the chance maximum
+SAME_SCRIPT_EXCESS = 2.0  # the same between the two files of a leakage check in one script
 _X86_FLAGS = frozenset({"avx2", "fma"})  # what the x86-64 engine is compiled for (checked in its code)
 
 
@@ -85,6 +86,7 @@ class E5Embedder:
 
     semantic_threshold = SEMANTIC_THRESHOLD
     translation_excess = TRANSLATION_EXCESS
+    same_script_excess = SAME_SCRIPT_EXCESS
 
     def __init__(self, *, cache: EmbeddingCache | None = None) -> None:
         from piqa_tui.core.scoring.llama import cpu_flags, model_identity

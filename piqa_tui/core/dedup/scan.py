@@ -190,7 +190,9 @@ def _with_embeddings(
         result.rule = semantic_rule(embedder, result.request.semantic_threshold)
         result.short_rule = semantic_rule(embedder, result.request.semantic_threshold, short=True)
         everything = [*result.items, *result.against]
-        translator = choose_translator(conn, everything, embedder if result.request.model is not None else None)
+        translator = choose_translator(
+            conn, everything, embedder, named=result.request.model is not None, leakage=result.request.against is not None
+        )
         result.translation_model = model_name(translator) + ", standardised per script" if translator is not None else None
         result.notice = coverage_notice(result.model, embedder, everything, translator is not None)
         result.clusters = run(embedder, translator)
@@ -230,19 +232,27 @@ def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None): 
     raise ModelError("; ".join(errors))
 
 
-def choose_translator(conn: sqlite3.Connection | None, items: list[Item], named: object | None = None):  # -> an Embedder or None
-    """The embedder of the translation rule when ``items`` are written in two scripts or more (each the
-    main script of at least 1% of them, so a few loan words do not call for it); None otherwise.
+def choose_translator(
+    conn: sqlite3.Connection | None, items: list[Item], embedder: object, *, named: bool = False, leakage: bool = False
+):  # -> an Embedder or None
+    """The embedder of the translation rule, or None.
 
-    ``named``: the model the user named with ``--model``: it finds translations by the rule when it has a
-    bar measured for it (``translation_excess``: e5, Gemma), else by its cosines (None here). Unnamed:
-    the first of :data:`TRANSLATORS` that can be had (Gemma embeds ~2 items/s here, e5 ~50)."""
+    ``embedder`` (the semantic signal's model) serves when it has a bar measured for the rule
+    (``translation_excess``: e5, Gemma); a model the user named (``named``) that has none finds
+    translations by its cosines instead (None here). Otherwise, when ``items`` are written in two scripts
+    or more (each the main script of at least 1% of them, so a few loan words do not call for it), the
+    first of :data:`TRANSLATORS` that can be had (Gemma embeds ~2 items/s here, e5 ~24).
+    In a leakage check the rule also looks between the two files within one script, when the model
+    measured a bar for that (``same_script_excess``: e5), so a one-script leakage check gets it too.
+    """
     from piqa_tui.core.dedup.semantic import EmbeddingCache, uncovered_scripts
 
-    if len(uncovered_scripts([item.text for item in items], frozenset())) < 2:
+    scripts = len(uncovered_scripts([item.text for item in items], frozenset()))
+    if hasattr(embedder, "translation_excess"):
+        wanted = scripts >= 2 or (leakage and hasattr(embedder, "same_script_excess"))
+        return embedder if wanted else None
+    if named or scripts < 2:
         return None
-    if named is not None:
-        return named if hasattr(named, "translation_excess") else None
     cache = EmbeddingCache(conn) if conn is not None else None
     for name in TRANSLATORS:
         try:
