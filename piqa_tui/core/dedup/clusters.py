@@ -13,8 +13,11 @@ Five signals, strongest first:
   variation, Tamil agglutination and English typos. Grams never span two
   fields, so the order of the solutions does not matter either.
 * ``semantic`` — cosine similarity of sentence embeddings of the item text is
-  at least ``semantic_threshold`` (default 0.9); runs only when an
-  :class:`~piqa_tui.core.dedup.semantic.Embedder` is given.
+  at least ``semantic_threshold`` (default: the model's own; 0.9 for a model
+  that has none); runs only when an
+  :class:`~piqa_tui.core.dedup.semantic.Embedder` is given. A model with a
+  ``semantic_view`` (the default multilingual-e5-small) compares vectors
+  standardised within each script, pairs within one script only.
 * ``translation`` — two items written in different scripts (Tamil and
   English, say) of which one is likely a translation of the other, the leak
   that matters when pipelines translate test items. With a ``translator``
@@ -22,8 +25,9 @@ Five signals, strongest first:
   :func:`~piqa_tui.core.dedup.translation.translation_pairs`: vectors
   standardised per script, mutual nearest neighbours that stand out from
   chance; without one, from the semantic embeddings when their cosine is at
-  least ``translation_threshold``. (Two languages in one script, Italian and
-  English, are reported as ``semantic``.)
+  least ``translation_threshold``. In a leakage check, a translator with a
+  ``same_script_excess`` also pairs the two files within one script when they
+  lie apart like two languages (MSA and Darija, Italian and English).
 * ``prompt`` — the folded prompt alone is the same while the items are not
   duplicates by the signals above: the same goal with other solutions.
 
@@ -39,7 +43,9 @@ and punctuation changed) have a median of 0.95 and 96% of them reach 0.8.
 3-grams beat 4- and 5-grams by a small margin there and are kinder to short
 words with variable spelling. Semantic, with all-MiniLM-L6-v2: the most
 similar distinct PIQA items reach a cosine of 0.92 and only 2 of 1.7 million
-pairs reach 0.9, while 99% of paraphrase-like copies do (with lexical).
+pairs reach 0.9, while 99% of paraphrase-like copies do (with lexical); with
+multilingual-e5-small standardised per script, 0.8 keeps 98.3% pair precision
+on PIQA, Tamil and Arabic items together, with 97.3% of paraphrase-like copies.
 
 Clusters are connected components of the duplicate pairs (union-find). A
 cluster's ``signal`` is the strongest signal whose pairs alone connect all of
