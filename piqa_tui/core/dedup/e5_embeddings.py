@@ -140,9 +140,10 @@ class E5Embedder:
         import numpy as np
 
         with self._lock:
-            # The engine reads C strings: a NUL would cut a text short. Items never hold one
-            # (control characters are refused on load); replace it rather than embed a prefix.
-            x = np.asarray(self._load().passage([t.replace("\0", " ") for t in texts]), dtype=np.float32)
+            # The engine reads UTF-8 C strings: a NUL would cut a text short, a lone surrogate would not
+            # encode. Items hold neither (both are refused on load); replace them rather than fail.
+            clean = [t.replace("\0", " ").encode("utf-8", "replace").decode("utf-8") for t in texts]
+            x = np.asarray(self._load().passage(clean), dtype=np.float32)
         x = x.reshape(len(texts), -1)  # one text comes back as a row too
         return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 

@@ -173,7 +173,7 @@ def uncovered_scripts(texts: Sequence[str], covered: frozenset[str] | None) -> l
 
 
 def text_hash(text: str) -> bytes:
-    return hashlib.sha256(text.encode("utf-8")).digest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()  # same bytes for any valid text
 
 
 class EmbeddingCache:
