@@ -40,10 +40,10 @@ def _similarity(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("--against", metavar="OTHER", help="leakage: report items of PATH that duplicate items of OTHER")
-    parser.add_argument("--semantic", action="store_true", help="also sentence-embedding duplicates (cached in the workspace)")
+    parser.add_argument("--semantic", action="store_true", help="also sentence-embedding duplicates and translations (vectors cached in the workspace)")
     parser.add_argument(
         "--model",
-        metavar="DIR",
+        metavar="NAME",
         help="embedding model: 'e5' (multilingual-e5-small, the semantic extra), 'minilm' (the packaged "
         "all-MiniLM-L6-v2: English only, about 3 times faster), a sentence-transformers "
         "directory or a name in the local Hugging Face cache, a .gguf file, or 'gemma' (the packaged Gemma 3 270M); "
