@@ -142,3 +142,35 @@ def test_the_factory_picks_the_server_from_the_config_and_the_local_model_otherw
     monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
     broken = choose_model(environ={})
     assert broken.path is None and "[server] url" in broken.problem
+
+
+def test_one_command_scores_a_local_and_a_served_model_together(server_url: str, tmp_path, capsys) -> None:
+    """``score --model GGUF --server URL``: both runs in one table and one ``--json``, each item scored by
+    both, the served run within the tolerance of the local one, and both runs kept in the workspace."""
+    import json
+    from pathlib import Path
+
+    from piqa_tui.cli.main import main
+    from piqa_tui.core.scoring.stored import stored_runs
+    from piqa_tui.core.workspace.project import Project
+
+    data = tmp_path / "two.tsv"
+    data.write_text("id\tprompt\tsolution0\tsolution1\tlabel\n" + "".join(
+        f"{it.id}\t{it.prompt}\t{it.solutions[0]}\t{it.solutions[1]}\t{it.label}\n" for it in ITEMS), encoding="utf-8")
+    out = tmp_path / "items.jsonl"
+    local = Path(gguf.assemble())
+    code = main(["score", str(data), "--model", str(local), "--server", server_url, "--server-model", "gemma-served",
+                 "--template", "bare", "--output", str(out), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    runs = json.loads(captured.out)["models"]
+    assert len(runs) == 2 and runs[0]["model_name"] == local.name and "gemma-served" in runs[1]["label"]
+    assert all(run["n"] == len(ITEMS) for run in runs)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    by_run = {label: {r["id"]: r for r in rows if r["run"] == label} for label in (runs[0]["label"], runs[1]["label"])}
+    mine, served = by_run.values()
+    assert set(mine) == set(served) == {it.id for it in ITEMS}
+    for item_id in mine:
+        assert max(abs(a - b) for a, b in zip(mine[item_id]["logliks"], served[item_id]["logliks"])) < SERVED_TOLERANCE
+    conn = Project.open(data, annotator="t").workspace.conn
+    assert len(stored_runs(conn)) == 2
