@@ -278,6 +278,7 @@ class PiqaApp(App[None]):
             main.after_change(changed)
             if self.screen is not main:
                 self.screen.post_message(OthersChanged(changed))  # agreement, adjudication: follow others' votes
+        main.scoring.watch_stored()  # scores another process (piqa-tui score) stored meanwhile
         stamp = session.stat()
         if stamp != session.disk_stamp and not self.disk_warning:
             self.check_disk(session)

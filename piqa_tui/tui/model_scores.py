@@ -68,6 +68,10 @@ class ModelScores:
                 target[score.item_id] = (item, score)
         self.generation += 1
 
+    def holds_scores(self) -> bool:
+        """Whether the session's model has scores here (of any item, the template's or the baseline)."""
+        return bool(self._scores or self._baseline)
+
     def clear(self) -> None:
         self._scores.clear()
         self._baseline.clear()

@@ -154,3 +154,36 @@ def test_results_screen_with_several_models(snap_compare, tmp_path: Path) -> Non
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(100, 40), run_before=run_before)
+
+
+async def test_scores_another_process_stores_appear_while_the_app_is_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``piqa-tui score`` run in another process while the app is open: the app's poll notices the new run
+    in the workspace, reads it, says so, and the results screen lists it — no restart."""
+    import subprocess
+    import sys
+
+    from piqa_tui.tui.controllers import scoring
+
+    monkeypatch.setattr(scoring, "STORED_WATCH_SECONDS", 0.5)  # the poll's pace, not what is checked
+    data = copy_sample("msa-culture.tsv", tmp_path)
+    Project.open(data, annotator="t")  # the workspace exists before the app opens it
+    async with curate(data, annotator="lead", reviewer=True) as pilot:
+        session = pilot.app.session
+        await pilot.pause(0.5)
+        assert session.scores.run_labels == [] and not session.scores.active
+        done = subprocess.run(
+            [sys.executable, "-m", "piqa_tui.cli.main", "score", str(data), "--model", str(gguf.assemble()),
+             "--limit", "2", "--template", "bare"],
+            capture_output=True, text=True, timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        name = Path(gguf.assemble()).name
+        await wait_for(pilot, lambda: f"{name} · bare" in session.scores.run_labels, timeout=30)
+        await wait_for(pilot, lambda: any(f"{name} · bare" in n.message for n in pilot.app._notifications), timeout=5)
+        # The app's own model is the one scored: its scores become the session's (panel, marks, results).
+        await wait_for(pilot, lambda: session.scores.count(session.project.items) == 2, timeout=30)
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModelResultsScreen))
+        header = str(pilot.app.screen.query_one("#results-header", Static).content)
+        assert name in header and "template bare" in header and "2/30 items scored" in header
+        assert "overall" in summary_text(pilot.app.screen)

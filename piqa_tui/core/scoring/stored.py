@@ -82,6 +82,15 @@ def _template_from_spec(spec: str, key: str, known: dict[str, Template]) -> Temp
         return None  # fields of another version, or ones JSON cannot hold (metadata rules): not guessed
 
 
+def runs_stamp(conn: sqlite3.Connection) -> tuple[int, float]:
+    """Changes whenever a run is recorded or scored further (``model_runs``: its count and latest update):
+    the app's cue that another process (``piqa-tui score``) stored scores while it was open."""
+    if not _has_table(conn, "model_runs"):
+        return (0, 0.0)
+    count, last = conn.execute("SELECT count(*), coalesce(max(updated_at), 0) FROM model_runs").fetchone()
+    return int(count), float(last)
+
+
 def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] = BUILTIN_TEMPLATES) -> list[StoredRun]:
     """Every (model, template) pair with cached scores, the first scored first (no table is made: a
     workspace opened read-only can be read)."""

@@ -13,6 +13,7 @@ and the model queues read.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable
 from functools import partial
 from typing import Callable, Protocol
@@ -21,7 +22,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.engine import RunProgress, RunResult, stored_model_results, workspace_has_scores
 from piqa_tui.core.scoring.results import ItemScore
-from piqa_tui.core.scoring.stored import StoredRun
+from piqa_tui.core.scoring.stored import StoredRun, runs_stamp
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_value
 from piqa_tui.tui.background import BackgroundRuns, Run
@@ -102,6 +103,9 @@ def scores_summary(model: ModelScores, items: list[Item], baseline: bool = False
     return f"acc {format_value(summary['acc'])} · acc_norm {format_value(summary['acc_norm'])} on {summary['n']:,}"
 
 
+STORED_WATCH_SECONDS = 10.0  # how often the app's poll looks for runs another process stored
+
+
 class ScoringController:
     """Scores the current item or the whole set, and keeps what the panel says meanwhile."""
 
@@ -115,6 +119,9 @@ class ScoringController:
         self.solution_only = False  # the running run scores the baseline
         self.items: list[Item] = []  # the items as the running run read them
         self.last_run: RunResult | None = None  # the last whole-set run's outcome
+        self._stored_stamp: tuple[int, float] | None = None  # model_runs as last read (stored.runs_stamp)
+        self._stored_checked = 0.0  # when the poll last looked (time.monotonic)
+        self._announce_new = False  # the next stored read follows another process's scores: say which runs
 
     @property
     def scores(self) -> ModelScores:
@@ -143,6 +150,7 @@ class ScoringController:
 
     def load_stored(self) -> None:
         """Read every model and template scored for the project (the side-by-side table, the model queues)."""
+        self._stored_stamp = self._runs_stamp()
         items = list(self.project.items)
         self.host.launch(lambda: self._load_stored(items), group="scoring-stored", exclusive=True)
 
@@ -156,8 +164,37 @@ class ScoringController:
             self.host.deliver(self._stored_loaded, items, found)
 
     def _stored_loaded(self, items: list[Item], found: list[tuple[StoredRun, list[ItemScore]]]) -> None:
+        before = set(self.scores.run_labels)
         self.scores.put_stored(items, found)
         self.refresh()
+        new = [run.label for run, _ in found if run.label not in before]
+        if self._announce_new and new:
+            self.host.notify(f"Model scores stored by another process: {', '.join(new)} (R shows them)", timeout=10)
+        self._announce_new = False
+
+    def watch_stored(self) -> bool:
+        """From the app's poll: read the stored runs again when another process (``piqa-tui score``)
+        recorded scores since the last read; True when it does. At most every
+        :data:`STORED_WATCH_SECONDS`, and not while this app scores (its own run updates them)."""
+        now = time.monotonic()
+        if self.running or now - self._stored_checked < STORED_WATCH_SECONDS:
+            return False
+        self._stored_checked = now
+        stamp = self._runs_stamp()
+        if stamp is None or stamp == self._stored_stamp:
+            return False
+        self._announce_new = True
+        self.load_cached()  # the session's model may be the one scored: its panel and marks too
+        return True
+
+    def _runs_stamp(self) -> tuple[int, float] | None:
+        workspace = self.project.workspace
+        if workspace is None:
+            return None
+        try:
+            return runs_stamp(workspace.conn)
+        except sqlite3.Error:
+            return None  # a busy or unreadable workspace: the next poll looks again
 
     def _load_cached(self, items: list[Item], default: Template) -> None:
         """In a worker thread: read the cache, no model work."""
@@ -181,8 +218,9 @@ class ScoringController:
         model = self.scores
         if model.identity and model.identity != identity:
             return
-        if model.generation and template.key != model.template.key:
-            return  # the user scored with another template meanwhile: theirs wins
+        busy = model.holds_scores() or self.running or bool(self.states)  # this session scored or is scoring
+        if busy and template.key != model.template.key:
+            return  # the user scored with another template meanwhile: theirs wins (stored runs do not count)
         model.use(template, identity, model_name)
         model.put(items, scores)
         model.put(items, baseline, baseline=True)

@@ -118,7 +118,7 @@ class ModelResultsScreen(Screen[None]):
         text = Text()
         items = self.session.ballots.visible_items(every)  # blind mode: only the items voted on
         if not scored or not model.count(items):
-            others = self._models(items) if items else []  # other models may be in the workspace all the same
+            others = self._models(items, minimum=1) if items else []  # other models may be in the workspace all the same
             nothing = "Nothing scored with this model yet" if others else "Nothing scored yet"
             text.append(f"{nothing}. On the item list, m scores the current item and M every item." if not scored else
                         "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
@@ -166,10 +166,11 @@ class ModelResultsScreen(Screen[None]):
                           _fmt(s["acc_bytes"]), "—" if mean is None else f"{mean:.2f}")
         return table
 
-    def _models(self, items: list[Item]) -> list[Text | Table]:
-        """Every model and template scored for the project side by side (two or more), by the chosen column."""
+    def _models(self, items: list[Item], minimum: int = 2) -> list[Text | Table]:
+        """Every model and template scored for the project side by side (``minimum`` runs or more: one when
+        this session's model has no scores to show above), by the chosen column."""
         labels = self.model.run_labels
-        if len(labels) < 2:
+        if len(labels) < minimum:
             return []
         column = self.columns[self.column % len(self.columns)] if self.columns else None
         metric = METRICS[self.metric % len(METRICS)]
