@@ -265,3 +265,24 @@ def test_model_results_are_those_score_reported(tmp_path: Path, capsys: pytest.C
                f"{format_value(run['acc_bytes'])} |")
         assert row in results
     assert "lm-evaluation-harness" in results
+
+
+def test_pseudonyms_name_nobody_and_change_no_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``card --pseudonyms``: the voters (amina, sara, yacine) and the editor (lead) appear nowhere; they are
+    annotator 1-3 in the agreement tables' order and annotator 4, with every figure as in the named card."""
+    import re
+
+    dataset = curated_workspace(tmp_path, capsys)
+    named = write_card(dataset, capsys, "--name", "Algerian Darija PIQA")
+    card = write_card(dataset, capsys, "--name", "Algerian Darija PIQA", "--pseudonyms")
+    for person in ("amina", "sara", "yacine", "lead"):
+        assert person in named and not re.search(rf"\b{person}\b", card), person
+    names = {"amina": "annotator 1", "sara": "annotator 2", "yacine": "annotator 3", "lead": "annotator 4"}
+    renamed = named
+    for person, pseudonym in names.items():
+        renamed = re.sub(rf"\b{person}\b", pseudonym, renamed)
+    named_note = "check each agrees to be named, or write the card with `--pseudonyms`."
+    assert named_note in named and "Annotators are named by pseudonyms" in card
+    assert [line for line in card.splitlines() if "pseudonym" not in line] == \
+        [line for line in renamed.splitlines() if "pseudonym" not in line]  # the same card, names aside
+    assert "1 edit action on 1 item (by annotator 4)" in card and "| annotator 1 | 36 | " in card

@@ -37,6 +37,7 @@ from piqa_tui.render.card_creation import (
     creation_section,
     gather_facts,
     model_results,
+    pseudonymise,
 )
 from piqa_tui.render.markdown import fenced, inline_code, markdown_table, one_line
 
@@ -54,6 +55,7 @@ class CardOptions:
     license: str | None = None
     split: str = "test"
     known_templates: Mapping[str, Template] | None = None  # to recognise the templates of cached scores (default: shipped)
+    pseudonyms: bool = False  # annotators and editors named "annotator N", not as the workspace records them
 
 
 def size_category(n: int) -> str:
@@ -86,6 +88,8 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
     stats = compute_stats(items, dataset.meta_columns)
     languages = detect_languages(items, dataset.meta_columns)
     facts = gather_facts(project, items, languages)
+    if options.pseudonyms:
+        pseudonymise(facts)
     body = [
         f"# Dataset Card for {options.pretty_name or FILL}",
         "",

@@ -39,7 +39,9 @@ from piqa_tui.render.values import format_value
 FILL = "[More Information Needed]"  # the Hub's own marker for what the authors must write
 LISTED_IDS = 10  # item ids a limitation names before "and N more"
 NAMED_ANNOTATORS = ("Annotators are named here as the workspace records them; check each agrees to be named, "
-                    "or replace the names with pseudonyms.")
+                    "or write the card with `--pseudonyms`.")
+PSEUDONYMS_NOTE = ("Annotators are named by pseudonyms (annotator 1, annotator 2, … in the order of the agreement "
+                   "tables; editors who did not vote follow); the workspace keeps who is who.")
 SCORING_NOTE = ("Zero-shot log-likelihood scoring as in lm-evaluation-harness, against the label column: `acc` picks the "
                 "solution with the highest summed log-probability, `acc_norm` divides it by the solution's length in "
                 "characters, `acc_bytes` by its UTF-8 bytes (\"undefined\": the template's text is no longer known).")
@@ -58,6 +60,7 @@ class CardFacts:
     undecided: dict[str, list[str]] = field(default_factory=dict)  # status → item ids without a decided label
     notes: list[str] = field(default_factory=list)  # further limitations, as list entries
     rows: dict[str, int] | None = None  # item id → row of the file, when the file has no id column
+    pseudonyms: bool = False  # annotators and editors are named "annotator N" (see :func:`pseudonymise`)
 
 
 def gather_facts(project: Project, items: list[Item], languages: LanguageReport) -> CardFacts:
@@ -79,6 +82,25 @@ def gather_facts(project: Project, items: list[Item], languages: LanguageReport)
         facts.notes.append(f"- The labels are in {inline_code(labels)}, a separate file (one label per line) that the "
                            "Hub's data loaders do not join to the items: publish the labels in a column, or say how to join them.")
     return facts
+
+
+def pseudonymise(facts: CardFacts) -> None:
+    """Name every annotator and editor "annotator N" throughout the card: voters in the order of the agreement
+    tables, then editors who did not vote. The figures do not change."""
+    from dataclasses import replace
+
+    from piqa_tui.core.votes.agreement import renamed_report
+
+    people = list(facts.summary.report.annotators) if facts.summary else []
+    people += [editor for editor in facts.curation.editors if editor not in people]
+    names = {person: f"annotator {k}" for k, person in enumerate(people, 1)}
+    if facts.summary is not None:
+        summary = facts.summary
+        breakdowns = {column: replace(b, groups={g: renamed_report(r, names) for g, r in b.groups.items()})
+                      for column, b in summary.breakdowns.items()}
+        facts.summary = replace(summary, report=renamed_report(summary.report, names), breakdowns=breakdowns)
+    facts.curation.editors = [names[e] for e in facts.curation.editors]
+    facts.pseudonyms = True
 
 
 def _example(project: Project, items: list[Item], facts: CardFacts, decided: dict) -> Item | None:
@@ -124,7 +146,7 @@ def creation_section(project: Project, facts: CardFacts) -> list[str]:
             "### Annotations", "", *annotation_lines(facts),
             "### Curation steps", "", *curation_lines(facts), "",
             "### Personal and Sensitive Information", "", FILL, "",
-            *([NAMED_ANNOTATORS, ""] if facts.summary else [])]
+            *([PSEUDONYMS_NOTE if facts.pseudonyms else NAMED_ANNOTATORS, ""] if facts.summary or facts.curation.editors else [])]
 
 
 def annotation_lines(facts: CardFacts) -> list[str]:

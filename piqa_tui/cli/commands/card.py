@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--license", metavar="ID", help="the Hub licence identifier, e.g. cc-by-4.0 (default: the config's "
                                                         "license, else a placeholder)")
     parser.add_argument("--split", choices=SPLITS, help="the split this file is (default: from the file name, else test)")
+    parser.add_argument("--pseudonyms", action="store_true",
+                        help="name annotators and editors 'annotator 1', 'annotator 2', … instead of as the workspace records them")
 
 
 def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
@@ -60,7 +62,7 @@ def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
     if args.name is not None and not name:
         raise PiqaError("--name is empty; give the dataset's name, e.g. --name 'Algerian Darija PIQA'")
     return CardOptions(pretty_name=name, license=licence, split=args.split or split_of(dataset_name),
-                       known_templates=available_templates(config))
+                       known_templates=available_templates(config), pseudonyms=args.pseudonyms)
 
 
 def split_of(file_name: str) -> str:

@@ -484,6 +484,22 @@ class AgreementReport:
     votes_per_annotator: dict[str, int] = field(default_factory=dict)
 
 
+def renamed_report(report: AgreementReport, names: Mapping[str, str]) -> AgreementReport:
+    """``report`` with every annotator named by ``names`` (e.g. pseudonyms); the figures unchanged.
+    An annotator ``names`` lacks keeps their name."""
+    def name(a: str) -> str:
+        return names.get(a, a)
+
+    return replace(
+        report,
+        annotators=tuple(name(a) for a in report.annotators),
+        cohen={name(a): {name(b): m for b, m in row.items()} for a, row in report.cohen.items()},
+        with_majority={name(a): m for a, m in report.with_majority.items()},
+        with_gold={name(a): m for a, m in report.with_gold.items()},
+        votes_per_annotator={name(a): n for a, n in report.votes_per_annotator.items()},
+    )
+
+
 def agreement_report(
     votes: Iterable[Vote] | VoteTable,
     n_categories: int | None = None,
