@@ -255,7 +255,7 @@ def test_model_results_are_those_score_reported(tmp_path: Path, capsys: pytest.C
     dataset = copy_sample("darija-algerian.tsv", tmp_path)
     scored = {}
     for template in ("piqa", "bare"):
-        assert main(["score", str(dataset), "--limit", "6", "--template", template, "--json"]) == 0
+        assert main(["score", str(dataset), "--limit", "6", "--template", template, "--by", "category", "--json"]) == 0
         scored[template] = json.loads(capsys.readouterr().out)
     results = sections(write_card(dataset, capsys))["Model results"]
     model = Path(gguf.assemble()).name
@@ -265,6 +265,13 @@ def test_model_results_are_those_score_reported(tmp_path: Path, capsys: pytest.C
                f"{format_value(run['acc_bytes'])} |")
         assert row in results
     assert "lm-evaluation-harness" in results
+    # Per category, each run's acc and item count as `score --by category` reported them.
+    by_category = results.split("**`acc` by `category`**")[1].split("\n\n**")[0]
+    assert f"| category | {model} · piqa | {model} · bare |" in by_category
+    groups = {template: run["groups"]["category"] for template, run in scored.items()}
+    for value in groups["piqa"]:
+        cells = [f"{format_value(groups[t][value]['acc'])} ({groups[t][value]['n']})" for t in ("piqa", "bare")]
+        assert f"| {value} | {cells[0]} | {cells[1]} |" in by_category
 
 
 def test_pseudonyms_name_nobody_and_change_no_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

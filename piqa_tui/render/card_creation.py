@@ -16,7 +16,8 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.report.curation import Curation, curation_record
 from piqa_tui.core.report.languages import LanguageReport
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.scoring.results import summarise
+from piqa_tui.core.scoring.results import ItemScore, summarise
+from piqa_tui.core.scoring.stored import StoredRun
 from piqa_tui.core.scoring.stored import model_results as stored_model_results
 from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.text.characters import dominant_script
@@ -33,7 +34,7 @@ from piqa_tui.render.agreement import (
     describe_policy,
     report_markdown,
 )
-from piqa_tui.render.markdown import inline_code, markdown_table
+from piqa_tui.render.markdown import inline_code, markdown_table, one_line
 from piqa_tui.render.values import format_value
 
 FILL = "[More Information Needed]"  # the Hub's own marker for what the authors must write
@@ -257,11 +258,42 @@ def model_results(project: Project, items: list[Item], known: Mapping[str, Templ
         return []
     rows = []
     found = stored_model_results(project.workspace.conn, items, **({"known": known} if known is not None else {}))
+    scored = []
     for run, scores in found:
         summary = summarise(scores)
         if summary["n"]:
+            scored.append((run, scores))
             rows.append([run.model_name, run.template_name, f"{summary['n']} of {len(items)}",
                          *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes"))])  # type: ignore[arg-type]
     if not rows:
         return []
-    return [*markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows), "", SCORING_NOTE]
+    lines = [*markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows), "", SCORING_NOTE]
+    return lines + group_results(project, items, scored)
+
+
+def group_results(project: Project, items: list[Item], scored: list[tuple[StoredRun, list[ItemScore]]]) -> list[str]:
+    """``acc`` of every run per value of each categorical column (and per country-specific flag), as
+    ``score --by`` computes it (``report.comparison``); each cell with the number of items it is taken over."""
+    from piqa_tui.core.errors import InputError
+    from piqa_tui.core.report.comparison import RunScores, compare
+
+    columns = categorical_columns(project.items, project.dataset.meta_columns)
+    runs = [RunScores(f"{run.model_name} · {run.template_name}", scores) for run, scores in scored]
+    try:
+        comparison = compare(runs, items, columns)
+    except InputError as err:  # a relevance flag that is neither yes nor no
+        return ["", f"Per-group results are left out: {err}"]
+    lines: list[str] = []
+    for column, values in comparison.groups.items():
+        table = [[one_line(value), *(_acc_cell(by_run.get(label)) for label in comparison.runs)] for value, by_run in values.items()]
+        lines += ["", f"**`acc` by {inline_code(column)}** (items scored in brackets):", "",
+                  *markdown_table([column, *comparison.runs], table)]
+    if comparison.discarded:
+        lines += ["", f"Per-group figures leave out {items_word(len(comparison.discarded))} flagged `should_discard`."]
+    return lines
+
+
+def _acc_cell(figures: Mapping[str, object] | None) -> str:
+    if not figures or not figures.get("n"):
+        return "—"
+    return f"{format_value(figures['acc'])} ({figures['n']})"  # type: ignore[arg-type]
