@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         metavar="NAME",
-        help="embedding model: 'e5' (multilingual-e5-small, the semantic extra), 'minilm' (the packaged "
+        help="embedding model: 'e5' (multilingual-e5-small, the e5 extra), 'minilm' (the packaged "
         "all-MiniLM-L6-v2: English only, about 3 times faster), a sentence-transformers "
         "directory or a name in the local Hugging Face cache, a .gguf file, or 'gemma' (the packaged Gemma 3 270M); "
         "default: the best one on this machine (see docs/dedup.md); implies --semantic",

