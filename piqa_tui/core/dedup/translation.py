@@ -187,9 +187,17 @@ def _moments(a: "np.ndarray", b: "np.ndarray") -> tuple["np.ndarray", "np.ndarra
     matrix would cost O(n m d))."""
     import numpy as np
 
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    mean = a64 @ b64.mean(axis=0)
-    square = np.einsum("ij,ij->i", a64 @ (b64.T @ b64 / len(b64)), a64)
+    centre, gram = np.zeros(b.shape[1]), np.zeros((b.shape[1], b.shape[1]))
+    for s in range(0, len(b), _TILE):  # in float64, a block at a time: memory stays at a tile's
+        block = b[s : s + _TILE].astype(np.float64)
+        centre += block.sum(axis=0)
+        gram += block.T @ block
+    centre, gram = centre / len(b), gram / len(b)
+    mean, square = np.empty(len(a)), np.empty(len(a))
+    for s in range(0, len(a), _TILE):
+        block = a[s : s + _TILE].astype(np.float64)
+        mean[s : s + len(block)] = block @ centre
+        square[s : s + len(block)] = np.einsum("ij,ij->i", block @ gram, block)
     return mean, np.sqrt(np.maximum(square - mean * mean, 1e-12))
 
 
