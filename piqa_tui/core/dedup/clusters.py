@@ -162,7 +162,7 @@ def _semantic_pairs(
     threshold: float,
     cross_only: bool,
     steps: Steps,
-    scripts: "Callable[[], list[str | None]]",
+    scripts: "_Scripts",
 ) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
     """Pairs of units whose embeddings are at least ``threshold`` alike (each pair once; across the two
     sides only when ``cross_only``).
@@ -275,7 +275,7 @@ def _link(
     thresholds: tuple[float, float, float],
     leakage: bool,
     steps: Steps,
-    scripts: "Callable[[], list[str | None]]",
+    scripts: "_Scripts",
 ) -> _Links:
     """Pairs of units by the lexical signal, then by the embeddings where lexical has not joined them already.
 
@@ -297,7 +297,7 @@ def _link(
         floor = thresholds[1] if hasattr(semantic, "semantic_view") else min(thresholds[1:])
         a, b, sim = _semantic_pairs(units, everything, semantic, floor, leakage, steps, scripts)
         found = [(x, y, s) for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist()) if not (empty[x] or empty[y])]
-        for x, y, s, signal in _meaning_edges(found, _unit_scripts(units, everything, found), *thresholds[1:]):
+        for x, y, s, signal in _meaning_edges(found, scripts.of, *thresholds[1:]):
             if links.lex.find(x) != links.lex.find(y):
                 links.edges.append((x, y, s, signal))
                 links.full.union(x, y)
@@ -308,7 +308,7 @@ def _link(
 
 def _link_translations(
     units: Units, everything: list[Item], translator: "Embedder", links: _Links, leakage: bool, steps: Steps,
-    scripts: "Callable[[], list[str | None]]",
+    scripts: "_Scripts",
 ) -> None:
     """Add the ``translation`` pairs that ``translator``'s vectors find (see core/dedup/translation.py),
     with the translator's own bar (its ``translation_excess``, measured per model in docs/dedup.md)."""
@@ -363,18 +363,22 @@ def model_threshold(embedder: object) -> float:
 
 
 class _Scripts:
-    """The main script of each unit's text (None without letters), worked out once when first asked for."""
+    """The main script of each unit's text (None without letters): ``of(unit)`` for a few units,
+    ``()`` for all of them, each worked out once when first asked for."""
 
     def __init__(self, units: Units, items: Sequence[Item]) -> None:
         self.units, self.items = units, items
-        self._scripts: list[str | None] | None = None
+        self._known: dict[int, str | None] = {}
 
-    def __call__(self) -> list[str | None]:
+    def of(self, unit: int) -> str | None:
         from piqa_tui.core.text.characters import dominant_script
 
-        if self._scripts is None:
-            self._scripts = [dominant_script(self.items[m[0]].text) for m in self.units.members]
-        return self._scripts
+        if unit not in self._known:
+            self._known[unit] = dominant_script(self.items[self.units.members[unit][0]].text)
+        return self._known[unit]
+
+    def __call__(self) -> list[str | None]:
+        return [self.of(u) for u in range(len(self.units.members))]
 
 
 def _advancing(steps: Steps) -> Progress:
@@ -389,22 +393,15 @@ def _advancing(steps: Steps) -> Progress:
     return embedded
 
 
-def _unit_scripts(units: Units, items: Sequence[Item], pairs: list[tuple[int, int, float]]) -> dict[int, str | None]:
-    """The main script of the text of each unit in ``pairs`` (None for text without letters)."""
-    from piqa_tui.core.text.characters import dominant_script
-
-    wanted = {u for x, y, _ in pairs for u in (x, y)}
-    return {u: dominant_script(items[units.members[u][0]].text) for u in wanted}
-
-
 def _meaning_edges(
-    pairs: list[tuple[int, int, float]], script: dict[int, str | None], semantic_threshold: float, translation_threshold: float
+    pairs: list[tuple[int, int, float]], script: Callable[[int], str | None], semantic_threshold: float, translation_threshold: float
 ) -> list[Edge]:
     """Embedding pairs as ``semantic`` edges (same script, cosine >= semantic_threshold) and ``translation``
     edges (two scripts, cosine >= translation_threshold); text without letters counts as the same script."""
     out: list[Edge] = []
     for x, y, s in pairs:
-        translated = None not in (script[x], script[y]) and script[x] != script[y]
+        a, b = script(x), script(y)
+        translated = None not in (a, b) and a != b
         if s >= (translation_threshold if translated else semantic_threshold):
             out.append((x, y, s, "translation" if translated else "semantic"))
     return out
