@@ -103,7 +103,7 @@ def scores_summary(model: ModelScores, items: list[Item], baseline: bool = False
     return f"acc {format_value(summary['acc'])} · acc_norm {format_value(summary['acc_norm'])} on {summary['n']:,}"
 
 
-STORED_WATCH_SECONDS = 10.0  # how often the app's poll looks for runs another process stored
+STORED_WATCH_SECONDS = 30.0  # how often the poll looks for runs another process stored (a re-read costs a pass over the cache)
 
 
 class ScoringController:
