@@ -143,7 +143,6 @@ class E5Embedder:
             # The engine reads UTF-8 C strings: a NUL would cut a text short, a lone surrogate would not
             # encode. Items hold neither (both are refused on load); replace them rather than fail.
             clean = [t.replace("\0", " ").encode("utf-8", "replace").decode("utf-8") for t in texts]
-            x = np.asarray(self._load().passage(clean), dtype=np.float32)
-        x = x.reshape(len(texts), -1)  # one text comes back as a row too
+            x = np.asarray(self._load().passage(clean), dtype=np.float32)  # a list in: rows out, even for one
         return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 

@@ -61,17 +61,32 @@ def standardised(vectors: "np.ndarray", scripts: Sequence[str | None]) -> "np.nd
     import numpy as np
 
     x = np.asarray(vectors, dtype=np.float32)
-    out = np.empty_like(x)
+    out, rest = _within_scripts(x, scripts, MIN_GROUP)
+    if rest.any():
+        out[rest] = _zscores(x[rest], x)
+    return _unit_rows(out)
+
+
+def _within_scripts(x: "np.ndarray", scripts: Sequence[str | None], min_group: int) -> tuple["np.ndarray", "np.ndarray"]:
+    """A copy of ``x`` whose rows in scripts of at least ``min_group`` items are standardised within
+    their script (not yet unit length), and the mask of the rows left as they were."""
+    import numpy as np
+
+    out = x.copy()
     labels = np.array([s or "" for s in scripts], dtype=object)
     rest = np.ones(len(x), dtype=bool)
     for script in set(labels.tolist()):
         rows = np.flatnonzero(labels == script)
-        if len(rows) >= MIN_GROUP:
+        if len(rows) >= min_group:
             out[rows] = _zscores(x[rows], x[rows])
             rest[rows] = False
-    if rest.any():
-        out[rest] = _zscores(x[rest], x)
-    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+    return out, rest
+
+
+def _unit_rows(x: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
 def centroid_gap(a: "np.ndarray", b: "np.ndarray") -> float:
@@ -98,16 +113,9 @@ def semantic_view(
     """
     import numpy as np
 
-    x = np.asarray(vectors, dtype=np.float32).copy()
-    labels = np.array([s or "" for s in scripts], dtype=object)
-    limits = np.full(len(x), small_threshold, dtype=np.float32)
-    for script in set(labels.tolist()):
-        rows = np.flatnonzero(labels == script)
-        if len(rows) >= min_group:
-            z = _zscores(x[rows], x[rows])
-            x[rows] = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
-            limits[rows] = threshold
-    return x, limits
+    x, raw = _within_scripts(np.asarray(vectors, dtype=np.float32), scripts, min_group)
+    x[~raw] = _unit_rows(x[~raw])
+    return x, np.where(raw, small_threshold, threshold).astype(np.float32)
 
 
 def _zscores(rows: "np.ndarray", reference: "np.ndarray") -> "np.ndarray":
