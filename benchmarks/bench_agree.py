@@ -48,8 +48,12 @@ def main() -> None:
     votes, gold = make_votes(args.items, args.annotators)
     table = VoteTable.from_votes(votes, 2)
     from_triples = median_seconds(lambda: agreement_report(votes, 2, gold=gold), args.runs)
-    from_table = median_seconds(lambda: agreement_report(VoteTable(
-        table.item, table.annotator, table.choice, table.items, table.annotators, 2), gold=gold), args.runs)
+    from_table = median_seconds(
+        lambda: agreement_report(
+            VoteTable(table.item, table.annotator, table.choice, table.items, table.annotators, 2), gold=gold
+        ),
+        args.runs,
+    )
     report = agreement_report(table, gold=gold)
     print(f"{args.items:,} items × {args.annotators} annotators ({len(votes):,} votes), median of {args.runs} runs")
     print(f"  full report from vote triples: {from_triples:.3f} s")

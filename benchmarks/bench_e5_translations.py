@@ -52,8 +52,10 @@ def main() -> None:
     best = sim.argmax(1)
     mutual = [(i, int(j)) for i, j in enumerate(best) if sim[:, j].argmax() == i]
     truth = (lambda i, j: False) if args.disjoint else (lambda i, j: i == j)
-    print(f"n={args.n} {'disjoint' if args.disjoint else 'translated'}: embedding {rate:.1f} texts/s, "
-          f"top-1 Tamil→English {np.mean(best == np.arange(args.n)) if not args.disjoint else float('nan'):.3f}")
+    print(
+        f"n={args.n} {'disjoint' if args.disjoint else 'translated'}: embedding {rate:.1f} texts/s, "
+        f"top-1 Tamil→English {np.mean(best == np.arange(args.n)) if not args.disjoint else float('nan'):.3f}"
+    )
     for bar in (0.80, 0.85, 0.88, 0.90):
         found = [(i, j) for i, j in mutual if sim[i, j] >= bar]
         right = sum(truth(i, j) for i, j in found)

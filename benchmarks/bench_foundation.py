@@ -41,9 +41,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "large.tsv"
         subprocess.run([sys.executable, str(HERE / "make_large.py"), str(path), str(n)], check=True)
-        results = [json.loads(subprocess.run([sys.executable, "-c", ONE_RUN, str(path)], capture_output=True, text=True, check=True).stdout) for _ in range(runs)]
+        results = [
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", ONE_RUN, str(path)], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(runs)
+        ]
     for key in ("load", "validate", "stats", "total", "peak_mb"):
-        print(f"{key:>9}: median {statistics.median(r[key] for r in results):.3f}  (runs: {', '.join(f'{r[key]:.3f}' for r in results)})")
+        print(
+            f"{key:>9}: median {statistics.median(r[key] for r in results):.3f}  (runs: {', '.join(f'{r[key]:.3f}' for r in results)})"
+        )
     print(f"items: {results[0]['items']}, problems: {results[0]['problems']}")
 
 

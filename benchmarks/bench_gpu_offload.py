@@ -88,7 +88,9 @@ def load_log_facts(lines: list[str]) -> dict[str, object]:
         "offloaded": [int(offloaded.group(1)), int(offloaded.group(2))] if offloaded else None,
         "buffers_mib": buffers,
         "devices": [f"{name} ({desc})" for name, desc in DEVICE.findall(text)],
-        "offload_lines": [line for line in lines if "offload" in line or "buffer size" in line or "using device" in line],
+        "offload_lines": [
+            line for line in lines if "offload" in line or "buffer size" in line or "using device" in line
+        ],
     }
 
 
@@ -106,7 +108,9 @@ def run_side(args: argparse.Namespace) -> int:
     logger.setLevel(logging.DEBUG)
     items = load_piqa(args.data, args.limit)
     template = get_template(args.template)
-    with LlamaBackend(args.model, n_gpu_layers=args.n_gpu_layers, n_threads=args.threads, n_batch=args.n_batch) as backend:
+    with LlamaBackend(
+        args.model, n_gpu_layers=args.n_gpu_layers, n_threads=args.threads, n_batch=args.n_batch
+    ) as backend:
         score_items(backend, items[:4], template)  # warm-up: first-use allocations, shader compilation
         start = time.perf_counter()
         scores = score_items(backend, items, template)
@@ -115,11 +119,16 @@ def run_side(args: argparse.Namespace) -> int:
     result = {
         "llama_cpp": f"{llama_cpp.__version__} ({Path(llama_cpp.__file__).parent})",
         "supports_gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
-        "n_gpu_layers": args.n_gpu_layers, "n_batch": args.n_batch, "align": align,
-        "items_per_s": len(items) / seconds, "seconds": seconds,
+        "n_gpu_layers": args.n_gpu_layers,
+        "n_batch": args.n_batch,
+        "align": align,
+        "items_per_s": len(items) / seconds,
+        "seconds": seconds,
         "load_average": os.getloadavg()[0],
-        "scores": [[s.item_id, list(s.logliks), list(s.n_tokens), list(s.norm_lengths), s.label, list(s.byte_lengths)]
-                   for s in scores],
+        "scores": [
+            [s.item_id, list(s.logliks), list(s.n_tokens), list(s.norm_lengths), s.label, list(s.byte_lengths)]
+            for s in scores
+        ],
         **load_log_facts(handler.lines),
     }
     args.side_out.write_text(json.dumps(result) + "\n")
@@ -132,15 +141,34 @@ def run_side(args: argparse.Namespace) -> int:
 def side(args: argparse.Namespace, name: str, python: str, n_gpu_layers: int, env: dict[str, str]) -> dict:
     """Run one side in a child process; its JSON answer, with its stderr kept for the load log."""
     out = Path(f"/tmp/bench-gpu-offload-{name}-{os.getpid()}.json")
-    cmd = [python, str(Path(__file__).resolve()), "--side", name, "--side-out", str(out), "--model", str(args.model),
-           "--data", str(args.data), "--limit", str(args.limit), "--n-gpu-layers", str(n_gpu_layers),
-           "--n-batch", str(args.n_batch), "--template", args.template]
+    cmd = [
+        python,
+        str(Path(__file__).resolve()),
+        "--side",
+        name,
+        "--side-out",
+        str(out),
+        "--model",
+        str(args.model),
+        "--data",
+        str(args.data),
+        "--limit",
+        str(args.limit),
+        "--n-gpu-layers",
+        str(n_gpu_layers),
+        "--n-batch",
+        str(args.n_batch),
+        "--template",
+        args.template,
+    ]
     if args.threads:
         cmd += ["--threads", str(args.threads)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SystemExit(f"bench_gpu_offload: the {name} side failed (exit {proc.returncode}): "
-                         f"{(proc.stderr.strip().splitlines() or ['no message'])[-1]}")
+        raise SystemExit(
+            f"bench_gpu_offload: the {name} side failed (exit {proc.returncode}): "
+            f"{(proc.stderr.strip().splitlines() or ['no message'])[-1]}"
+        )
     result = json.loads(out.read_text())
     out.unlink()
     stderr_facts = load_log_facts(proc.stderr.splitlines())  # device enumeration may print before the callback is set
@@ -150,8 +178,12 @@ def side(args: argparse.Namespace, name: str, python: str, n_gpu_layers: int, en
 
 
 def to_scores(result: dict) -> list[ItemScore]:
-    return [ItemScore(item_id=i, logliks=tuple(ll), n_tokens=tuple(nt), norm_lengths=tuple(nl), label=lab,
-                      byte_lengths=tuple(bl)) for i, ll, nt, nl, lab, bl in result["scores"]]
+    return [
+        ItemScore(
+            item_id=i, logliks=tuple(ll), n_tokens=tuple(nt), norm_lengths=tuple(nl), label=lab, byte_lengths=tuple(bl)
+        )
+        for i, ll, nt, nl, lab, bl in result["scores"]
+    ]
 
 
 def report(args: argparse.Namespace, cpu: dict, gpu: dict) -> None:
@@ -161,22 +193,28 @@ def report(args: argparse.Namespace, cpu: dict, gpu: dict) -> None:
     n = len(c)
     print(f"## GPU offload check: {n} PIQA items, {args.model.name}, template {args.template}\n")
     for name, r in (("CPU", cpu), ("GPU", gpu)):
-        print(f"{name} side: llama-cpp-python {r['llama_cpp']}, supports offload {r['supports_gpu_offload']}, "
-              f"n_gpu_layers {r['n_gpu_layers']}, offloaded {r['offloaded']}, devices {r['devices'] or 'none'}; "
-              f"buffers (MiB) {r['buffers_mib']}")
+        print(
+            f"{name} side: llama-cpp-python {r['llama_cpp']}, supports offload {r['supports_gpu_offload']}, "
+            f"n_gpu_layers {r['n_gpu_layers']}, offloaded {r['offloaded']}, devices {r['devices'] or 'none'}; "
+            f"buffers (MiB) {r['buffers_mib']}"
+        )
     for line in gpu["stderr_vulkan"][:4]:
         print(f"    {line}")
     print("\n| run | items/s | acc | acc_norm | acc_bytes | load average at the end |")
     print("|---|---|---|---|---|---|")
     for name, r, s in (("CPU (n_gpu_layers 0)", cpu, cs), (f"GPU (n_gpu_layers {gpu['n_gpu_layers']})", gpu, gs)):
-        print(f"| {name} | {r['items_per_s']:.2f} | {s['acc']:.3f} | {s['acc_norm']:.3f} | {s['acc_bytes']:.3f} | "
-              f"{r['load_average']:.2f} |")
+        print(
+            f"| {name} | {r['items_per_s']:.2f} | {s['acc']:.3f} | {s['acc_norm']:.3f} | {s['acc_bytes']:.3f} | "
+            f"{r['load_average']:.2f} |"
+        )
     tokens_equal = sum(x.n_tokens == y.n_tokens for x, y in zip(c, g))
-    print(f"\n|loglik CPU - GPU| over {len(diffs)} solutions: median {statistics.median(diffs):.2g}, "
-          f"p90 {diffs[int(0.9 * (len(diffs) - 1))]:.2g}, max {diffs[-1]:.2g} nats; token counts equal on "
-          f"{tokens_equal}/{n}; predictions agree on {sum(x.prediction == y.prediction for x, y in zip(c, g))}/{n} "
-          f"(acc), {sum(x.prediction_norm == y.prediction_norm for x, y in zip(c, g))}/{n} (acc_norm), "
-          f"{sum(x.prediction_bytes == y.prediction_bytes for x, y in zip(c, g))}/{n} (acc_bytes)")
+    print(
+        f"\n|loglik CPU - GPU| over {len(diffs)} solutions: median {statistics.median(diffs):.2g}, "
+        f"p90 {diffs[int(0.9 * (len(diffs) - 1))]:.2g}, max {diffs[-1]:.2g} nats; token counts equal on "
+        f"{tokens_equal}/{n}; predictions agree on {sum(x.prediction == y.prediction for x, y in zip(c, g))}/{n} "
+        f"(acc), {sum(x.prediction_norm == y.prediction_norm for x, y in zip(c, g))}/{n} (acc_norm), "
+        f"{sum(x.prediction_bytes == y.prediction_bytes for x, y in zip(c, g))}/{n} (acc_bytes)"
+    )
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -184,15 +222,20 @@ def compare(args: argparse.Namespace) -> int:
     gpu_env = dict(os.environ) | (LAVAPIPE_ENV if args.lavapipe else {})
     gpu = side(args, "gpu", args.gpu_python, args.n_gpu_layers, gpu_env)
     if not gpu["supports_gpu_offload"]:
-        print(f"bench_gpu_offload: {gpu['llama_cpp']} cannot offload to a GPU; build it with "
-              'CMAKE_ARGS="-DGGML_CUDA=on" (or -DGGML_VULKAN=on) and pass --gpu-python', file=sys.stderr)
+        print(
+            f"bench_gpu_offload: {gpu['llama_cpp']} cannot offload to a GPU; build it with "
+            'CMAKE_ARGS="-DGGML_CUDA=on" (or -DGGML_VULKAN=on) and pass --gpu-python',
+            file=sys.stderr,
+        )
         return 1
     cpu = side(args, "cpu", args.cpu_python, 0, cpu_env)
     report(args, cpu, gpu)
     offloaded = gpu["offloaded"]
     if not offloaded or offloaded[0] == 0:
-        print("bench_gpu_offload: the GPU side offloaded no layer (no GPU device found; on lavapipe pass --lavapipe)",
-              file=sys.stderr)
+        print(
+            "bench_gpu_offload: the GPU side offloaded no layer (no GPU device found; on lavapipe pass --lavapipe)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -206,8 +249,12 @@ def main() -> int:
     parser.add_argument("--n-batch", type=int, default=256, help="tokens per decode, both sides")
     parser.add_argument("--threads", type=int, help="CPU threads (default: all cores)")
     parser.add_argument("--template", default="piqa")
-    parser.add_argument("--cpu-python", default=sys.executable, help="interpreter whose llama-cpp-python scores on the CPU")
-    parser.add_argument("--gpu-python", default=sys.executable, help="interpreter whose llama-cpp-python has a GPU backend")
+    parser.add_argument(
+        "--cpu-python", default=sys.executable, help="interpreter whose llama-cpp-python scores on the CPU"
+    )
+    parser.add_argument(
+        "--gpu-python", default=sys.executable, help="interpreter whose llama-cpp-python has a GPU backend"
+    )
     parser.add_argument("--lavapipe", action="store_true", help="let ggml use Mesa's software Vulkan device (GPU side)")
     parser.add_argument("--side", choices=("cpu", "gpu"), help=argparse.SUPPRESS)
     parser.add_argument("--side-out", type=Path, help=argparse.SUPPRESS)

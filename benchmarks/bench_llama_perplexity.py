@@ -161,7 +161,7 @@ def check_tokens(model: str, items) -> dict[str, int]:
         ctx = CONTEXT.format(goal=goal)
         ctx_tokens = tok(ctx)
         tool = [tok(ctx + " " + s) for s in solutions]  # common_tokenize(question + " " + answer, true)
-        ours = [ctx_tokens + tok(ctx + " " + s)[len(ctx_tokens):] for s in solutions]
+        ours = [ctx_tokens + tok(ctx + " " + s)[len(ctx_tokens) :] for s in solutions]
         stats["token_mismatch"] += tool != ours
         n = min(map(len, tool))
         shared = next((i for i in range(n) if tool[0][i] != tool[1][i]), n)
@@ -178,14 +178,20 @@ def report_ours(model: str, items, threads: int, r: int) -> dict[str, float]:
     res = run_ours(model, items, threads)
     res["load_avg_before"], res["load_avg_after"] = before, os.getloadavg()[0]
     n = len(items)
-    print(f"run {r + 1}, ours (child process): wall {res['wall_s']:.1f} s ({n / res['wall_s']:.2f} items/s), "
-          f"scoring {res['scoring_s']:.1f} s ({n / res['scoring_s']:.2f} items/s); acc {res['acc']:.3f}; "
-          f"load avg {before:.2f} -> {res['load_avg_after']:.2f}", flush=True)
+    print(
+        f"run {r + 1}, ours (child process): wall {res['wall_s']:.1f} s ({n / res['wall_s']:.2f} items/s), "
+        f"scoring {res['scoring_s']:.1f} s ({n / res['scoring_s']:.2f} items/s); acc {res['acc']:.3f}; "
+        f"load avg {before:.2f} -> {res['load_avg_after']:.2f}",
+        flush=True,
+    )
     return res
+
 
 PROGRESS = re.compile(r"^(\d+)\t(\d+\.\d+)\s*$")
 FINAL = re.compile(r"Final result: ([\d.]+) \+/- ([\d.]+)")
-PERF = re.compile(r"llama_perf_context_print:\s+(load|prompt eval|eval|total) time =\s+([\d.]+) ms(?: /\s+(\d+) (?:tokens|runs))?")
+PERF = re.compile(
+    r"llama_perf_context_print:\s+(load|prompt eval|eval|total) time =\s+([\d.]+) ms(?: /\s+(\d+) (?:tokens|runs))?"
+)
 
 
 def wait_for_quiet(max_load: float, wait_s: float, tries: int) -> tuple[float, int]:
@@ -252,8 +258,9 @@ def run_ours(model: str, items, threads: int) -> dict[str, float]:
     from piqa_tui.core.scoring.factory import local_backend
     from piqa_tui.core.scoring.results import summarise
 
-    ours = [Item(id=str(i), prompt=goal, solutions=sols, label=label, row=i)
-            for i, (goal, sols, label) in enumerate(items)]
+    ours = [
+        Item(id=str(i), prompt=goal, solutions=sols, label=label, row=i) for i, (goal, sols, label) in enumerate(items)
+    ]
     start = time.perf_counter()
     backend = local_backend(Path(model), n_threads=threads)
     backend.load()
@@ -262,8 +269,12 @@ def run_ours(model: str, items, threads: int) -> dict[str, float]:
     scored = time.perf_counter()
     backend.close()
     summary = summarise(scores)
-    return {"wall_s": time.perf_counter() - start, "scoring_s": scored - loaded,
-            "acc": summary["acc"], "acc_norm": summary["acc_norm"]}
+    return {
+        "wall_s": time.perf_counter() - start,
+        "scoring_s": scored - loaded,
+        "acc": summary["acc"],
+        "acc_norm": summary["acc_norm"],
+    }
 
 
 def main() -> int:
@@ -280,13 +291,20 @@ def main() -> int:
     parser.add_argument("--max-load", type=float, default=1.2, help="wait while the load average is above this")
     parser.add_argument("--wait", type=float, default=30)
     parser.add_argument("--tries", type=int, default=4)
-    parser.add_argument("--check-tokens", action=argparse.BooleanOptionalAction, default=True,
-                        help="compare the tool's tokens with our backend's (needs llama_cpp)")
+    parser.add_argument(
+        "--check-tokens",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="compare the tool's tokens with our backend's (needs llama_cpp)",
+    )
     parser.add_argument("--keep", type=Path, help="folder for the task file and the tool's logs")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--ours", action="store_true",
-                        help="also score the items with our fast path through the child process, "
-                             "alternating with the tool's runs (tool, ours, then ours, tool, ...)")
+    parser.add_argument(
+        "--ours",
+        action="store_true",
+        help="also score the items with our fast path through the child process, "
+        "alternating with the tool's runs (tool, ours, then ours, tool, ...)",
+    )
     parser.add_argument("extra", nargs="*", help="more arguments for the tool, after --")
     args = parser.parse_args()
 
@@ -302,20 +320,41 @@ def main() -> int:
     task_file.write_bytes(serialise(items))
 
     tokens = check_tokens(args.model, items) if args.check_tokens else None
-    cmd = [str(args.binary), "-m", args.model, "-f", str(task_file),
-           "--multiple-choice", "--multiple-choice-tasks", str(n),
-           "-t", str(args.threads), "-tb", str(args.threads), "-fa", "off",
-           "-c", str(args.ctx), "-b", str(args.n_batch), "-ub", str(args.n_batch),
-           "-lv", "4"]  # 4 (trace) shows llama.cpp's own info lines, llama_perf_context_print among them
+    cmd = [
+        str(args.binary),
+        "-m",
+        args.model,
+        "-f",
+        str(task_file),
+        "--multiple-choice",
+        "--multiple-choice-tasks",
+        str(n),
+        "-t",
+        str(args.threads),
+        "-tb",
+        str(args.threads),
+        "-fa",
+        "off",
+        "-c",
+        str(args.ctx),
+        "-b",
+        str(args.n_batch),
+        "-ub",
+        str(args.n_batch),
+        "-lv",
+        "4",
+    ]  # 4 (trace) shows llama.cpp's own info lines, llama_perf_context_print among them
     if args.parallel:
         cmd += ["-np", str(args.parallel)]
     cmd += args.extra
     print(f"## llama-perplexity --multiple-choice on PIQA validation ({n} items)\n")
     print("command: `" + " ".join(cmd) + "`\n")
     if tokens:
-        print(f"tokens: {tokens['token_mismatch']} items tokenised differently from our backend; "
-              f"{tokens['shared_continuation_start']} items whose solutions share leading continuation "
-              f"tokens (not scored by the tool); {tokens['prefix_of_other']} where one is a prefix of the other\n")
+        print(
+            f"tokens: {tokens['token_mismatch']} items tokenised differently from our backend; "
+            f"{tokens['shared_continuation_start']} items whose solutions share leading continuation "
+            f"tokens (not scored by the tool); {tokens['prefix_of_other']} where one is a prefix of the other\n"
+        )
 
     runs, ours_runs = [], []
     for r in range(args.repeat):
@@ -328,12 +367,15 @@ def main() -> int:
         res["items_per_s_minus_load"] = n / (res["wall_s"] - res["load_s"]) if res["load_s"] else None
         res["items_per_s_scoring"] = n / res["scoring_s"] if res["scoring_s"] else None
         runs.append(res)
-        print(f"run {r + 1}: wall {res['wall_s']:.1f} s ({res['items_per_s']:.2f} items/s), "
-              f"tool load {res['load_s'] or 0:.1f} s -> {res['items_per_s_minus_load'] or 0:.2f} items/s, "
-              f"scoring {res['scoring_s'] or 0:.1f} s -> {res['items_per_s_scoring'] or 0:.2f} items/s; "
-              f"CPU {res['cpu_user_s']:.0f}+{res['cpu_sys_s']:.0f} s (user+sys), decode {res['prompt_eval_s'] or 0:.1f} s; "
-              f"acc {res['acc_pct']:.2f}%; load avg {load_before:.2f} -> {res['load_avg_after']:.2f}"
-              + (f" (waited {waits}x)" if waits else ""), flush=True)
+        print(
+            f"run {r + 1}: wall {res['wall_s']:.1f} s ({res['items_per_s']:.2f} items/s), "
+            f"tool load {res['load_s'] or 0:.1f} s -> {res['items_per_s_minus_load'] or 0:.2f} items/s, "
+            f"scoring {res['scoring_s'] or 0:.1f} s -> {res['items_per_s_scoring'] or 0:.2f} items/s; "
+            f"CPU {res['cpu_user_s']:.0f}+{res['cpu_sys_s']:.0f} s (user+sys), decode {res['prompt_eval_s'] or 0:.1f} s; "
+            f"acc {res['acc_pct']:.2f}%; load avg {load_before:.2f} -> {res['load_avg_after']:.2f}"
+            + (f" (waited {waits}x)" if waits else ""),
+            flush=True,
+        )
         if args.ours and r % 2 == 0:
             ours_runs.append(report_ours(args.model, items, args.threads, r))
 
@@ -342,31 +384,43 @@ def main() -> int:
         return statistics.median(values) if values else float("nan")
 
     summary = {
-        "n_items": n, "command": cmd, "runs": runs, "tokens": tokens,
+        "n_items": n,
+        "command": cmd,
+        "runs": runs,
+        "tokens": tokens,
         "median_wall_s": med("wall_s"),
         "median_items_per_s": med("items_per_s"),
         "median_items_per_s_minus_load": med("items_per_s_minus_load"),
         "median_items_per_s_scoring": med("items_per_s_scoring"),
         "median_cpu_s_per_item": statistics.median((r["cpu_user_s"] + r["cpu_sys_s"]) / n for r in runs),
         "median_decode_s": med("prompt_eval_s"),
-        "acc_pct": runs[-1]["acc_pct"], "acc_sigma_pct": runs[-1]["acc_sigma_pct"],
+        "acc_pct": runs[-1]["acc_pct"],
+        "acc_sigma_pct": runs[-1]["acc_sigma_pct"],
     }
-    print("\n| items | runs | items/s (wall) | items/s (wall - tool load) | items/s (scoring phase) "
-          "| CPU s/item | acc (tool) |")
+    print(
+        "\n| items | runs | items/s (wall) | items/s (wall - tool load) | items/s (scoring phase) "
+        "| CPU s/item | acc (tool) |"
+    )
     print("|---|---|---|---|---|---|---|")
     sigma = f" ± {summary['acc_sigma_pct']:.2f}" if summary["acc_sigma_pct"] is not None else ""
-    print(f"| {n} | {len(runs)} | {summary['median_items_per_s']:.2f} | {summary['median_items_per_s_minus_load']:.2f} "
-          f"| {summary['median_items_per_s_scoring']:.2f} | {summary['median_cpu_s_per_item']:.3f} "
-          f"| {summary['acc_pct']:.2f}%{sigma} |")
+    print(
+        f"| {n} | {len(runs)} | {summary['median_items_per_s']:.2f} | {summary['median_items_per_s_minus_load']:.2f} "
+        f"| {summary['median_items_per_s_scoring']:.2f} | {summary['median_cpu_s_per_item']:.3f} "
+        f"| {summary['acc_pct']:.2f}%{sigma} |"
+    )
     if ours_runs:
         summary["ours"] = ours_runs
         ours_wall = statistics.median(n / o["wall_s"] for o in ours_runs)
         ours_scoring = statistics.median(n / o["scoring_s"] for o in ours_runs)
-        print(f"\nours (child process), median of {len(ours_runs)}: {ours_wall:.2f} items/s (wall: start, load, "
-              f"score, close), {ours_scoring:.2f} items/s (scoring); acc {ours_runs[-1]['acc']:.3f}, "
-              f"acc_norm {ours_runs[-1]['acc_norm']:.3f}; ours / tool (wall) {ours_wall / summary['median_items_per_s']:.2f}x")
-    print("\nacc (tool) = solution with the highest mean log-prob per token after the solutions' "
-          "shared token prefix; not lm-evaluation-harness acc or acc_norm")
+        print(
+            f"\nours (child process), median of {len(ours_runs)}: {ours_wall:.2f} items/s (wall: start, load, "
+            f"score, close), {ours_scoring:.2f} items/s (scoring); acc {ours_runs[-1]['acc']:.3f}, "
+            f"acc_norm {ours_runs[-1]['acc_norm']:.3f}; ours / tool (wall) {ours_wall / summary['median_items_per_s']:.2f}x"
+        )
+    print(
+        "\nacc (tool) = solution with the highest mean log-prob per token after the solutions' "
+        "shared token prefix; not lm-evaluation-harness acc or acc_norm"
+    )
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
     return 0

@@ -98,13 +98,20 @@ def rule_figures(a, b, standardise: bool = True, min_excess: float | None = None
     n = len(a)
     z = np.vstack([standardised(a, ["a"] * n), standardised(b, ["b"] * n)]) if standardise else np.vstack([a, b])
     out: dict[str, object] = {"top1_rule": round(float(((z[:n] @ z[n:].T).argmax(axis=1) == np.arange(n)).mean()), 3)}
-    for name, (ia, ib) in {"full": (range(n), range(n)), "partial": (range(n // 2), range(n // 4, n)),
-                           "none": (range(n // 2), range(n // 2, n))}.items():
+    for name, (ia, ib) in {
+        "full": (range(n), range(n)),
+        "partial": (range(n // 2), range(n // 4, n)),
+        "none": (range(n // 2), range(n // 2, n)),
+    }.items():
         rows = np.array([*ia, *(n + k for k in ib)])
         vectors = np.vstack([a, b])[rows]
         labels = ["a"] * len(ia) + ["b"] * len(ib)
         found = translation_pairs(
-            vectors, labels, np.arange(len(ia)), np.arange(len(ia), len(rows)), standardise=standardise,
+            vectors,
+            labels,
+            np.arange(len(ia)),
+            np.arange(len(ia), len(rows)),
+            standardise=standardise,
             min_excess=MIN_EXCESS if min_excess is None else min_excess,
         )
         right = int((rows[found.i] + n == rows[found.j]).sum())
@@ -145,8 +152,11 @@ def sample_pairs(model, standardise: bool) -> dict[str, object]:
         distinct_max = float(sims[np.ix_(others, others)].max())
         for copy, original, kind in pairs:
             c, o = at[copy], at[original]
-            out[f"{kind} {copy}"] = {"cosine": round(float(sims[c, o]), 3), "nearest": bool(sims[c].argmax() == o),
-                                    "distinct_max": round(distinct_max, 3)}
+            out[f"{kind} {copy}"] = {
+                "cosine": round(float(sims[c, o]), 3),
+                "nearest": bool(sims[c].argmax() == o),
+                "distinct_max": round(distinct_max, 3),
+            }
     return out
 
 
@@ -160,8 +170,14 @@ def main() -> None:
     parser.add_argument("--models", default="e5,minilm,gemma")
     parser.add_argument("--limit", type=int, default=600, help="pairs per language pair")
     parser.add_argument("--threshold", type=float, default=DEFAULT_TRANSLATION_THRESHOLD)
-    parser.add_argument("--cache", type=Path, help="an SQLite file to keep embeddings in between runs (items/s then counts new texts only)")
-    parser.add_argument("--bars", default="1.25,1.5,2.0", help="other bars of the translation rule to report (excess over chance)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="an SQLite file to keep embeddings in between runs (items/s then counts new texts only)",
+    )
+    parser.add_argument(
+        "--bars", default="1.25,1.5,2.0", help="other bars of the translation rule to report (excess over chance)"
+    )
     args = parser.parse_args()
     bars = [float(x) for x in args.bars.split(",") if x]
     cache = EmbeddingCache(sqlite3.connect(args.cache)) if args.cache else None
@@ -174,16 +190,35 @@ def main() -> None:
         started = time.perf_counter()
         vectors = model.embed(texts)
         seconds = time.perf_counter() - started
-        by_side = dict(zip(sides, (vectors[k * len(side) : (k + 1) * len(side)] for k, side in enumerate(sides.values()))))
-        figures = {f"{x}-{y}": {**pair_figures(by_side[x], by_side[y], args.threshold), **rule_figures(by_side[x], by_side[y]),
-                                "raw_rule": rule_figures(by_side[x], by_side[y], standardise=False),
-                                **{f"bar {bar}": rule_figures(by_side[x], by_side[y], min_excess=bar) for bar in bars}}
-                   for x, y in (("ta", "en"), ("ta", "it"), ("en", "it"))}
+        by_side = dict(
+            zip(sides, (vectors[k * len(side) : (k + 1) * len(side)] for k, side in enumerate(sides.values())))
+        )
+        figures = {
+            f"{x}-{y}": {
+                **pair_figures(by_side[x], by_side[y], args.threshold),
+                **rule_figures(by_side[x], by_side[y]),
+                "raw_rule": rule_figures(by_side[x], by_side[y], standardise=False),
+                **{f"bar {bar}": rule_figures(by_side[x], by_side[y], min_excess=bar) for bar in bars},
+            }
+            for x, y in (("ta", "en"), ("ta", "it"), ("en", "it"))
+        }
         rate = round(new / seconds, 2) if new else None
-        print(json.dumps({"model": name, "pairs": len(sides["ta"]), "items_per_s": rate, "embedded": new,
-                          "load": round(os.getloadavg()[0], 1), **figures,
-                          "samples": sample_pairs(model, False), "samples_standardised": sample_pairs(model, True)},
-                         ensure_ascii=False), flush=True)
+        print(
+            json.dumps(
+                {
+                    "model": name,
+                    "pairs": len(sides["ta"]),
+                    "items_per_s": rate,
+                    "embedded": new,
+                    "load": round(os.getloadavg()[0], 1),
+                    **figures,
+                    "samples": sample_pairs(model, False),
+                    "samples_standardised": sample_pairs(model, True),
+                },
+                ensure_ascii=False,
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -78,10 +78,14 @@ def main() -> int:
     rest.sort()
     p95 = rest[max(0, round(0.95 * len(rest)) - 1)]
     print(f"## `m` (score the current item), {os.cpu_count()} CPUs, packaged Gemma 3 270M\n")
-    print(f"first press (starts the model process, which imports llama.cpp and loads the model; scores): "
-          f"{first:.2f} s; load average (1 min) {os.getloadavg()[0]:.2f}")
-    print(f"next {len(rest)} presses: median {statistics.median(rest) * 1000:.0f} ms, "
-          f"p95 {p95 * 1000:.0f} ms, max {rest[-1] * 1000:.0f} ms")
+    print(
+        f"first press (starts the model process, which imports llama.cpp and loads the model; scores): "
+        f"{first:.2f} s; load average (1 min) {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"next {len(rest)} presses: median {statistics.median(rest) * 1000:.0f} ms, "
+        f"p95 {p95 * 1000:.0f} ms, max {rest[-1] * 1000:.0f} ms"
+    )
     return 0
 
 

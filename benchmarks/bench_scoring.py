@@ -69,7 +69,7 @@ def plain_scores(llm, items: list[Item], template) -> tuple[list[ItemScore], int
         results = []
         for cont_text in request.continuations:
             whole = llm.tokenize((request.context + cont_text).encode(), add_bos=True, special=False)
-            cont = whole[len(ctx):]
+            cont = whole[len(ctx) :]
             llm.reset()
             llm.eval(ctx + cont)
             start = time.perf_counter()
@@ -126,7 +126,7 @@ def main() -> int:
     # between blocks of the first fast run: both see the same machine.
     n_plain = min(args.plain_limit, len(items))
     blocks = [items[i : i + args.block] for i in range(0, len(items), args.block)]
-    plain_slices = [items[: n_plain][i::len(blocks)] for i in range(len(blocks))]
+    plain_slices = [items[:n_plain][i :: len(blocks)] for i in range(len(blocks))]
     load_before = os.getloadavg()[0]
     llm = None
     runs, cpu_runs, fast = [], [], []
@@ -143,9 +143,18 @@ def main() -> int:
             if run == 0:
                 if llm is None:
                     fast_rss = peak_rss_mib()  # the fast path's steady state, before the plain model loads
-                    llm = Llama(str(args.model), n_ctx=512, n_batch=512, n_ubatch=512, logits_all=True,
-                                flash_attn=False, n_threads=args.threads, n_threads_batch=args.threads,
-                                n_gpu_layers=args.n_gpu_layers, verbose=False)
+                    llm = Llama(
+                        str(args.model),
+                        n_ctx=512,
+                        n_batch=512,
+                        n_ubatch=512,
+                        logits_all=True,
+                        flash_attn=False,
+                        n_threads=args.threads,
+                        n_threads_batch=args.threads,
+                        n_gpu_layers=args.n_gpu_layers,
+                        verbose=False,
+                    )
                 start, cpu = time.perf_counter(), time.process_time()
                 scores, tokens, softmax_s = plain_scores(llm, plain_slices[k], template)
                 plain_s += time.perf_counter() - start
@@ -211,24 +220,40 @@ def main() -> int:
     print(f"model: {figures['model']} ({args.model.name}), template {args.template}, load {load_s:.1f} s\n")
     print("| path | items | items/s | tokens/s | acc | acc_norm |")
     print("|---|---|---|---|---|---|")
-    print(f"| fast (median of {len(runs)}) | {len(items)} | {fast_ips:.2f} | {workload / fast_s:.0f} "
-          f"(evaluated {evaluated / fast_s:.0f}) | {fast_summary['acc']:.3f} | {fast_summary['acc_norm']:.3f} |")
-    print(f"| plain (first {n_plain}) | {n_plain} | {plain_ips:.2f} | {plain_tokens / plain_s:.0f} | "
-          f"{plain_summary['acc']:.3f} | {plain_summary['acc_norm']:.3f} |")
-    print(f"\nspeed-up {figures['speedup']:.1f}x; plain on all {len(items)} items would take "
-          f"~{figures['plain_full_set_s_extrapolated']:.0f} s (extrapolated from {n_plain}), fast took {fast_s:.0f} s")
-    print(f"for comparison, the issue's figures for this machine kind: plain ~0.8 items/s, "
-          f"llama-perplexity --multiple-choice ~2.8 items/s (fast here: {fast_ips / 0.8:.1f}x and {fast_ips / 2.8:.1f}x those)")
-    print(f"plain spends {figures['plain_softmax_share']:.0%} of its time in the all-position log-softmax; "
-          f"without it plain would run {figures['plain_items_per_s_without_softmax']:.2f} items/s "
-          f"(fast is {fast_ips / figures['plain_items_per_s_without_softmax']:.1f}x that)")
-    print(f"fast on the same {n_plain} items: acc {fast_subset['acc']:.3f}, acc_norm {fast_subset['acc_norm']:.3f}; "
-          f"predictions agree {agree:.1%} (acc) / {agree_norm:.1%} (acc_norm); "
-          f"|loglik diff| median {figures['loglik_abs_diff_median']:.2g}, max {figures['loglik_abs_diff_max']:.2g} nats")
-    print(f"CPU time per item: fast {figures['fast_cpu_s_per_item']:.3f} s, plain {figures['plain_cpu_s_per_item']:.3f} s; "
-          f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (other programs share the cores)")
-    print(f"peak RSS: {fast_rss:.0f} MiB for the fast path (model loaded, first block scored), "
-          f"{figures['peak_rss_mib_total']:.0f} MiB at the end with the plain model too")
+    print(
+        f"| fast (median of {len(runs)}) | {len(items)} | {fast_ips:.2f} | {workload / fast_s:.0f} "
+        f"(evaluated {evaluated / fast_s:.0f}) | {fast_summary['acc']:.3f} | {fast_summary['acc_norm']:.3f} |"
+    )
+    print(
+        f"| plain (first {n_plain}) | {n_plain} | {plain_ips:.2f} | {plain_tokens / plain_s:.0f} | "
+        f"{plain_summary['acc']:.3f} | {plain_summary['acc_norm']:.3f} |"
+    )
+    print(
+        f"\nspeed-up {figures['speedup']:.1f}x; plain on all {len(items)} items would take "
+        f"~{figures['plain_full_set_s_extrapolated']:.0f} s (extrapolated from {n_plain}), fast took {fast_s:.0f} s"
+    )
+    print(
+        f"for comparison, the issue's figures for this machine kind: plain ~0.8 items/s, "
+        f"llama-perplexity --multiple-choice ~2.8 items/s (fast here: {fast_ips / 0.8:.1f}x and {fast_ips / 2.8:.1f}x those)"
+    )
+    print(
+        f"plain spends {figures['plain_softmax_share']:.0%} of its time in the all-position log-softmax; "
+        f"without it plain would run {figures['plain_items_per_s_without_softmax']:.2f} items/s "
+        f"(fast is {fast_ips / figures['plain_items_per_s_without_softmax']:.1f}x that)"
+    )
+    print(
+        f"fast on the same {n_plain} items: acc {fast_subset['acc']:.3f}, acc_norm {fast_subset['acc_norm']:.3f}; "
+        f"predictions agree {agree:.1%} (acc) / {agree_norm:.1%} (acc_norm); "
+        f"|loglik diff| median {figures['loglik_abs_diff_median']:.2g}, max {figures['loglik_abs_diff_max']:.2g} nats"
+    )
+    print(
+        f"CPU time per item: fast {figures['fast_cpu_s_per_item']:.3f} s, plain {figures['plain_cpu_s_per_item']:.3f} s; "
+        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (other programs share the cores)"
+    )
+    print(
+        f"peak RSS: {fast_rss:.0f} MiB for the fast path (model loaded, first block scored), "
+        f"{figures['peak_rss_mib_total']:.0f} MiB at the end with the plain model too"
+    )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -51,9 +51,25 @@ def start_server(model: Path, threads: int, n_ctx: int, log_file) -> tuple[subpr
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--logits_all", "true",
-         "--n_threads", str(threads), "--n_ctx", str(n_ctx), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log_file, stderr=log_file,
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--logits_all",
+            "true",
+            "--n_threads",
+            str(threads),
+            "--n_ctx",
+            str(n_ctx),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=log_file,
+        stderr=log_file,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 300
@@ -97,7 +113,10 @@ def main() -> int:
         server, url = start_server(model, args.threads, args.n_ctx, log_file)
         local = local_backend(model, n_threads=args.threads)
         try:
-            backends = {"local": local, **{f"served c={c}": ServedBackend(url, concurrency=c, timeout=600) for c in levels}}
+            backends = {
+                "local": local,
+                **{f"served c={c}": ServedBackend(url, concurrency=c, timeout=600) for c in levels},
+            }
             for backend in backends.values():  # warm-up: model load, first requests
                 score_items(backend, items[:1], template)
             scores = {}
@@ -117,14 +136,18 @@ def main() -> int:
 
 def report(args, items, names, seconds, loads, scores) -> None:
     n = len(items)
-    print(f"## Served (llama_cpp.server, n_ctx {args.n_ctx}) vs local (child process): {n} PIQA items, "
-          f"{args.threads} threads, {len(loads)} run(s)\n\nmachine: {machine()}\n")
+    print(
+        f"## Served (llama_cpp.server, n_ctx {args.n_ctx}) vs local (child process): {n} PIQA items, "
+        f"{args.threads} threads, {len(loads)} run(s)\n\nmachine: {machine()}\n"
+    )
     print("| backend | items/s per run | median items/s | s / item |")
     print("|---|---|---|---|")
     for name in names:
         per_run = [n / s for s in seconds[name]]
-        print(f"| {name} | {', '.join(f'{x:.2f}' for x in per_run)} | {statistics.median(per_run):.2f} | "
-              f"{statistics.median(seconds[name]) / n:.2f} |")
+        print(
+            f"| {name} | {', '.join(f'{x:.2f}' for x in per_run)} | {statistics.median(per_run):.2f} | "
+            f"{statistics.median(seconds[name]) / n:.2f} |"
+        )
     for k, run in enumerate(loads):
         print(f"\nrun {k + 1}: load average (1 min) {min(run):.2f}–{max(run):.2f}", end="")
     print("\n")
@@ -133,8 +156,10 @@ def report(args, items, names, seconds, loads, scores) -> None:
         diffs = sorted(abs(a - b) for x, y in zip(local, scores[name]) for a, b in zip(x.logliks, y.logliks))
         tokens = sum(x.n_tokens == y.n_tokens for x, y in zip(local, scores[name]))
         same = sum(x.prediction == y.prediction for x, y in zip(local, scores[name]))
-        print(f"{name} vs local: token counts equal on {tokens}/{n} items; |loglik diff| median "
-              f"{diffs[len(diffs) // 2]:.2g}, max {diffs[-1]:.2g} nats; predictions equal on {same}/{n}")
+        print(
+            f"{name} vs local: token counts equal on {tokens}/{n} items; |loglik diff| median "
+            f"{diffs[len(diffs) // 2]:.2g}, max {diffs[-1]:.2g} nats; predictions equal on {same}/{n}"
+        )
 
 
 if __name__ == "__main__":

@@ -109,7 +109,9 @@ async def _pilot_run(path: Path, moves: int, size: tuple[int, int], think: float
     start = time.perf_counter()
     result: dict[str, object] = {}
     async with app.run_test(size=size) as pilot:
-        while not (isinstance(app.screen, MainScreen) and app.screen.query(ItemView) and app.screen.item_view.item is not None):
+        while not (
+            isinstance(app.screen, MainScreen) and app.screen.query(ItemView) and app.screen.item_view.item is not None
+        ):
             await asyncio.sleep(0.001)
         main = app.screen
         while not frames or frames[-1] < start or main._dirty_widgets or main._layout_required:
@@ -160,11 +162,28 @@ def tmux_first_screen(path: Path, size: tuple[int, int], total: int) -> float | 
     socket = f"piqa-bench-{os.getpid()}"
     width, height = size
     start = time.perf_counter()
-    subprocess.run([tmux, "-L", socket, "new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height),
-                    f"{exe} {path} --annotator bench"], check=True)
+    subprocess.run(
+        [
+            tmux,
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"{exe} {path} --annotator bench",
+        ],
+        check=True,
+    )
     try:
         while time.perf_counter() - start < 30:
-            screen = subprocess.run([tmux, "-L", socket, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True).stdout
+            screen = subprocess.run(
+                [tmux, "-L", socket, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True
+            ).stdout
             if f"1/{total}" in screen and "item-000000   row 1" in screen and "q quit" in screen:
                 return time.perf_counter() - start
             time.sleep(0.02)
@@ -180,7 +199,9 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=120)
     parser.add_argument("--height", type=int, default=40)
     parser.add_argument("--keep", type=Path, help="write the generated file here (and reuse it if present)")
-    parser.add_argument("--think", type=float, default=0.3, help="seconds between keys in the second series (reading time)")
+    parser.add_argument(
+        "--think", type=float, default=0.3, help="seconds between keys in the second series (reading time)"
+    )
     args = parser.parse_args()
     size = (args.width, args.height)
 
@@ -189,7 +210,9 @@ def main() -> None:
     if not path.exists():
         made = time.perf_counter()
         make_dataset(path, args.items)
-        print(f"generated {args.items:,} items in {time.perf_counter() - made:.1f} s: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        print(
+            f"generated {args.items:,} items in {time.perf_counter() - made:.1f} s: {path} ({path.stat().st_size / 1e6:.1f} MB)"
+        )
     for stale in path.parent.glob(path.name + ".piqa.sqlite*"):
         stale.unlink()
 

@@ -85,7 +85,7 @@ def one_run(backends: dict[str, ModelBackend], items, template, block: int) -> d
     loads = [os.getloadavg()[0]]
     names = list(backends)
     for k, start in enumerate(range(0, len(items), block)):
-        chunk = items[start:start + block]
+        chunk = items[start : start + block]
         for name in names if k % 2 == 0 else reversed(names):
             began, began_cpu = time.perf_counter(), cpu_seconds(backends[name])
             scores[name] += score_items(backends[name], chunk, template)
@@ -125,14 +125,22 @@ def compare(scores: dict[str, list[ItemScore]]) -> list[str]:
         diffs = [abs(a - b) for x, y in zip(base, scores[name]) for a, b in zip(x.logliks, y.logliks)]
         same = sum(x.prediction == y.prediction for x, y in zip(base, scores[name]))
         same_norm = sum(x.prediction_norm == y.prediction_norm for x, y in zip(base, scores[name]))
-        lines.append(f"{name} vs {names[0]}: |loglik diff| max {max(diffs):.2g}, median {statistics.median(diffs):.2g} "
-                     f"nats; predictions equal on {same}/{len(base)} (acc), {same_norm}/{len(base)} (acc_norm)")
+        lines.append(
+            f"{name} vs {names[0]}: |loglik diff| max {max(diffs):.2g}, median {statistics.median(diffs):.2g} "
+            f"nats; predictions equal on {same}/{len(base)} (acc), {same_norm}/{len(base)} (acc_norm)"
+        )
     return lines
 
 
 def machine() -> str:
-    model_name = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo", encoding="ascii", errors="replace")
-                       if line.startswith("model name")), platform.processor())
+    model_name = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in open("/proc/cpuinfo", encoding="ascii", errors="replace")
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     flags = cpu_flags()
     simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
     amx = "AMX" if flags & {"amx_tile", "amx_int8", "amx_bf16"} else "no AMX"
@@ -169,9 +177,11 @@ def main() -> int:
     if "child" in backends:
         batch = [template.request(it) for it in items[:16]]  # score_items sends 16 items per call
         empty_ms, pickle_ms = round_trip_ms(backends["child"], batch)
-        print(f"process boundary per call: an empty score() round trip {empty_ms:.3f} ms (median of 200), "
-              f"pickling 16 items' requests and answers both ways {pickle_ms:.3f} ms; "
-              f"load average {os.getloadavg()[0]:.2f}\n")
+        print(
+            f"process boundary per call: an empty score() round trip {empty_ms:.3f} ms (median of 200), "
+            f"pickling 16 items' requests and answers both ways {pickle_ms:.3f} ms; "
+            f"load average {os.getloadavg()[0]:.2f}\n"
+        )
     runs = []
     for _ in range(args.repeat):
         runs.append(one_run(backends, items, template, args.block))
@@ -187,28 +197,41 @@ def main() -> int:
 def report(args, names, items, runs, scores) -> None:
     n = len(items)
     ips = {name: [n / r["seconds"][name] for r in runs] for name in names}
-    print(f"## Fast-path variants: {n} PIQA items, blocks of {args.block}, {len(runs)} run(s), "
-          f"{args.threads} threads\n\nmachine: {machine()}; model {args.model.name}\n")
-    print("| variant | items/s per run | median items/s | vs first | CPU s / item (median) | vs first "
-          "| acc / acc_norm / acc_bytes |")
+    print(
+        f"## Fast-path variants: {n} PIQA items, blocks of {args.block}, {len(runs)} run(s), "
+        f"{args.threads} threads\n\nmachine: {machine()}; model {args.model.name}\n"
+    )
+    print(
+        "| variant | items/s per run | median items/s | vs first | CPU s / item (median) | vs first "
+        "| acc / acc_norm / acc_bytes |"
+    )
     print("|---|---|---|---|---|---|---|")
     first = statistics.median(ips[names[0]])
     cpu = {name: statistics.median(r["cpu_seconds"][name] / n for r in runs) for name in names}
     for name in names:
         s = summarise(scores[name])
         med = statistics.median(ips[name])
-        print(f"| {name} | {', '.join(f'{x:.2f}' for x in ips[name])} | {med:.2f} | {med / first - 1:+.1%} | "
-              f"{cpu[name]:.3f} | {cpu[name] / cpu[names[0]] - 1:+.1%} | "
-              f"{s['acc']:.3f} / {s['acc_norm']:.3f} / {s['acc_bytes']:.3f} |")
+        print(
+            f"| {name} | {', '.join(f'{x:.2f}' for x in ips[name])} | {med:.2f} | {med / first - 1:+.1%} | "
+            f"{cpu[name]:.3f} | {cpu[name] / cpu[names[0]] - 1:+.1%} | "
+            f"{s['acc']:.3f} / {s['acc_norm']:.3f} / {s['acc_bytes']:.3f} |"
+        )
     for k, r in enumerate(runs):
-        print(f"\nrun {k + 1}: load average (1 min) during the run {min(r['loads']):.2f}–{max(r['loads']):.2f} "
-              f"(median {statistics.median(r['loads']):.2f})", end="")
+        print(
+            f"\nrun {k + 1}: load average (1 min) during the run {min(r['loads']):.2f}–{max(r['loads']):.2f} "
+            f"(median {statistics.median(r['loads']):.2f})",
+            end="",
+        )
     print("\n")
     for line in compare(scores):
         print(line)
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "n_items": n, "block": args.block,
-                                         "items_per_s": ips, "runs": runs}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {"machine": machine(), "n_items": n, "block": args.block, "items_per_s": ips, "runs": runs}, indent=2
+            )
+            + "\n"
+        )
 
 
 if __name__ == "__main__":

@@ -42,14 +42,20 @@ def main() -> None:
                 truth = rng.randint(0, 1)
                 for who in ("amina", "yacine", "sara"):
                     choice = truth if rng.random() < 0.85 else 1 - truth
-                    fh.write(f"x{i}\t{who}\t{choice}\t2026-11-20T{rng.randint(8, 17):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z\n")
+                    fh.write(
+                        f"x{i}\t{who}\t{choice}\t2026-11-20T{rng.randint(8, 17):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z\n"
+                    )
         imports, agrees = [], []
         for run in range(runs):
             workspace = Path(tmp) / f"ws{run}.sqlite"
             imports.append(timed(["votes", "import", str(data), str(votes), "--workspace", str(workspace)]))
             agrees.append(timed(["agree", str(data), "--json", "--workspace", str(workspace)]))
-    print(f"votes import, {3 * n} votes: median {statistics.median(imports):.2f} s (runs: {', '.join(f'{t:.2f}' for t in imports)})")
-    print(f"agree --json, {n} items x 3: median {statistics.median(agrees):.2f} s (runs: {', '.join(f'{t:.2f}' for t in agrees)})")
+    print(
+        f"votes import, {3 * n} votes: median {statistics.median(imports):.2f} s (runs: {', '.join(f'{t:.2f}' for t in imports)})"
+    )
+    print(
+        f"agree --json, {n} items x 3: median {statistics.median(agrees):.2f} s (runs: {', '.join(f'{t:.2f}' for t in agrees)})"
+    )
 
 
 if __name__ == "__main__":

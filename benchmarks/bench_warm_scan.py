@@ -87,8 +87,14 @@ def one_scan(path: Path) -> dict[str, float]:
     signals: dict[str, int] = {}
     for c in result.clusters:
         signals[c.signal] = signals.get(c.signal, 0) + 1
-    return {"open_s": opened, "scan_s": seconds, "clusters": len(result.clusters), "signals": signals,
-            "model": result.model, "translation_model": result.translation_model}
+    return {
+        "open_s": opened,
+        "scan_s": seconds,
+        "clusters": len(result.clusters),
+        "signals": signals,
+        "model": result.model,
+        "translation_model": result.translation_model,
+    }
 
 
 def main() -> None:
@@ -105,15 +111,21 @@ def main() -> None:
 
     times = []
     for _ in range(args.runs):  # a fresh process per run
-        done = subprocess.run([sys.executable, __file__, str(args.path), "--runs", "1"], capture_output=True, text=True,
-                              env={**os.environ, "BENCH_WARM_CHILD": "1"})
+        done = subprocess.run(
+            [sys.executable, __file__, str(args.path), "--runs", "1"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "BENCH_WARM_CHILD": "1"},
+        )
         print(done.stdout.strip() or done.stderr.strip()[-2000:], flush=True)
         for line in done.stdout.splitlines():
             if line.startswith("{"):
                 times.append(json.loads(line)["scan_s"])
     if times:
-        print(f"scan: median {statistics.median(times):.1f} s of {', '.join(f'{t:.1f}' for t in times)}; "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"scan: median {statistics.median(times):.1f} s of {', '.join(f'{t:.1f}' for t in times)}; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -87,8 +87,9 @@ conn.execute("ROLLBACK")
 @contextmanager
 def write_lock_held(db: Path, mode: str = "immediate") -> Iterator[subprocess.Popen[str]]:
     """Another real process holds the workspace's lock until the block ends (however long that is)."""
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(db), mode], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(db), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout is not None and holder.stdin is not None
     try:
         assert holder.stdout.readline().strip() == "locked"

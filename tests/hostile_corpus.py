@@ -32,8 +32,14 @@ def _tsv(*rows: str) -> str:
     return "\n".join((HEADER, *rows)) + "\n"
 
 
-def _row(item_id: str, prompt: str = "open a jar", s0: str = "twist the lid", s1: str = "hit the lid",
-         label: str = "0", category: str = "kitchen") -> str:
+def _row(
+    item_id: str,
+    prompt: str = "open a jar",
+    s0: str = "twist the lid",
+    s1: str = "hit the lid",
+    label: str = "0",
+    category: str = "kitchen",
+) -> str:
     return "\t".join((item_id, prompt, s0, s1, label, category))
 
 
@@ -59,11 +65,15 @@ def _text_entries() -> list[Entry]:
     return [
         Entry("escapes.tsv", escape_rows.encode()),
         Entry("escape-columns.tsv", f"x{OSC0}\ty{CLEAR}\n1\t2\n".encode()),
-        Entry("deep.jsonl", (json.dumps({"goal": "g", "sol1": "a", "sol2": "b", "label": 0})[:-1]
-                             + f', "meta": {deep}}}\n').encode()),
+        Entry(
+            "deep.jsonl",
+            (json.dumps({"goal": "g", "sol1": "a", "sol2": "b", "label": 0})[:-1] + f', "meta": {deep}}}\n').encode(),
+        ),
         Entry("long-label.tsv", _tsv(_row("a", label="9" * 5000)).encode()),
         Entry("long-id.tsv", _tsv(_row("1" * 5000)).encode()),
-        Entry("long-id.jsonl", (f'{{"id": {"7" * 5000}, "goal": "g", "sol1": "a", "sol2": "b", "label": 0}}\n').encode()),
+        Entry(
+            "long-id.jsonl", (f'{{"id": {"7" * 5000}, "goal": "g", "sol1": "a", "sol2": "b", "label": 0}}\n').encode()
+        ),
         Entry("surrogate.jsonl", b'{"goal": "g\\ud800", "sol1": "a", "sol2": "b", "label": 0}\n'),
         Entry("utf16-nobom.tsv", _tsv(_row("a")).encode("utf-16-le")),
         Entry("utf16-bom.tsv", codecs.BOM_UTF16_LE + _tsv(_row("a")).encode("utf-16-le")),
@@ -71,12 +81,21 @@ def _text_entries() -> list[Entry]:
         Entry("huge-header.tsv", ("\t".join(f"column_{n}_" + "x" * 50 for n in range(40_000)) + "\n").encode()),
         Entry("header-only.tsv", (HEADER + "\n").encode()),
         Entry("arabic-digit-label.tsv", _tsv(_row("a", label="١"), _row("b", label="１")).encode()),
-        Entry("fifth-solution.tsv", ("id\tprompt\tsolution0\tsolution1\tsolution2\tsolution3\tsolution4\tlabel\n"
-                                     "a\tp\tw\tx\ty\tz\tq\t0\n").encode()),
-        Entry("mixed-types.jsonl", (json.dumps({"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "extra": 1}) + "\n"
-                                    + json.dumps({"goal": "h", "sol1": "a", "sol2": "b", "label": 1, "extra": "x"}) + "\n"
-                                    + json.dumps({"goal": "i", "sol1": "a", "sol2": "b", "label": 1, "extra": [1, {"k": 2}]})
-                                    + "\n").encode()),
+        Entry(
+            "fifth-solution.tsv",
+            (b"id\tprompt\tsolution0\tsolution1\tsolution2\tsolution3\tsolution4\tlabel\na\tp\tw\tx\ty\tz\tq\t0\n"),
+        ),
+        Entry(
+            "mixed-types.jsonl",
+            (
+                json.dumps({"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "extra": 1})
+                + "\n"
+                + json.dumps({"goal": "h", "sol1": "a", "sol2": "b", "label": 1, "extra": "x"})
+                + "\n"
+                + json.dumps({"goal": "i", "sol1": "a", "sol2": "b", "label": 1, "extra": [1, {"k": 2}]})
+                + "\n"
+            ).encode(),
+        ),
         Entry("nul-bytes.tsv", _tsv(_row("a", prompt="nul\x00inside")).encode()),
         Entry("binary.csv", bytes(range(256)) * 8),
         Entry("big-field.tsv", _tsv(_row("a", prompt="word " * 2_000_000)).encode()),
@@ -147,7 +166,14 @@ def hostile_votes(folder: Path) -> Path:
 
 # Files that load as datasets and whose content adds nothing to what escapes.tsv shows ``score``:
 # scoring them would only load the model once more (seconds each).
-UNSCORED = {"long-id.tsv", "mixed-types.jsonl", "nul-bytes.tsv", "utf16-bom.tsv", "unreadable.tsv", "arabic-digit-label.tsv"}
+UNSCORED = {
+    "long-id.tsv",
+    "mixed-types.jsonl",
+    "nul-bytes.tsv",
+    "utf16-bom.tsv",
+    "unreadable.tsv",
+    "arabic-digit-label.tsv",
+}
 
 
 def command_lines(path: Path, out: Path, votes: Path) -> list[list[str]]:
@@ -155,12 +181,19 @@ def command_lines(path: Path, out: Path, votes: Path) -> list[list[str]]:
     p = str(path)
     score = [] if path.name in UNSCORED else [["score", p, "--limit", "2", "--no-cache"]]
     return score + [
-        ["validate", p], ["validate", p, "--json"], ["stats", p], ["stats", p, "--json"],
-        ["dedup", p], ["card", p], ["agree", p], ["agree", p, "--markdown"],
+        ["validate", p],
+        ["validate", p, "--json"],
+        ["stats", p],
+        ["stats", p, "--json"],
+        ["dedup", p],
+        ["card", p],
+        ["agree", p],
+        ["agree", p, "--markdown"],
         ["export", p, "--to", str(out / f"{path.stem}.jsonl")],
         ["export", p, "--to", str(out / f"{path.stem}.csv")],
         ["export", p, "--to", str(out / f"{path.stem}.parquet")],
-        ["votes", "import", p, str(votes)], ["votes", "export", p, str(out / f"{path.stem}-votes.tsv")],
+        ["votes", "import", p, str(votes)],
+        ["votes", "export", p, str(out / f"{path.stem}-votes.tsv")],
     ]
 
 

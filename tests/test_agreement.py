@@ -35,10 +35,7 @@ def rater_table_votes(name: str, offset: int = 1) -> list[tuple[str, str, int]]:
     with open(REFERENCE / name, newline="") as f:
         rows = list(csv.DictReader(f))
     return [
-        (row["subject"], rater, int(code) - offset)
-        for row in rows
-        for rater, code in row.items()
-        if rater != "subject"
+        (row["subject"], rater, int(code) - offset) for row in rows for rater, code in row.items() if rater != "subject"
     ]
 
 

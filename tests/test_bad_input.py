@@ -95,7 +95,9 @@ def test_lst_length_mismatch(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_bad_json_line_and_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "b.jsonl").write_text('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0}\n{"goal": \n', encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(
+        '{"goal": "g", "sol1": "a", "sol2": "b", "label": 0}\n{"goal": \n', encoding="utf-8"
+    )
     code, err = run_cli(["validate", str(tmp_path / "b.jsonl")], capsys)
     assert code == 2
     assert_one_line(err, "line 2", "not valid JSON")
@@ -108,7 +110,15 @@ def test_bad_json_line_and_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_the_installed_command_prints_no_traceback(tmp_path: Path) -> None:
     """The real console entry point, as a user runs it."""
     proc = subprocess.run(
-        [sys.executable, "-m", "piqa_tui.cli.main", "export", str(tmp_path / "missing.csv"), "--to", str(tmp_path / "o.csv")],
+        [
+            sys.executable,
+            "-m",
+            "piqa_tui.cli.main",
+            "export",
+            str(tmp_path / "missing.csv"),
+            "--to",
+            str(tmp_path / "o.csv"),
+        ],
         capture_output=True,
         text=True,
     )

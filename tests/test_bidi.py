@@ -28,9 +28,7 @@ from piqa_tui.core.text.reference_strings import (
 )
 
 DARIJA = "حط 2 ملاعق سكر في l'eau"
-PARAGRAPH = (
-    "حط جوج ملاعق سكر في كاس ديال الما السخون و حركهم مزيان حتى يذوبو قبل ما تزيد الحليب"
-)
+PARAGRAPH = "حط جوج ملاعق سكر في كاس ديال الما السخون و حركهم مزيان حتى يذوبو قبل ما تزيد الحليب"
 HARAKAT = "\u064b\u064c\u064d\u064e\u064f\u0650\u0651\u0652"
 
 
@@ -212,7 +210,11 @@ def test_the_differing_word_highlight_follows_the_direction() -> None:
         lit = "".join(text.plain[span.start : span.end] for span in bold)
         assert lit == layout("الصالة", 40, BidiMode.APP)[0].text  # the same word, shaped, wherever it went
     auto = rich_text(DZ_017, 60, BidiMode.APP).plain
-    assert auto == rich_text(DZ_017, 60, BidiMode.APP, direction="rtl").plain != rich_text(DZ_017, 60, BidiMode.APP, direction="ltr").plain
+    assert (
+        auto
+        == rich_text(DZ_017, 60, BidiMode.APP, direction="rtl").plain
+        != rich_text(DZ_017, 60, BidiMode.APP, direction="ltr").plain
+    )
 
 
 def test_directions_per_dataset_and_column() -> None:

@@ -40,7 +40,7 @@ def write_card(dataset: Path, capsys: pytest.CaptureFixture[str], *options: str)
 
 def front_matter(card: str) -> dict:
     assert card.startswith("---\n")
-    return yaml.safe_load(card[4:card.index("\n---\n", 4)])
+    return yaml.safe_load(card[4 : card.index("\n---\n", 4)])
 
 
 def sections(card: str) -> dict[str, str]:
@@ -70,16 +70,21 @@ def test_front_matter_parses_with_the_keys_the_hub_reads(tmp_path: Path, capsys:
     assert meta["pretty_name"] == "Algerian Darija PIQA" and meta["license"] == "cc-by-4.0"
     assert meta["task_categories"] == ["multiple-choice"] and meta["task_ids"] == ["multiple-choice-qa"]
     assert meta["size_categories"] == ["n<1K"]
-    assert meta["configs"] == [{"config_name": "default", "data_files": [{"split": "test", "path": "darija-algerian.tsv"}]}]
+    assert meta["configs"] == [
+        {"config_name": "default", "data_files": [{"split": "test", "path": "darija-algerian.tsv"}]}
+    ]
 
 
-@pytest.mark.parametrize(("sample", "codes"), [
-    ("darija-algerian.tsv", ["ar", "arq"]),  # Arabic script + dialect column "Algerian"
-    ("darija-moroccan.tsv", ["ar", "ary"]),
-    ("tamil.tsv", ["ta"]),
-    ("bengali.tsv", ["bn"]),
-    ("msa-culture.tsv", ["ar"]),  # no dialect column: the script's macrolanguage only
-])
+@pytest.mark.parametrize(
+    ("sample", "codes"),
+    [
+        ("darija-algerian.tsv", ["ar", "arq"]),  # Arabic script + dialect column "Algerian"
+        ("darija-moroccan.tsv", ["ar", "ary"]),
+        ("tamil.tsv", ["ta"]),
+        ("bengali.tsv", ["bn"]),
+        ("msa-culture.tsv", ["ar"]),  # no dialect column: the script's macrolanguage only
+    ],
+)
 def test_languages_are_those_the_data_shows(sample: str, codes: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["card", str(SAMPLES / sample)]) == 0  # to stdout: a read-only command makes no workspace
     card = capsys.readouterr().out
@@ -95,7 +100,9 @@ def test_english_piqa_is_en_and_its_size_bucket(capsys: pytest.CaptureFixture[st
     assert meta["configs"][0]["data_files"] == [{"split": "validation", "path": "valid.jsonl"}]
 
 
-def test_yaml_stays_valid_with_arabic_tamil_colons_and_quotes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_yaml_stays_valid_with_arabic_tamil_colons_and_quotes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A name and a file name with ': ', quotes, '#' and RTL/Indic text still give YAML that reads back the same."""
     rows = list(csv.reader((SAMPLES / "tamil.tsv").open(encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE))
     rows[0][-1] = 'note: "translation" #1'  # a column name with a colon, quotes and a hash
@@ -106,7 +113,7 @@ def test_yaml_stays_valid_with_arabic_tamil_colons_and_quotes(tmp_path: Path, ca
     meta = front_matter(card)
     assert meta["pretty_name"] == name and meta["configs"][0]["data_files"][0]["path"] == dataset.name
     assert meta["language"] == ["ta"]
-    assert "`note: \"translation\" #1`" in sections(card)["Data Fields"]
+    assert '`note: "translation" #1`' in sections(card)["Data Fields"]
 
 
 def test_what_only_people_know_is_left_to_fill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,10 +122,21 @@ def test_what_only_people_know_is_left_to_fill(tmp_path: Path, capsys: pytest.Ca
     assert meta["pretty_name"] == FILL and meta["license"] == FILL  # never the file name, never a guessed licence
     assert card.split("\n---\n", 1)[1].lstrip().startswith(f"# Dataset Card for {FILL}")
     found = sections(card)
-    for human in ("Dataset Summary", "Curation Rationale", "Initial Data Collection and Normalization",
-                  "Who are the source language producers?", "Annotation process", "Who are the annotators?",
-                  "Personal and Sensitive Information", "Social Impact of Dataset", "Discussion of Biases",
-                  "Dataset Curators", "Licensing Information", "Citation Information", "Contributions"):
+    for human in (
+        "Dataset Summary",
+        "Curation Rationale",
+        "Initial Data Collection and Normalization",
+        "Who are the source language producers?",
+        "Annotation process",
+        "Who are the annotators?",
+        "Personal and Sensitive Information",
+        "Social Impact of Dataset",
+        "Discussion of Biases",
+        "Dataset Curators",
+        "Licensing Information",
+        "Citation Information",
+        "Contributions",
+    ):
         assert found[human].startswith(FILL), human
     assert found["Citation Information"] == FILL and found["Curation Rationale"] == FILL
     assert "No annotator votes are recorded" in found["Annotation process"]
@@ -158,7 +176,9 @@ def agree_json(dataset: Path, capsys: pytest.CaptureFixture[str]) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_curation_and_agreement_are_what_the_workspace_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_curation_and_agreement_are_what_the_workspace_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     dataset = curated_workspace(tmp_path, capsys)
     card = write_card(dataset, capsys, "--name", "Algerian Darija PIQA")
     found = sections(card)
@@ -179,15 +199,20 @@ def test_curation_and_agreement_are_what_the_workspace_recorded(tmp_path: Path, 
     assert f"| Krippendorff's α (nominal) | {format_value(agreed['krippendorff_alpha'])} |" in measures
     assert f"| Unanimous | {format_value(agreed['percent_unanimous'], '%')} |" in measures
     kappa = agreed["cohen_kappa"]
-    assert "| amina | 36 | " in measures and f"| — | {format_value(kappa['amina']['sara'])} | {format_value(kappa['amina']['yacine'])} |" in measures
+    assert (
+        "| amina | 36 | " in measures
+        and f"| — | {format_value(kappa['amina']['sara'])} | {format_value(kappa['amina']['yacine'])} |" in measures
+    )
     for status, n in agreed["status"].items():
         assert f"| {status} | {n} |" in found["Annotation process"]
     assert f"(`{agreed['policy']}`)" in found["Annotation process"]
     for column, breakdown in agreed["by"].items():
         table = found[f"By {column}"]
         for group, values in breakdown["groups"].items():
-            assert (f"| {group} | {values['n_items']} | {format_value(values['fleiss_kappa'])} | "
-                    f"{format_value(values['krippendorff_alpha'])} | {format_value(values['percent_unanimous'], '%')} |") in table
+            assert (
+                f"| {group} | {values['n_items']} | {format_value(values['fleiss_kappa'])} | "
+                f"{format_value(values['krippendorff_alpha'])} | {format_value(values['percent_unanimous'], '%')} |"
+            ) in table
 
 
 def test_outline_has_the_sections_of_a_published_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -201,21 +226,48 @@ def test_outline_has_the_sections_of_a_published_card(tmp_path: Path, capsys: py
     assert REQUIRED_KEYS - {"configs"} <= set(front_matter(published)) | {"license", "language"}
     assert set(front_matter(card)) <= set(front_matter(published)) | {"configs"}  # no key the Hub does not know
     assert ours == [
-        "## Table of Contents", "## Dataset Description", "### Dataset Summary", "### Supported Tasks and Leaderboards",
-        "### Languages", "## Dataset Structure", "### Data Instances", "### Data Fields", "### Data Splits",
-        "#### Label balance", "#### Items per `dialect`", "#### Items per `category`", "#### Items per `source`",
-        "## Dataset Creation", "### Curation Rationale", "### Source Data", "#### Initial Data Collection and Normalization",
-        "#### Who are the source language producers?", "### Annotations", "#### Annotation process",
-        "#### Who are the annotators?", "#### Inter-annotator agreement", "##### By dialect", "##### By category",
-        "##### By source", "### Curation steps", "### Personal and Sensitive Information",
-        "## Considerations for Using the Data", "### Social Impact of Dataset", "### Discussion of Biases",
-        "### Other Known Limitations", "## Additional Information", "### Dataset Curators", "### Licensing Information",
-        "### Citation Information", "### Contributions",
+        "## Table of Contents",
+        "## Dataset Description",
+        "### Dataset Summary",
+        "### Supported Tasks and Leaderboards",
+        "### Languages",
+        "## Dataset Structure",
+        "### Data Instances",
+        "### Data Fields",
+        "### Data Splits",
+        "#### Label balance",
+        "#### Items per `dialect`",
+        "#### Items per `category`",
+        "#### Items per `source`",
+        "## Dataset Creation",
+        "### Curation Rationale",
+        "### Source Data",
+        "#### Initial Data Collection and Normalization",
+        "#### Who are the source language producers?",
+        "### Annotations",
+        "#### Annotation process",
+        "#### Who are the annotators?",
+        "#### Inter-annotator agreement",
+        "##### By dialect",
+        "##### By category",
+        "##### By source",
+        "### Curation steps",
+        "### Personal and Sensitive Information",
+        "## Considerations for Using the Data",
+        "### Social Impact of Dataset",
+        "### Discussion of Biases",
+        "### Other Known Limitations",
+        "## Additional Information",
+        "### Dataset Curators",
+        "### Licensing Information",
+        "### Citation Information",
+        "### Contributions",
     ]
 
 
-def test_an_existing_file_needs_force_and_the_dataset_is_never_written(tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_existing_file_needs_force_and_the_dataset_is_never_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     dataset = copy_sample("tamil.tsv", tmp_path)
     out = tmp_path / "README.md"
     out.write_text("our own card\n", encoding="utf-8")
@@ -230,8 +282,9 @@ def test_an_existing_file_needs_force_and_the_dataset_is_never_written(tmp_path:
     assert out.read_text(encoding="utf-8").startswith("---\n")
 
 
-def test_licence_from_the_config_and_bad_values(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_licence_from_the_config_and_bad_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text('license = "cc-by-sa-4.0"\n', encoding="utf-8")
     monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
@@ -243,8 +296,9 @@ def test_licence_from_the_config_and_bad_values(tmp_path: Path, capsys: pytest.C
     assert "not a licence identifier" in err and len(err.strip().splitlines()) == 1
 
 
-def test_model_results_are_those_score_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_results_are_those_score_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two templates scored with the packaged model: one row each, with the accuracies `score --json` printed.
 
     Six items: the first seven hold no exact duplicate (dz-029 repeats dz-008, and a score belongs to the text,
@@ -261,8 +315,10 @@ def test_model_results_are_those_score_reported(tmp_path: Path, capsys: pytest.C
     model = Path(gguf.assemble()).name
     for template, run in scored.items():
         assert run["n"] == 6
-        row = (f"| {model} | {template} | 6 of 36 | {format_value(run['acc'])} | {format_value(run['acc_norm'])} | "
-               f"{format_value(run['acc_bytes'])} |")
+        row = (
+            f"| {model} | {template} | 6 of 36 | {format_value(run['acc'])} | {format_value(run['acc_norm'])} | "
+            f"{format_value(run['acc_bytes'])} |"
+        )
         assert row in results
     assert "lm-evaluation-harness" in results
     # Per category, each run's acc and item count as `score --by category` reported them.
@@ -290,6 +346,7 @@ def test_pseudonyms_name_nobody_and_change_no_figure(tmp_path: Path, capsys: pyt
         renamed = re.sub(rf"\b{person}\b", pseudonym, renamed)
     named_note = "check each agrees to be named, or write the card with `--pseudonyms`."
     assert named_note in named and "Annotators are named by pseudonyms" in card
-    assert [line for line in card.splitlines() if "pseudonym" not in line] == \
-        [line for line in renamed.splitlines() if "pseudonym" not in line]  # the same card, names aside
+    assert [line for line in card.splitlines() if "pseudonym" not in line] == [
+        line for line in renamed.splitlines() if "pseudonym" not in line
+    ]  # the same card, names aside
     assert "1 edit action on 1 item (by annotator 4)" in card and "| annotator 1 | 36 | " in card

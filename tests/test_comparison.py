@@ -31,10 +31,15 @@ from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.render.comparison import comparison_tables, metric_table
 
 
-def item(item_id: str, label: int, country: str, region: str, topic: str, this: str, other: str,
-         discard: str) -> Item:
-    meta = {"country": country, "region": region, "topic": topic, "relevant_to_this_country": this,
-            "relevant_to_other_countries": other, "should_discard": discard}
+def item(item_id: str, label: int, country: str, region: str, topic: str, this: str, other: str, discard: str) -> Item:
+    meta = {
+        "country": country,
+        "region": region,
+        "topic": topic,
+        "relevant_to_this_country": this,
+        "relevant_to_other_countries": other,
+        "should_discard": discard,
+    }
     return Item(item_id, f"prompt {item_id}", ("x", "y", "z"), label, int(item_id[1:]) + 1, meta)
 
 
@@ -49,28 +54,38 @@ ITEMS = [
 LABELS = {it.id: it.label for it in ITEMS}
 
 
-def score(item_id: str, logliks: tuple[float, ...], chars: tuple[int, ...] = (10, 10, 10),
-          utf8: tuple[int, ...] = (10, 10, 10)) -> ItemScore:
+def score(
+    item_id: str,
+    logliks: tuple[float, ...],
+    chars: tuple[int, ...] = (10, 10, 10),
+    utf8: tuple[int, ...] = (10, 10, 10),
+) -> ItemScore:
     return ItemScore(item_id, logliks, (3, 3, 3), chars, LABELS[item_id], "mcq", byte_lengths=utf8)
 
 
 # Run A (per item: acc / acc_norm / acc_bytes predictions against the label):
-RUN_A = RunScores("A · mcq", [
-    score("i1", (-2, -4, -6)),  # 0 0 0, label 0: ✓ ✓ ✓
-    score("i2", (-4, -6, -8), chars=(2, 30, 30), utf8=(4, 60, 60)),  # 0 1 1, label 1: ✗ ✓ ✓
-    score("i3", (-3, -5, -4), chars=(10, 10, 40)),  # 0 2 0, label 2: ✗ ✓ ✗
-    score("i4", (-1, -3, -3)),  # 0 0 0, label 0: ✓ ✓ ✓
-    score("i5", (-9, -3, -5), utf8=(10, 40, 10)),  # 1 1 1, label 1: ✓ ✓ ✓
-    score("i6", (-1, -2, -3)),  # discarded: in no figure
-])
+RUN_A = RunScores(
+    "A · mcq",
+    [
+        score("i1", (-2, -4, -6)),  # 0 0 0, label 0: ✓ ✓ ✓
+        score("i2", (-4, -6, -8), chars=(2, 30, 30), utf8=(4, 60, 60)),  # 0 1 1, label 1: ✗ ✓ ✓
+        score("i3", (-3, -5, -4), chars=(10, 10, 40)),  # 0 2 0, label 2: ✗ ✓ ✗
+        score("i4", (-1, -3, -3)),  # 0 0 0, label 0: ✓ ✓ ✓
+        score("i5", (-9, -3, -5), utf8=(10, 40, 10)),  # 1 1 1, label 1: ✓ ✓ ✓
+        score("i6", (-1, -2, -3)),  # discarded: in no figure
+    ],
+)
 # Run B did not score i5:
-RUN_B = RunScores("B · mcq", [
-    score("i1", (-5, -1, -2)),  # 1 1 1, label 0: ✗ ✗ ✗
-    score("i2", (-6, -2, -7)),  # 1 1 1, label 1: ✓ ✓ ✓
-    score("i3", (-8, -7, -1)),  # 2 2 2, label 2: ✓ ✓ ✓
-    score("i4", (-2, -1, -3)),  # 1 1 1, label 0: ✗ ✗ ✗
-    score("i6", (-9, -1, -9)),  # discarded
-])
+RUN_B = RunScores(
+    "B · mcq",
+    [
+        score("i1", (-5, -1, -2)),  # 1 1 1, label 0: ✗ ✗ ✗
+        score("i2", (-6, -2, -7)),  # 1 1 1, label 1: ✓ ✓ ✓
+        score("i3", (-8, -7, -1)),  # 2 2 2, label 2: ✓ ✓ ✓
+        score("i4", (-2, -1, -3)),  # 1 1 1, label 0: ✗ ✗ ✗
+        score("i6", (-9, -1, -9)),  # discarded
+    ],
+)
 
 
 def figures(found: dict, *, acc: float, norm: float, utf8: float, n: int) -> None:
@@ -131,9 +146,12 @@ def test_an_unreadable_flag_is_an_error_naming_the_item() -> None:
 
 def test_the_cli_refuses_a_bad_flag_in_one_line_before_any_model_runs(tmp_path, capsys) -> None:
     data = tmp_path / "culture.tsv"
-    data.write_text("id\tpremise\toption_a\toption_b\toption_c\tanswer\tcountry\tshould_discard\n"
-                    "c1\tفي البيت\tأ\tب\tج\tA\tEgypt\tno\n"
-                    "c2\tفي السوق\tأ\tب\tج\tB\tEgypt\tperhaps\n", encoding="utf-8")
+    data.write_text(
+        "id\tpremise\toption_a\toption_b\toption_c\tanswer\tcountry\tshould_discard\n"
+        "c1\tفي البيت\tأ\tب\tج\tA\tEgypt\tno\n"
+        "c2\tفي السوق\tأ\tب\tج\tB\tEgypt\tperhaps\n",
+        encoding="utf-8",
+    )
     code = main(["score", str(data), "--model", sys.executable])  # not a model: never reached
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
@@ -141,7 +159,9 @@ def test_the_cli_refuses_a_bad_flag_in_one_line_before_any_model_runs(tmp_path, 
 
 
 def test_the_tables_read_in_100_columns() -> None:
-    long_a = RunScores("gemma-3-270m-instruct-finetuned-on-darija-q4_k_m.gguf · mcq-arabic-region+country", RUN_A.scores)
+    long_a = RunScores(
+        "gemma-3-270m-instruct-finetuned-on-darija-q4_k_m.gguf · mcq-arabic-region+country", RUN_A.scores
+    )
     runs = [long_a, RUN_B, *(RunScores(f"model-{k}.gguf · completion", RUN_B.scores) for k in range(8))]
     table = compare(runs, ITEMS, ["country", "topic"])
     console = Console(width=100, record=True, color_system=None)

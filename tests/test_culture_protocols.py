@@ -174,7 +174,11 @@ en_ar_countries_regions = {
 
 PROMPTS = {
     "mcq": {(True, True): "REGION_COUNTRY_PROMPT", (False, True): "REGION_PROMPT", (False, False): "BASE_PROMPT"},
-    "completion": {(True, True): "REGION_COUNTRY_PROMPT", (False, True): "REGION_PROMPT", (False, False): "BASE_PROMPT"},
+    "completion": {
+        (True, True): "REGION_COUNTRY_PROMPT",
+        (False, True): "REGION_PROMPT",
+        (False, False): "BASE_PROMPT",
+    },
 }
 FLAGS = {"none": (False, False), "region": (False, True), "region+country": (True, True)}  # (COUNTRY, REGION)
 
@@ -249,17 +253,25 @@ def test_culture_prompts_equal_lm_eval(items: list[Item], protocol: str, context
 def test_the_reference_is_not_trivially_equal(items: list[Item]) -> None:
     """The contexts differ where lm-eval's do: the location line, the language, the options."""
     item = items[2]  # msa-003, Saudi Arabia, Gulf
-    rendered = {(p, c, l): protocol_template(p, c, l).request(item).context
-                for p in PROTOCOLS for c in CONTEXTS for l in LANGUAGES}
+    rendered = {
+        (p, c, l): protocol_template(p, c, l).request(item).context
+        for p in PROTOCOLS
+        for c in CONTEXTS
+        for l in LANGUAGES
+    }
     assert len(set(rendered.values())) == 12
     assert "الموقع: السعودية, الخليج\n" in rendered["mcq", "region+country", "ar"]
     assert "Location: Saudi Arabia, Gulf\n" in rendered["completion", "region+country", "en"]
-    assert rendered["mcq", "none", "ar"].endswith("أ. في فناجين كبيرة مع التمر.\nب. في فناجين صغيرة مع الخبز.\nج. في فناجين صغيرة مع التمر.\n\n")
+    assert rendered["mcq", "none", "ar"].endswith(
+        "أ. في فناجين كبيرة مع التمر.\nب. في فناجين صغيرة مع الخبز.\nج. في فناجين صغيرة مع التمر.\n\n"
+    )
     assert rendered["completion", "region", "ar"].startswith("\nمهمتك")
 
 
 def test_whitespace_is_stripped_where_lm_eval_strips_it(items: list[Item]) -> None:
-    item = items[0].with_changes(prompt="  " + items[0].prompt + " \n", solutions=tuple(" " + s + "  " for s in items[0].solutions))
+    item = items[0].with_changes(
+        prompt="  " + items[0].prompt + " \n", solutions=tuple(" " + s + "  " for s in items[0].solutions)
+    )
     arabic_doc = as_doc(item, True)
     for protocol in PROTOCOLS:
         request = protocol_template(protocol, "region", "ar").request(item)
@@ -311,8 +323,14 @@ def test_arabculture_jsonl_is_read_as_published() -> None:
         assert item.id == doc["sample_id"] and item.prompt == doc["first_statement"]
         assert item.solutions == tuple(doc["options"]["text"])
         assert item.label == doc["options"]["english_keys"].index(doc["answer_key"]["english_answer_key"])
-        for column in ("relevant_to_this_country", "relevant_to_other_countries", "should_discard",
-                       "country", "region", "sub_topic"):
+        for column in (
+            "relevant_to_this_country",
+            "relevant_to_other_countries",
+            "should_discard",
+            "country",
+            "region",
+            "sub_topic",
+        ):
             assert item.meta[column] == doc[column]
 
 
@@ -336,8 +354,10 @@ def test_arabculture_jsonl_is_written_back_nested(tmp_path: Path) -> None:
     same = tmp_path / "same.jsonl"
     write_dataset(dataset, dataset.items, same)
     assert same.read_bytes() == ARABCULTURE.read_bytes()
-    edited = [it.with_changes(solutions=(it.solutions[0], "نصّ معدّل", it.solutions[2])) if it.row == 1 else it
-              for it in dataset.items]
+    edited = [
+        it.with_changes(solutions=(it.solutions[0], "نصّ معدّل", it.solutions[2])) if it.row == 1 else it
+        for it in dataset.items
+    ]
     out = tmp_path / "edited.jsonl"
     write_dataset(dataset, edited, out)
     before = [json.loads(line) for line in ARABCULTURE.read_text(encoding="utf-8").splitlines()]
@@ -345,4 +365,6 @@ def test_arabculture_jsonl_is_written_back_nested(tmp_path: Path) -> None:
     assert after[0] == before[0] and after[2:] == before[2:]
     assert list(after[1]) == list(before[1]) and list(after[1]["options"]) == list(before[1]["options"])
     assert after[1]["options"]["text"] == [before[1]["options"]["text"][0], "نصّ معدّل", before[1]["options"]["text"][2]]
-    assert {k: v for k, v in after[1].items() if k != "options"} == {k: v for k, v in before[1].items() if k != "options"}
+    assert {k: v for k, v in after[1].items() if k != "options"} == {
+        k: v for k, v in before[1].items() if k != "options"
+    }

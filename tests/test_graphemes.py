@@ -10,8 +10,8 @@ import wcwidth
 from piqa_tui.core.text import graphemes as g
 from piqa_tui.core.text.graphemes import (
     WidthPolicy,
-    cell_width,
     backspace,
+    cell_width,
     delete_grapheme_after,
     grapheme_spans,
     graphemes,
@@ -120,7 +120,18 @@ def test_delete_key_removes_the_cluster_after_the_cursor() -> None:
 
 @pytest.mark.parametrize(
     ("text", "width"),
-    [("கொ", 2), ("க்ஷ", 2), ("தமிழ்", 4), ("ক্ষ", 2), ("বাংলা", 4), ("क्षि", 2), ("हिन्दी", 4), ("شَاي", 3), ("abc", 3), ("漢字", 4)],
+    [
+        ("கொ", 2),
+        ("க்ஷ", 2),
+        ("தமிழ்", 4),
+        ("ক্ষ", 2),
+        ("বাংলা", 4),
+        ("क्षि", 2),
+        ("हिन्दी", 4),
+        ("شَاي", 3),
+        ("abc", 3),
+        ("漢字", 4),
+    ],
 )
 def test_default_width_is_wcwidth_per_cluster(text: str, width: int) -> None:
     assert cell_width(text, WidthPolicy()) == width

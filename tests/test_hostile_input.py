@@ -36,17 +36,34 @@ def corpus_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict
     paths = build(folder)
 
     def run(batch: list[Path]) -> list[dict[str, object]]:
-        argv = [sys.executable, str(ROOT / "tests" / "hostile_corpus.py"), "--run", str(out), str(votes), *map(str, batch)]
+        argv = [
+            sys.executable,
+            str(ROOT / "tests" / "hostile_corpus.py"),
+            "--run",
+            str(out),
+            str(votes),
+            *map(str, batch),
+        ]
         try:
             done = subprocess.run(argv, capture_output=True, timeout=SECONDS_PER_FILE * len(batch), env=env, cwd=ROOT)
         except subprocess.TimeoutExpired as exc:
             records = [json.loads(line) for line in (exc.stdout or b"").decode().splitlines()]
             stuck = records[-1]["file"] if records else batch[0].name
-            return [*records, {"file": stuck, "argv": ["the command after the last one"], "code": "hang", "out": "", "err": ""}]
+            return [
+                *records,
+                {"file": stuck, "argv": ["the command after the last one"], "code": "hang", "out": "", "err": ""},
+            ]
         records = [json.loads(line) for line in done.stdout.decode().splitlines()]
         if done.returncode != 0:
-            records.append({"file": batch[0].name, "argv": ["driver"], "code": done.returncode, "out": "",
-                            "err": done.stderr.decode()[-2000:]})
+            records.append(
+                {
+                    "file": batch[0].name,
+                    "argv": ["driver"],
+                    "code": done.returncode,
+                    "out": "",
+                    "err": done.stderr.decode()[-2000:],
+                }
+            )
         return records
 
     runs: dict[str, list[dict[str, object]]] = {p.name: [] for p in paths}
@@ -129,7 +146,9 @@ def test_json_output_stays_exact(corpus_runs: dict[str, list[dict[str, object]]]
         ("binary.csv", "not valid UTF-8"),
     ],
 )
-def test_each_bad_file_is_named_in_one_honest_line(corpus_runs: dict[str, list[dict[str, object]]], name: str, needle: str) -> None:
+def test_each_bad_file_is_named_in_one_honest_line(
+    corpus_runs: dict[str, list[dict[str, object]]], name: str, needle: str
+) -> None:
     record = _record(corpus_runs, name, "validate")
     assert record["code"] == 2, record
     assert needle in str(record["err"]), record["err"]
@@ -179,21 +198,25 @@ def test_parquet_dates_to_jsonl_and_mixed_types_to_parquet(tmp_path: Path, capsy
     import polars as pl
 
     source = tmp_path / "dated.parquet"
-    pl.DataFrame({"goal": ["g"], "sol1": ["a"], "sol2": ["b"], "label": [0],
-                  "when": [datetime.datetime(2024, 5, 1, 12, 30)]}).write_parquet(source)
+    pl.DataFrame(
+        {"goal": ["g"], "sol1": ["a"], "sol2": ["b"], "label": [0], "when": [datetime.datetime(2024, 5, 1, 12, 30)]}
+    ).write_parquet(source)
     code, _, err = _run(["export", str(source), "--to", str(tmp_path / "dated.jsonl")], capsys)
     assert code == 0, err
     assert json.loads((tmp_path / "dated.jsonl").read_text())["when"] == "2024-05-01T12:30:00"
     mixed = tmp_path / "mixed.jsonl"
-    mixed.write_text('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "extra": 1}\n'
-                     '{"goal": "h", "sol1": "a", "sol2": "b", "label": 1, "extra": "x"}\n')
+    mixed.write_text(
+        '{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "extra": 1}\n'
+        '{"goal": "h", "sol1": "a", "sol2": "b", "label": 1, "extra": "x"}\n'
+    )
     code, _, err = _run(["export", str(mixed), "--to", str(tmp_path / "mixed.parquet")], capsys)
     assert code == 2
     _one_line(err, "column 'extra' mixes value types (number, str)", "export to .jsonl")
 
 
-def test_workspace_failures_are_named_and_only_a_broken_one_is_moved_aside(tmp_path: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_workspace_failures_are_named_and_only_a_broken_one_is_moved_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import sqlite3
 
     from piqa_tui.core.workspace.log import Workspace, storage_error
@@ -231,7 +254,9 @@ def test_no_place_for_a_workspace_is_one_line(tmp_path: Path, capsys: pytest.Cap
     votes.write_text("item_id\tannotator\tchoice\ttime\na\tamina\t0\t2026-01-01T00:00:00Z\n")
     not_a_folder = tmp_path / "home-is-a-file"
     not_a_folder.write_text("")
-    code, _, err = _run(["votes", "import", str(data), str(votes), "--workspace", str(not_a_folder / "w.sqlite")], capsys)
+    code, _, err = _run(
+        ["votes", "import", str(data), str(votes), "--workspace", str(not_a_folder / "w.sqlite")], capsys
+    )
     assert code == 2
     _one_line(err, "cannot make the workspace", "--workspace")
 
@@ -239,9 +264,13 @@ def test_no_place_for_a_workspace_is_one_line(tmp_path: Path, capsys: pytest.Cap
 # ------------------------------------------------------------------ spreadsheets
 
 
-def test_formula_cells_are_counted_and_escaped_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_formula_cells_are_counted_and_escaped_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "f.tsv"
-    data.write_text(HEADER + 'a\t=HYPERLINK("http://evil")\t+cmd\t-1\t0\t@SUM(A1)\nb\tp\tx\ty\t1\t-0.5\n', encoding="utf-8")
+    data.write_text(
+        HEADER + 'a\t=HYPERLINK("http://evil")\t+cmd\t-1\t0\t@SUM(A1)\nb\tp\tx\ty\t1\t-0.5\n', encoding="utf-8"
+    )
     plain, escaped = tmp_path / "plain.csv", tmp_path / "escaped.csv"
     code, out, _ = _run(["export", str(data), "--to", str(plain)], capsys)
     assert code == 0
@@ -250,7 +279,7 @@ def test_formula_cells_are_counted_and_escaped_only_when_asked(tmp_path: Path, c
     code, out, _ = _run(["export", str(data), "--to", str(escaped), "--escape-formulas"], capsys)
     assert code == 0 and "written with a leading '" in out
     lines = escaped.read_text().splitlines()
-    assert lines[1] == "a,\"'=HYPERLINK(\"\"http://evil\"\")\",'+cmd,-1,0,'@SUM(A1)"  # plain numbers stay numbers
+    assert lines[1] == 'a,"\'=HYPERLINK(""http://evil"")",\'+cmd,-1,0,\'@SUM(A1)'  # plain numbers stay numbers
     assert lines[2] == "b,p,x,y,1,-0.5"
     code, out, _ = _run(["export", str(data), "--to", str(tmp_path / "e.tsv"), "--escape-formulas", "--json"], capsys)
     assert json.loads(out)["formula_cells"] == 3

@@ -145,7 +145,17 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-HEAVY = {"textual", "rich", "polars", "numpy", "torch", "llama_cpp", "sentence_transformers", "rapidfuzz", "transformers"}
+HEAVY = {
+    "textual",
+    "rich",
+    "polars",
+    "numpy",
+    "torch",
+    "llama_cpp",
+    "sentence_transformers",
+    "rapidfuzz",
+    "transformers",
+}
 
 
 def test_the_command_line_starts_without_heavy_imports() -> None:
@@ -154,5 +164,7 @@ def test_the_command_line_starts_without_heavy_imports() -> None:
     import sys
 
     probe = "import sys, piqa_tui.cli.main; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
-    loaded = set(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split())
+    loaded = set(
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    )
     assert loaded & HEAVY == set()

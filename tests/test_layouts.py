@@ -18,17 +18,51 @@ from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
     "columns,name,prompt,solutions,label,id_col",
     [
         (["goal", "sol1", "sol2", "label", "Domain", "Locale"], "piqa", "goal", ("sol1", "sol2"), "label", None),
-        (["id", "prompt", "solution0", "solution1", "label", "dialect"], "global-piqa", "prompt", ("solution0", "solution1"), "label", "id"),
-        (["prompt", "solution0", "solution1", "solution2", "solution3", "label"], "global-piqa", "prompt",
-         ("solution0", "solution1", "solution2", "solution3"), "label", None),
-        (["premise", "choice1", "choice2", "question", "label", "idx", "changed"], "copa", "premise", ("choice1", "choice2"), "label", "idx"),
-        (["ID", "First Statement", "Option A", "Option B", "Option C", "Answer Key", "Country"], "culture", "First Statement",
-         ("Option A", "Option B", "Option C"), "Answer Key", "ID"),
+        (
+            ["id", "prompt", "solution0", "solution1", "label", "dialect"],
+            "global-piqa",
+            "prompt",
+            ("solution0", "solution1"),
+            "label",
+            "id",
+        ),
+        (
+            ["prompt", "solution0", "solution1", "solution2", "solution3", "label"],
+            "global-piqa",
+            "prompt",
+            ("solution0", "solution1", "solution2", "solution3"),
+            "label",
+            None,
+        ),
+        (
+            ["premise", "choice1", "choice2", "question", "label", "idx", "changed"],
+            "copa",
+            "premise",
+            ("choice1", "choice2"),
+            "label",
+            "idx",
+        ),
+        (
+            ["ID", "First Statement", "Option A", "Option B", "Option C", "Answer Key", "Country"],
+            "culture",
+            "First Statement",
+            ("Option A", "Option B", "Option C"),
+            "Answer Key",
+            "ID",
+        ),
     ],
 )
-def test_known_layouts(columns: list[str], name: str, prompt: str, solutions: tuple[str, ...], label: str, id_col: str | None) -> None:
+def test_known_layouts(
+    columns: list[str], name: str, prompt: str, solutions: tuple[str, ...], label: str, id_col: str | None
+) -> None:
     layout = detect_layout(columns)
-    assert (layout.name, layout.prompt, layout.solutions, layout.label, layout.id) == (name, prompt, solutions, label, id_col)
+    assert (layout.name, layout.prompt, layout.solutions, layout.label, layout.id) == (
+        name,
+        prompt,
+        solutions,
+        label,
+        id_col,
+    )
 
 
 def test_real_files_are_recognised() -> None:
@@ -52,7 +86,10 @@ def test_letter_labels_read_and_written_as_letters(tmp_path: Path) -> None:
     assert [i.label for i in ds.items] == [0, 2] and len(ds.items[0].solutions) == 3
     changed = [ds.items[0].with_changes(label=1), ds.items[1]]
     write_dataset(ds, changed, tmp_path / "out.csv")
-    assert [line.split(",")[5] for line in (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()[1:]] == ["B", "c"]
+    assert [line.split(",")[5] for line in (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()[1:]] == [
+        "B",
+        "c",
+    ]
 
 
 def test_explicit_mapping_and_one_based_labels(tmp_path: Path) -> None:

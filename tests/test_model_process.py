@@ -55,8 +55,11 @@ def test_a_killed_model_process_keeps_the_scores_and_restarts(tmp_path: Path) ->
             engine.run(project.items, template, progress=progress)
         message = str(crash.value)
         # Mid-chunk, or between two chunks (the next chunk then finds it dead): either is reported.
-        assert re.search(r"the model process was killed by SIGSEGV \(a crash in native code\) "
-                         r"while (scoring|waiting for work)", message), message
+        assert re.search(
+            r"the model process was killed by SIGSEGV \(a crash in native code\) "
+            r"while (scoring|waiting for work)",
+            message,
+        ), message
         assert "(items r" in message and "the scores computed before it are kept" in message
         assert "\n" not in message
         kept = engine.cached(project.items, template)
@@ -126,8 +129,13 @@ def test_the_cli_exits_2_with_one_line_when_the_model_process_dies(tmp_path: Pat
     data = piqa_slice(tmp_path, 200)
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     env.pop("PIQA_TUI_MODEL", None)
-    cli = subprocess.Popen([sys.executable, "-m", "piqa_tui.cli.main", "score", str(data), "--threads", "2"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "piqa_tui.cli.main", "score", str(data), "--threads", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         child = None
         while child is None and cli.poll() is None:

@@ -54,8 +54,23 @@ def test_several_models_score_each_as_it_scores_alone(
     data = copy_sample("msa-culture.tsv", tmp_path)
     first = Path(gguf.assemble())
     both_file = tmp_path / "both.jsonl"
-    both = score_json([data, "--model", first, "--model", second_model, "--limit", N, "--template", "mcq",
-                       "--output", both_file, *BY], capsys)
+    both = score_json(
+        [
+            data,
+            "--model",
+            first,
+            "--model",
+            second_model,
+            "--limit",
+            N,
+            "--template",
+            "mcq",
+            "--output",
+            both_file,
+            *BY,
+        ],
+        capsys,
+    )
     assert [m["model_name"] for m in both["models"]] == [first.name, second_model.name]
     assert [m["label"] for m in both["models"]] == [f"{first.name} · mcq", f"{second_model.name} · mcq"]
     for model in both["models"]:
@@ -67,8 +82,10 @@ def test_several_models_score_each_as_it_scores_alone(
 
     for path, model in zip((first, second_model), both["models"]):
         alone_file = tmp_path / f"{path.stem}.jsonl"
-        alone = score_json([data, "--model", path, "--limit", N, "--template", "mcq", "--no-cache",
-                            "--output", alone_file, *BY], capsys)
+        alone = score_json(
+            [data, "--model", path, "--limit", N, "--template", "mcq", "--no-cache", "--output", alone_file, *BY],
+            capsys,
+        )
         assert alone["n_computed"] == N  # computed afresh, not read from the first run's cache
         assert alone["model"] == model["model"]
         for key in ("acc", "acc_norm", "acc_bytes", "n", "groups"):
@@ -81,8 +98,10 @@ def test_several_models_score_each_as_it_scores_alone(
         assert [r["prediction"] for r in mine] == [r["prediction"] for r in theirs]
 
     # The two models are genuinely different: their log-likelihoods differ on the items.
-    by_model = {name: {r["id"]: r["logliks"] for r in rows if r["model_name"] == name}
-                for name in (first.name, second_model.name)}
+    by_model = {
+        name: {r["id"]: r["logliks"] for r in rows if r["model_name"] == name}
+        for name in (first.name, second_model.name)
+    }
     assert any(by_model[first.name][i] != by_model[second_model.name][i] for i in by_model[first.name])
 
     # The workspace lists both models with exactly those scores.
@@ -100,8 +119,10 @@ def test_the_listing_reads_scores_stored_before_runs_were_recorded(tmp_path: Pat
     """Scores cached by an older version (no ``model_runs`` entry): the template is recognised by its key."""
     conn = sqlite3.connect(tmp_path / "ws.sqlite", isolation_level=None)
     cache = ScoreCache(conn)
-    items = [Item("a", "Open a jar", ("twist the lid", "bite the lid"), 0, 1),
-             Item("b", "Dry a towel", ("hang it", "fold it wet"), 1, 2)]
+    items = [
+        Item("a", "Open a jar", ("twist the lid", "bite the lid"), 0, 1),
+        Item("b", "Dry a towel", ("hang it", "fold it wet"), 1, 2),
+    ]
     piqa, odd = get_template("piqa"), Template("mine", "Q: {goal}\nA:", " {solution}")
     scores = (ContinuationScore(-3.0, 3), ContinuationScore(-5.0, 3))
     cache.store("old.gguf:123:abc", piqa.key, [(item_content_hash(i), scores) for i in items])
@@ -135,8 +156,12 @@ def test_a_culture_protocol_run_is_recorded_and_listed(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "ws.sqlite", isolation_level=None)
     item = Item("c1", "في البيت", ("أ", "ب", "ج"), 0, 2, {"country": "Egypt", "region": "Nile Valley"})
     scores = (ContinuationScore(-3.0, 2), ContinuationScore(-1.0, 2), ContinuationScore(-2.0, 2))
-    ScoreCache(conn).store("gemma.gguf:1:abc", template.key, [(item_content_hash(item), scores)],
-                           RunRecord.of("gemma.gguf:1:abc", "gemma.gguf", template))
+    ScoreCache(conn).store(
+        "gemma.gguf:1:abc",
+        template.key,
+        [(item_content_hash(item), scores)],
+        RunRecord.of("gemma.gguf:1:abc", "gemma.gguf", template),
+    )
     [run] = stored_runs(conn, known)
     assert run.label == "gemma.gguf · arab-culture-completion-ar-region" and run.template == template
     assert [s.prediction for s in stored_scores(conn, run, [item])] == [1]

@@ -24,9 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_pyproject_lists_every_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    on_disk = {
-        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "piqa_tui").rglob("__init__.py")
-    }
+    on_disk = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "piqa_tui").rglob("__init__.py")}
     mapped = set(config["package-dir"])
     assert set(config["packages"]) == on_disk | mapped
     assert {"piqa_tui.themes", "piqa_tui.samples", "piqa_tui.prompt_templates"} <= mapped
@@ -37,23 +35,51 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with piqa-tui installed from a wheel built from this checkout."""
     work = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work / "dist"), str(ROOT)],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(work / "dist"),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     wheel = next((work / "dist").glob("piqa_tui-*.whl"))
     env_dir = work / "env"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--ignore-installed", "-q", str(wheel)],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--ignore-installed",
+            "-q",
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     return env_dir
 
 
 def fresh_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    env.update(
+        HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config")
+    )
     env.pop("PIQA_TUI_CONFIG", None)
     return env
 
@@ -72,23 +98,42 @@ def test_wheel_carries_themes_samples_and_templates(installed: Path, tmp_path: P
         """
     )
     out = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", script], cwd=tmp_path, env=fresh_env(tmp_path),
-        capture_output=True, text=True, timeout=60, check=True,
+        [str(installed / "bin" / "python"), "-c", script],
+        cwd=tmp_path,
+        env=fresh_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     ).stdout.splitlines()
     assert out[0].startswith(str(installed)), out[0]  # the wheel's copy, not this checkout
     assert out[1] == "['piqa-dark.toml', 'piqa-high-contrast.toml', 'piqa-light.toml']"
     assert out[2] == "True"
-    assert out[3] == "piqa:e3b796518b3402c1 15 ar"  # the prompt templates travel in the wheel (piqa_tui.prompt_templates)
+    assert (
+        out[3] == "piqa:e3b796518b3402c1 15 ar"
+    )  # the prompt templates travel in the wheel (piqa_tui.prompt_templates)
 
 
 def test_installed_command_validates_the_bundled_sample(installed: Path, tmp_path: Path) -> None:
     sample = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", "from piqa_tui.settings.locations import bundled_sample; print(bundled_sample())"],
-        env=fresh_env(tmp_path), capture_output=True, text=True, timeout=60, check=True,
+        [
+            str(installed / "bin" / "python"),
+            "-c",
+            "from piqa_tui.settings.locations import bundled_sample; print(bundled_sample())",
+        ],
+        env=fresh_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     ).stdout.strip()
     done = subprocess.run(
-        [str(installed / "bin" / "piqa-tui"), "stats", sample, "--json"], cwd=tmp_path, env=fresh_env(tmp_path),
-        capture_output=True, text=True, timeout=120,
+        [str(installed / "bin" / "piqa-tui"), "stats", sample, "--json"],
+        cwd=tmp_path,
+        env=fresh_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert '"items": ' in done.stdout
@@ -123,8 +168,12 @@ def test_installed_tui_opens_the_bundled_sample(installed: Path, tmp_path: Path)
     env = fresh_env(tmp_path)
     env["PIQA_TUI_CONFIG"] = str(tmp_path / "no-config.toml")
     done = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", script], cwd=tmp_path, env=env,
-        capture_output=True, text=True, timeout=120,
+        [str(installed / "bin" / "python"), "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     screen, count, workspace = done.stdout.splitlines()[-3:]

@@ -38,7 +38,10 @@ def test_keep_one_flags_the_others_keeps_their_votes_and_export_drops_them(tmp_p
     ids = [line.split("\t")[0] for line in out.read_text(encoding="utf-8").splitlines()[1:]]
     assert "dz-029" not in ids and "dz-008" in ids and len(ids) == 35
     assert main(["export", str(path), "--to", str(tmp_path / "flags.tsv"), "--flag-column"]) == 0
-    flags = {l.split("\t")[0]: l.split("\t")[-1] for l in (tmp_path / "flags.tsv").read_text(encoding="utf-8").splitlines()[1:]}
+    flags = {
+        l.split("\t")[0]: l.split("\t")[-1]
+        for l in (tmp_path / "flags.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    }
     assert flags["dz-029"] == "duplicate" and flags["dz-008"] == ""
 
 

@@ -67,7 +67,13 @@ def test_every_format_round_trips_its_own_output(fmt: str, tmp_path: Path) -> No
 
 def test_parquet_keeps_column_types(tmp_path: Path) -> None:
     frame = pl.DataFrame(
-        {"idx": [7, 8], "prompt": ["كاس ماء", "தண்ணீர்"], "solution0": ["a b", "c d"], "solution1": ["a c", "c e"], "label": [1, 0]}
+        {
+            "idx": [7, 8],
+            "prompt": ["كاس ماء", "தண்ணீர்"],
+            "solution0": ["a b", "c d"],
+            "solution1": ["a c", "c e"],
+            "label": [1, 0],
+        }
     )
     frame.write_parquet(tmp_path / "in.parquet")
     ds = load_dataset(tmp_path / "in.parquet")
@@ -79,7 +85,10 @@ def test_parquet_keeps_column_types(tmp_path: Path) -> None:
 
 def test_tsv_quotes_stay_literal_and_csv_quoting_is_understood(tmp_path: Path) -> None:
     tsv = tmp_path / "q.tsv"
-    tsv.write_text('id\tprompt\tsolution0\tsolution1\tlabel\n1\tsay "hi"\tuse a "cup"\tuse a "pot"\t0\n2\t"x\ty\tz\t1\n', encoding="utf-8")
+    tsv.write_text(
+        'id\tprompt\tsolution0\tsolution1\tlabel\n1\tsay "hi"\tuse a "cup"\tuse a "pot"\t0\n2\t"x\ty\tz\t1\n',
+        encoding="utf-8",
+    )
     ds = load_dataset(tsv)
     assert ds.items[0].prompt == 'say "hi"' and ds.items[1].prompt == '"x'
     write_dataset(ds, ds.items, tmp_path / "out.tsv")
@@ -93,7 +102,9 @@ def test_tsv_quotes_stay_literal_and_csv_quoting_is_understood(tmp_path: Path) -
 
 def test_crlf_and_missing_final_newline_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "crlf.csv"
-    path.write_bytes(b"goal,sol1,sol2,label\r\nopen a jar,twist the lid,twist the jar,0\r\nboil water,use a pot,use a sock,0")
+    path.write_bytes(
+        b"goal,sol1,sol2,label\r\nopen a jar,twist the lid,twist the jar,0\r\nboil water,use a pot,use a sock,0"
+    )
     ds = load_dataset(path)
     write_dataset(ds, ds.items, tmp_path / "out.csv")
     assert (tmp_path / "out.csv").read_bytes() == path.read_bytes()

@@ -92,8 +92,9 @@ def run_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return lines[0]
 
 
-def test_bad_models_and_bad_numbers_get_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_models_and_bad_numbers_get_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = copy_sample("darija-algerian.tsv", tmp_path)
     fake = tmp_path / "model.gguf"
     fake.write_text("not a model", encoding="utf-8")

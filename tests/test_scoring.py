@@ -84,10 +84,10 @@ def reference_loglik(llm, context: str, continuation: str, *, whole_tiles: bool 
     llama.cpp computes every real row with its 4-row kernel.
     """
     stripped = context.rstrip()
-    context, continuation = stripped, context[len(stripped):] + continuation
+    context, continuation = stripped, context[len(stripped) :] + continuation
     ctx = llm.tokenize(context.encode(), add_bos=True, special=False)
     whole = llm.tokenize((context + continuation).encode(), add_bos=True, special=False)
-    cont = whole[len(ctx):]
+    cont = whole[len(ctx) :]
     tokens = ctx + cont
     if whole_tiles:
         tokens += [tokens[0]] * (-len(tokens) % 4)
@@ -175,8 +175,12 @@ def test_summarise_with_groups_and_unlabelled_items():
         ItemScore(**{**_fields(c), "item_id": "c"}),
         ItemScore(**{**_fields(d), "item_id": "d"}),
     ]
-    items = [item("g", "s", "t", id="a", dialect="alg"), item("g", "s", "t", id="b", dialect="mar"),
-             item("g", "s", "t", id="c", dialect="alg"), item("g", "s", "t", id="d")]
+    items = [
+        item("g", "s", "t", id="a", dialect="alg"),
+        item("g", "s", "t", id="b", dialect="mar"),
+        item("g", "s", "t", id="c", dialect="alg"),
+        item("g", "s", "t", id="d"),
+    ]
     summary = summarise(scores, groups_by_column(items, "dialect"))
     assert summary["n"] == 3 and summary["n_unlabelled"] == 1
     assert summary["acc"] == pytest.approx(1 / 3)
@@ -338,6 +342,7 @@ def test_a_model_larger_than_memory(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- the real model
 
+
 @pytest.fixture(scope="module")
 def model_path() -> Path:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
@@ -357,8 +362,17 @@ def backend(model_path):
 def reference_llm(model_path):
     from llama_cpp import Llama
 
-    llm = Llama(str(model_path), n_ctx=512, n_batch=512, n_ubatch=512, logits_all=True,
-                flash_attn=False, n_threads=THREADS, n_threads_batch=THREADS, verbose=False)
+    llm = Llama(
+        str(model_path),
+        n_ctx=512,
+        n_batch=512,
+        n_ubatch=512,
+        logits_all=True,
+        flash_attn=False,
+        n_threads=THREADS,
+        n_threads_batch=THREADS,
+        verbose=False,
+    )
     yield llm
     llm.close()
 
@@ -371,8 +385,6 @@ def test_a_truncated_gguf(model_path, tmp_path):
         cut.write_bytes(f.read(2 * 2**20))
     with pytest.raises(ModelError, match="llama.cpp cannot load cut.gguf: .*truncated"):
         LlamaBackend(cut).load()
-
-
 
 
 def test_fast_path_agrees_with_the_plain_reference_on_real_piqa(backend, reference_llm):
@@ -426,17 +438,27 @@ def test_shared_prefixes_and_odd_shapes_are_exact(backend, reference_llm):
         fast = score_items(backend, [it], template)[0]
         ref = reference_item(reference_llm, template, it, whole_tiles=True)
         assert list(fast.n_tokens) == [n for _, n in ref], template.name
-        assert np.allclose(fast.logliks, [ll for ll, _ in ref], atol=EXACT_TOLERANCE, rtol=0), (template.name, fast.logliks, ref)
+        assert np.allclose(fast.logliks, [ll for ll, _ in ref], atol=EXACT_TOLERANCE, rtol=0), (
+            template.name,
+            fast.logliks,
+            ref,
+        )
 
 
 ODD_CASES = [
-    (get_template("piqa"), item("Keep bread fresh", "Put the bread in a sealed bag", "Put the bread in a sealed bag in the sun")),
+    (
+        get_template("piqa"),
+        item("Keep bread fresh", "Put the bread in a sealed bag", "Put the bread in a sealed bag in the sun"),
+    ),
     (get_template("piqa"), item("Boil water", "Use a kettle", "Use a kettle")),
     (get_template("piqa"), item("Dry shoes", "", "Stuff them with newspaper")),
     (get_template("bare"), item("لتنظيف الزربية", "استعمل الماء والصابون", "استعمل الرمل والزيت", "اتركها تحت المطر")),
     (get_template("mcq"), item("Cut a tomato", "a spoon", "a sharp knife", "a towel", "a straw", label=1)),
     (get_template("piqa").solution_only(), item("Open a jar", "Twist the lid", "Hit the lid with a hammer")),
-    (Template("spaced", "Goal: {goal}\nSolution: ", "{solution}"), item("Light a fire", "Use dry wood", "Use wet wood")),
+    (
+        Template("spaced", "Goal: {goal}\nSolution: ", "{solution}"),
+        item("Light a fire", "Use dry wood", "Use wet wood"),
+    ),
 ]
 
 
@@ -458,9 +480,11 @@ def test_an_item_scores_the_same_alone_or_in_any_batch(backend, model_path):
 
 def test_scoring_one_item_alone_is_repeatable(backend):
     """The single-item path the TUI uses (its speed is measured in benchmarks/, not asserted here)."""
-    it = item("How do I ready a guinea pig cage for its new occupants?",
-              "Provide the guinea pig with a cage full of a few inches of bedding made of ripped paper strips.",
-              "Provide the guinea pig with a cage full of a few inches of bedding made of ripped jeans material.")
+    it = item(
+        "How do I ready a guinea pig cage for its new occupants?",
+        "Provide the guinea pig with a cage full of a few inches of bedding made of ripped paper strips.",
+        "Provide the guinea pig with a cage full of a few inches of bedding made of ripped jeans material.",
+    )
     first, second = (score_items(backend, [it], "piqa")[0] for _ in range(2))
     assert first.prediction == second.prediction
     assert first.logliks == second.logliks and first.margin >= 0
@@ -478,9 +502,13 @@ def test_describe_gives_a_stable_identity(backend, model_path):
 # --------------------------------------------------------------------------- CPU-dependent choices
 
 
-AVX2_INFO = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
-AVX512_INFO = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 1 | "
-               "AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | ")
+AVX2_INFO = (
+    "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
+)
+AVX512_INFO = (
+    "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 1 | "
+    "AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
+)
 
 
 def test_the_alignment_follows_the_kernels_simd_width():

@@ -63,9 +63,25 @@ def server_url():
     port = _free_port()
     log = open(os.devnull, "wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", gguf.assemble(), "--logits_all", "true",
-         "--n_threads", "2", "--n_ctx", "1024", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log, stderr=log,
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            gguf.assemble(),
+            "--logits_all",
+            "true",
+            "--n_threads",
+            "2",
+            "--n_ctx",
+            "1024",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=log,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -155,12 +171,30 @@ def test_one_command_scores_a_local_and_a_served_model_together(server_url: str,
     from piqa_tui.core.workspace.project import Project
 
     data = tmp_path / "two.tsv"
-    data.write_text("id\tprompt\tsolution0\tsolution1\tlabel\n" + "".join(
-        f"{it.id}\t{it.prompt}\t{it.solutions[0]}\t{it.solutions[1]}\t{it.label}\n" for it in ITEMS), encoding="utf-8")
+    data.write_text(
+        "id\tprompt\tsolution0\tsolution1\tlabel\n"
+        + "".join(f"{it.id}\t{it.prompt}\t{it.solutions[0]}\t{it.solutions[1]}\t{it.label}\n" for it in ITEMS),
+        encoding="utf-8",
+    )
     out = tmp_path / "items.jsonl"
     local = Path(gguf.assemble())
-    code = main(["score", str(data), "--model", str(local), "--server", server_url, "--server-model", "gemma-served",
-                 "--template", "bare", "--output", str(out), "--json"])
+    code = main(
+        [
+            "score",
+            str(data),
+            "--model",
+            str(local),
+            "--server",
+            server_url,
+            "--server-model",
+            "gemma-served",
+            "--template",
+            "bare",
+            "--output",
+            str(out),
+            "--json",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     runs = json.loads(captured.out)["models"]

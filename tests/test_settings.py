@@ -37,7 +37,10 @@ BAD_CONFIGS = [
     ("[keys]\nundo = 5\n", "[keys] undo = 5 is not valid"),
     ("templates = 5\n", "templates = 5 is not valid"),
     ("[templates.t]\ncontext = 5\n", "template 't': its context must be text"),
-    ('[templates.t]\ncontext = "{goal:>99999999}"\n', "template 't': placeholder {goal} in its context has a format spec"),
+    (
+        '[templates.t]\ncontext = "{goal:>99999999}"\n',
+        "template 't': placeholder {goal} in its context has a format spec",
+    ),
     ("low_margin = -1.0\n", "low_margin = -1.0 is not valid; it should be a positive number"),
     ("n_gpu_layers = -2\n", "n_gpu_layers = -2 is not valid; it should be a whole number of at least -1"),
     ('n_gpu_layers = "all"\n', "n_gpu_layers = 'all' is not valid"),
@@ -50,13 +53,22 @@ BAD_CONFIGS = [
 
 
 def _launch_args(path: Path) -> argparse.Namespace:
-    return argparse.Namespace(path=str(path), annotator=None, bidi=None, theme=None, workspace=None, mapping=None,
-                              reviewer=False, check_terminal=False)
+    return argparse.Namespace(
+        path=str(path),
+        annotator=None,
+        bidi=None,
+        theme=None,
+        workspace=None,
+        mapping=None,
+        reviewer=False,
+        check_terminal=False,
+    )
 
 
 @pytest.mark.parametrize(("text", "message"), BAD_CONFIGS)
-def test_each_bad_value_is_one_line_naming_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str], text: str, message: str) -> None:
+def test_each_bad_value_is_one_line_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text(text, encoding="utf-8")
     monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
@@ -82,11 +94,19 @@ def test_tui_only_checks_keys_and_theme(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_a_good_config_is_typed(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('annotator = "amina"\nmax_differences = 3\nlow_margin = 2\nn_gpu_layers = -1\n'
-                      '[keys]\nundo = "u"\n[templates.plain]\ncontext = "{goal}"\n')
+    config.write_text(
+        'annotator = "amina"\nmax_differences = 3\nlow_margin = 2\nn_gpu_layers = -1\n'
+        '[keys]\nundo = "u"\n[templates.plain]\ncontext = "{goal}"\n'
+    )
     loaded = load_config(config)
-    assert loaded == Config(annotator="amina", max_differences=3, low_margin=2.0, n_gpu_layers=-1, keys={"undo": "u"},
-                            templates={"plain": {"context": "{goal}"}})
+    assert loaded == Config(
+        annotator="amina",
+        max_differences=3,
+        low_margin=2.0,
+        n_gpu_layers=-1,
+        keys={"undo": "u"},
+        templates={"plain": {"context": "{goal}"}},
+    )
     assert isinstance(loaded.low_margin, float)
     assert load_config(tmp_path / "missing.toml") == Config()
 
@@ -101,8 +121,13 @@ def test_a_config_that_is_no_regular_file_is_one_line(tmp_path: Path, kind: str)
     else:
         config.symlink_to("/dev/zero")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PIQA_TUI_CONFIG": str(config)}
-    done = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", "stats", str(SAMPLE)],
-                          capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "stats", str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and str(config) in done.stderr, done.stderr
     assert "not a regular file" in done.stderr or "is a folder" in done.stderr

@@ -27,7 +27,9 @@ def test_scripts_and_categories_of_the_samples(capsys: pytest.CaptureFixture[str
     assert stats_json(XCOPA_TA_TEST, capsys)["scripts"] == {"Tamil": 500}
     darija = stats_json(SAMPLES / "darija-algerian.tsv", capsys)
     assert darija["scripts"]["Arabic"] == darija["items"] and "Latin" in darija["scripts"]
-    assert set(darija["categories"]) >= {"dialect", "category", "source"} and "msa_translation" not in darija["categories"]
+    assert (
+        set(darija["categories"]) >= {"dialect", "category", "source"} and "msa_translation" not in darija["categories"]
+    )
     assert sum(darija["categories"]["category"].values()) == darija["items"]
     culture = stats_json(SAMPLES / "msa-culture.tsv", capsys)
     assert culture["solutions_per_item"] == {"3": culture["items"]} and set(culture["labels"]) == {"0", "1", "2"}
@@ -40,7 +42,9 @@ def test_card_reports_votes_and_agreement(tmp_path: Path, capsys: pytest.Capture
     capsys.readouterr()
     assert main(["card", str(dataset), "--out", str(tmp_path / "CARD.md")]) == 0
     card = (tmp_path / "CARD.md").read_text(encoding="utf-8")
-    assert card.startswith("---\n") and "# Dataset Card for " in card  # --out: the old name of --to (tests/test_card.py)
+    assert (
+        card.startswith("---\n") and "# Dataset Card for " in card
+    )  # --out: the old name of --to (tests/test_card.py)
     assert "| test | 36 |" in card and "Fleiss" in card and "identical-solutions" in card and "majority:2/3" in card
 
 
@@ -55,7 +59,10 @@ def test_script_prescan_never_misses_a_script() -> None:
     rng = random.Random(0)
     planes = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)]
     for _ in range(2000):
-        texts = ["".join(chr(rng.randint(*rng.choice(planes))) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 4))]
+        texts = [
+            "".join(chr(rng.randint(*rng.choice(planes))) for _ in range(rng.randint(0, 4)))
+            for _ in range(rng.randint(1, 4))
+        ]
         found = {name for name, ranges in SCRIPTS.items() if any(re.search(f"[{ranges}]", t) for t in texts)}
         assert found <= set(scripts_maybe_present(texts, chunk=rng.choice([1, 3, 1000])))
     assert scripts_maybe_present(["plain ascii"]) == ["Latin"] and scripts_maybe_present(["١٢٣"]) == ["Arabic"]

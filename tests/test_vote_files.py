@@ -57,7 +57,9 @@ def wide_rows() -> list[dict[str, object]]:
     """The sample's votes as a spreadsheet: one row per item, one column per annotator; amina skips dz-036."""
     rows: dict[str, dict[str, object]] = {}
     for vote in sample_votes():
-        rows.setdefault(vote["item_id"], {"id": vote["item_id"], **dict.fromkeys(ANNOTATORS)})[vote["annotator"]] = int(vote["choice"])
+        rows.setdefault(vote["item_id"], {"id": vote["item_id"], **dict.fromkeys(ANNOTATORS)})[vote["annotator"]] = int(
+            vote["choice"]
+        )
     return list(rows.values())
 
 
@@ -69,8 +71,12 @@ def write_wide(path: Path, rows: list[dict[str, object]]) -> None:
     else:
         delimiter = "," if path.suffix == ".csv" else "\t"
         lines = [delimiter.join(["id", *ANNOTATORS])]
-        lines += [delimiter.join(str(row["id"]) if k == "id" else ("" if row[k] is None else str(row[k]))
-                                 for k in ("id", *ANNOTATORS)) for row in rows]
+        lines += [
+            delimiter.join(
+                str(row["id"]) if k == "id" else ("" if row[k] is None else str(row[k])) for k in ("id", *ANNOTATORS)
+            )
+            for row in rows
+        ]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -97,8 +103,11 @@ def test_long_files_without_times_count_in_file_order(tmp_path: Path, suffix: st
     lines = [delimiter.join(("item_id", "annotator", "choice"))]
     lines += [delimiter.join((v["item_id"], v["annotator"], v["choice"])) for v in sample_votes()]
     # sara changes her mind on dz-001 twice, further down the file: the last line counts
-    lines += [delimiter.join(("dz-001", "sara", "0")), delimiter.join(("dz-001", "sara", "1")),
-              delimiter.join(("dz-001", "sara", "0"))]
+    lines += [
+        delimiter.join(("dz-001", "sara", "0")),
+        delimiter.join(("dz-001", "sara", "1")),
+        delimiter.join(("dz-001", "sara", "0")),
+    ]
     untimed = tmp_path / f"untimed{suffix}"
     untimed.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = run_cli("votes", "import", str(dataset), str(untimed), "--json")
@@ -145,20 +154,26 @@ def test_bad_lines_are_reported_and_the_good_ones_imported(tmp_path: Path) -> No
     dataset = copy_sample("darija-algerian.tsv", tmp_path)
     tsv = tmp_path / "mixed.tsv"
     tsv.write_bytes(
-        "item_id\tannotator\tchoice\ttime\n".encode()
-        + "dz-001\tamina\t1\t2026-11-20T09:00:00Z\n".encode()
+        b"item_id\tannotator\tchoice\ttime\n"
+        + b"dz-001\tamina\t1\t2026-11-20T09:00:00Z\n"
         + "dz-002\tcaf\xe9\t1\t2026-11-20T09:00:00Z\n".encode("latin-1")  # a latin-1 byte
         + f"dz-003\tamina\t{'7' * 5000}\t2026-11-20T09:00:00Z\n".encode()
         + "dz-004\tamina\t１\t2026-11-20T09:00:00Z\n".encode()  # a full-width digit is no solution number
-        + "dz-005\t\t1\t2026-11-20T09:00:00Z\n".encode()
-        + "dz-006\tamina\t\t2026-11-20T09:00:00Z\n".encode()
-        + "dz-007\tamina\t0\n".encode()
-        + "dz-008\tamina\twithdrawn\t2026-11-20T09:00:00Z\n".encode()
+        + b"dz-005\t\t1\t2026-11-20T09:00:00Z\n"
+        + b"dz-006\tamina\t\t2026-11-20T09:00:00Z\n"
+        + b"dz-007\tamina\t0\n"
+        + b"dz-008\tamina\twithdrawn\t2026-11-20T09:00:00Z\n"
     )
     done = run_cli("votes", "import", str(dataset), str(tsv))
     assert done.returncode == 1
-    for line, reason in ((3, "not UTF-8 text"), (4, "choice '7777"), (5, "choice '１' is impossible"),
-                         (6, "no annotator"), (7, "no choice"), (8, "no time")):
+    for line, reason in (
+        (3, "not UTF-8 text"),
+        (4, "choice '7777"),
+        (5, "choice '１' is impossible"),
+        (6, "no annotator"),
+        (7, "no choice"),
+        (8, "no time"),
+    ):
         assert f"line {line}: {reason}" in done.stderr, done.stderr
     assert "(5000 characters)" in done.stderr and "7" * 100 not in done.stderr
     assert "2 new" in done.stdout and "6 rejected" in done.stdout
@@ -168,9 +183,13 @@ def test_bad_lines_are_reported_and_the_good_ones_imported(tmp_path: Path) -> No
         b'{"item_id": "dz-011", "annotator": "sara", "choice": null, "time": "2026-11-20T09:00:00Z"}\n'
         b'{"item_id": "dz-012", "annotator": "sara", "choice": 1, "time": null}\n'
         b'{"item_id": "dz-013", "annotator": "sara", "choice": 1, "time": "2026-11-20T09:00:00Z"\n'
-        b'[1, 2, 3]\n'
-        + b'{"item_id": "dz-014", "annotator": "sara", "choice": ' + b"9" * 5000 + b', "time": "2026-11-20T09:00:00Z"}\n'
-        + '{"item_id": "dz-015", "annotator": "s\xe9ra", "choice": 1, "time": "2026-11-20T09:00:00Z"}\n'.encode("latin-1")
+        b"[1, 2, 3]\n"
+        + b'{"item_id": "dz-014", "annotator": "sara", "choice": '
+        + b"9" * 5000
+        + b', "time": "2026-11-20T09:00:00Z"}\n'
+        + '{"item_id": "dz-015", "annotator": "s\xe9ra", "choice": 1, "time": "2026-11-20T09:00:00Z"}\n'.encode(
+            "latin-1"
+        )
         + b'{"item_id": "dz-016", "annotator": "sara", "choice": true, "time": "2026-11-20T09:00:00Z"}\n'
         + b'{"item_id": "dz-017", "annotator": "sara", "choice": "unsure", "time": "2026-11-20T09:00:00Z"}\n'
     )

@@ -13,7 +13,6 @@ from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.votes.policy import Decision, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
-
 from piqa_tui.tui.voting import Ballots
 
 from .conftest import SAMPLES, copy_sample
@@ -43,8 +42,12 @@ def test_votes_without_a_key_name_the_text_at_their_time(tmp_path: Path) -> None
     path = copy_sample("darija-algerian.tsv", tmp_path)
     project = Project.open(path, annotator="lead")
     assert project.workspace is not None
-    project.workspace.insert_votes([("dz-004", "amina", "0", "2020-01-01T00:00:00.000000Z", None),
-                                    ("dz-004", "karim", "0", "2020-01-01T00:00:01.000000Z", None)])
+    project.workspace.insert_votes(
+        [
+            ("dz-004", "amina", "0", "2020-01-01T00:00:00.000000Z", None),
+            ("dz-004", "karim", "0", "2020-01-01T00:00:01.000000Z", None),
+        ]
+    )
     project.refresh()
     project.swap_solutions("dz-004", 0, 1)
     assert decisions(Project.open(path))["dz-004"].label == 1
@@ -65,15 +68,22 @@ def test_votes_against_gold_are_a_status_under_every_policy_and_every_change_is_
     import_votes(project, SAMPLES / "votes-darija-algerian.tsv")  # dz-007: gold 2, amina and sara 1, yacine 2
     for name in ("amina", "yacine", "sara"):  # dz-010: all three against its gold (1)
         Project.open(path, annotator=name).vote("dz-010", "1")
-    for spec, expected in (("majority:2/3", {"dz-007", "dz-010"}), ("unanimity:3", {"dz-010"}),
-                           ("majority:3/3", {"dz-010"}), ("majority:2/3:min=3", {"dz-007", "dz-010"})):
+    for spec, expected in (
+        ("majority:2/3", {"dz-007", "dz-010"}),
+        ("unanimity:3", {"dz-010"}),
+        ("majority:3/3", {"dz-010"}),
+        ("majority:2/3:min=3", {"dz-007", "dz-010"}),
+    ):
         set_project_policy(project, parse_policy(spec))
         found = decisions(Project.open(path))
         assert {i for i, d in found.items() if d.status is Status.AGAINST_GOLD} == expected, spec
         assert Ballots(Project.open(path), reviewer=True).queue(Status.AGAINST_GOLD) == sorted(expected)
     set_project_policy(project, parse_policy("majority:2/3"))
     agree = json.loads(_run("agree", str(path), "--json").stdout)
-    assert agree["gold_changes"] == [{"id": "dz-007", "gold": 1, "decided": 0}, {"id": "dz-010", "gold": 0, "decided": 1}]
+    assert agree["gold_changes"] == [
+        {"id": "dz-007", "gold": 1, "decided": 0},
+        {"id": "dz-010", "gold": 0, "decided": 1},
+    ]
     assert agree["status"]["votes-against-gold"] == 2
     out = tmp_path / "release.tsv"
     done = _run("export", str(path), "--to", str(out), "--decided")
@@ -110,13 +120,21 @@ def test_ids_that_collide_after_de_duplication_stay_apart(tmp_path: Path) -> Non
     project.vote("x1~2", "1")
     reopened = Project.open(path)
     assert [item.prompt for item in reopened.items] == [
-        "first prompt (edited)", "second prompt (edited)", "third prompt (edited)", "fourth prompt (edited)"]
+        "first prompt (edited)",
+        "second prompt (edited)",
+        "third prompt (edited)",
+        "fourth prompt (edited)",
+    ]
     assert reopened.state.votes["x1~2"]["lead"].choice == "1" and "x1~4" not in reopened.state.votes
     out = tmp_path / "out.tsv"
     assert _run("export", str(path), "--to", str(out)).returncode == 0
     rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()[1:]]
-    assert [(r[0], r[1]) for r in rows] == [("x1", "first prompt (edited)"), ("x1", "second prompt (edited)"),
-                                           ("x1", "third prompt (edited)"), ("x1~2", "fourth prompt (edited)")]
+    assert [(r[0], r[1]) for r in rows] == [
+        ("x1", "first prompt (edited)"),
+        ("x1", "second prompt (edited)"),
+        ("x1", "third prompt (edited)"),
+        ("x1~2", "fourth prompt (edited)"),
+    ]
     done = _run("validate", str(path), "--json")
     assert done.returncode == 1
     problems = [p for p in json.loads(done.stdout)["problems"] if p["rule"] == "duplicate-id"]
@@ -130,7 +148,10 @@ def test_votes_from_another_machine_follow_their_text(tmp_path: Path) -> None:
     A has edited counts for nothing."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    machine_a, machine_b = copy_sample("darija-algerian.tsv", tmp_path / "a"), copy_sample("darija-algerian.tsv", tmp_path / "b")
+    machine_a, machine_b = (
+        copy_sample("darija-algerian.tsv", tmp_path / "a"),
+        copy_sample("darija-algerian.tsv", tmp_path / "b"),
+    )
     lead = Project.open(machine_a, annotator="lead")
     lead.swap_solutions("dz-005", 0, 1)
     lead.edit("dz-006", {"solution0": "نص جديد"})

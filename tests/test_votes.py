@@ -57,7 +57,9 @@ def test_files_from_three_machines_merge_without_loss_and_reimport_changes_nothi
 def test_latest_vote_wins_across_files(tmp_path: Path) -> None:
     project = Project.open(copy_sample("darija-algerian.tsv", tmp_path), annotator="lead")
     (tmp_path / "early.tsv").write_text("item_id\tannotator\tchoice\ttime\ndz-001\tamina\t0\t2026-11-20T09:00:00Z\n")
-    (tmp_path / "late.tsv").write_text("item_id\tannotator\tchoice\ttime\ndz-001\tamina\t1\t2026-11-20T10:00:00+00:00\n")
+    (tmp_path / "late.tsv").write_text(
+        "item_id\tannotator\tchoice\ttime\ndz-001\tamina\t1\t2026-11-20T10:00:00+00:00\n"
+    )
     import_votes(project, tmp_path / "late.tsv")
     import_votes(project, tmp_path / "early.tsv")
     assert project.state.votes["dz-001"]["amina"].choice == "1"
@@ -133,7 +135,9 @@ def test_agree_json_matches_the_agreement_module(tmp_path: Path, capsys: pytest.
     rows = [l.split("\t") for l in SAMPLE_VOTES.read_text().splitlines()[1:]]
     expected = fleiss_kappa([(r[0], r[1], int(r[2])) for r in rows], 2).value
     assert data["fleiss_kappa"] == pytest.approx(expected)
-    assert set(data["cohen_kappa"]) == {"amina", "sara", "yacine"} and data["percent_unanimous"] == pytest.approx(100 * 29 / 36)
+    assert set(data["cohen_kappa"]) == {"amina", "sara", "yacine"} and data["percent_unanimous"] == pytest.approx(
+        100 * 29 / 36
+    )
     assert "category" in data["by"]
     assert data["gold_changes"] == [{"id": "dz-007", "gold": 1, "decided": 0}]
     assert data["status"]["votes-against-gold"] == 1

@@ -116,7 +116,9 @@ def test_derived_ids_are_kept_when_the_file_is_re_sorted(tmp_path: Path) -> None
     assert ids["goal 0"] == "r1" and ids["goal 4"] == "r5"
     project.vote("r3", "1")
     project.workspace.close()
-    path.write_text("goal\tsol1\tsol2\tlabel\n" + "\n".join(reversed(rows)) + "\nnew goal\tx y\tx z\t0\n", encoding="utf-8")
+    path.write_text(
+        "goal\tsol1\tsol2\tlabel\n" + "\n".join(reversed(rows)) + "\nnew goal\tx y\tx z\t0\n", encoding="utf-8"
+    )
     reopened = Project.open(path, annotator="t")
     assert {item.prompt: item.id for item in reopened.items if item.prompt in ids} == ids
     assert reopened.items[-1].id == "r6"

@@ -93,7 +93,9 @@ def test_a_full_disk_records_nothing_and_says_so(tmp_path: Path) -> None:
         project.vote(second, "0")  # space again: recording goes on
         project.workspace.close()
         reopened = Project.open(path, annotator="amina")
-        assert reopened.state.votes[first]["amina"].choice == "1" and reopened.state.votes[second]["amina"].choice == "0"
+        assert (
+            reopened.state.votes[first]["amina"].choice == "1" and reopened.state.votes[second]["amina"].choice == "0"
+        )
         assert reopened.item(second).meta.get("note", "") == project.item(second).meta.get("note", "")
 
 

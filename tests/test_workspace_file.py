@@ -56,7 +56,9 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
 
 def test_after_a_process_exits_the_sqlite_file_alone_holds_every_vote(tmp_path: Path) -> None:
     path = copy_sample("darija-algerian.tsv", tmp_path)
-    done = subprocess.run([sys.executable, "-c", VOTER, str(path), "amina", "12"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", VOTER, str(path), "amina", "12"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     voted = done.stdout.split()
     found = votes_in_file_alone(workspace_of(path), tmp_path / "copy")
@@ -113,7 +115,9 @@ def test_check_finds_a_damaged_file_and_exits_1(tmp_path: Path) -> None:
 def test_backup_taken_while_another_process_writes_is_consistent(tmp_path: Path) -> None:
     path = copy_sample("darija-algerian.tsv", tmp_path)
     Project.open(path, annotator="setup").workspace.close()
-    writer = subprocess.Popen([sys.executable, "-c", VOTER, str(path), "amina", "60"], stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", VOTER, str(path), "amina", "60"], stdout=subprocess.PIPE, text=True
+    )
     assert writer.stdout is not None
     for _ in range(10):
         writer.stdout.readline()  # the writer is in the middle of its votes

@@ -68,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         if os.environ.get("PIQA_TUI_DEBUG"):
             raise
-        print(f"piqa-tui: error: {message_line(exc)}; install the optional parts with: pip install -e '.[semantic,model]'", file=sys.stderr)
+        print(
+            f"piqa-tui: error: {message_line(exc)}; install the optional parts with: pip install -e '.[semantic,model]'",
+            file=sys.stderr,
+        )
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
@@ -77,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: one line, not a traceback
         if os.environ.get("PIQA_TUI_DEBUG"):
             raise
-        print(f"piqa-tui: internal error: {type(exc).__name__}: {message_line(exc)} (rerun with PIQA_TUI_DEBUG=1 and report it)", file=sys.stderr)
+        print(
+            f"piqa-tui: internal error: {type(exc).__name__}: {message_line(exc)} (rerun with PIQA_TUI_DEBUG=1 and report it)",
+            file=sys.stderr,
+        )
         return BAD_INPUT
 
 

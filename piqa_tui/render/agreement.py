@@ -29,10 +29,18 @@ def summary_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
     fleiss_note = f"{f.raters_per_item} raters per item; left out: {f.items_left_out} items" if f.items_used else ""
     return [
         ("Fleiss' κ", format_value(f.value), f"{f.items_used} items", f.reason or fleiss_note),
-        ("Krippendorff's α (nominal)", format_value(report.krippendorff.value), f"{report.krippendorff.n} items",
-         report.krippendorff.reason or ""),
-        ("Unanimous", format_value(report.unanimous.value, "%"), f"{report.unanimous.n} items",
-         report.unanimous.reason or ""),
+        (
+            "Krippendorff's α (nominal)",
+            format_value(report.krippendorff.value),
+            f"{report.krippendorff.n} items",
+            report.krippendorff.reason or "",
+        ),
+        (
+            "Unanimous",
+            format_value(report.unanimous.value, "%"),
+            f"{report.unanimous.n} items",
+            report.unanimous.reason or "",
+        ),
     ]
 
 
@@ -63,7 +71,7 @@ def notes(report: AgreementReport) -> list[str]:
     """Why each undefined pairwise or per-annotator value is undefined (one line each)."""
     lines = []
     for i, a in enumerate(report.annotators):
-        for b in report.annotators[i + 1:]:
+        for b in report.annotators[i + 1 :]:
             if reason := report.cohen[a][b].reason:
                 lines.append(f"κ {a}–{b}: {reason}")
     for label, per in (("majority", report.with_majority), ("gold", report.with_gold)):
@@ -78,8 +86,13 @@ def breakdown_header(breakdown: AgreementBreakdown) -> list[str]:
 def breakdown_rows(breakdown: AgreementBreakdown) -> list[tuple[str, ...]]:
     """(group, items, Fleiss' κ, α, % unanimous) per group."""
     return [
-        (g, str(r.n_items), format_value(r.fleiss.value), format_value(r.krippendorff.value),
-         format_value(r.unanimous.value, "%"))
+        (
+            g,
+            str(r.n_items),
+            format_value(r.fleiss.value),
+            format_value(r.krippendorff.value),
+            format_value(r.unanimous.value, "%"),
+        )
         for g, r in breakdown.groups.items()
     ]
 
@@ -121,7 +134,13 @@ def summary_heading(summary: AgreementSummary) -> str:
 
 def summary_markdown(summary: AgreementSummary, dataset: str) -> str:
     """The whole agreement report as Markdown: what ``agree --markdown`` prints and the TUI copies or saves."""
-    parts = [f"## Agreement: {dataset}", "", summary_heading(summary).replace("\n", "; "), "", report_markdown(summary.report)]
+    parts = [
+        f"## Agreement: {dataset}",
+        "",
+        summary_heading(summary).replace("\n", "; "),
+        "",
+        report_markdown(summary.report),
+    ]
     for breakdown in summary.breakdowns.values():
         parts += [f"### By {breakdown.column}", "", breakdown_markdown(breakdown)]
     return "\n".join(parts)
@@ -156,8 +175,11 @@ def report_json(report: AgreementReport) -> dict[str, Any]:
 def _reasons(report: AgreementReport) -> dict[str, Any]:
     """Why each undefined value is undefined, under the key of the value."""
     reasons: dict[str, Any] = {}
-    for key, m in (("fleiss_kappa", report.fleiss.measure), ("krippendorff_alpha", report.krippendorff),
-                   ("percent_unanimous", report.unanimous)):
+    for key, m in (
+        ("fleiss_kappa", report.fleiss.measure),
+        ("krippendorff_alpha", report.krippendorff),
+        ("percent_unanimous", report.unanimous),
+    ):
         if m.reason:
             reasons[key] = m.reason
     for key, per in (("percent_with_majority", report.with_majority), ("percent_with_gold", report.with_gold)):
@@ -194,8 +216,10 @@ class ReportTables:
             per = Table(title="Annotators")
             for j, col in enumerate(annotator_header(report)):
                 # annotator names come from the workspace: shown as text, never as markup
-                per.add_column(col if j < 4 else rich_text(col, one_line=True, highlight=True),
-                               justify="left" if j == 0 else "right")
+                per.add_column(
+                    col if j < 4 else rich_text(col, one_line=True, highlight=True),
+                    justify="left" if j == 0 else "right",
+                )
             for row in annotator_rows(report):
                 per.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])
             yield per

@@ -42,8 +42,15 @@ from piqa_tui.render.card_creation import (
 from piqa_tui.render.markdown import fenced, inline_code, markdown_table, one_line
 
 # The Hub's size buckets (size_categories), by number of items.
-SIZE_BUCKETS = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-                (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
+SIZE_BUCKETS = (
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+    (100_000_000, "10M<n<100M"),
+    (1_000_000_000, "100M<n<1B"),
+)
 EXAMPLE_VALUES = 3
 
 
@@ -54,7 +61,9 @@ class CardOptions:
     pretty_name: str | None = None
     license: str | None = None
     split: str = "test"
-    known_templates: Mapping[str, Template] | None = None  # to recognise the templates of cached scores (default: shipped)
+    known_templates: Mapping[str, Template] | None = (
+        None  # to recognise the templates of cached scores (default: shipped)
+    )
     pseudonyms: bool = False  # annotators and editors named "annotator N", not as the workspace records them
 
 
@@ -63,7 +72,9 @@ def size_category(n: int) -> str:
     return next((name for limit, name in SIZE_BUCKETS if n < limit), "n>1B")
 
 
-def front_matter(dataset: Dataset, items: list[Item], languages: LanguageReport, options: CardOptions) -> dict[str, object]:
+def front_matter(
+    dataset: Dataset, items: list[Item], languages: LanguageReport, options: CardOptions
+) -> dict[str, object]:
     """The card's YAML metadata (the keys the Hub reads), placeholders where nothing is known."""
     return {
         "pretty_name": options.pretty_name or FILL,
@@ -78,7 +89,11 @@ def front_matter(dataset: Dataset, items: list[Item], languages: LanguageReport,
 
 def yaml_block(data: dict[str, object]) -> str:
     """``data`` between --- lines: safe_dump quotes whatever YAML would misread (colons, quotes, '#')."""
-    return "---\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=10_000) + "---\n"
+    return (
+        "---\n"
+        + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=10_000)
+        + "---\n"
+    )
 
 
 def dataset_card(project: Project, options: CardOptions = CardOptions(), items: list[Item] | None = None) -> str:
@@ -100,8 +115,12 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *additional_section(options),
     ]
     outline = table_of_contents(body)
-    return yaml_block(front_matter(dataset, items, languages, options)) + "\n" + "\n".join(
-        [*body[:2], "## Table of Contents", "", *outline, "", *body[2:]]).rstrip("\n") + "\n"
+    return (
+        yaml_block(front_matter(dataset, items, languages, options))
+        + "\n"
+        + "\n".join([*body[:2], "## Table of Contents", "", *outline, "", *body[2:]]).rstrip("\n")
+        + "\n"
+    )
 
 
 def table_of_contents(lines: list[str]) -> list[str]:
@@ -119,17 +138,30 @@ def table_of_contents(lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- Dataset Description
 
 
-def description_section(dataset: Dataset, items: list[Item], stats: DatasetStats, languages: LanguageReport,
-                        results: list[str]) -> list[str]:
+def description_section(
+    dataset: Dataset, items: list[Item], stats: DatasetStats, languages: LanguageReport, results: list[str]
+) -> list[str]:
     """Links to fill, the summary (placeholder plus the facts), the task and the languages."""
     shape = ", ".join(f"{n} items with {k} solutions" for k, n in stats.solutions_per_item.items())
-    lines = ["## Dataset Description", "",
-             *(f"- **{what}:** {FILL}" for what in ("Homepage", "Repository", "Paper", "Point of Contact")), "",
-             "### Dataset Summary", "", FILL, "",
-             (f"{len(items)} PIQA-style items ({shape}): a prompt, candidate solutions that differ by a word or two, "
-              "and one gold label naming the correct solution."), "",
-             "### Supported Tasks and Leaderboards", "",
-             f"`multiple-choice`: given the prompt, choose the correct solution. Leaderboards: {FILL}", ""]
+    lines = [
+        "## Dataset Description",
+        "",
+        *(f"- **{what}:** {FILL}" for what in ("Homepage", "Repository", "Paper", "Point of Contact")),
+        "",
+        "### Dataset Summary",
+        "",
+        FILL,
+        "",
+        (
+            f"{len(items)} PIQA-style items ({shape}): a prompt, candidate solutions that differ by a word or two, "
+            "and one gold label naming the correct solution."
+        ),
+        "",
+        "### Supported Tasks and Leaderboards",
+        "",
+        f"`multiple-choice`: given the prompt, choose the correct solution. Leaderboards: {FILL}",
+        "",
+    ]
     if results:
         lines += ["#### Model results", "", *results, ""]
     return lines + languages_section(languages)
@@ -148,15 +180,19 @@ def languages_section(languages: LanguageReport) -> list[str]:
     lines += markdown_table(["script", "items"], [[s, str(n)] for s, n in languages.scripts.items()])
     for column, values in languages.unmapped.items():
         shown = ", ".join(inline_code(v) for v in values[:10]) + (" …" if len(values) > 10 else "")
-        lines += ["", f"Values of the column {inline_code(column)} that name no language piqa-tui knows: {shown}. {FILL}"]
+        lines += [
+            "",
+            f"Values of the column {inline_code(column)} that name no language piqa-tui knows: {shown}. {FILL}",
+        ]
     return lines + [""]
 
 
 # --------------------------------------------------------------------------- Dataset Structure
 
 
-def structure_section(project: Project, items: list[Item], stats: DatasetStats, options: CardOptions,
-                      facts: CardFacts) -> list[str]:
+def structure_section(
+    project: Project, items: list[Item], stats: DatasetStats, options: CardOptions, facts: CardFacts
+) -> list[str]:
     """An example item, the fields, the split and the label balance."""
     dataset = project.dataset
     lines = ["## Dataset Structure", "", "### Data Instances", ""]
@@ -165,17 +201,25 @@ def structure_section(project: Project, items: list[Item], stats: DatasetStats, 
         lines += ["The dataset has no items.", ""]
     else:
         where = f"item {inline_code(example.id)}" if dataset.layout.id else f"row {example.row + 1} of the file"
-        lines += [f"An example ({where}), as stored in the file (text in logical order):", "",
-                  *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str), "json"), ""]
+        lines += [
+            f"An example ({where}), as stored in the file (text in logical order):",
+            "",
+            *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str), "json"),
+            "",
+        ]
     lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
     lines += ["### Data Splits", ""]
     lines += markdown_table(["split", "items", "file"], [[options.split, str(len(items)), one_line(dataset.name)]])
     lines += ["", "#### Label balance", ""]
-    lines += markdown_table(["gold label", "items", "share"],
-                            [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.gold_counts().items()])
+    lines += markdown_table(
+        ["gold label", "items", "share"],
+        [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.gold_counts().items()],
+    )
     for column, counts in stats.categories.items():
         lines += ["", f"#### Items per {inline_code(column)}", ""]
-        lines += markdown_table([one_line(column), "items"], [[one_line(k) or "(empty)", str(v)] for k, v in counts.items()])
+        lines += markdown_table(
+            [one_line(column), "items"], [[one_line(k) or "(empty)", str(v)] for k, v in counts.items()]
+        )
     return lines + [""]
 
 
@@ -190,7 +234,7 @@ def example_row(dataset: Dataset, item: Item) -> dict[str, object]:
 def label_description(dataset: Dataset) -> str:
     codec = dataset.codec
     if codec.kind == "letter":
-        letters = "/".join(codec.letters[:max(map(len, (i.solutions for i in dataset.items)), default=2)])
+        letters = "/".join(codec.letters[: max(map(len, (i.solutions for i in dataset.items)), default=2)])
         return f"gold label: the letter ({letters}) of the correct solution"
     return f"gold label: the {codec.base}-based number of the correct solution"
 
@@ -214,7 +258,7 @@ def shortened(value: str, limit: int = 60) -> str:
     """``value`` cut at a grapheme boundary near ``limit`` characters (never inside an Indic syllable or under a mark)."""
     if len(value) <= limit:
         return value
-    return value[:snap_to_boundary(value, limit)] + "…"
+    return value[: snap_to_boundary(value, limit)] + "…"
 
 
 def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
@@ -239,8 +283,23 @@ def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
 def additional_section(options: CardOptions) -> list[str]:
     """Curators, licence, citation and contributions: the licence when known, the rest to fill."""
     licence = f"This dataset is released under the {inline_code(options.license)} licence." if options.license else FILL
-    return ["## Additional Information", "",
-            "### Dataset Curators", "", FILL, "",
-            "### Licensing Information", "", licence, "",
-            "### Citation Information", "", FILL, "",
-            "### Contributions", "", FILL, ""]
+    return [
+        "## Additional Information",
+        "",
+        "### Dataset Curators",
+        "",
+        FILL,
+        "",
+        "### Licensing Information",
+        "",
+        licence,
+        "",
+        "### Citation Information",
+        "",
+        FILL,
+        "",
+        "### Contributions",
+        "",
+        FILL,
+        "",
+    ]

@@ -39,13 +39,19 @@ from piqa_tui.render.values import format_value
 
 FILL = "[More Information Needed]"  # the Hub's own marker for what the authors must write
 LISTED_IDS = 10  # item ids a limitation names before "and N more"
-NAMED_ANNOTATORS = ("Annotators are named here as the workspace records them; check each agrees to be named, "
-                    "or write the card with `--pseudonyms`.")
-PSEUDONYMS_NOTE = ("Annotators are named by pseudonyms (annotator 1, annotator 2, … in the order of the agreement "
-                   "tables; editors who did not vote follow); the workspace keeps who is who.")
-SCORING_NOTE = ("Zero-shot log-likelihood scoring as in lm-evaluation-harness, against the label column: `acc` picks the "
-                "solution with the highest summed log-probability, `acc_norm` divides it by the solution's length in "
-                "characters, `acc_bytes` by its UTF-8 bytes (\"undefined\": the template's text is no longer known).")
+NAMED_ANNOTATORS = (
+    "Annotators are named here as the workspace records them; check each agrees to be named, "
+    "or write the card with `--pseudonyms`."
+)
+PSEUDONYMS_NOTE = (
+    "Annotators are named by pseudonyms (annotator 1, annotator 2, … in the order of the agreement "
+    "tables; editors who did not vote follow); the workspace keeps who is who."
+)
+SCORING_NOTE = (
+    "Zero-shot log-likelihood scoring as in lm-evaluation-harness, against the label column: `acc` picks the "
+    "solution with the highest summed log-probability, `acc_norm` divides it by the solution's length in "
+    'characters, `acc_bytes` by its UTF-8 bytes ("undefined": the template\'s text is no longer known).'
+)
 
 
 @dataclass
@@ -68,8 +74,9 @@ def gather_facts(project: Project, items: list[Item], languages: LanguageReport)
     """Curation, agreement, validation and script facts for ``items`` of ``project``."""
     raw_ids = project.dataset.raw_ids if items is project.items else None
     summary = agreement_summary(project, categorical_columns(project.items, project.dataset.meta_columns))
-    facts = CardFacts(curation_record(project), summary if summary.report.n_votes else None,
-                      check_items(items, raw_ids), languages)
+    facts = CardFacts(
+        curation_record(project), summary if summary.report.n_votes else None, check_items(items, raw_ids), languages
+    )
     decided = decisions(project) if facts.summary else {}
     for item in items:
         status = decided[item.id].status if item.id in decided else None
@@ -80,8 +87,10 @@ def gather_facts(project: Project, items: list[Item], languages: LanguageReport)
     facts.example_item = _example(project, items, facts, decided)
     facts.other_script = _other_script(items, languages)
     if labels := project.dataset.layout.labels_file:
-        facts.notes.append(f"- The labels are in {inline_code(labels)}, a separate file (one label per line) that the "
-                           "Hub's data loaders do not join to the items: publish the labels in a column, or say how to join them.")
+        facts.notes.append(
+            f"- The labels are in {inline_code(labels)}, a separate file (one label per line) that the "
+            "Hub's data loaders do not join to the items: publish the labels in a column, or say how to join them."
+        )
     return facts
 
 
@@ -97,8 +106,10 @@ def pseudonymise(facts: CardFacts) -> None:
     names = {person: f"annotator {k}" for k, person in enumerate(people, 1)}
     if facts.summary is not None:
         summary = facts.summary
-        breakdowns = {column: replace(b, groups={g: renamed_report(r, names) for g, r in b.groups.items()})
-                      for column, b in summary.breakdowns.items()}
+        breakdowns = {
+            column: replace(b, groups={g: renamed_report(r, names) for g, r in b.groups.items()})
+            for column, b in summary.breakdowns.items()
+        }
         facts.summary = replace(summary, report=renamed_report(summary.report, names), breakdowns=breakdowns)
     facts.curation.editors = [names[e] for e in facts.curation.editors]
     facts.pseudonyms = True
@@ -124,12 +135,14 @@ def _other_script(items: list[Item], languages: LanguageReport) -> list[str]:
 def ids(found: list[str], rows: dict[str, int] | None = None) -> str:
     """Item ids as inline code, the first ``LISTED_IDS`` of them; with ``rows`` (a file without an id column,
     whose ids are the workspace's own) the rows of the file instead."""
-    shown = ", ".join(f"row {rows[i] + 1}" if rows is not None and i in rows else inline_code(i) for i in found[:LISTED_IDS])
+    shown = ", ".join(
+        f"row {rows[i] + 1}" if rows is not None and i in rows else inline_code(i) for i in found[:LISTED_IDS]
+    )
     return shown + (f" and {len(found) - LISTED_IDS} more" if len(found) > LISTED_IDS else "")
 
 
 def items_word(n: int, singular: str = "", plural: str = "") -> str:
-    """"1 item", "2 items", with the verb that agrees: ``items_word(n, "has", "have")``."""
+    """ "1 item", "2 items", with the verb that agrees: ``items_word(n, "has", "have")``."""
     verb = (singular if n == 1 else plural) if singular else ""
     return f"{n} item{'s' if n != 1 else ''}" + (f" {verb}" if verb else "")
 
@@ -139,15 +152,40 @@ def items_word(n: int, singular: str = "", plural: str = "") -> str:
 
 def creation_section(project: Project, facts: CardFacts) -> list[str]:
     """Rationale and sources to fill; annotation, agreement and curation as recorded."""
-    return ["## Dataset Creation", "",
-            "### Curation Rationale", "", FILL, "",
-            "### Source Data", "",
-            "#### Initial Data Collection and Normalization", "", FILL, "",
-            "#### Who are the source language producers?", "", FILL, "",
-            "### Annotations", "", *annotation_lines(facts),
-            "### Curation steps", "", *curation_lines(facts), "",
-            "### Personal and Sensitive Information", "", FILL, "",
-            *([PSEUDONYMS_NOTE if facts.pseudonyms else NAMED_ANNOTATORS, ""] if facts.summary or facts.curation.editors else [])]
+    return [
+        "## Dataset Creation",
+        "",
+        "### Curation Rationale",
+        "",
+        FILL,
+        "",
+        "### Source Data",
+        "",
+        "#### Initial Data Collection and Normalization",
+        "",
+        FILL,
+        "",
+        "#### Who are the source language producers?",
+        "",
+        FILL,
+        "",
+        "### Annotations",
+        "",
+        *annotation_lines(facts),
+        "### Curation steps",
+        "",
+        *curation_lines(facts),
+        "",
+        "### Personal and Sensitive Information",
+        "",
+        FILL,
+        "",
+        *(
+            [PSEUDONYMS_NOTE if facts.pseudonyms else NAMED_ANNOTATORS, ""]
+            if facts.summary or facts.curation.editors
+            else []
+        ),
+    ]
 
 
 def annotation_lines(facts: CardFacts) -> list[str]:
@@ -155,17 +193,37 @@ def annotation_lines(facts: CardFacts) -> list[str]:
     lines = ["#### Annotation process", "", FILL, ""]
     summary = facts.summary
     if summary is None:
-        return lines + ["No annotator votes are recorded in the workspace: the labels are those of the label column.", "",
-                        "#### Who are the annotators?", "", FILL, ""]
+        return lines + [
+            "No annotator votes are recorded in the workspace: the labels are those of the label column.",
+            "",
+            "#### Who are the annotators?",
+            "",
+            FILL,
+            "",
+        ]
     report = summary.report
     adjudicated = len(facts.curation.adjudicated)
-    lines += [(f"Each annotator votes for the solution they judge correct; an item's label is decided by "
-               f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`) of the votes, or by a reviewer's "
-               f"adjudication ({items_word(adjudicated)} adjudicated)."), ""]
+    lines += [
+        (
+            f"Each annotator votes for the solution they judge correct; an item's label is decided by "
+            f"{describe_policy(summary.policy)} (`{policy_spec(summary.policy)}`) of the votes, or by a reviewer's "
+            f"adjudication ({items_word(adjudicated)} adjudicated)."
+        ),
+        "",
+    ]
     lines += markdown_table(["status", "items"], [[k, str(v)] for k, v in summary.statuses.items()])
-    lines += ["", "#### Who are the annotators?", "", FILL, "",
-              f"{len(report.annotators)} annotators cast {report.n_votes} votes on {report.n_items} items:", ""]
-    lines += markdown_table(["annotator", "votes"], [[a, str(report.votes_per_annotator.get(a, 0))] for a in report.annotators])
+    lines += [
+        "",
+        "#### Who are the annotators?",
+        "",
+        FILL,
+        "",
+        f"{len(report.annotators)} annotators cast {report.n_votes} votes on {report.n_items} items:",
+        "",
+    ]
+    lines += markdown_table(
+        ["annotator", "votes"], [[a, str(report.votes_per_annotator.get(a, 0))] for a in report.annotators]
+    )
     lines += ["", "#### Inter-annotator agreement", "", report_markdown(report).rstrip("\n"), ""]
     for breakdown in summary.breakdowns.values():
         lines += [f"##### By {breakdown.column}", "", breakdown_markdown(breakdown).rstrip("\n"), ""]
@@ -178,22 +236,36 @@ def curation_lines(facts: CardFacts) -> list[str]:
     lines = []
     if c.edit_actions:
         actions = f"{c.edit_actions} edit action{'s' if c.edit_actions != 1 else ''}"
-        lines.append(f"- {actions} on {items_word(c.items_touched)} (by {', '.join(c.editors)}); "
-                     f"{items_word(c.items_edited, 'differs', 'differ')} from the source file now.")
-    for decision, what in (("keep", "resolved by keeping one item"), ("distinct", "marked as distinct items"),
-                           ("merge", "resolved by merging notes")):
+        lines.append(
+            f"- {actions} on {items_word(c.items_touched)} (by {', '.join(c.editors)}); "
+            f"{items_word(c.items_edited, 'differs', 'differ')} from the source file now."
+        )
+    for decision, what in (
+        ("keep", "resolved by keeping one item"),
+        ("distinct", "marked as distinct items"),
+        ("merge", "resolved by merging notes"),
+    ):
         if n := c.clusters.get(decision):
             lines.append(f"- {n} duplicate cluster{'s' if n != 1 else ''} {what}.")
     for reason, n in c.flags.items():
-        lines.append(f"- {items_word(n)} flagged {inline_code(reason)}" + (" (a duplicate of another item)." if reason == "duplicate" else "."))
+        lines.append(
+            f"- {items_word(n)} flagged {inline_code(reason)}"
+            + (" (a duplicate of another item)." if reason == "duplicate" else ".")
+        )
     if facts.summary:
         report = facts.summary.report
-        lines.append(f"- {report.n_votes} votes by {len(report.annotators)} annotators on {items_word(report.n_items)}.")
+        lines.append(
+            f"- {report.n_votes} votes by {len(report.annotators)} annotators on {items_word(report.n_items)}."
+        )
     if c.adjudicated:
-        lines.append(f"- {items_word(len(c.adjudicated))} adjudicated (label decided by a reviewer): {ids(c.adjudicated, facts.rows)}.")
+        lines.append(
+            f"- {items_word(len(c.adjudicated))} adjudicated (label decided by a reviewer): {ids(c.adjudicated, facts.rows)}."
+        )
     if c.gold_changed:
-        lines.append(f"- {items_word(len(c.gold_changed), 'has', 'have')} a decided label other than the label column's: "
-                     f"{ids(c.gold_changed, facts.rows)}.")
+        lines.append(
+            f"- {items_word(len(c.gold_changed), 'has', 'have')} a decided label other than the label column's: "
+            f"{ids(c.gold_changed, facts.rows)}."
+        )
     return lines or ["No curation steps are recorded in the workspace.", "", FILL]
 
 
@@ -202,31 +274,55 @@ def curation_lines(facts: CardFacts) -> list[str]:
 
 def considerations_section(facts: CardFacts) -> list[str]:
     """Impact and biases to fill; the limitations the tool can state, then room for more."""
-    return ["## Considerations for Using the Data", "",
-            "### Social Impact of Dataset", "", FILL, "",
-            "### Discussion of Biases", "", FILL, "",
-            "### Other Known Limitations", "", FILL, "", *limitation_lines(facts), ""]
+    return [
+        "## Considerations for Using the Data",
+        "",
+        "### Social Impact of Dataset",
+        "",
+        FILL,
+        "",
+        "### Discussion of Biases",
+        "",
+        FILL,
+        "",
+        "### Other Known Limitations",
+        "",
+        FILL,
+        "",
+        *limitation_lines(facts),
+        "",
+    ]
 
 
 def limitation_lines(facts: CardFacts) -> list[str]:
     """Facts a user of the data should know: decided labels, open items, failed checks, scripts."""
     c, lines = facts.curation, []
     if c.adjudicated:
-        lines.append(f"- The label of {items_word(len(c.adjudicated))} was decided by adjudication: {ids(c.adjudicated, facts.rows)}.")
+        lines.append(
+            f"- The label of {items_word(len(c.adjudicated))} was decided by adjudication: {ids(c.adjudicated, facts.rows)}."
+        )
     if c.gold_changed:
-        lines.append(f"- For {items_word(len(c.gold_changed))} the votes or an adjudication decide another label than "
-                     f"the label column holds: {ids(c.gold_changed, facts.rows)}.")
+        lines.append(
+            f"- For {items_word(len(c.gold_changed))} the votes or an adjudication decide another label than "
+            f"the label column holds: {ids(c.gold_changed, facts.rows)}."
+        )
     for status, found in facts.undecided.items():
-        lines.append(f"- {items_word(len(found), 'has', 'have')} no decided label yet ({status}): {ids(found, facts.rows)}.")
+        lines.append(
+            f"- {items_word(len(found), 'has', 'have')} no decided label yet ({status}): {ids(found, facts.rows)}."
+        )
     by_rule: dict[str, list[str]] = {}
     for problem in facts.problems:
         by_rule.setdefault(problem.rule, []).append(problem.item_id)
     for rule, found in by_rule.items():
         found = list(dict.fromkeys(found))
-        lines.append(f"- {items_word(len(found), 'fails', 'fail')} the check `{rule}` ({RULES[rule].summary}): {ids(found, facts.rows)}.")
+        lines.append(
+            f"- {items_word(len(found), 'fails', 'fail')} the check `{rule}` ({RULES[rule].summary}): {ids(found, facts.rows)}."
+        )
     if c.duplicates:
-        lines.append(f"- {items_word(len(c.duplicates), 'is', 'are')} flagged as a duplicate of another item "
-                     f"(left in the data unless the release drops them): {ids(c.duplicates, facts.rows)}.")
+        lines.append(
+            f"- {items_word(len(c.duplicates), 'is', 'are')} flagged as a duplicate of another item "
+            f"(left in the data unless the release drops them): {ids(c.duplicates, facts.rows)}."
+        )
     return lines + facts.notes + script_lines(facts)
 
 
@@ -235,16 +331,24 @@ def script_lines(facts: CardFacts) -> list[str]:
     languages, lines = facts.languages, []
     main = next(iter(languages.scripts), None)
     if facts.other_script:
-        lines.append(f"- {items_word(len(facts.other_script), 'is', 'are')} mainly in another script than most items ({main}): "
-                     f"{ids(facts.other_script, facts.rows)}.")
+        lines.append(
+            f"- {items_word(len(facts.other_script), 'is', 'are')} mainly in another script than most items ({main}): "
+            f"{ids(facts.other_script, facts.rows)}."
+        )
     unnamed = [s for s in languages.unnamed_scripts if s != "none"]
     if unnamed:
-        lines.append(f"- The script{'s' if len(unnamed) > 1 else ''} {', '.join(unnamed)} name no language by "
-                     "themselves: the metadata's `language` may need codes added by hand.")
+        lines.append(
+            f"- The script{'s' if len(unnamed) > 1 else ''} {', '.join(unnamed)} name no language by "
+            "themselves: the metadata's `language` may need codes added by hand."
+        )
     if "none" in languages.scripts:
-        lines.append(f"- {items_word(languages.scripts['none'], 'has', 'have')} no letters of any script piqa-tui knows.")
+        lines.append(
+            f"- {items_word(languages.scripts['none'], 'has', 'have')} no letters of any script piqa-tui knows."
+        )
     for column, values in languages.unmapped.items():
-        lines.append(f"- {len(values)} value(s) of the column {inline_code(column)} name no known language; their codes are not in the metadata.")
+        lines.append(
+            f"- {len(values)} value(s) of the column {inline_code(column)} name no known language; their codes are not in the metadata."
+        )
     return lines
 
 
@@ -263,11 +367,21 @@ def model_results(project: Project, items: list[Item], known: Mapping[str, Templ
         summary = summarise(scores)
         if summary["n"]:
             scored.append((run, scores))
-            rows.append([run.model_name, run.template_name, f"{summary['n']} of {len(items)}",
-                         *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes"))])  # type: ignore[arg-type]
+            rows.append(
+                [
+                    run.model_name,
+                    run.template_name,
+                    f"{summary['n']} of {len(items)}",
+                    *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes")),
+                ]
+            )  # type: ignore[arg-type]
     if not rows:
         return []
-    lines = [*markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows), "", SCORING_NOTE]
+    lines = [
+        *markdown_table(["model", "template", "items scored", "acc", "acc_norm", "acc_bytes"], rows),
+        "",
+        SCORING_NOTE,
+    ]
     return lines + group_results(project, items, scored)
 
 
@@ -285,9 +399,16 @@ def group_results(project: Project, items: list[Item], scored: list[tuple[Stored
         return ["", f"Per-group results are left out: {err}"]
     lines: list[str] = []
     for column, values in comparison.groups.items():
-        table = [[one_line(value), *(_acc_cell(by_run.get(label)) for label in comparison.runs)] for value, by_run in values.items()]
-        lines += ["", f"**`acc` by {inline_code(column)}** (items scored in brackets):", "",
-                  *markdown_table([column, *comparison.runs], table)]
+        table = [
+            [one_line(value), *(_acc_cell(by_run.get(label)) for label in comparison.runs)]
+            for value, by_run in values.items()
+        ]
+        lines += [
+            "",
+            f"**`acc` by {inline_code(column)}** (items scored in brackets):",
+            "",
+            *markdown_table([column, *comparison.runs], table),
+        ]
     if comparison.discarded:
         lines += ["", f"Per-group figures leave out {items_word(len(comparison.discarded))} flagged `should_discard`."]
     return lines

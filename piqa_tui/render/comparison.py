@@ -71,8 +71,11 @@ def group_table(comparison: Comparison, column: str) -> Table:
 def discarded_note(comparison: Comparison) -> Text | None:
     if not comparison.discarded:
         return None
-    return Text(f"{len(comparison.discarded):,} item(s) flagged should_discard left out of every figure "
-                f"({comparison.n_items:,} kept)", style="dim")
+    return Text(
+        f"{len(comparison.discarded):,} item(s) flagged should_discard left out of every figure "
+        f"({comparison.n_items:,} kept)",
+        style="dim",
+    )
 
 
 def comparison_tables(comparison: Comparison) -> list[Table | Text]:

@@ -49,7 +49,9 @@ class StatsTables:
             table.add_column("items", justify="right")
             table.add_column("share", justify="right")
             for value, count in counts.items():
-                table.add_row(rich_text(value or "(empty)", highlight=True), str(count), f"{count / max(stats.items, 1):.1%}")
+                table.add_row(
+                    rich_text(value or "(empty)", highlight=True), str(count), f"{count / max(stats.items, 1):.1%}"
+                )
             yield table
 
 

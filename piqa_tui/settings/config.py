@@ -122,7 +122,9 @@ def _read_toml(path: Path) -> dict[str, object]:
 
 
 def _fail(where: str, name: str, value: object, should: str) -> ConfigError:
-    shown = repr(value) if not isinstance(value, (dict, list)) else f"a {'table' if isinstance(value, dict) else 'list'}"
+    shown = (
+        repr(value) if not isinstance(value, (dict, list)) else f"a {'table' if isinstance(value, dict) else 'list'}"
+    )
     return ConfigError(f"{where}: {name} = {shown[:60]} is not valid; it should be {should}")
 
 
@@ -139,6 +141,7 @@ def _choice(options: tuple[str, ...]) -> Callable[[str, str, object], str]:
         if value not in options:
             raise _fail(where, name, value, "one of " + ", ".join(f'"{o}"' for o in options))
         return str(value)
+
     return check
 
 
@@ -147,6 +150,7 @@ def _whole(minimum: int) -> Callable[[str, str, object], int]:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise _fail(where, name, value, f"a whole number of at least {minimum}")
         return value
+
     return check
 
 
@@ -218,16 +222,14 @@ def configured_directions(config: Config, dataset_name: str) -> Directions:
     for prefix in ("*:", f"{dataset_name}:"):  # the file's own columns last, so they win
         for key, value in table.items():
             if key.startswith(prefix) and len(key) > len(prefix):
-                directions = directions.with_column(key[len(prefix):], value)
+                directions = directions.with_column(key[len(prefix) :], value)
     return directions
 
 
 def _check_action_ids(where: str, keys: dict[str, str], action_ids: Collection[str]) -> None:
     unknown = sorted(set(keys) - set(action_ids))
     if unknown:
-        raise ConfigError(
-            f"{where}: [keys] {unknown[0]} is not an action; the help screen (?) lists the action ids"
-        )
+        raise ConfigError(f"{where}: [keys] {unknown[0]} is not an action; the help screen (?) lists the action ids")
 
 
 _CHECKS: dict[str, Callable[[str, str, object], object]] = {

@@ -24,8 +24,6 @@ _packaged_lock = threading.Lock()
 _packaged: Path | None = None
 
 
-
-
 def packaged_model() -> Path | None:
     """The packaged Gemma 3 270M file, or None when the package is not installed (slow once: it is checked)."""
     global _packaged
@@ -64,11 +62,20 @@ def choose_model(config: Config | None = None, environ: dict[str, str] | None = 
         return ModelChoice(None, problem=str(exc))
     layers, repack = config.n_gpu_layers, config.repack  # checked when the config was read
     if config.server:
-        return ModelChoice(None, "server", server=configured_server(config.server),
-                           origin=f"the config file's [server] ({config_path()})")
+        return ModelChoice(
+            None,
+            "server",
+            server=configured_server(config.server),
+            origin=f"the config file's [server] ({config_path()})",
+        )
     if config.model:
-        return ModelChoice(Path(config.model).expanduser(), "config", layers, repack=repack,
-                           origin=f"the config file's model ({config_path()})")
+        return ModelChoice(
+            Path(config.model).expanduser(),
+            "config",
+            layers,
+            repack=repack,
+            origin=f"the config file's model ({config_path()})",
+        )
     if environ.get(ENV_VAR):
         return ModelChoice(Path(environ[ENV_VAR]).expanduser(), f"${ENV_VAR}", layers, repack=repack)
     try:

@@ -13,9 +13,9 @@ import shlex
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable
 
 from textual import events, work
 from textual.app import App
@@ -43,8 +43,8 @@ from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
-from piqa_tui.tui.screens.mapping import MappingDialog
 from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.screens.mapping import MappingDialog
 from piqa_tui.tui.session import OpenRequest, Session
 from piqa_tui.tui.terminal_guard import ControlCharacterFilter
 from piqa_tui.tui.themes import THEMES
@@ -104,8 +104,15 @@ class PiqaApp(App[None]):
         self.last_input = 0.0
         self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """A toast whose text (often naming data: ids, columns, file names) is shown literally."""
         safe = markup_safe if markup else terminal_safe
         super().notify(safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup)
@@ -160,7 +167,9 @@ class PiqaApp(App[None]):
             if mapping is not None:
                 self.open_dataset(replace(request, mapping=format_mapping(mapping), keep_mapping=True), keep_id)
             elif self.session is None:  # nothing open to go back to
-                self._failed(f"{reason} No mapping was chosen; map the columns with --map prompt=COL,solutions=COL|COL,label=COL")
+                self._failed(
+                    f"{reason} No mapping was chosen; map the columns with --map prompt=COL,solutions=COL|COL,label=COL"
+                )
 
         self.push_screen(MappingDialog(columns, rows, reason, layout), chosen)
 
@@ -414,7 +423,11 @@ class PiqaApp(App[None]):
             try:  # the dataset and the workspace are refused here; an existing file is asked about next
                 project.check_outputs(outputs(value), replace=True)
             except PiqaError as exc:
-                return f"{exc}" if "source dataset" not in str(exc) else "that is the dataset itself: use save (ctrl+s) to write it"
+                return (
+                    f"{exc}"
+                    if "source dataset" not in str(exc)
+                    else "that is the dataset itself: use save (ctrl+s) to write it"
+                )
             return None
 
         def export(out: Path) -> None:
@@ -429,7 +442,12 @@ class PiqaApp(App[None]):
                 self.ask_before_replacing(outputs(value), lambda: export(out))
 
         self.push_screen(
-            TextPrompt("Export", "Write the current state to a file; the format follows the extension (.tsv .csv .jsonl .parquet).", suggestion, check),
+            TextPrompt(
+                "Export",
+                "Write the current state to a file; the format follows the extension (.tsv .csv .jsonl .parquet).",
+                suggestion,
+                check,
+            ),
             chosen,
         )
 
@@ -485,7 +503,9 @@ class PiqaApp(App[None]):
                 self.notify(f"could not run {editor!r}: {exc}; set $EDITOR", severity="error")
                 return None
             if result.returncode != 0:
-                self.notify(f"{editor} exited with status {result.returncode}; the field is unchanged", severity="warning")
+                self.notify(
+                    f"{editor} exited with status {result.returncode}; the field is unchanged", severity="warning"
+                )
                 return None
             with open(path, encoding="utf-8") as fh:
                 edited = fh.read()
@@ -566,5 +586,3 @@ class PiqaApp(App[None]):
                 f"{session.project.dataset.path.name}; save with ctrl+s next time, or run: piqa-tui export"
             )
         self.exit()
-
-

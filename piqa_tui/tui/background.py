@@ -12,7 +12,7 @@ threads.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 Launch = Callable[[Callable[[], None]], object]  # runs a function off the UI thread
 Deliver = Callable[..., object]  # calls ``fn(*args)`` on the UI thread, from any thread, without waiting

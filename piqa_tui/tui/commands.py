@@ -47,4 +47,10 @@ class ActionCommands(Provider):
             title = self._title(action)
             score = max(matcher.match(title), matcher.match(action.id.replace("_", " ")) * 0.9)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(self._run, action, target), text=title, help=self._help(action))
+                yield Hit(
+                    score,
+                    matcher.highlight(title),
+                    partial(self._run, action, target),
+                    text=title,
+                    help=self._help(action),
+                )

@@ -36,7 +36,9 @@ def item_fields(dataset: Dataset, item: Item) -> list[Field]:
     """The fields of ``item`` in screen order: prompt, each solution, label, note."""
     layout = dataset.layout
     fields = [Field("prompt", layout.prompt)]
-    fields += [Field(f"solution{i}", f"{i + 1} · {col}") for i, col in enumerate(layout.solutions[: len(item.solutions)])]
+    fields += [
+        Field(f"solution{i}", f"{i + 1} · {col}") for i, col in enumerate(layout.solutions[: len(item.solutions)])
+    ]
     fields += [Field("label", layout.label or "label"), Field("note", "note")]
     return fields
 

@@ -49,37 +49,124 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     Action("first_item", "g,home", "first_item", "first", "Go to the first item"),
     Action("last_item", "G,end", "last_item", "last", "Go to the last item"),
     Action("jump_to_id", "colon", "jump_to_id", "id", "Jump to an item by its id", key_display=":"),
-    Action("next_unvoted", "v", "next_unvoted", "next unvoted", "Go to the next item you have not voted on (after this one, wrapping round)"),
-    Action("search", "slash", "search", "search", "Search prompts and solutions (substring, then fuzzy)", show=True, key_display="/"),
+    Action(
+        "next_unvoted",
+        "v",
+        "next_unvoted",
+        "next unvoted",
+        "Go to the next item you have not voted on (after this one, wrapping round)",
+    ),
+    Action(
+        "search",
+        "slash",
+        "search",
+        "search",
+        "Search prompts and solutions (substring, then fuzzy)",
+        show=True,
+        key_display="/",
+    ),
     Action("search_next", "n", "search_next", "next match", "Next search result"),
     Action("search_prev", "N", "search_prev", "prev match", "Previous search result"),
-    Action("filter", "F", "filter", "filter", "Filter by queue (unvoted, flagged, edited, invalid) or by a column's value", show=True),
+    Action(
+        "filter",
+        "F",
+        "filter",
+        "filter",
+        "Filter by queue (unvoted, flagged, edited, invalid) or by a column's value",
+        show=True,
+    ),
     Action("clear_filter", "escape", "clear_filter", "clear filter", "Clear the search and every filter", palette=True),
-    Action("next_field", "tab", "next_field", "field", "Select the next field of the item (prompt, solutions, label, note)", key_display="tab"),
+    Action(
+        "next_field",
+        "tab",
+        "next_field",
+        "field",
+        "Select the next field of the item (prompt, solutions, label, note)",
+        key_display="tab",
+    ),
     Action("prev_field", "shift+tab", "prev_field", "prev field", "Select the previous field of the item"),
     Action("edit_field", "e,enter", "edit_field", "edit", "Edit the selected field in place", show=True),
     Action("external_editor", "E", "external_editor", "$EDITOR", "Open the selected field in $EDITOR"),
     Action("edit_label", "l", "edit_label", "label", "Set the gold label"),
     Action("edit_note", "c", "edit_note", "note", "Write a note (comment) on the item"),
-    Action("swap_solutions", "x", "swap_solutions", "swap", "Swap the selected solution with the next one, and the label with them"),
+    Action(
+        "swap_solutions",
+        "x",
+        "swap_solutions",
+        "swap",
+        "Swap the selected solution with the next one, and the label with them",
+    ),
     Action("copy_field", "y", "copy_field", "copy", "Copy the selected field's stored (logical) text"),
-    Action("undo", "u,ctrl+z", "undo", "undo", "Undo your last action: edit, vote, flag, note or adjudication (works after a restart)", show=True, key_display="u"),
+    Action(
+        "undo",
+        "u,ctrl+z",
+        "undo",
+        "undo",
+        "Undo your last action: edit, vote, flag, note or adjudication (works after a restart)",
+        show=True,
+        key_display="u",
+    ),
     Action("redo", "U,ctrl+y", "redo", "redo", "Redo the edit you undid", key_display="U"),
-    Action("save", "ctrl+s", "save", "save", "Save the dataset file (atomic; refuses if the file changed on disk)", show=True),
+    Action(
+        "save",
+        "ctrl+s",
+        "save",
+        "save",
+        "Save the dataset file (atomic; refuses if the file changed on disk)",
+        show=True,
+    ),
     Action("export", "X", "export", "export", "Export the current state to another file (.tsv .csv .jsonl .parquet)"),
     Action("cycle_bidi", "b", "cycle_bidi", "bidi", "Cycle the right-to-left display mode (app, terminal, off)"),
-    Action("cycle_direction", "d", "cycle_direction", "direction", "Cycle the selected field's paragraph direction: auto (detected), right-to-left, left-to-right (kept in the workspace)"),
-    Action("cycle_dataset_direction", "", "cycle_dataset_direction", "dataset direction", "Cycle the whole dataset's paragraph direction: auto, right-to-left, left-to-right (columns set with d keep theirs)"),
+    Action(
+        "cycle_direction",
+        "d",
+        "cycle_direction",
+        "direction",
+        "Cycle the selected field's paragraph direction: auto (detected), right-to-left, left-to-right (kept in the workspace)",
+    ),
+    Action(
+        "cycle_dataset_direction",
+        "",
+        "cycle_dataset_direction",
+        "dataset direction",
+        "Cycle the whole dataset's paragraph direction: auto, right-to-left, left-to-right (columns set with d keep theirs)",
+    ),
     Action("focus_list", "ctrl+l", "focus_list", "list", "Move the focus back to the item list"),
-    Action("duplicates", "D", "duplicates", "duplicates", "Find near-duplicates and leakage (against another file), and resolve each cluster"),
+    Action(
+        "duplicates",
+        "D",
+        "duplicates",
+        "duplicates",
+        "Find near-duplicates and leakage (against another file), and resolve each cluster",
+    ),
 )
 
 # Actions that work on every screen.
 APP_ACTIONS: tuple[Action, ...] = (
     Action("help", "question_mark,f1", "help", "keys", "Show every key and what it does", show=True, key_display="?"),
-    Action("command_palette", "ctrl+p", "command_palette", "commands", "Open the command palette (every action by name)", key_display="^p"),
-    Action("check_terminal", "", "check_terminal", "check terminal", "Show reference strings to check how this terminal draws text widths"),
-    Action("quit", "q", "quit", "quit", "Quit (everything is already recorded in the workspace; ctrl+q works everywhere)", show=True),
+    Action(
+        "command_palette",
+        "ctrl+p",
+        "command_palette",
+        "commands",
+        "Open the command palette (every action by name)",
+        key_display="^p",
+    ),
+    Action(
+        "check_terminal",
+        "",
+        "check_terminal",
+        "check terminal",
+        "Show reference strings to check how this terminal draws text widths",
+    ),
+    Action(
+        "quit",
+        "q",
+        "quit",
+        "quit",
+        "Quit (everything is already recorded in the workspace; ctrl+q works everywhere)",
+        show=True,
+    ),
 )
 
 # Keys of the in-place field editor (a focused editor shows these in the footer).
@@ -91,18 +178,48 @@ EDITOR_ACTIONS: tuple[Action, ...] = (
     Action("editor_external", "ctrl+e", "external", "$EDITOR", "Continue this edit in $EDITOR", show=True),
     # Outside app mode the arrows follow reading order and the footer says so; in app mode the editor's
     # check_action turns these two off and the keys fall through to editor_left/right (on screen).
-    Action("editor_reading_left", "left", "reading_left", "move in reading order", "The arrows move in reading (logical) order: the terminal draws the line (--bidi terminal/off)", show=True, key_display="←→"),
-    Action("editor_reading_right", "right", "reading_right", "move in reading order", "The arrows move in reading (logical) order: the terminal draws the line (--bidi terminal/off)"),
-    Action("editor_left", "left", "cursor_left", "left", "Move the cursor one grapheme cluster left on screen (--bidi app), else back in reading order"),
-    Action("editor_right", "right", "cursor_right", "right", "Move the cursor one grapheme cluster right on screen (--bidi app), else on in reading order"),
+    Action(
+        "editor_reading_left",
+        "left",
+        "reading_left",
+        "move in reading order",
+        "The arrows move in reading (logical) order: the terminal draws the line (--bidi terminal/off)",
+        show=True,
+        key_display="←→",
+    ),
+    Action(
+        "editor_reading_right",
+        "right",
+        "reading_right",
+        "move in reading order",
+        "The arrows move in reading (logical) order: the terminal draws the line (--bidi terminal/off)",
+    ),
+    Action(
+        "editor_left",
+        "left",
+        "cursor_left",
+        "left",
+        "Move the cursor one grapheme cluster left on screen (--bidi app), else back in reading order",
+    ),
+    Action(
+        "editor_right",
+        "right",
+        "cursor_right",
+        "right",
+        "Move the cursor one grapheme cluster right on screen (--bidi app), else on in reading order",
+    ),
     Action("editor_up", "up", "cursor_up", "up", "Move the cursor one line up"),
     Action("editor_down", "down", "cursor_down", "down", "Move the cursor one line down"),
     Action("editor_home", "home,ctrl+a", "home", "home", "Move the cursor to the start of the line"),
     Action("editor_end", "end", "end", "end", "Move the cursor to the end of the line"),
     Action("editor_word_left", "ctrl+left", "word_left", "word left", "Move the cursor one word back"),
     Action("editor_word_right", "ctrl+right", "word_right", "word right", "Move the cursor one word on"),
-    Action("editor_del_left", "backspace,ctrl+h", "delete_left", "delete left", "Delete the character before the cursor"),
-    Action("editor_del_right", "delete,ctrl+d", "delete_right", "delete right", "Delete the character after the cursor"),
+    Action(
+        "editor_del_left", "backspace,ctrl+h", "delete_left", "delete left", "Delete the character before the cursor"
+    ),
+    Action(
+        "editor_del_right", "delete,ctrl+d", "delete_right", "delete right", "Delete the character after the cursor"
+    ),
     Action("editor_del_word", "ctrl+w", "delete_word_left", "delete word", "Delete the word before the cursor"),
     Action("editor_del_end", "ctrl+k", "delete_to_end", "delete to end", "Delete to the end of the line"),
     Action("editor_del_start", "ctrl+u", "delete_to_start", "delete to start", "Delete to the start of the line"),
@@ -119,15 +236,37 @@ LABEL_ACTIONS: tuple[Action, ...] = (
 
 # Voting and review on the main screen (issue 4): a vote moves on to the next item.
 VOTE_ACTIONS: tuple[Action, ...] = (
-    Action("vote_1", "1", "vote(0)", "vote", "Vote for solution 1 and move to the next item", show=True, key_display="1-4"),
+    Action(
+        "vote_1", "1", "vote(0)", "vote", "Vote for solution 1 and move to the next item", show=True, key_display="1-4"
+    ),
     Action("vote_2", "2", "vote(1)", "vote 2", "Vote for solution 2 and move to the next item"),
     Action("vote_3", "3", "vote(2)", "vote 3", "Vote for solution 3 (items with 3 or 4 solutions)"),
     Action("vote_4", "4", "vote(3)", "vote 4", "Vote for solution 4 (items with 4 solutions)"),
     Action("vote_unsure", "0,s", "vote_unsure", "unsure", "Vote unsure (skip) and move to the next item"),
-    Action("withdraw_vote", "backspace,delete", "withdraw_vote", "withdraw", "Withdraw your vote on this item (pressing another number changes it; the same one again keeps it)"),
-    Action("flag", "f", "flag", "flag", "Flag the item: reason codes (ungrammatical, culturally wrong, ...) and a note"),
-    Action("agreement", "a", "agreement", "agreement", "Show agreement (Fleiss' κ, Cohen's κ, Krippendorff's α), status counts and the policy"),
-    Action("adjudicate", "A", "adjudicate", "adjudicate", "Adjudicate disagreements: set their final label with a reason (reviewer mode)"),
+    Action(
+        "withdraw_vote",
+        "backspace,delete",
+        "withdraw_vote",
+        "withdraw",
+        "Withdraw your vote on this item (pressing another number changes it; the same one again keeps it)",
+    ),
+    Action(
+        "flag", "f", "flag", "flag", "Flag the item: reason codes (ungrammatical, culturally wrong, ...) and a note"
+    ),
+    Action(
+        "agreement",
+        "a",
+        "agreement",
+        "agreement",
+        "Show agreement (Fleiss' κ, Cohen's κ, Krippendorff's α), status counts and the policy",
+    ),
+    Action(
+        "adjudicate",
+        "A",
+        "adjudicate",
+        "adjudicate",
+        "Adjudicate disagreements: set their final label with a reason (reviewer mode)",
+    ),
     Action("set_policy", "", "set_policy", "policy", "Set the decision policy (majority 2 of 3, unanimity of 4, ...)"),
 )
 
@@ -135,34 +274,120 @@ VOTE_ACTIONS: tuple[Action, ...] = (
 DUPLICATE_ACTIONS: tuple[Action, ...] = (
     Action("dup_next", "j,down", "next_cluster", "next", "Move to the next duplicate cluster", key_display="j/↓"),
     Action("dup_prev", "k,up", "prev_cluster", "prev", "Move to the previous duplicate cluster", key_display="k/↑"),
-    Action("dup_next_member", "l,right,tab", "next_member", "choose", "Choose the next member (the one keep and merge act on)", show=True, key_display="←/→"),
+    Action(
+        "dup_next_member",
+        "l,right,tab",
+        "next_member",
+        "choose",
+        "Choose the next member (the one keep and merge act on)",
+        show=True,
+        key_display="←/→",
+    ),
     Action("dup_prev_member", "h,left,shift+tab", "prev_member", "choose prev", "Choose the previous member"),
-    Action("dup_keep", "enter", "keep", "keep", "Keep the chosen member; flag the others as duplicates (their votes are kept)", show=True),
-    Action("dup_distinct", "d", "distinct", "distinct", "Mark the cluster as distinct items (never shown again)", show=True),
-    Action("dup_merge", "m", "merge_notes", "merge", "Merge the members' notes into the chosen member's note", show=True),
-    Action("dup_semantic", "s", "toggle_semantic", "semantic", "Turn the semantic (sentence-embedding) signal on or off, and scan again", show=True),
-    Action("dup_against", "a", "against", "leakage", "Check leakage against another file (e.g. test against train)", show=True),
+    Action(
+        "dup_keep",
+        "enter",
+        "keep",
+        "keep",
+        "Keep the chosen member; flag the others as duplicates (their votes are kept)",
+        show=True,
+    ),
+    Action(
+        "dup_distinct", "d", "distinct", "distinct", "Mark the cluster as distinct items (never shown again)", show=True
+    ),
+    Action(
+        "dup_merge", "m", "merge_notes", "merge", "Merge the members' notes into the chosen member's note", show=True
+    ),
+    Action(
+        "dup_semantic",
+        "s",
+        "toggle_semantic",
+        "semantic",
+        "Turn the semantic (sentence-embedding) signal on or off, and scan again",
+        show=True,
+    ),
+    Action(
+        "dup_against",
+        "a",
+        "against",
+        "leakage",
+        "Check leakage against another file (e.g. test against train)",
+        show=True,
+    ),
     Action("dup_rescan", "r", "rescan", "rescan", "Scan for duplicates again"),
     Action("dup_show_item", "o", "show_item", "open", "Show the chosen member in the item list"),
     Action("dup_scroll_down", "pagedown,ctrl+d", "scroll_members(1)", "scroll", "Scroll the members down"),
     Action("dup_scroll_up", "pageup,ctrl+u", "scroll_members(-1)", "scroll up", "Scroll the members up"),
-    Action("dup_close", "escape", "close", "back", "Cancel the running scan, or go back to the item list", show=True, key_display="esc"),
+    Action(
+        "dup_close",
+        "escape",
+        "close",
+        "back",
+        "Cancel the running scan, or go back to the item list",
+        show=True,
+        key_display="esc",
+    ),
 )
 
 # Model scoring on the main screen (issue 6). Escape cancels a running run, else it clears the filters.
 SCORING_ACTIONS: tuple[Action, ...] = (
-    Action("score_item", "m", "score_item", "score", "Score the current item with the model (each solution's log-likelihood, its choice, the margin)"),
-    Action("score_all", "M", "score_all", "score all", "Score all items with the model in the background (choose the template or the solution-only baseline; a cancelled run resumes)"),
-    Action("model_results", "R", "model_results", "model results", "Show the model's acc and acc_norm, overall and by column, and the items by margin"),
-    Action("cancel_scoring", "escape", "cancel_scoring", "cancel scoring", "Cancel the running model scoring (what is scored stays cached)"),
+    Action(
+        "score_item",
+        "m",
+        "score_item",
+        "score",
+        "Score the current item with the model (each solution's log-likelihood, its choice, the margin)",
+    ),
+    Action(
+        "score_all",
+        "M",
+        "score_all",
+        "score all",
+        "Score all items with the model in the background (choose the template or the solution-only baseline; a cancelled run resumes)",
+    ),
+    Action(
+        "model_results",
+        "R",
+        "model_results",
+        "model results",
+        "Show the model's acc and acc_norm, overall and by column, and the items by margin",
+    ),
+    Action(
+        "cancel_scoring",
+        "escape",
+        "cancel_scoring",
+        "cancel scoring",
+        "Cancel the running model scoring (what is scored stays cached)",
+    ),
 )
 
 # The model results screen (R).
 MODEL_RESULTS_ACTIONS: tuple[Action, ...] = (
     Action("results_open", "enter", "open_item", "open", "Show the chosen item in the item list", show=True),
-    Action("results_order", "o", "toggle_order", "order", "Sort the items by margin the other way (lowest or highest first)", show=True),
-    Action("results_column", "c", "next_column", "column", "Break the accuracy down by the next categorical column", show=True),
-    Action("results_metric", "m", "next_metric", "metric", "Show the next accuracy (acc, acc_norm, acc_bytes) in the table of every model", show=True),
+    Action(
+        "results_order",
+        "o",
+        "toggle_order",
+        "order",
+        "Sort the items by margin the other way (lowest or highest first)",
+        show=True,
+    ),
+    Action(
+        "results_column",
+        "c",
+        "next_column",
+        "column",
+        "Break the accuracy down by the next categorical column",
+        show=True,
+    ),
+    Action(
+        "results_metric",
+        "m",
+        "next_metric",
+        "metric",
+        "Show the next accuracy (acc, acc_norm, acc_bytes) in the table of every model",
+        show=True,
+    ),
     Action("results_close", "escape", "close", "back", "Go back to the item list", show=True, key_display="esc"),
 )
 
@@ -170,15 +395,32 @@ MODEL_RESULTS_ACTIONS: tuple[Action, ...] = (
 AGREEMENT_ACTIONS: tuple[Action, ...] = (
     Action("agree_close", "escape,q,a", "close", "back", "Go back to the item list", show=True),
     Action("agree_recompute", "r", "recompute", "recompute", "Compute the agreement again", show=True),
-    Action("agree_policy", "p", "policy", "policy", "Set the decision policy (majority 2 of 3, unanimity of 4, ...)", show=True),
+    Action(
+        "agree_policy",
+        "p",
+        "policy",
+        "policy",
+        "Set the decision policy (majority 2 of 3, unanimity of 4, ...)",
+        show=True,
+    ),
     Action("agree_copy", "y", "copy_markdown", "copy Markdown", "Copy the agreement tables as Markdown", show=True),
-    Action("agree_write", "w", "write_markdown", "write .md", "Write the agreement tables to a Markdown file", show=True),
+    Action(
+        "agree_write", "w", "write_markdown", "write .md", "Write the agreement tables to a Markdown file", show=True
+    ),
 )
 
 # The adjudication screen (A, reviewer mode).
 ADJUDICATION_ACTIONS: tuple[Action, ...] = (
     Action("adj_close", "escape,q,A", "close", "back", "Go back to the item list", show=True),
-    Action("adjudicate_1", "1", "decide(0)", "final label", "Set solution 1 as the final label (asks why)", show=True, key_display="1-4"),
+    Action(
+        "adjudicate_1",
+        "1",
+        "decide(0)",
+        "final label",
+        "Set solution 1 as the final label (asks why)",
+        show=True,
+        key_display="1-4",
+    ),
     Action("adjudicate_2", "2", "decide(1)", "final label 2", "Set solution 2 as the final label (asks why)"),
     Action("adjudicate_3", "3", "decide(2)", "final label 3", "Set solution 3 as the final label (asks why)"),
     Action("adjudicate_4", "4", "decide(3)", "final label 4", "Set solution 4 as the final label (asks why)"),
@@ -186,15 +428,26 @@ ADJUDICATION_ACTIONS: tuple[Action, ...] = (
     Action("adj_prev", "k", "move(-1)", "prev", "Move to the previous disagreement"),
     Action("adj_first", "g,home", "edge(0)", "first", "Go to the first item of the table"),
     Action("adj_last", "G,end", "edge(-1)", "last", "Go to the last item of the table"),
-    Action("adj_show_done", "d", "toggle_done", "show adjudicated", "Show or hide the items already adjudicated (with the final label, who set it and why)", show=True),
-    Action("adj_help", "question_mark,f1", "screen_help", "keys", "Show this screen's keys", show=True, key_display="?"),
+    Action(
+        "adj_show_done",
+        "d",
+        "toggle_done",
+        "show adjudicated",
+        "Show or hide the items already adjudicated (with the final label, who set it and why)",
+        show=True,
+    ),
+    Action(
+        "adj_help", "question_mark,f1", "screen_help", "keys", "Show this screen's keys", show=True, key_display="?"
+    ),
 )
 
 # The flag dialog (f): digits toggle the reasons in the order the dialog lists them.
 FLAG_ACTIONS: tuple[Action, ...] = (
     Action("flag_cancel", "escape", "cancel", "cancel", "Close the dialog, the flags unchanged", show=True),
     Action("flag_save", "ctrl+s", "save", "save", "Save the flags and the note", show=True),
-    Action("flag_list_save", "enter", "screen.save", "save", "Save the flags (from the list of reasons)", palette=False),
+    Action(
+        "flag_list_save", "enter", "screen.save", "save", "Save the flags (from the list of reasons)", palette=False
+    ),
     *(
         Action(f"flag_toggle_{n}", str(n), f"toggle({n - 1})", f"reason {n}", f"Toggle reason {n} of the list")
         for n in range(1, len(FLAG_REASONS) + 1)
@@ -207,10 +460,21 @@ CHECK_TERMINAL_ACTIONS: tuple[Action, ...] = (
     Action("check_mode_2", "2", "show(1)", "codepoint", "Show the samples laid out with width mode 2 (codepoint)"),
     Action("check_mode_3", "3", "show(2)", "cluster1", "Show the samples laid out with width mode 3 (cluster1)"),
     Action("check_mode_4", "4", "show(3)", "cluster2", "Show the samples laid out with width mode 4 (cluster2)"),
-    Action("check_prev_mode", "left,h", "step(-1)", "prev mode", "Show the previous width mode", show=True, key_display="←"),
-    Action("check_next_mode", "right,l", "step(1)", "next mode", "Show the next width mode", show=True, key_display="→"),
+    Action(
+        "check_prev_mode", "left,h", "step(-1)", "prev mode", "Show the previous width mode", show=True, key_display="←"
+    ),
+    Action(
+        "check_next_mode", "right,l", "step(1)", "next mode", "Show the next width mode", show=True, key_display="→"
+    ),
     Action("check_apply", "enter", "apply", "use this mode", "Use the width mode shown for this session", show=True),
-    Action("check_write", "w", "write", "save to config", "Use the width mode shown and keep it in the config file", show=True),
+    Action(
+        "check_write",
+        "w",
+        "write",
+        "save to config",
+        "Use the width mode shown and keep it in the config file",
+        show=True,
+    ),
     Action("check_close", "escape,q", "close", "close", "Close the terminal check", show=True),
 )
 
@@ -226,7 +490,14 @@ HELP_ACTIONS: tuple[Action, ...] = (
 # characters: the help screen's key and id columns are as wide as their widest entry.
 # The column-mapping dialog (an unknown layout, or labels that look 1-based).
 MAPPING_ACTIONS: tuple[Action, ...] = (
-    Action("mapping_save", "ctrl+s", "save", "save mapping", "Open the dataset with this mapping and keep it in the workspace", show=True),
+    Action(
+        "mapping_save",
+        "ctrl+s",
+        "save",
+        "save mapping",
+        "Open the dataset with this mapping and keep it in the workspace",
+        show=True,
+    ),
     Action("mapping_cancel", "escape", "cancel", "cancel", "Close the dialog without a mapping", show=True),
 )
 
@@ -254,9 +525,7 @@ ALL_ACTIONS: tuple[Action, ...] = tuple(action for _, actions in SECTIONS for ac
 def bindings(actions: tuple[Action, ...]) -> list[Binding]:
     """Textual bindings for ``actions``, each with its action id as binding id (for the keymap)."""
     return [
-        Binding(a.keys, a.action, a.label, show=a.show, key_display=a.key_display, id=a.id)
-        for a in actions
-        if a.keys
+        Binding(a.keys, a.action, a.label, show=a.show, key_display=a.key_display, id=a.id) for a in actions if a.keys
     ]
 
 
@@ -273,6 +542,3 @@ def unlisted(*action_ids: str) -> list[Binding]:
         for a in APP_ACTIONS
         if a.id in action_ids
     ]
-
-
-

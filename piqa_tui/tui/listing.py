@@ -9,8 +9,9 @@ of the queues are tested without a screen.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
@@ -42,7 +43,9 @@ class Validation:
             return cached[1]
         problems = check_item(item, self.config)
         if item.id in self.duplicate_ids and self.config.wants("duplicate-id"):
-            problems.append(Problem(item.id, "duplicate-id", f"id is used by {self.duplicate_ids[item.id]} items", item.row))
+            problems.append(
+                Problem(item.id, "duplicate-id", f"id is used by {self.duplicate_ids[item.id]} items", item.row)
+            )
         self._cache[position] = (item, problems)
         return problems
 
@@ -97,13 +100,13 @@ class Queue:
     order: Callable[[Sources, Item], float] | None = None  # sort key of the queue's items; None keeps file order
 
 
-def _annotators_agreed(s: "Sources", item: Item) -> int | None:
+def _annotators_agreed(s: Sources, item: Item) -> int | None:
     """The label the votes agreed on (agreed under the policy, or agreed against gold), None otherwise."""
     decision = s.ballots.decision(item.id)
     return decision.label if decision.status in (Status.AGREED, Status.AGAINST_GOLD) else None
 
 
-def _wrong_where_agreed(s: "Sources", item: Item) -> int:
+def _wrong_where_agreed(s: Sources, item: Item) -> int:
     """How many models pick another solution than the annotators agreed on (0: none, or no agreement)."""
     if not s.ballots.visible(item.id) or not s.scores.run_labels:
         return 0
@@ -133,8 +136,11 @@ QUEUES: dict[str, Queue] = {
         Queue("agreed", "items whose votes agree under the policy", _status_is(Status.AGREED)),
         Queue("disagreement", "items whose votes disagree: to adjudicate", _status_is(Status.DISAGREEMENT)),
         Queue("adjudicated", "items a reviewer decided", _status_is(Status.ADJUDICATED)),
-        Queue("votes-against-gold", "items whose votes agree on another solution than the gold label: to adjudicate",
-              _status_is(Status.AGAINST_GOLD)),
+        Queue(
+            "votes-against-gold",
+            "items whose votes agree on another solution than the gold label: to adjudicate",
+            _status_is(Status.AGAINST_GOLD),
+        ),
         # Model scoring (issue 6): the ones that judge against gold show only items whose gold you may see.
         Queue(
             "model-wrong",
@@ -227,7 +233,11 @@ MARK_LEGEND: tuple[tuple[str, str, str], ...] = (
     (STATUS_MARKS[Status.AGREED], "agreed", "the votes agree (status marks show once you voted on the item)"),
     (STATUS_MARKS[Status.DISAGREEMENT], "disagreement", "the votes disagree: a reviewer adjudicates"),
     (STATUS_MARKS[Status.ADJUDICATED], "adjudicated", "a reviewer set the final label"),
-    (STATUS_MARKS[Status.AGAINST_GOLD], "votes against gold", "the votes agree on another solution than the gold label"),
+    (
+        STATUS_MARKS[Status.AGAINST_GOLD],
+        "votes against gold",
+        "the votes agree on another solution than the gold label",
+    ),
 )
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.errors import PiqaError, WorkspaceBusy
 
@@ -42,7 +43,7 @@ class Pending:
 class PendingWrites:
     """The app's queue of actions waiting for a busy workspace (one per app)."""
 
-    def __init__(self, app: "App[object]", workspace: Callable[[], "Workspace | None"]) -> None:
+    def __init__(self, app: App[object], workspace: Callable[[], Workspace | None]) -> None:
         self.app = app
         self.workspace = workspace
         self.queue: deque[Pending] = deque()
@@ -92,7 +93,7 @@ class PendingWrites:
         self._stop()
 
     @staticmethod
-    def _attempt(action: Pending, workspace: "Workspace | None") -> object:
+    def _attempt(action: Pending, workspace: Workspace | None) -> object:
         if workspace is None:
             return action.attempt()
         with workspace.waiting(RETRY_WAIT):
@@ -102,8 +103,11 @@ class PendingWrites:
         names = ", ".join(p.what for p in self.queue)
         self.queue.clear()
         self._stop()
-        self.app.notify(f"workspace still busy after {GIVE_UP_SECONDS:g} s: not recorded: {names}; do them again later",
-                        severity="error", timeout=30)
+        self.app.notify(
+            f"workspace still busy after {GIVE_UP_SECONDS:g} s: not recorded: {names}; do them again later",
+            severity="error",
+            timeout=30,
+        )
 
     def _stop(self) -> None:
         if self._timer is not None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rapidfuzz import fuzz, process
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.checks import CheckConfig
 from piqa_tui.core.dataset.layout import parse_mapping
@@ -64,12 +64,12 @@ class Session:
     search_index: SearchIndex | None = None
     categories: dict[str, list[tuple[str, int]]] | None = None
     disk_stamp: tuple[int, int] | None = None
-    duplicate_scan: "DuplicateScan | None" = None  # the duplicates screen's last results
+    duplicate_scan: DuplicateScan | None = None  # the duplicates screen's last results
     directions: Directions = field(default_factory=Directions)  # the config's, with the workspace's on top
     notice: str = ""  # something the user should read once the dataset is on screen
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
-    _engine: "ScoringEngine | None" = field(default=None, init=False, repr=False)
+    _engine: ScoringEngine | None = field(default=None, init=False, repr=False)
     _engine_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self, reviewer: bool, low_margin: float) -> None:
@@ -77,11 +77,16 @@ class Session:
         self.scores = ModelScores(low_margin=low_margin)
 
     @classmethod
-    def open(cls, request: OpenRequest, reviewer: bool = False, low_margin: float = LOW_MARGIN) -> "Session":
+    def open(cls, request: OpenRequest, reviewer: bool = False, low_margin: float = LOW_MARGIN) -> Session:
         """Open the dataset and its workspace (slow on big files: call it from a worker thread)."""
         mapping = parse_mapping(request.mapping) if request.mapping else None
-        project = Project.open(request.path, mapping=mapping, workspace=request.workspace, annotator=request.annotator,
-                               busy_timeout=request.busy_timeout)
+        project = Project.open(
+            request.path,
+            mapping=mapping,
+            workspace=request.workspace,
+            annotator=request.annotator,
+            busy_timeout=request.busy_timeout,
+        )
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation, reviewer, low_margin)
         session.directions = stored_directions(project.workspace, request.directions)
@@ -134,7 +139,7 @@ class Session:
 
     # ------------------------------------------------------------- the model
 
-    def engine(self) -> "ScoringEngine":
+    def engine(self) -> ScoringEngine:
         """The project's scoring engine, made on first use with the model ``choose_model`` finds; ModelError when none."""
         with self._engine_lock:  # worker threads ask for it concurrently: one engine, one model in memory
             if self._engine is None:

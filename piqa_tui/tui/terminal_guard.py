@@ -25,7 +25,4 @@ class ControlCharacterFilter(LineFilter):
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         if not any(_CONTROL.search(seg.text) for seg in segments if not seg.control):
             return segments  # the common case: nothing to change, no new list
-        return [
-            seg if seg.control else Segment(_CONTROL.sub("", seg.text), seg.style)
-            for seg in segments
-        ]
+        return [seg if seg.control else Segment(_CONTROL.sub("", seg.text), seg.style) for seg in segments]

@@ -42,7 +42,12 @@ def _load_themes() -> dict[str, Theme]:
 
 THEMES: dict[str, Theme] = _load_themes()
 PIQA_DARK = THEMES["piqa-dark"]
-ALIASES = {"dark": "piqa-dark", "light": "piqa-light", "high-contrast": "piqa-high-contrast", "hc": "piqa-high-contrast"}
+ALIASES = {
+    "dark": "piqa-dark",
+    "light": "piqa-light",
+    "high-contrast": "piqa-high-contrast",
+    "hc": "piqa-high-contrast",
+}
 
 
 def known_theme_names() -> list[str]:

@@ -174,8 +174,10 @@ class Ballots:
             return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"
         if status is Status.AGAINST_GOLD:
             gold = self.project.item(item_id).label
-            return (f"votes against gold: agreed → {choice_text(str(decision.label))}, gold "
-                    f"{choice_text(str(gold))} ({describe_policy(self.policy)}) — a reviewer adjudicates it")
+            return (
+                f"votes against gold: agreed → {choice_text(str(decision.label))}, gold "
+                f"{choice_text(str(gold))} ({describe_policy(self.policy)}) — a reviewer adjudicates it"
+            )
         if status is Status.DISAGREEMENT:
             return f"disagreement  ({describe_policy(self.policy)}) — a reviewer adjudicates it"
         cast = len(choices(self.project, item_id))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, Callable
 
 import pytest
 from textual import events
@@ -48,7 +48,9 @@ def tamil(tmp_path: Path) -> Path:
     return copy_sample("tamil.tsv", tmp_path)
 
 
-def make_app(path: Path | None, *, annotator: str = "tester", keys: dict[str, str] | None = None, **settings) -> PiqaApp:
+def make_app(
+    path: Path | None, *, annotator: str = "tester", keys: dict[str, str] | None = None, **settings
+) -> PiqaApp:
     directions = settings.pop("directions", None)
     request = OpenRequest(path, annotator=annotator) if path is not None else None
     if request is not None and directions is not None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from piqa_tui.tui.background import BackgroundRuns, Run
 

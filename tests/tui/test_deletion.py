@@ -24,7 +24,9 @@ OTHER = "x y z"
 def one_item(tmp_path: Path, prompt: str, solution: str) -> Path:
     """A one-item dataset whose first solution is ``solution``."""
     path = tmp_path / "one.tsv"
-    path.write_text(f"id\tprompt\tsolution0\tsolution1\tlabel\nx-1\t{prompt}\t{solution}\t{OTHER}\t0\n", encoding="utf-8")
+    path.write_text(
+        f"id\tprompt\tsolution0\tsolution1\tlabel\nx-1\t{prompt}\t{solution}\t{OTHER}\t0\n", encoding="utf-8"
+    )
     return path
 
 
@@ -67,7 +69,9 @@ async def edit_solution(path: Path, keys: list[str], typed: str = "") -> tuple[s
         ("كيفاش؟", "مُحَمَّد", 3, "مُحَم"),
     ],
 )
-async def test_backspace_takes_the_last_mark_first(tmp_path: Path, prompt: str, word: str, presses: int, expected: str) -> None:
+async def test_backspace_takes_the_last_mark_first(
+    tmp_path: Path, prompt: str, word: str, presses: int, expected: str
+) -> None:
     path = one_item(tmp_path, prompt, "abc " + word)
     stored, _ = await edit_solution(path, ["end"] + ["backspace"] * presses)
     assert stored == "abc " + expected
@@ -83,7 +87,9 @@ async def test_backspace_takes_the_last_mark_first(tmp_path: Path, prompt: str, 
         ("شُرْبَ", "ِ", "شُرْبِ"),
     ],
 )
-async def test_a_vowel_is_fixed_without_retyping_the_consonant(tmp_path: Path, word: str, typed: str, fixed: str) -> None:
+async def test_a_vowel_is_fixed_without_retyping_the_consonant(
+    tmp_path: Path, word: str, typed: str, fixed: str
+) -> None:
     path = one_item(tmp_path, "?", word)
     stored, _ = await edit_solution(path, ["end", "backspace"], typed)
     assert stored == fixed

@@ -12,7 +12,6 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace, default_location
 from piqa_tui.tui.widgets.field_block import FieldText
-
 from tests.conftest import copy_sample
 
 from .conftest import curate, current_id, main_screen, make_app, type_text
@@ -83,11 +82,22 @@ async def test_the_dataset_direction_is_set_from_the_palette_action(darija: Path
 
 
 def args(**overrides) -> argparse.Namespace:
-    base = dict(path=None, annotator=None, bidi=None, theme=None, workspace=None, mapping=None, reviewer=False, check_terminal=False)
+    base = dict(
+        path=None,
+        annotator=None,
+        bidi=None,
+        theme=None,
+        workspace=None,
+        mapping=None,
+        reviewer=False,
+        check_terminal=False,
+    )
     return argparse.Namespace(**{**base, **overrides})
 
 
-def test_the_config_sets_directions_per_dataset_and_column(tmp_path: Path, darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_config_sets_directions_per_dataset_and_column(
+    tmp_path: Path, darija: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = tmp_path / "config.toml"
     monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
     config.write_text(
@@ -97,9 +107,14 @@ def test_the_config_sets_directions_per_dataset_and_column(tmp_path: Path, darij
     )
     request = launch_module.settings_from(args(path=str(darija))).request
     assert request is not None
-    assert request.directions == Directions(Direction.RTL, (("msa_translation", Direction.RTL), ("note", Direction.LTR)))
+    assert request.directions == Directions(
+        Direction.RTL, (("msa_translation", Direction.RTL), ("note", Direction.LTR))
+    )
     config.write_text('[directions]\n"darija-algerian.tsv:prompt" = "sideways"\n')
-    with pytest.raises(PiqaError, match='directions."darija-algerian.tsv:prompt" = .sideways. is not valid; it should be one of "auto", "rtl", "ltr"'):
+    with pytest.raises(
+        PiqaError,
+        match='directions."darija-algerian.tsv:prompt" = .sideways. is not valid; it should be one of "auto", "rtl", "ltr"',
+    ):
         launch_module.settings_from(args(path=str(darija)))
 
 
@@ -182,4 +197,6 @@ def test_snapshot_mixed_line_detected_right_to_left(snap_compare, tmp_path: Path
 def test_snapshot_mixed_line_set_left_to_right(snap_compare, tmp_path: Path) -> None:
     """The same item after d, d: the prompt column is left-to-right; the solutions stay detected."""
     app = make_app(copy_sample("darija-algerian.tsv", tmp_path))
-    assert snap_compare(app, terminal_size=(100, 30), run_before=opened("colon", text="dz-017", then=["enter", "d", "d"]))
+    assert snap_compare(
+        app, terminal_size=(100, 30), run_before=opened("colon", text="dz-017", then=["enter", "d", "d"])
+    )

@@ -180,7 +180,9 @@ async def test_leakage_against_another_file(tmp_path: Path) -> None:
     test = tmp_path / "test.tsv"
     # Two items of train copied into test under new ids, and one item of test's own.
     own = "t-3\tكيفاش نحضر الحريرة نهار رمضان؟\tنطيبها بالعدس والحمص.\tنطيبها بالعدس والرمل.\t0\tAlgerian\tcooking\twritten\t—\n"
-    test.write_text(lines[0] + lines[8].replace("dz-008", "t-1", 1) + lines[2].replace("dz-002", "t-2", 1) + own, encoding="utf-8")
+    test.write_text(
+        lines[0] + lines[8].replace("dz-008", "t-1", 1) + lines[2].replace("dz-002", "t-2", 1) + own, encoding="utf-8"
+    )
     async with curate(test) as pilot:
         screen = await open_duplicates(pilot)
         assert listed(screen) == []
@@ -263,8 +265,15 @@ async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Pa
     tamil, english = rows("xcopa-ta", "val.ta.jsonl"), rows("xcopa-ta-en-mt", "val.ta-en.jsonl")
     header = "id\tprompt\tsolution0\tsolution1\tlabel\n"
     train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
-    train.write_text(header + "".join(f"ta{t['idx']}\t{t['premise']}\t{t['choice1']}\t{e['choice2']}\t0\n" for t, e in zip(tamil, english)), encoding="utf-8")
-    test.write_text(header + "".join(f"en{e['idx']}\t{e['premise']}\t{e['choice1']}\t{e['choice2']}\t0\n" for e in english), encoding="utf-8")
+    train.write_text(
+        header
+        + "".join(f"ta{t['idx']}\t{t['premise']}\t{t['choice1']}\t{e['choice2']}\t0\n" for t, e in zip(tamil, english)),
+        encoding="utf-8",
+    )
+    test.write_text(
+        header + "".join(f"en{e['idx']}\t{e['premise']}\t{e['choice1']}\t{e['choice2']}\t0\n" for e in english),
+        encoding="utf-8",
+    )
     async with curate(train) as pilot:
         screen = await open_duplicates(pilot)
         screen.start_scan(replace(screen.request, semantic=True, against=test))

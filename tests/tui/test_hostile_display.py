@@ -57,7 +57,9 @@ async def test_osc_id_and_markup_category_display_harmlessly(tmp_path: Path) -> 
         assert main_screen(pilot).current is not None and main_screen(pilot).current.id == f"a{OSC0}"
 
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AgreementScreen) and pilot.app.screen.snapshot is not None)
+        await wait_for(
+            pilot, lambda: isinstance(pilot.app.screen, AgreementScreen) and pilot.app.screen.snapshot is not None
+        )
         await pilot.pause()
         text = drawn(pilot)
         assert not CONTROL.search(text)

@@ -43,7 +43,9 @@ def tui_classes() -> list[type[DOMNode]]:
 def test_every_binding_of_the_tui_is_an_action_of_the_keymap() -> None:
     known = {a.id: a for a in ALL_ACTIONS}
     classes = tui_classes()
-    assert {"MainScreen", "AgreementScreen", "AdjudicationScreen", "FlagDialog", "CheckTerminalScreen"} <= {c.__name__ for c in classes}
+    assert {"MainScreen", "AgreementScreen", "AdjudicationScreen", "FlagDialog", "CheckTerminalScreen"} <= {
+        c.__name__ for c in classes
+    }
     strays = []
     for cls in classes:
         for binding in cls.__dict__.get("BINDINGS", []):
@@ -97,7 +99,14 @@ async def test_the_terminal_checks_keys_are_remapped_and_listed_in_the_help() ->
         console = Console(width=200, record=True, file=io.StringIO())
         console.print(pilot.app.screen._table())
         text = console.export_text()
-        for action_id in ("check_next_mode", "agree_policy", "adj_show_done", "flag_toggle_7", "label_none", "editor_del_word"):
+        for action_id in (
+            "check_next_mode",
+            "agree_policy",
+            "adj_show_done",
+            "flag_toggle_7",
+            "label_none",
+            "editor_del_word",
+        ):
             assert action_id in text
         line = next(line for line in text.splitlines() if line.rstrip().endswith("check_next_mode"))
         assert line.split()[0] == "n"  # the key as remapped

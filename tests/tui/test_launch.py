@@ -21,7 +21,16 @@ from .conftest import make_app, wait_for
 
 
 def args(**overrides) -> argparse.Namespace:
-    base = dict(path=None, annotator=None, bidi=None, theme=None, workspace=None, mapping=None, reviewer=False, check_terminal=False)
+    base = dict(
+        path=None,
+        annotator=None,
+        bidi=None,
+        theme=None,
+        workspace=None,
+        mapping=None,
+        reviewer=False,
+        check_terminal=False,
+    )
     return argparse.Namespace(**{**base, **overrides})
 
 
@@ -33,7 +42,9 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
-    config.write_text('annotator = "amina"\nbidi = "off"\ntheme = "light"\nwidth_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\n')
+    config.write_text(
+        'annotator = "amina"\nbidi = "off"\ntheme = "light"\nwidth_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\n'
+    )
     settings = launch_module.settings_from(args(path=str(darija), bidi="app", theme="high-contrast"))
     assert settings.request is not None and settings.request.annotator == "amina"
     assert settings.bidi_mode == BidiMode.APP

@@ -92,7 +92,10 @@ def test_search_ranks_substring_hits_before_fuzzy_ones() -> None:
     index = SearchIndex(items)
     result = index.search("الكسكسي")
     assert result.exact >= 1
-    assert all("الكسكسي" in normalise(items[p].prompt + " " + " ".join(items[p].solutions)) for p in result.positions[: result.exact])
+    assert all(
+        "الكسكسي" in normalise(items[p].prompt + " " + " ".join(items[p].solutions))
+        for p in result.positions[: result.exact]
+    )
     fuzzy = index.search("الكسكسى")  # alif maqsura for ya: no exact hit, fuzzy finds it
     assert fuzzy.exact == 0 and fuzzy.positions
     assert items[fuzzy.positions[0]].id == items[result.positions[0]].id
@@ -137,6 +140,13 @@ def test_differing_words_are_highlighted() -> None:
 def test_fields_and_label_text() -> None:
     msa = load_dataset(SAMPLES / "msa-culture.tsv")
     item = msa.items[0]
-    assert [f.name for f in item_fields(msa, item)] == ["prompt", "solution0", "solution1", "solution2", "label", "note"]
+    assert [f.name for f in item_fields(msa, item)] == [
+        "prompt",
+        "solution0",
+        "solution1",
+        "solution2",
+        "label",
+        "note",
+    ]
     assert label_text(msa, item) == "1 (option_a)"
     assert label_text(msa, item.with_changes(label=None)) == "none"

@@ -54,7 +54,9 @@ async def test_one_based_labels_open_the_dialog_and_the_mapping_is_kept(tmp_path
         app.screen.query_one("#base", Select).value = "1"
         await pilot.pause()
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen) and app.session.project.dataset.layout.label_base == 1)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, MainScreen) and app.session.project.dataset.layout.label_base == 1
+        )
         items = app.session.project.items
         assert [i.label for i in items] == [0, 0, 0, 0, 1, 1]
         await wait_for(pilot, lambda: app.session.validation.complete)

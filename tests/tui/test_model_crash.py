@@ -55,7 +55,12 @@ async def test_killing_the_model_mid_run_keeps_the_app_and_the_scores(tmp_path: 
 
         await pilot.press("M")  # a fresh model process finishes the set
         await choose(pilot, "run:piqa")
-        await wait_for(pilot, lambda: not main.scoring.running and main.scoring.last_run is not None
-                       and not main.scoring.last_run.cancelled, MODEL_TIMEOUT)
+        await wait_for(
+            pilot,
+            lambda: (
+                not main.scoring.running and main.scoring.last_run is not None and not main.scoring.last_run.cancelled
+            ),
+            MODEL_TIMEOUT,
+        )
         await wait_for(pilot, lambda: model.count(items) == N_ITEMS, MODEL_TIMEOUT)
         assert main.session.engine().backend.pid not in (None, pid)

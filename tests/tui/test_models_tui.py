@@ -53,8 +53,23 @@ def scored_by_two(folder: Path, second: Path) -> tuple[Path, dict[str, dict[str,
     picks: dict[str, dict[str, int]] = {}
     for template in ("mcq", "piqa"):
         out = folder / f"{template}.jsonl"
-        code = main(["score", str(data), "--model", str(gguf.assemble()), "--model", str(second),
-                     "--limit", str(N), "--template", template, "--output", str(out), "--json"])
+        code = main(
+            [
+                "score",
+                str(data),
+                "--model",
+                str(gguf.assemble()),
+                "--model",
+                str(second),
+                "--limit",
+                str(N),
+                "--template",
+                template,
+                "--output",
+                str(out),
+                "--json",
+            ]
+        )
         assert code == 0
         for line in out.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
@@ -98,8 +113,11 @@ async def test_models_side_by_side_and_their_queues(tmp_path: Path, second_model
         names = (Path(gguf.assemble()).name, second_model.name)
         assert model.run_labels == [f"{name} · {template}" for template in ("mcq", "piqa") for name in names]
 
-        for queue, expected in (("every-model-wrong", every_wrong), ("models-disagree", disagree),
-                                ("model-wrong-agreed", wrong_agreed)):
+        for queue, expected in (
+            ("every-model-wrong", every_wrong),
+            ("models-disagree", disagree),
+            ("model-wrong-agreed", wrong_agreed),
+        ):
             await pilot.press("F")
             await choose(pilot, f"queue:{queue}")
             assert [main.project.items[p].id for p in main.item_list.rows] == expected, queue
@@ -144,8 +162,10 @@ def test_results_screen_with_several_models(snap_compare, tmp_path: Path) -> Non
         await wait_for(pilot, lambda: app.session.validation.complete)
         main = app.screen
         items = main.project.items
-        runs = [(_run(name, "mcq"), _shifted(items, k)) for k, name in
-                enumerate(("gemma-3-270m-q4_k_m.gguf", "gemma-3-270m-q4_0.gguf", "Qwen/Qwen2.5-7B"))]
+        runs = [
+            (_run(name, "mcq"), _shifted(items, k))
+            for k, name in enumerate(("gemma-3-270m-q4_k_m.gguf", "gemma-3-270m-q4_0.gguf", "Qwen/Qwen2.5-7B"))
+        ]
         main.session.scores.put_stored(items, runs)
         main.scoring.refresh()
         await pilot.press("R")
@@ -156,7 +176,9 @@ def test_results_screen_with_several_models(snap_compare, tmp_path: Path) -> Non
     assert snap_compare(app, terminal_size=(100, 40), run_before=run_before)
 
 
-async def test_scores_another_process_stores_appear_while_the_app_is_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_scores_another_process_stores_appear_while_the_app_is_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``piqa-tui score`` run in another process while the app is open: the app's poll notices the new run
     in the workspace, reads it, says so, and the results screen lists it — no restart."""
     import subprocess
@@ -172,9 +194,22 @@ async def test_scores_another_process_stores_appear_while_the_app_is_open(tmp_pa
         await pilot.pause(0.5)
         assert session.scores.run_labels == [] and not session.scores.active
         done = subprocess.run(
-            [sys.executable, "-m", "piqa_tui.cli.main", "score", str(data), "--model", str(gguf.assemble()),
-             "--limit", "2", "--template", "bare"],
-            capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "piqa_tui.cli.main",
+                "score",
+                str(data),
+                "--model",
+                str(gguf.assemble()),
+                "--limit",
+                "2",
+                "--template",
+                "bare",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert done.returncode == 0, done.stderr
         name = Path(gguf.assemble()).name

@@ -42,7 +42,9 @@ async def test_the_tui_says_solution_numbers_from_one(darija: Path) -> None:
 
 def test_validate_numbers_solutions_from_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.tsv"
-    path.write_text("id\tprompt\tsolution0\tsolution1\tlabel\na\tp\tsame\tsame\t0\nb\tp\tx y\tx z\t2\n", encoding="utf-8")
+    path.write_text(
+        "id\tprompt\tsolution0\tsolution1\tlabel\na\tp\tsame\tsame\t0\nb\tp\tx y\tx z\t2\n", encoding="utf-8"
+    )
     main(["validate", str(path)])
     out = capsys.readouterr().out
     assert "solution 1 and solution 2 are identical" in out

@@ -78,7 +78,9 @@ def test_a_cancelled_run_resumes_and_the_next_session_finds_the_scores(piqa: Pat
         assert first is not None and first.cancelled and first.computed == 0
         assert not controller.running and not screen.strip.shown
         assert "cancelling after this chunk…" in screen.strip.texts[-1]
-        assert screen.said()[-1].startswith("scoring (piqa) cancelled at 0/6") and screen.said()[-1].endswith("M resumes")
+        assert screen.said()[-1].startswith("scoring (piqa) cancelled at 0/6") and screen.said()[-1].endswith(
+            "M resumes"
+        )
         assert not controller.cancel()  # nothing runs now: escape goes back to clearing the filters
 
         controller.start_run(get_template("piqa"))

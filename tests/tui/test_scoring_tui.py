@@ -40,7 +40,6 @@ def _packaged_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
 
 
-
 @pytest.fixture
 def piqa20(tmp_path: Path) -> Path:
     return piqa_slice(tmp_path, N_ITEMS)
@@ -134,7 +133,12 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
 
         # Every item is in the workspace's cache exactly once.
         conn = sqlite3.connect(project.workspace.path)
-        rows = [h for (h,) in conn.execute("SELECT item_hash FROM model_scores WHERE template = ?", (get_template("piqa").key,))]
+        rows = [
+            h
+            for (h,) in conn.execute(
+                "SELECT item_hash FROM model_scores WHERE template = ?", (get_template("piqa").key,)
+            )
+        ]
         assert sorted(rows) == sorted(item_content_hash(item) for item in items)
 
         # The queues hold exactly what the cached scores say, in margin order.

@@ -6,8 +6,8 @@ tmux draw Indic text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from piqa_tui.tui.screens.main import MainScreen
 from tests.conftest import copy_sample

@@ -26,8 +26,12 @@ def voted_darija(tmp_path: Path) -> Path:
 
 
 def export_decided(path: Path, out: Path) -> dict[str, dict[str, str]]:
-    done = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", "export", str(path), "--to", str(out), "--decided"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "export", str(path), "--to", str(out), "--decided"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "wrote 36 items" in done.stdout
     with out.open(encoding="utf-8", newline="") as handle:
         return {row["id"]: row for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)}
@@ -59,7 +63,10 @@ async def test_swap_moves_votes_and_an_edit_makes_them_predate_the_text(tmp_path
         await pilot.press("q")
     released = export_decided(path, tmp_path / "release.tsv")
     first = original["dz-001"]
-    assert (released["dz-001"]["solution0"], released["dz-001"]["solution1"]) == (first.solutions[1], first.solutions[0])
+    assert (released["dz-001"]["solution0"], released["dz-001"]["solution1"]) == (
+        first.solutions[1],
+        first.solutions[0],
+    )
     assert released["dz-001"]["label"] == "0"  # the text all three chose, at its new place
     # dz-007: the two votes for solution 1 are for a text that changed: they count for nothing, the gold (1) stays.
     assert released["dz-007"]["solution0"] == edited_text

@@ -98,7 +98,9 @@ async def vote_round(path: Path, annotator: str, before: list[str]) -> None:
         await pilot.press("q")
 
 
-async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(darija: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(
+    darija: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     await vote_round(darija, "amina", [])
     await vote_round(darija, "karim", ["amina"])
 
@@ -140,9 +142,16 @@ async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(darija: Pa
         options = app.screen.query_one(OptionList)
         options.highlighted = options.get_option_index("unanimity:3")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: agreement.snapshot is not None and agreement.snapshot.policy == parse_policy("unanimity:3"))
-        assert agreement.snapshot.statuses == {"needs-votes": 31, "agreed": 2, "disagreement": 2, "adjudicated": 0,
-                                               "votes-against-gold": 1}
+        await wait_for(
+            pilot, lambda: agreement.snapshot is not None and agreement.snapshot.policy == parse_policy("unanimity:3")
+        )
+        assert agreement.snapshot.statuses == {
+            "needs-votes": 31,
+            "agreed": 2,
+            "disagreement": 2,
+            "adjudicated": 0,
+            "votes-against-gold": 1,
+        }
         await pilot.press("escape")
 
         await pilot.press("A")
@@ -200,8 +209,17 @@ async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(darija: Pa
     assert found["cohen_kappa"]["amina"]["karim"] == pytest.approx(expected_cohen)
     assert found["percent_unanimous"] == pytest.approx(100 * 4 / 6)  # dz-001, 002, 005 (1 and 1), 006
     assert found["policy"] == "unanimity:3"
-    assert found["status"] == {"needs-votes": 31, "agreed": 2, "disagreement": 1, "adjudicated": 1, "votes-against-gold": 1}
-    assert found["gold_changes"] == [{"id": "dz-002", "gold": 0, "decided": 1}, {"id": "dz-004", "gold": 0, "decided": 1}]
+    assert found["status"] == {
+        "needs-votes": 31,
+        "agreed": 2,
+        "disagreement": 1,
+        "adjudicated": 1,
+        "votes-against-gold": 1,
+    }
+    assert found["gold_changes"] == [
+        {"id": "dz-002", "gold": 0, "decided": 1},
+        {"id": "dz-004", "gold": 0, "decided": 1},
+    ]
 
 
 async def test_votes_from_another_process_appear(darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:

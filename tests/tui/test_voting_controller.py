@@ -73,7 +73,10 @@ def test_flags_follow_the_dialogs_answer(darija: Path) -> None:
     dialog, _ = screen.pushed[-1]
     assert isinstance(dialog, FlagDialog) and dialog.item_id == "dz-001" and dialog.current == {}
     screen.answer(FlagChoice(frozenset({"ungrammatical", "both-correct"}), "الكلمة الثانية"))
-    assert recorded(darija, "other").state.flags["dz-001"] == {"ungrammatical": "الكلمة الثانية", "both-correct": "الكلمة الثانية"}
+    assert recorded(darija, "other").state.flags["dz-001"] == {
+        "ungrammatical": "الكلمة الثانية",
+        "both-correct": "الكلمة الثانية",
+    }
     assert screen.said()[-1] == "dz-001: both-correct, ungrammatical"
 
     controller.flag()  # the dialog starts from the flags the item has; unticking one takes it off

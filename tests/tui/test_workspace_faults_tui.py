@@ -5,9 +5,9 @@ No crash, no loss, and the screen never shows an action that was not committed.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator
 
 import pytest
 from textual.pilot import Pilot
@@ -33,7 +33,9 @@ BUSY_TIMEOUT = 0.2  # seconds: the lock below is held far longer than this
 
 @asynccontextmanager
 async def annotate(path: Path, annotator: str = "amina") -> AsyncIterator[Pilot]:
-    app = PiqaApp(AppSettings(OpenRequest(path, annotator=annotator, busy_timeout=BUSY_TIMEOUT), bidi_mode=BidiMode.APP))
+    app = PiqaApp(
+        AppSettings(OpenRequest(path, annotator=annotator, busy_timeout=BUSY_TIMEOUT), bidi_mode=BidiMode.APP)
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await pilot.pause()
@@ -70,7 +72,9 @@ async def test_a_lock_held_past_the_busy_timeout_keeps_votes_pending_until_recor
     assert reopened.state.votes[first]["amina"].choice == "1" and reopened.state.votes[second]["amina"].choice == "0"
 
 
-async def test_a_lock_never_released_tells_the_user_what_was_not_recorded(darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_lock_never_released_tells_the_user_what_was_not_recorded(
+    darija: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(pending_module, "GIVE_UP_SECONDS", 0.5)
     Project.open(darija, annotator="setup").workspace.close()
     db = darija.with_name(darija.name + ".piqa.sqlite")
@@ -119,7 +123,9 @@ async def test_a_workspace_on_a_read_only_disk_is_one_clear_line(tmp_path: Path)
         project.vote(project.items[0].id, "1")
         project.workspace.close()
         remount_read_only(disk)  # (a mounted disk cannot turn read-only while files on it are open for writing)
-        app = PiqaApp(AppSettings(OpenRequest(path, annotator="amina", busy_timeout=BUSY_TIMEOUT), bidi_mode=BidiMode.APP))
+        app = PiqaApp(
+            AppSettings(OpenRequest(path, annotator="amina", busy_timeout=BUSY_TIMEOUT), bidi_mode=BidiMode.APP)
+        )
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: app.error_message is not None)
         assert "cannot be written" in app.error_message and "--workspace" in app.error_message

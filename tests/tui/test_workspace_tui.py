@@ -60,7 +60,10 @@ async def test_workspace_deleted_while_open_loses_nothing(darija: Path) -> None:
         await pilot.press("ctrl+q")
     reopened = Project.open(darija, annotator="amina")
     assert {i: reopened.state.votes[i]["amina"].choice for i in before + after} == {
-        before[0]: "0", before[1]: "0", after[0]: "1"}
+        before[0]: "0",
+        before[1]: "0",
+        after[0]: "1",
+    }
 
 
 async def prompt_export(pilot, target: Path) -> str:
@@ -79,7 +82,9 @@ async def prompt_export(pilot, target: Path) -> str:
     return ""
 
 
-async def test_tui_export_refuses_the_dataset_and_workspace_and_asks_before_replacing(darija: Path, tmp_path: Path) -> None:
+async def test_tui_export_refuses_the_dataset_and_workspace_and_asks_before_replacing(
+    darija: Path, tmp_path: Path
+) -> None:
     db = workspace_of(darija)
     existing = tmp_path / "release.tsv"
     existing.write_text("keep me\n", encoding="utf-8")
@@ -97,7 +102,9 @@ async def test_tui_export_refuses_the_dataset_and_workspace_and_asks_before_repl
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
         await pilot.press("enter")  # "Replace it" is the first choice
         await wait_for(pilot, lambda: existing.read_text(encoding="utf-8") != "keep me\n")
-        assert existing.read_text(encoding="utf-8").startswith("id\t") or "dz-001" in existing.read_text(encoding="utf-8")
+        assert existing.read_text(encoding="utf-8").startswith("id\t") or "dz-001" in existing.read_text(
+            encoding="utf-8"
+        )
         fresh = tmp_path / "fresh.tsv"
         assert await prompt_export(pilot, fresh) == ""  # a new file: no question
         await wait_for(pilot, lambda: fresh.exists())

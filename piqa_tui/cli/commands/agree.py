@@ -27,7 +27,9 @@ from piqa_tui.render.safe_text import markup_safe
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--by", action="append", metavar="COLUMN", help="break down by this column (default: every categorical column)")
+    parser.add_argument(
+        "--by", action="append", metavar="COLUMN", help="break down by this column (default: every categorical column)"
+    )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables to paste into a paper")
 
 
@@ -50,8 +52,10 @@ def run(args: argparse.Namespace) -> int:
         print(terminal_safe(summary_markdown(found, project.dataset.name)))
         return OK
     console = Console()
-    console.print(f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — policy {policy_spec(found.policy)}; "
-                  + ", ".join(f"{k}: {v}" for k, v in found.statuses.items()))
+    console.print(
+        f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — policy {policy_spec(found.policy)}; "
+        + ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
+    )
     console.print(ReportTables(found.report))
     for breakdown in found.breakdowns.values():
         console.print(BreakdownTable(breakdown))

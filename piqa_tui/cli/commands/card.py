@@ -26,25 +26,58 @@ from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.card import FILL, CardOptions, dataset_card
 
 # The Hub's licence identifiers teams use most; any other lower-case identifier is accepted with a warning.
-KNOWN_LICENSES = frozenset({
-    "apache-2.0", "mit", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc-by-nd-4.0",
-    "cc-by-nc-nd-4.0", "cc-by-3.0", "cc-by-sa-3.0", "odc-by", "odbl", "pddl", "gpl-3.0", "lgpl-3.0", "bsd-3-clause",
-    "openrail", "other", "unknown",
-})
+KNOWN_LICENSES = frozenset(
+    {
+        "apache-2.0",
+        "mit",
+        "cc0-1.0",
+        "cc-by-4.0",
+        "cc-by-sa-4.0",
+        "cc-by-nc-4.0",
+        "cc-by-nc-sa-4.0",
+        "cc-by-nd-4.0",
+        "cc-by-nc-nd-4.0",
+        "cc-by-3.0",
+        "cc-by-sa-3.0",
+        "odc-by",
+        "odbl",
+        "pddl",
+        "gpl-3.0",
+        "lgpl-3.0",
+        "bsd-3-clause",
+        "openrail",
+        "other",
+        "unknown",
+    }
+)
 _IDENTIFIER = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
 SPLITS = ("train", "validation", "test")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser, json_output=False)
-    parser.add_argument("--to", "--out", dest="to", metavar="FILE", help="write the card to FILE (e.g. README.md) instead of stdout")
-    parser.add_argument("--force", action="store_true", help="replace FILE if it exists (never the dataset or its workspace)")
-    parser.add_argument("--name", metavar="TEXT", help="the dataset's name (pretty_name and the title); default: a placeholder")
-    parser.add_argument("--license", metavar="ID", help="the Hub licence identifier, e.g. cc-by-4.0 (default: the config's "
-                                                        "license, else a placeholder)")
-    parser.add_argument("--split", choices=SPLITS, help="the split this file is (default: from the file name, else test)")
-    parser.add_argument("--pseudonyms", action="store_true",
-                        help="name annotators and editors 'annotator 1', 'annotator 2', … instead of as the workspace records them")
+    parser.add_argument(
+        "--to", "--out", dest="to", metavar="FILE", help="write the card to FILE (e.g. README.md) instead of stdout"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace FILE if it exists (never the dataset or its workspace)"
+    )
+    parser.add_argument(
+        "--name", metavar="TEXT", help="the dataset's name (pretty_name and the title); default: a placeholder"
+    )
+    parser.add_argument(
+        "--license",
+        metavar="ID",
+        help="the Hub licence identifier, e.g. cc-by-4.0 (default: the config's license, else a placeholder)",
+    )
+    parser.add_argument(
+        "--split", choices=SPLITS, help="the split this file is (default: from the file name, else test)"
+    )
+    parser.add_argument(
+        "--pseudonyms",
+        action="store_true",
+        help="name annotators and editors 'annotator 1', 'annotator 2', … instead of as the workspace records them",
+    )
 
 
 def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
@@ -55,14 +88,23 @@ def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
     config = load_config()
     licence = args.license or config.license
     if licence is not None and not _IDENTIFIER.match(licence):
-        raise PiqaError(f"--license {licence!r} is not a licence identifier; use the Hub's, e.g. cc-by-4.0, mit or other")
+        raise PiqaError(
+            f"--license {licence!r} is not a licence identifier; use the Hub's, e.g. cc-by-4.0, mit or other"
+        )
     if licence is not None and licence not in KNOWN_LICENSES:
-        warn(f"licence {licence!r} is not one of the Hub's common identifiers; check it at huggingface.co/docs/hub/repositories-licenses")
+        warn(
+            f"licence {licence!r} is not one of the Hub's common identifiers; check it at huggingface.co/docs/hub/repositories-licenses"
+        )
     name = " ".join(args.name.split()) if args.name else None
     if args.name is not None and not name:
         raise PiqaError("--name is empty; give the dataset's name, e.g. --name 'Algerian Darija PIQA'")
-    return CardOptions(pretty_name=name, license=licence, split=args.split or split_of(dataset_name),
-                       known_templates=available_templates(config), pseudonyms=args.pseudonyms)
+    return CardOptions(
+        pretty_name=name,
+        license=licence,
+        split=args.split or split_of(dataset_name),
+        known_templates=available_templates(config),
+        pseudonyms=args.pseudonyms,
+    )
 
 
 def split_of(file_name: str) -> str:

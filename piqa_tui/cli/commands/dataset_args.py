@@ -19,7 +19,9 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, json_output: bool 
         metavar="SPEC",
         help="column mapping for unknown layouts: prompt=COL,solutions=COL|COL,label=COL,id=COL[,label_base=1]",
     )
-    parser.add_argument("--workspace", metavar="FILE", help="workspace database (default: PATH.piqa.sqlite beside the file)")
+    parser.add_argument(
+        "--workspace", metavar="FILE", help="workspace database (default: PATH.piqa.sqlite beside the file)"
+    )
     parser.add_argument("--annotator", metavar="NAME", help="who is acting (default: config file, then login name)")
     if json_output:
         parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")

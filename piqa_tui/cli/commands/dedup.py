@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
@@ -39,8 +39,14 @@ def _similarity(text: str) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--against", metavar="OTHER", help="leakage: report items of PATH that duplicate items of OTHER")
-    parser.add_argument("--semantic", action="store_true", help="also sentence-embedding duplicates and translations (vectors cached in the workspace)")
+    parser.add_argument(
+        "--against", metavar="OTHER", help="leakage: report items of PATH that duplicate items of OTHER"
+    )
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also sentence-embedding duplicates and translations (vectors cached in the workspace)",
+    )
     parser.add_argument(
         "--model",
         metavar="NAME",
@@ -128,8 +134,12 @@ def _progress_bar(enabled: bool) -> Iterator[object]:
     )
 
     with Progress(
-        "finding duplicates", BarColumn(), TaskProgressColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True), transient=True,
+        "finding duplicates",
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
     ) as bar:
         task = bar.add_task("dedup", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -41,14 +41,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("--to", required=True, metavar="OUT", help="output file; the extension picks the format")
     parser.add_argument("--format", choices=FORMATS, help="override the format ('piqa' = .jsonl plus -labels.lst)")
-    parser.add_argument("--decided", action="store_true", help="write the label decided by the votes (policy) where there is one")
-    parser.add_argument("--vote-columns", action="store_true", help="add votes per choice and the decision status as columns")
-    parser.add_argument("--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)")
+    parser.add_argument(
+        "--decided", action="store_true", help="write the label decided by the votes (policy) where there is one"
+    )
+    parser.add_argument(
+        "--vote-columns", action="store_true", help="add votes per choice and the decision status as columns"
+    )
+    parser.add_argument(
+        "--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)"
+    )
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
-    parser.add_argument("--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)")
-    parser.add_argument("--escape-formulas", action="store_true",
-                        help="CSV/TSV: prefix ' to cells beginning with = + - @ so spreadsheets show them as text "
-                             "(changes those values; off by default)")
+    parser.add_argument(
+        "--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)"
+    )
+    parser.add_argument(
+        "--escape-formulas",
+        action="store_true",
+        help="CSV/TSV: prefix ' to cells beginning with = + - @ so spreadsheets show them as text "
+        "(changes those values; off by default)",
+    )
 
 
 def export_items(project: Project, decided: bool, drop_flagged: bool) -> tuple[list[Item], list[GoldChange]]:
@@ -72,7 +83,9 @@ def _label_text(label: int | None) -> str:
 
 def print_changes(changes: list[GoldChange], limit: int = 20) -> None:
     """Say which gold labels the decided ones replaced (solution numbers from 1, as on screen)."""
-    print(f"{len(changes)} label{'s' if len(changes) != 1 else ''} changed from the gold column by the votes and adjudications")
+    print(
+        f"{len(changes)} label{'s' if len(changes) != 1 else ''} changed from the gold column by the votes and adjudications"
+    )
     for change in changes[:limit]:
         say(f"  {terminal_safe(change.id, one_line=True)}: {_label_text(change.gold)} → {_label_text(change.decided)}")
     if len(changes) > limit:
@@ -96,14 +109,26 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
-    project.check_outputs(output_files(project.dataset, Path(args.to), args.format), replace=args.force)  # before any work
+    project.check_outputs(
+        output_files(project.dataset, Path(args.to), args.format), replace=args.force
+    )  # before any work
     items, changes = export_items(project, args.decided, args.drop_flagged)
     extra = vote_columns(project, items) if args.vote_columns else {}
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
-    written = project.export(args.to, args.format, items=items, extra_columns=extra or None,
-                             replace=args.force, escape_formulas=args.escape_formulas)
-    summary: dict[str, object] = {"written": [str(p) for p in written], "items": len(items), "edited": len(project.state.edited)}
+    written = project.export(
+        args.to,
+        args.format,
+        items=items,
+        extra_columns=extra or None,
+        replace=args.force,
+        escape_formulas=args.escape_formulas,
+    )
+    summary: dict[str, object] = {
+        "written": [str(p) for p in written],
+        "items": len(items),
+        "edited": len(project.state.edited),
+    }
     if args.decided:
         summary["gold_changes"] = [change.to_json() for change in changes]
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
@@ -114,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary)
         return OK
     dropped = len(project.items) - len(items)
-    say(f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}")
+    say(
+        f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}"
+    )
     if args.decided:
         print_changes(changes)
     if spreadsheet and summary["formula_cells"]:
@@ -127,5 +154,7 @@ def _formula_note(count: int, escaped: bool) -> str:
     cells = f"{count} cell{'s' if count != 1 else ''} begin{'s' if count == 1 else ''} with = + - or @"
     if escaped:
         return f"{cells}: written with a leading ' so spreadsheets show them as text (--escape-formulas)"
-    return (f"{cells}: a spreadsheet may run them as formulas; if this file is for Excel, LibreOffice or "
-            "Google Sheets, export again with --escape-formulas")
+    return (
+        f"{cells}: a spreadsheet may run them as formulas; if this file is for Excel, LibreOffice or "
+        "Google Sheets, export again with --escape-formulas"
+    )

@@ -55,37 +55,74 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--model", metavar="FILE.gguf", action="append",
-                        help="a GGUF model file; repeat it to compare several, scored one after another "
-                             "(default: the config's model, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M)")
-    parser.add_argument("--n-gpu-layers", type=int, metavar="N",
-                        help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's "
-                             "n_gpu_layers, else 0)")
-    parser.add_argument("--server", metavar="URL", action="append",
-                        help="score through an OpenAI-compatible server that returns prompt log-probabilities "
-                             "(vLLM, SGLang, python -m llama_cpp.server); repeatable, and scored after any --model")
-    parser.add_argument("--server-model", metavar="NAME", action="append",
-                        help="the served model's name, one per --server in order (default: the first listed)")
-    parser.add_argument("--concurrency", type=int, default=4, metavar="N",
-                        help="requests in flight to the server at once (default 4)")
-    parser.add_argument("--repack", choices=("auto", "on", "off"),
-                        help="let llama.cpp repack the weights for this CPU's fastest kernels: auto = on, "
-                             "except on CPUs with AMX, where they crash (default: the config's repack, else auto)")
-    parser.add_argument("--template", metavar="NAME",
-                        help=f"prompt template: piqa, bare, mcq, a culture protocol's, or your own "
-                             f"(piqa-tui templates lists them; default {DEFAULT_TEMPLATE})")
+    parser.add_argument(
+        "--model",
+        metavar="FILE.gguf",
+        action="append",
+        help="a GGUF model file; repeat it to compare several, scored one after another "
+        "(default: the config's model, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M)",
+    )
+    parser.add_argument(
+        "--n-gpu-layers",
+        type=int,
+        metavar="N",
+        help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's n_gpu_layers, else 0)",
+    )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        action="append",
+        help="score through an OpenAI-compatible server that returns prompt log-probabilities "
+        "(vLLM, SGLang, python -m llama_cpp.server); repeatable, and scored after any --model",
+    )
+    parser.add_argument(
+        "--server-model",
+        metavar="NAME",
+        action="append",
+        help="the served model's name, one per --server in order (default: the first listed)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=4, metavar="N", help="requests in flight to the server at once (default 4)"
+    )
+    parser.add_argument(
+        "--repack",
+        choices=("auto", "on", "off"),
+        help="let llama.cpp repack the weights for this CPU's fastest kernels: auto = on, "
+        "except on CPUs with AMX, where they crash (default: the config's repack, else auto)",
+    )
+    parser.add_argument(
+        "--template",
+        metavar="NAME",
+        help=f"prompt template: piqa, bare, mcq, a culture protocol's, or your own "
+        f"(piqa-tui templates lists them; default {DEFAULT_TEMPLATE})",
+    )
     add_protocol_arguments(parser)
-    parser.add_argument("--solution-only", action="store_true",
-                        help="score the solutions without the prompt (a shortcut baseline)")
+    parser.add_argument(
+        "--solution-only", action="store_true", help="score the solutions without the prompt (a shortcut baseline)"
+    )
     parser.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
     parser.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: all cores)")
-    parser.add_argument("--n-ctx", type=int, default=4096, metavar="N",
-                        help="context size: the most tokens one item may take, all solutions together (default 4096)")
-    parser.add_argument("--n-batch", type=int, default=256, metavar="N",
-                        help="tokens per llama.cpp decode, several items each (default 256: on a CPU bigger "
-                             "batches are slower, attention runs over the whole batch)")
-    parser.add_argument("--by", action="append", metavar="COLUMN",
-                        help="accuracy per value of COLUMN (repeatable; default: every categorical column)")
+    parser.add_argument(
+        "--n-ctx",
+        type=int,
+        default=4096,
+        metavar="N",
+        help="context size: the most tokens one item may take, all solutions together (default 4096)",
+    )
+    parser.add_argument(
+        "--n-batch",
+        type=int,
+        default=256,
+        metavar="N",
+        help="tokens per llama.cpp decode, several items each (default 256: on a CPU bigger "
+        "batches are slower, attention runs over the whole batch)",
+    )
+    parser.add_argument(
+        "--by",
+        action="append",
+        metavar="COLUMN",
+        help="accuracy per value of COLUMN (repeatable; default: every categorical column)",
+    )
     parser.add_argument("--output", metavar="results.jsonl", help="write one JSON line of scores per item")
     parser.add_argument("--force", action="store_true", help="replace the --output file if it exists")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write cached scores")
@@ -152,25 +189,40 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
     Each takes one value, several separated by commas, or ``all``: the runs are every protocol ×
     context × language named, for every model, which is the culture benchmark's whole grid in one command.
     """
-    parser.add_argument("--protocol", type=_values_of(PROTOCOLS), metavar="|".join(PROTOCOLS) + "[,…]|all",
-                        help="the Arab-culture protocols of lm-evaluation-harness: mcq scores the answer letters, "
-                             "completion the option texts (instead of --template)")
-    parser.add_argument("--context", type=_values_of(CONTEXTS), metavar="|".join(CONTEXTS) + "[,…]|all",
-                        help="location context in the protocol's prompt (default none)")
-    parser.add_argument("--language", type=_values_of(LANGUAGES), metavar="|".join(LANGUAGES) + "[,…]|all",
-                        help=f"the protocol's prompt language (default {DEFAULT_LANGUAGE}; ar names countries and regions in Arabic)")
+    parser.add_argument(
+        "--protocol",
+        type=_values_of(PROTOCOLS),
+        metavar="|".join(PROTOCOLS) + "[,…]|all",
+        help="the Arab-culture protocols of lm-evaluation-harness: mcq scores the answer letters, "
+        "completion the option texts (instead of --template)",
+    )
+    parser.add_argument(
+        "--context",
+        type=_values_of(CONTEXTS),
+        metavar="|".join(CONTEXTS) + "[,…]|all",
+        help="location context in the protocol's prompt (default none)",
+    )
+    parser.add_argument(
+        "--language",
+        type=_values_of(LANGUAGES),
+        metavar="|".join(LANGUAGES) + "[,…]|all",
+        help=f"the protocol's prompt language (default {DEFAULT_LANGUAGE}; ar names countries and regions in Arabic)",
+    )
 
 
 def _values_of(allowed: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
     """An argparse type: one allowed value, several joined by commas (in the order given), or ``all``."""
+
     def parse(text: str) -> tuple[str, ...]:
         values = tuple(allowed) if text.strip() == "all" else tuple(v.strip() for v in text.split(",") if v.strip())
         unknown = [v for v in values if v not in allowed]
         if unknown or not values:
             raise argparse.ArgumentTypeError(
                 f"{', '.join(map(repr, unknown)) or 'nothing'} is not one of {', '.join(allowed)} "
-                "(give one, several separated by commas, or all)")
+                "(give one, several separated by commas, or all)"
+            )
         return tuple(dict.fromkeys(values))
+
     return parse
 
 
@@ -194,8 +246,11 @@ def plan_runs(args: argparse.Namespace, config: Config) -> list[ScoreRun]:
     from piqa_tui.settings.template_catalog import chosen_templates
 
     templates = chosen_templates(args.template, args.protocol, args.context, args.language, config)
-    return [ScoreRun(choice, template, args.solution_only)
-            for choice in model_choices(args, config) for template in templates]
+    return [
+        ScoreRun(choice, template, args.solution_only)
+        for choice in model_choices(args, config)
+        for template in templates
+    ]
 
 
 def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]:
@@ -204,13 +259,17 @@ def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]
 
     servers, names = args.server or [], args.server_model or []
     if names and len(names) != len(servers):
-        raise PiqaError(f"--server-model is given {len(names)} time(s) for {len(servers)} --server; "
-                        "give one --server-model per --server, in the same order, or none")
+        raise PiqaError(
+            f"--server-model is given {len(names)} time(s) for {len(servers)} --server; "
+            "give one --server-model per --server, in the same order, or none"
+        )
     n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
     repack = args.repack or str(config.repack)
     choices = [ModelChoice(Path(m), "--model", n_gpu_layers, repack=repack) for m in args.model or []]
-    choices += [ModelChoice(None, "--server", server=ServerChoice(url, names[i] if names else None, args.concurrency))
-                for i, url in enumerate(servers)]
+    choices += [
+        ModelChoice(None, "--server", server=ServerChoice(url, names[i] if names else None, args.concurrency))
+        for i, url in enumerate(servers)
+    ]
     if choices:
         return choices
     choice = choose_model(config)
@@ -219,8 +278,9 @@ def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]
     return [ModelChoice(choice.path, choice.source, n_gpu_layers, repack=repack, server=choice.server)]
 
 
-def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Connection | None,
-               args: argparse.Namespace) -> list[RunOutcome]:
+def score_runs(
+    runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Connection | None, args: argparse.Namespace
+) -> list[RunOutcome]:
     """Score ``items`` with each run in turn; a model is loaded once for its runs in a row, and freed
     before the next model loads."""
     from piqa_tui.core.scoring.factory import backend_for
@@ -233,7 +293,10 @@ def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Conne
                 if backend is not None:
                     backend.close()
                 # In a child process: a crash inside llama.cpp becomes one line and exit 2, not a core dump.
-                backend, loaded = backend_for(one.choice, n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch), one.choice
+                backend, loaded = (
+                    backend_for(one.choice, n_threads=args.threads, n_ctx=args.n_ctx, n_batch=args.n_batch),
+                    one.choice,
+                )
             prefix = f"[{number}/{len(runs)}] " if len(runs) > 1 else ""
             outcomes.append(score_one_run(one, backend, items, cache, args, prefix))
     finally:
@@ -247,8 +310,14 @@ def score_runs(runs: Sequence[ScoreRun], items: list[Item], cache: sqlite3.Conne
     return outcomes
 
 
-def score_one_run(one: ScoreRun, backend: ModelBackend, items: list[Item], cache: sqlite3.Connection | None,
-                  args: argparse.Namespace, prefix: str = "") -> RunOutcome:
+def score_one_run(
+    one: ScoreRun,
+    backend: ModelBackend,
+    items: list[Item],
+    cache: sqlite3.Connection | None,
+    args: argparse.Namespace,
+    prefix: str = "",
+) -> RunOutcome:
     """One run, on its model's backend (in the model's own process: a crash there is one line, and the
     scores so far are kept)."""
     from piqa_tui.core.scoring.cache import display_name, score_items
@@ -258,16 +327,30 @@ def score_one_run(one: ScoreRun, backend: ModelBackend, items: list[Item], cache
     started = time.perf_counter()
     try:
         info = backend.describe()
-        scores = score_items(backend, items, one.template, cache=cache, progress=progress,
-                             cancel=threading.Event(), solution_only=one.solution_only)
+        scores = score_items(
+            backend,
+            items,
+            one.template,
+            cache=cache,
+            progress=progress,
+            cancel=threading.Event(),
+            solution_only=one.solution_only,
+        )
     except ModelCrashed as exc:
         kept = "; the items scored before it are kept in the workspace: run again to resume" if cache else ""
         raise ModelCrashed(f"{prefix}{exc}{kept}") from None
     finally:
         progress.end()
     name = display_name(info)
-    return RunOutcome(one, one.label(name), str(info["identity"]), name, scores,
-                      sum(not s.cached for s in scores), time.perf_counter() - started)
+    return RunOutcome(
+        one,
+        one.label(name),
+        str(info["identity"]),
+        name,
+        scores,
+        sum(not s.cached for s in scores),
+        time.perf_counter() - started,
+    )
 
 
 class _Progress:
@@ -285,8 +368,12 @@ class _Progress:
             elapsed = time.perf_counter() - self.started
             rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
             eta = f", ETA {(total - done) / rate:.0f} s" if rate > 0 and done < total else ""
-            print(f"\rscoring {terminal_safe(self.name, one_line=True)} {done}/{total} ({rate:.1f} items/s{eta})",
-                  end="", file=sys.stderr, flush=True)
+            print(
+                f"\rscoring {terminal_safe(self.name, one_line=True)} {done}/{total} ({rate:.1f} items/s{eta})",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def end(self) -> None:
         if self.enabled:
@@ -308,8 +395,10 @@ def run_json(outcome: RunOutcome, comparison: Comparison) -> dict[str, object]:
         "items_per_second": n / seconds if seconds > 0 else None,
         # Throughput of the model alone (cached items excluded); null when nothing was computed.
         "model_items_per_second": outcome.computed / seconds if outcome.computed and seconds > 0 else None,
-        "groups": {column: {value: by_run[label] for value, by_run in groups.items() if label in by_run}
-                   for column, groups in comparison.groups.items()},
+        "groups": {
+            column: {value: by_run[label] for value, by_run in groups.items() if label in by_run}
+            for column, groups in comparison.groups.items()
+        },
     }
 
 
@@ -331,8 +420,17 @@ def write_per_item(path: Path, outcomes: Sequence[RunOutcome], items: Sequence[I
     for o in outcomes:
         scored = o.run.template.solution_only() if o.run.solution_only else o.run.template
         lines.extend(
-            json.dumps({**s.to_dict(), "row": by_id[s.item_id].row, **scored_text(scored, by_id[s.item_id]),
-                        "run": o.label, "model": o.model, "model_name": o.model_name}, ensure_ascii=False)
+            json.dumps(
+                {
+                    **s.to_dict(),
+                    "row": by_id[s.item_id].row,
+                    **scored_text(scored, by_id[s.item_id]),
+                    "run": o.label,
+                    "model": o.model,
+                    "model_name": o.model_name,
+                },
+                ensure_ascii=False,
+            )
             for s in o.scores
         )
     atomic_write(path, "\n".join(lines) + "\n")
@@ -345,7 +443,9 @@ def _print_summary(result: dict, comparison: Comparison) -> None:
     for model in result["models"]:
         rate = model["model_items_per_second"]
         speed = f"{rate:.2f} items/s" if rate else "all from the cache"
-        say(f"  {model['label']}: {model['model']} ({model['n_items']} scored, {model['n_computed']} computed, {speed})")
+        say(
+            f"  {model['label']}: {model['model']} ({model['n_items']} scored, {model['n_computed']} computed, {speed})"
+        )
     console = Console()
     for part in comparison_tables(comparison):
         console.print()

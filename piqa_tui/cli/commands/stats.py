@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
         print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats_json(stats)})
     else:
         console = Console()
-        console.print(f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — {project.dataset.format}, layout {project.dataset.layout.name}")
+        console.print(
+            f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — {project.dataset.format}, layout {project.dataset.layout.name}"
+        )
         console.print(StatsTables(stats))
     return OK

@@ -23,8 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", metavar="NAME", help="a template to show rendered (needs --on)")
     parser.add_argument("--on", metavar="PATH", help="dataset file whose item the template is rendered on")
     parser.add_argument("--item", metavar="ID", help="the item's id (default: the first item)")
-    parser.add_argument("--map", dest="mapping", metavar="SPEC",
-                        help="column mapping for unknown layouts: prompt=COL,solutions=COL|COL,label=COL,id=COL")
+    parser.add_argument(
+        "--map",
+        dest="mapping",
+        metavar="SPEC",
+        help="column mapping for unknown layouts: prompt=COL,solutions=COL|COL,label=COL,id=COL",
+    )
     parser.add_argument("--workspace", metavar="FILE", help="workspace database (its edits are applied)")
     parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
@@ -47,8 +51,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(catalog: dict[str, Template], as_json: bool) -> None:
-    rows = [{"name": t.name, "language": t.language or None, "source": t.source, "description": t.description}
-            for t in catalog.values()]
+    rows = [
+        {"name": t.name, "language": t.language or None, "source": t.source, "description": t.description}
+        for t in catalog.values()
+    ]
     if as_json:
         print_json({"templates": rows})
         return
@@ -62,8 +68,9 @@ def _list(catalog: dict[str, Template], as_json: bool) -> None:
 def _show(template: Template, args: argparse.Namespace) -> None:
     from piqa_tui.cli.commands.dataset_args import open_project
 
-    project = open_project(argparse.Namespace(path=args.on, mapping=args.mapping, workspace=args.workspace,
-                                              annotator=None))
+    project = open_project(
+        argparse.Namespace(path=args.on, mapping=args.mapping, workspace=args.workspace, annotator=None)
+    )
     items = project.items
     if not items:
         raise PiqaError(f"{args.on}: has no items to render the template on")
@@ -72,11 +79,22 @@ def _show(template: Template, args: argparse.Namespace) -> None:
         raise PiqaError(f"{args.on}: no item with id {args.item!r}; give one of its ids (e.g. {items[0].id})")
     request = template.request(item)
     if args.json:
-        print_json({"template": template.name, "key": template.key, "source": template.source, "item": item.id,
-                    "label": item.label, "context": request.context, "continuations": list(request.continuations)})
+        print_json(
+            {
+                "template": template.name,
+                "key": template.key,
+                "source": template.source,
+                "item": item.id,
+                "label": item.label,
+                "context": request.context,
+                "continuations": list(request.continuations),
+            }
+        )
         return
     say(f"template {template.name} ({template.source}) on item {item.id} of {project.dataset.path}")
-    say(f"context, {len(request.context)} characters ({NEWLINE_MARK} ends each line, {SPACE_MARK} is a space at an edge):")
+    say(
+        f"context, {len(request.context)} characters ({NEWLINE_MARK} ends each line, {SPACE_MARK} is a space at an edge):"
+    )
     for line in visible_lines(request.context):
         say(f"  │{line}")
     say(f"continuations, each scored right after the context (target delimiter {template.delimiter!r}):")

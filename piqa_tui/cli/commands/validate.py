@@ -17,8 +17,12 @@ from piqa_tui.core.text.terminal_safe import terminal_safe
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--max-differences", type=int, default=2, metavar="N", help="words solutions may differ by (default 2)")
-    parser.add_argument("--min-words", type=int, default=0, metavar="N", help="length policy: prompt+solutions at least N words (off)")
+    parser.add_argument(
+        "--max-differences", type=int, default=2, metavar="N", help="words solutions may differ by (default 2)"
+    )
+    parser.add_argument(
+        "--min-words", type=int, default=0, metavar="N", help="length policy: prompt+solutions at least N words (off)"
+    )
     parser.add_argument("--rule", action="append", metavar="NAME", help=f"only these rules ({', '.join(RULES)})")
     parser.add_argument("--skip", action="append", default=[], metavar="NAME", help="skip these rules")
 

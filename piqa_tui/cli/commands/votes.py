@@ -24,11 +24,22 @@ from piqa_tui.core.votes.files import export_votes, import_votes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=["import", "export", "policy"], help="import/export a votes file, or show/set the policy")
+    parser.add_argument(
+        "action", choices=["import", "export", "policy"], help="import/export a votes file, or show/set the policy"
+    )
     add_dataset_arguments(parser)
-    parser.add_argument("file", nargs="?", metavar="FILE|POLICY", help="votes file (.tsv/.csv/.jsonl/.parquet; long or wide); for policy: majority:2/3 or unanimity:4")
-    parser.add_argument("--current", action="store_true", help="export only each annotator's current vote (default: every vote event)")
-    parser.add_argument("--force", action="store_true", help="export: replace FILE if it exists (never the dataset or its workspace)")
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE|POLICY",
+        help="votes file (.tsv/.csv/.jsonl/.parquet; long or wide); for policy: majority:2/3 or unanimity:4",
+    )
+    parser.add_argument(
+        "--current", action="store_true", help="export only each annotator's current vote (default: every vote event)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="export: replace FILE if it exists (never the dataset or its workspace)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.action == "export":
         if project.workspace is None:
-            print(f"piqa-tui: error: {message_line(project.dataset.path)} has no workspace yet, so no votes to export", file=sys.stderr)
+            print(
+                f"piqa-tui: error: {message_line(project.dataset.path)} has no workspace yet, so no votes to export",
+                file=sys.stderr,
+            )
             return 2
         project.check_outputs([Path(args.file)], replace=args.force)
         count = export_votes(project, args.file, current_only=args.current)
@@ -52,13 +66,24 @@ def run(args: argparse.Namespace) -> int:
         return OK
     result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
     if args.json:
-        print_json({"read": result.read, "new": result.new, "shape": result.shape, "stamped": result.stamped,
-                    "bad": [{b.unit: b.line, "reason": b.reason} for b in result.bad]})
+        print_json(
+            {
+                "read": result.read,
+                "new": result.new,
+                "shape": result.shape,
+                "stamped": result.stamped,
+                "bad": [{b.unit: b.line, "reason": b.reason} for b in result.bad],
+            }
+        )
         return DATA_PROBLEMS if result.bad else OK
     for bad in result.bad:
         print(message_line(f"{args.file}: {bad}"), file=sys.stderr)
     if result.stamped:
-        say(f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}")
-    say(f"read {result.read} votes ({result.shape} file): {result.new} new, "
-        f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected")
+        say(
+            f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}"
+        )
+    say(
+        f"read {result.read} votes ({result.shape} file): {result.new} new, "
+        f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected"
+    )
     return DATA_PROBLEMS if result.bad else OK

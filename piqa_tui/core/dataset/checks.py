@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from piqa_tui.core.dataset.frames import text_frame
 from piqa_tui.core.dataset.item import Item
@@ -62,7 +62,13 @@ class Problem:
         return RULES[self.rule].level
 
     def to_json(self) -> dict[str, object]:
-        return {"item_id": self.item_id, "row": self.row + 1, "rule": self.rule, "level": self.level, "detail": self.detail}
+        return {
+            "item_id": self.item_id,
+            "row": self.row + 1,
+            "rule": self.rule,
+            "level": self.level,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,10 @@ def check_item(item: Item, config: CheckConfig = CheckConfig(), labels_look_one_
         if not suspicious:
             continue
         if not is_nfc(text):
-            add("not-nfc", f"{name} is not NFC ({len(text)} code points, {len(nfc(text))} after NFC); save it normalised")
+            add(
+                "not-nfc",
+                f"{name} is not NFC ({len(text)} code points, {len(nfc(text))} after NFC); save it normalised",
+            )
         controls = stray_controls(text)
         if controls:
             add("control-characters", f"{name} has {', '.join(sorted(set(controls)))}")
@@ -123,7 +132,9 @@ def check_item(item: Item, config: CheckConfig = CheckConfig(), labels_look_one_
     if item.label is None:
         add("label-missing", "no gold label")
     elif not 0 <= item.label < len(sols):
-        hint = " (labels look 1-based: map them with --map label_base=1, or in the TUI)" if labels_look_one_based else ""
+        hint = (
+            " (labels look 1-based: map them with --map label_base=1, or in the TUI)" if labels_look_one_based else ""
+        )
         target = f"points to solution {item.label + 1}" if item.label >= 0 else f"is {item.label}"
         add("label-out-of-range", f"the gold label {target}, but the item has {len(sols)} solutions{hint}")
     if config.min_words and config.wants("too-short"):
@@ -166,8 +177,11 @@ def suspects(items: list[Item], config: CheckConfig = CheckConfig()) -> list[int
         col = pl.col(name)
         stripped = col.str.strip_chars()
         field_tests.append(
-            (stripped == "") | (stripped != col) | col.str.contains("  ", literal=True)
-            | (col.str.normalize("NFC") != col) | col.str.contains(controls)
+            (stripped == "")
+            | (stripped != col)
+            | col.str.contains("  ", literal=True)
+            | (col.str.normalize("NFC") != col)
+            | col.str.contains(controls)
         )
     pair_tests = []
     for a in range(width):
@@ -191,8 +205,10 @@ def _many_differences(frame, width: int, limit: int) -> list[int]:  # noqa: ANN0
     """Rows where some pair of solutions may differ by more than ``limit`` words (see ``suspects``)."""
     import polars as pl
 
-    words = frame.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"),
-                         *(pl.col(f"s{k}").str.extract_all(r"\S+").alias(f"s{k}") for k in range(width)))
+    words = frame.select(
+        pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"),
+        *(pl.col(f"s{k}").str.extract_all(r"\S+").alias(f"s{k}") for k in range(width)),
+    )
     found: set[int] = set()
     for a in range(width):
         for b in range(a + 1, width):
@@ -211,7 +227,9 @@ def labels_look_one_based(items: list[Item]) -> bool:
     return bool(labels) and min(labels) >= 1 and max(labels) == max(len(i.solutions) for i in items)
 
 
-def check_items(items: list[Item], raw_ids: list[str] | None = None, config: CheckConfig = CheckConfig()) -> list[Problem]:
+def check_items(
+    items: list[Item], raw_ids: list[str] | None = None, config: CheckConfig = CheckConfig()
+) -> list[Problem]:
     """Problems of every item, in file order, including ids used more than once."""
     one_based = labels_look_one_based(items)
     problems: list[Problem] = []

@@ -36,7 +36,14 @@ from piqa_tui.core.errors import ExportError, InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet", "piqa")
-_EXTENSIONS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+_EXTENSIONS = {
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+}
 LABELS_SUFFIX = "-labels.lst"
 # Cells beginning with these run as formulas in Excel, LibreOffice and Google Sheets (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@")
@@ -312,7 +319,9 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], R
         raise InputError(f"{path}: the header repeats column(s) {', '.join(dup)}; give each column a unique name")
     width = len(header)
     if any(n != width for n in map(len, records)):
-        ragged = [(line_numbers[i] if line_numbers else i + 1, len(rec)) for i, rec in enumerate(records) if len(rec) != width]
+        ragged = [
+            (line_numbers[i] if line_numbers else i + 1, len(rec)) for i, rec in enumerate(records) if len(rec) != width
+        ]
         shown = ", ".join(f"line {line} has {n}" for line, n in ragged[:5])
         more = f" and {len(ragged) - 5} more lines" if len(ragged) > 5 else ""
         raise InputError(f"{path}: ragged rows: the header has {width} fields but {shown}{more}; fix those lines")
@@ -321,8 +330,9 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], R
     return header, Records(header, records)
 
 
-def _check_delimited_sizes(text: str, header: list[str], records: list[list[str]], path: Path,
-                           line_numbers: list[int] | None) -> None:
+def _check_delimited_sizes(
+    text: str, header: list[str], records: list[list[str]], path: Path, line_numbers: list[int] | None
+) -> None:
     """InputError for a value longer than ``MAX_FIELD_CHARS``; the cells are looked at only in a file that long."""
     if len(text) <= MAX_FIELD_CHARS:
         return
@@ -581,7 +591,9 @@ def write_dataset(
         labels = [dataset.codec.encode(item.label, "") for item in items]
         if dataset.layout.label:
             columns = [c for c in columns if c != dataset.layout.label]
-        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns and not dataset.layout.label)
+        text = _jsonl_text(
+            dataset, items, rows, columns, newline, verbatim=not extra_columns and not dataset.layout.label
+        )
         lst = newline.join(str(v) for v in labels) + (newline if labels else "")
         atomic_write(out, text)
         atomic_write(labels_path(out), lst)
@@ -589,8 +601,9 @@ def write_dataset(
         return written
     if fmt == "jsonl":
         # ArabCulture's nested rows go back nested (nested.py); rows nobody touched are copied verbatim anyway.
-        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=not extra_columns,
-                           nested=dataset.shape == SHAPE)
+        text = _jsonl_text(
+            dataset, items, rows, columns, newline, verbatim=not extra_columns, nested=dataset.shape == SHAPE
+        )
     else:
         text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out, escape_formulas)
     if not dataset.final_newline and dataset.format == fmt and text.endswith(newline):
@@ -600,7 +613,12 @@ def write_dataset(
 
 
 def _jsonl_text(
-    dataset: Dataset, items: list[Item], rows: list[dict[str, object]], columns: list[str], newline: str, verbatim: bool,
+    dataset: Dataset,
+    items: list[Item],
+    rows: list[dict[str, object]],
+    columns: list[str],
+    newline: str,
+    verbatim: bool,
     nested: bool = False,
 ) -> str:
     """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included."""
@@ -657,8 +675,14 @@ def _escaped(value: str, escape_formulas: bool) -> str:
     return "'" + value if escape_formulas and formula_like(value) else value
 
 
-def _delimited_text(rows: list[dict[str, object]], columns: list[str], delimiter: str, newline: str, out: Path,
-                    escape_formulas: bool = False) -> str:
+def _delimited_text(
+    rows: list[dict[str, object]],
+    columns: list[str],
+    delimiter: str,
+    newline: str,
+    out: Path,
+    escape_formulas: bool = False,
+) -> str:
     if delimiter == "\t":
         lines = ["\t".join(_escaped(c, escape_formulas) for c in columns)]
         for number, row in enumerate(rows, 2):
@@ -689,7 +713,9 @@ def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, ob
         frame = pl.DataFrame(data, schema=schema) if schema is not None else pl.DataFrame(data)
     except Exception as exc:  # polars raises several types; its messages run over many lines
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ExportError(f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead") from None
+        raise ExportError(
+            f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead"
+        ) from None
     with _replacing(out) as tmp:
         frame.write_parquet(tmp)
         with open(tmp, "rb+") as fh:
@@ -699,8 +725,11 @@ def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, ob
 def _check_one_type_per_column(data: dict[str, list[object]], out: Path) -> None:
     """ExportError naming the first column whose values mix types (JSONL allows it, Parquet does not)."""
     for column, values in data.items():
-        kinds = {"number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
-                 for v in values if v is not None}
+        kinds = {
+            "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+            for v in values
+            if v is not None
+        }
         if len(kinds) > 1:
             raise ExportError(
                 f"{out}: column '{column}' mixes value types ({', '.join(sorted(kinds))}), which Parquet cannot store; "
@@ -738,7 +767,9 @@ def _replacing(out: Path) -> Iterator[Path]:
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise ExportError(f"{out}: could not write the file: {os_error_reason(exc)}; nothing was changed there") from None
+        raise ExportError(
+            f"{out}: could not write the file: {os_error_reason(exc)}; nothing was changed there"
+        ) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

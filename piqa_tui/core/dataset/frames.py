@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-def text_frame(items: list[Item]) -> "pl.DataFrame":
+def text_frame(items: list[Item]) -> pl.DataFrame:
     """Columns ``prompt``, ``s0`` … ``s{k-1}`` (k = the most solutions any item has; null where an item has fewer)."""
     import polars as pl
 
@@ -31,11 +31,13 @@ def text_frame(items: list[Item]) -> "pl.DataFrame":
     )
 
 
-def meta_frame(items: list[Item], columns: list[str]) -> "pl.DataFrame":
+def meta_frame(items: list[Item], columns: list[str]) -> pl.DataFrame:
     """The metadata columns as text ("" where an item lacks one)."""
     import polars as pl
 
-    return pl.DataFrame({c: [i.meta.get(c, "") for i in items] for c in columns}, schema={c: pl.String for c in columns})
+    return pl.DataFrame(
+        {c: [i.meta.get(c, "") for i in items] for c in columns}, schema={c: pl.String for c in columns}
+    )
 
 
 def scripts_maybe_present(texts: Iterable[str], chunk: int = 1 << 21) -> list[str]:

@@ -45,7 +45,9 @@ def check_regular_file(path: Path, what: str = "file") -> int:
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"{path}: {_kind(info.st_mode)}, not a regular file; give a {what} saved on disk")
     if info.st_size > MAX_INPUT_BYTES:
-        raise InputError(f"{path}: {info.st_size:,} bytes is more than the {MAX_INPUT_BYTES:,} a {what} may have; split it")
+        raise InputError(
+            f"{path}: {info.st_size:,} bytes is more than the {MAX_INPUT_BYTES:,} a {what} may have; split it"
+        )
     return info.st_size
 
 

@@ -30,5 +30,5 @@ class Item:
         """Prompt and solutions joined: the item's text for search and dedup."""
         return "\n".join((self.prompt, *self.solutions))
 
-    def with_changes(self, **changes: object) -> "Item":
+    def with_changes(self, **changes: object) -> Item:
         return replace(self, **changes)

@@ -109,7 +109,9 @@ def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, sou
             return name
         if canonical(name) in by_canon:
             return by_canon[canonical(name)]
-        raise LayoutError(f"{source}: the mapping names column '{name}', which is not in the file (found: {', '.join(columns)})")
+        raise LayoutError(
+            f"{source}: the mapping names column '{name}', which is not in the file (found: {', '.join(columns)})"
+        )
 
     def first(names: list[str]) -> str | None:
         return next((by_canon[n] for n in names if n in by_canon), None)
@@ -120,7 +122,11 @@ def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, sou
     else:
         solutions, family = _detect_solutions(by_canon)
         _refuse_fifth_solution(solutions, by_canon, source)
-    prompt = resolve(mapping["prompt"]) if "prompt" in mapping else first([n for n in _PROMPT_NAMES if by_canon.get(n) not in solutions])
+    prompt = (
+        resolve(mapping["prompt"])
+        if "prompt" in mapping
+        else first([n for n in _PROMPT_NAMES if by_canon.get(n) not in solutions])
+    )
     if not prompt or len(solutions) < 2:
         raise LayoutError(
             f"{source}: unknown layout: found columns {', '.join(columns)}; "

@@ -29,10 +29,14 @@ def is_nested_culture(rows: Sequence[dict[str, object]]) -> bool:
 def _nested_row(row: dict[str, object]) -> bool:
     options, answer = row.get(OPTIONS), row.get(ANSWER)
     return (
-        isinstance(options, dict) and isinstance(answer, dict)
-        and set(options) <= set(OPTION_KEYS) and set(answer) <= set(ANSWER_KEYS)
-        and isinstance(options.get("text"), list) and 2 <= len(options["text"]) <= len(SOLUTION_COLUMNS)
-        and "english_answer_key" in answer and not _FLAT_NAMES & set(row)
+        isinstance(options, dict)
+        and isinstance(answer, dict)
+        and set(options) <= set(OPTION_KEYS)
+        and set(answer) <= set(ANSWER_KEYS)
+        and isinstance(options.get("text"), list)
+        and 2 <= len(options["text"]) <= len(SOLUTION_COLUMNS)
+        and "english_answer_key" in answer
+        and not _FLAT_NAMES & set(row)
     )
 
 

@@ -158,12 +158,12 @@ class Steps:
 def _semantic_pairs(
     units: Units,
     items: Sequence[Item],
-    embedder: "Embedder",
+    embedder: Embedder,
     threshold: float,
     cross_only: bool,
     steps: Steps,
-    scripts: "_Scripts",
-) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+    scripts: _Scripts,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of units whose embeddings are at least ``threshold`` alike (each pair once; across the two
     sides only when ``cross_only``).
 
@@ -187,7 +187,11 @@ def _semantic_pairs(
     else:
         side = np.asarray(units.side)
         left, right = np.flatnonzero(side & 1), np.flatnonzero(side & 2)
-        floor = float(min(limits[left].min(initial=1.0), limits[right].min(initial=1.0))) if limits is not None else threshold
+        floor = (
+            float(min(limits[left].min(initial=1.0), limits[right].min(initial=1.0)))
+            if limits is not None
+            else threshold
+        )
         i, j, sim = similar_pairs(vectors[left], vectors[right], threshold=floor)
     a, b = left[i], right[j]
     keep = a != b  # a unit on both sides is an exact duplicate, reported already
@@ -203,13 +207,13 @@ def find_duplicates(
     items: Sequence[Item],
     *,
     against: Sequence[Item] | None = None,
-    semantic: "Embedder | None" = None,
+    semantic: Embedder | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     semantic_threshold: float | None = None,
     translation_threshold: float = DEFAULT_TRANSLATION_THRESHOLD,
     sources: tuple[str, str] = ("items", "against"),
     progress: Progress | None = None,
-    translator: "Embedder | None" = None,
+    translator: Embedder | None = None,
 ) -> list[Cluster]:
     """Clusters of duplicate items, strongest signal first.
 
@@ -226,7 +230,11 @@ def find_duplicates(
     """
     if semantic_threshold is None:
         semantic_threshold = model_threshold(semantic)
-    thresholds = {"threshold": threshold, "semantic_threshold": semantic_threshold, "translation_threshold": translation_threshold}
+    thresholds = {
+        "threshold": threshold,
+        "semantic_threshold": semantic_threshold,
+        "translation_threshold": translation_threshold,
+    }
     for name, value in thresholds.items():
         if not 0.0 < value <= 1.0:
             raise ValueError(f"{name} must be in (0, 1], got {value}")
@@ -246,7 +254,9 @@ def find_duplicates(
         return Member(everything[pos].id, pos - n_checked, sources[1])
 
     scripts = _Scripts(units, everything)
-    links = _link(units, everything, semantic, (threshold, semantic_threshold, translation_threshold), leakage, steps, scripts)
+    links = _link(
+        units, everything, semantic, (threshold, semantic_threshold, translation_threshold), leakage, steps, scripts
+    )
     if translator is not None and n_units > 1:
         _link_translations(units, everything, translator, links, leakage, steps, scripts)
     clusters, text_cluster = _text_clusters(units, links, member, n_checked, leakage)
@@ -271,11 +281,11 @@ class _Links:
 def _link(
     units: Units,
     everything: list[Item],
-    semantic: "Embedder | None",
+    semantic: Embedder | None,
     thresholds: tuple[float, float, float],
     leakage: bool,
     steps: Steps,
-    scripts: "_Scripts",
+    scripts: _Scripts,
 ) -> _Links:
     """Pairs of units by the lexical signal, then by the embeddings where lexical has not joined them already.
 
@@ -307,8 +317,13 @@ def _link(
 
 
 def _link_translations(
-    units: Units, everything: list[Item], translator: "Embedder", links: _Links, leakage: bool, steps: Steps,
-    scripts: "_Scripts",
+    units: Units,
+    everything: list[Item],
+    translator: Embedder,
+    links: _Links,
+    leakage: bool,
+    steps: Steps,
+    scripts: _Scripts,
 ) -> None:
     """Add the ``translation`` pairs that ``translator``'s vectors find (see core/dedup/translation.py),
     with the translator's own bar (its ``translation_excess``, measured per model in docs/dedup.md)."""
@@ -321,7 +336,9 @@ def _link_translations(
     written = [None if empty else script for script, empty in zip(scripts(), links.empty)]
     side = np.asarray(units.side)
     left, right = (np.flatnonzero(side & 1), np.flatnonzero(side & 2)) if leakage else (np.arange(len(texts)),) * 2
-    found = translation_pairs(vectors, written, left, right, min_excess=getattr(translator, "translation_excess", MIN_EXCESS))
+    found = translation_pairs(
+        vectors, written, left, right, min_excess=getattr(translator, "translation_excess", MIN_EXCESS)
+    )
     pairs = list(zip(found.i.tolist(), found.j.tolist(), found.cosine.tolist()))
     bar = getattr(translator, "same_script_excess", None)
     if leakage and bar is not None:
@@ -333,7 +350,7 @@ def _link_translations(
 
 
 def _same_script_translations(
-    vectors: "np.ndarray", written: list[str | None], side: "np.ndarray", bar: float
+    vectors: np.ndarray, written: list[str | None], side: np.ndarray, bar: float
 ) -> list[tuple[int, int, float]]:
     """In a leakage check, translations between the two files within one script (MSA and Darija, English
     and Italian): the translation rule with each file as a side, at the stricter ``bar`` the model measured
@@ -352,7 +369,9 @@ def _same_script_translations(
         if len(here) > 1 and len(there) > 1 and centroid_gap(vectors[here], vectors[there]) >= MIN_LANGUAGE_GAP:
             rows = np.concatenate([here, there])
             labels = ["here"] * len(here) + ["other"] * len(there)
-            found = translation_pairs(vectors[rows], labels, np.arange(len(here)), np.arange(len(here), len(rows)), min_excess=bar)
+            found = translation_pairs(
+                vectors[rows], labels, np.arange(len(here)), np.arange(len(here), len(rows)), min_excess=bar
+            )
             out += zip(rows[found.i].tolist(), rows[found.j].tolist(), found.cosine.tolist())
     return out
 
@@ -394,7 +413,10 @@ def _advancing(steps: Steps) -> Progress:
 
 
 def _meaning_edges(
-    pairs: list[tuple[int, int, float]], script: Callable[[int], str | None], semantic_threshold: float, translation_threshold: float
+    pairs: list[tuple[int, int, float]],
+    script: Callable[[int], str | None],
+    semantic_threshold: float,
+    translation_threshold: float,
 ) -> list[Edge]:
     """Embedding pairs as ``semantic`` edges (same script, cosine >= semantic_threshold) and ``translation``
     edges (two scripts, cosine >= translation_threshold); text without letters counts as the same script."""

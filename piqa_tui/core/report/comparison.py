@@ -67,8 +67,10 @@ def read_flag(item: Item, column: str) -> bool:
     if word in _FALSE:
         return False
     shown = repr(value) if value.strip() else "empty"
-    raise InputError(f"item {item.id} (row {item.row}): {column} is {shown}, which is neither yes nor no; "
-                     "write yes or no there (true/false and 1/0 are read too)")
+    raise InputError(
+        f"item {item.id} (row {item.row}): {column} is {shown}, which is neither yes nor no; "
+        "write yes or no there (true/false and 1/0 are read too)"
+    )
 
 
 def relevance(item: Item, present: Iterable[str]) -> str | None:

@@ -45,10 +45,14 @@ def curation_record(project: Project) -> Curation:
     """The curation steps recorded in the project's workspace (all zero without one)."""
     found = Curation()
     _edits(project, found)
-    found.adjudicated = [i for i in project.state.adjudications if i in project.index and adjudicated_label(project, i) is not None]
+    found.adjudicated = [
+        i for i in project.state.adjudications if i in project.index and adjudicated_label(project, i) is not None
+    ]
     found.gold_changed = [change.id for change in gold_changes(project)]
     found.clusters = dict(Counter(decision.partition(":")[0] for decision in project.state.dedup.values()))
-    reasons = Counter(reason for item_id, flags in project.state.flags.items() if item_id in project.index for reason in flags)
+    reasons = Counter(
+        reason for item_id, flags in project.state.flags.items() if item_id in project.index for reason in flags
+    )
     found.flags = dict(sorted(reasons.items()))
     found.duplicates = [item.id for item in project.items if "duplicate" in project.state.flags.get(item.id, {})]
     return found

@@ -31,7 +31,6 @@ class DatasetStats:
         return {("no label" if key == "missing" else f"solution {int(key) + 1}"): n for key, n in self.labels.items()}
 
 
-
 def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:
     """Metadata columns that behave like categories: few distinct, repeated values."""
     if not columns or not items:
@@ -58,7 +57,13 @@ def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
     # Items per script: a numpy pass rules out the absent scripts, polars counts the others.
     text = pl.concat_str(pl.all(), separator="\n", ignore_nulls=True)
     candidates = scripts_maybe_present(t for item in items for t in (item.prompt, *item.solutions))
-    scripts = frame.select(text.str.contains(f"[{SCRIPTS[name]}]").sum().alias(name) for name in candidates).row(0, named=True) if candidates else {}
+    scripts = (
+        frame.select(text.str.contains(f"[{SCRIPTS[name]}]").sum().alias(name) for name in candidates).row(
+            0, named=True
+        )
+        if candidates
+        else {}
+    )
     labels = Counter("missing" if i.label is None else str(i.label) for i in items)
     categories = {
         column: dict(Counter(item.meta.get(column, "") for item in items).most_common())

@@ -61,7 +61,7 @@ class RunRecord:
     template_spec: dict[str, object]  # the template's fields, enough to build it again
 
     @classmethod
-    def of(cls, model_key: str, model_name: str, template: Template) -> "RunRecord":
+    def of(cls, model_key: str, model_name: str, template: Template) -> RunRecord:
         return cls(model_name or model_key, {f.name: getattr(template, f.name) for f in fields(template)})
 
 
@@ -90,9 +90,7 @@ class ScoreCache:
             conn.execute(_SCHEMA)
             conn.execute(_RUNS_SCHEMA)
 
-    def lookup(
-        self, model: str, template: str, hashes: Iterable[str]
-    ) -> dict[str, tuple[ContinuationScore, ...]]:
+    def lookup(self, model: str, template: str, hashes: Iterable[str]) -> dict[str, tuple[ContinuationScore, ...]]:
         wanted = list(dict.fromkeys(hashes))
         found: dict[str, tuple[ContinuationScore, ...]] = {}
         for start in range(0, len(wanted), _LOOKUP_CHUNK):
@@ -113,7 +111,7 @@ class ScoreCache:
         model: str,
         template: str,
         rows: Iterable[tuple[str, Sequence[ContinuationScore]]],
-        run: "RunRecord | None" = None,
+        run: RunRecord | None = None,
     ) -> None:
         """Write one batch atomically, in its own short transaction (with ``run``'s listing entry, when given)."""
         now = time.time()
@@ -141,7 +139,13 @@ class ScoreCache:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO model_runs (model, template, model_name, template_spec, updated_at) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (model, template, run.model_name, json.dumps(run.template_spec, ensure_ascii=False, default=_plain), now),
+                    (
+                        model,
+                        template,
+                        run.model_name,
+                        json.dumps(run.template_spec, ensure_ascii=False, default=_plain),
+                        now,
+                    ),
                 )
         except BaseException:
             if nested:
@@ -155,9 +159,7 @@ class ScoreCache:
     def count(self, model: str | None = None) -> int:
         if model is None:
             return self.conn.execute("SELECT count(*) FROM model_scores").fetchone()[0]
-        return self.conn.execute(
-            "SELECT count(*) FROM model_scores WHERE model = ?", (model,)
-        ).fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM model_scores WHERE model = ?", (model,)).fetchone()[0]
 
 
 def score_items(

@@ -199,8 +199,9 @@ class ScoringEngine:
                 start += len(chunk)
                 began = time.perf_counter()
                 with self._lock, _naming(chunk):
-                    scores = score_items(self.backend, chunk, template, cache, solution_only=solution_only,
-                                         batch_items=len(chunk))
+                    scores = score_items(
+                        self.backend, chunk, template, cache, solution_only=solution_only, batch_items=len(chunk)
+                    )
                 result.seconds += time.perf_counter() - began
                 result.scores.extend(scores)
                 result.computed += sum(not s.cached for s in scores)
@@ -227,8 +228,9 @@ def _naming(items: Sequence[Item]) -> Iterator[None]:
         yield
     except ModelCrashed as exc:
         which = f"item {items[0].id}" if len(items) == 1 else f"items {items[0].id} to {items[-1].id}"
-        raise ModelCrashed(f"{exc} ({which}); the scores computed before it are kept, "
-                           "and scoring again restarts the model") from None
+        raise ModelCrashed(
+            f"{exc} ({which}); the scores computed before it are kept, and scoring again restarts the model"
+        ) from None
 
 
 def workspace_has_scores(project: Project) -> bool:
@@ -239,7 +241,9 @@ def workspace_has_scores(project: Project) -> bool:
     try:
         conn = open_existing(workspace.path, timeout=5.0)
         try:
-            found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'model_scores'").fetchone()
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'model_scores'"
+            ).fetchone()
             return bool(found) and conn.execute("SELECT 1 FROM model_scores LIMIT 1").fetchone() is not None
         finally:
             conn.close()

@@ -102,7 +102,9 @@ def decide_repack(setting: str, flags: frozenset[str]) -> bool:
     repacking is llama.cpp's default and faster (BENCHMARKS.md).
     """
     if setting not in REPACK_SETTINGS:
-        raise ModelError(f"repack must be one of {', '.join(REPACK_SETTINGS)}, not {setting!r}; fix the config or --repack")
+        raise ModelError(
+            f"repack must be one of {', '.join(REPACK_SETTINGS)}, not {setting!r}; fix the config or --repack"
+        )
     if setting != "auto":
         return setting == "on"
     return not (flags & _AMX_FLAGS)
@@ -189,9 +191,7 @@ def _llama_cpp():
     try:
         import llama_cpp
     except ImportError:
-        raise ModelError(
-            "llama-cpp-python is not installed; install it with pip install 'piqa-tui[model]'"
-        ) from None
+        raise ModelError("llama-cpp-python is not installed; install it with pip install 'piqa-tui[model]'") from None
     with _llama_lock:
         if not _llama_ready:
 
@@ -274,8 +274,9 @@ def _common_prefix(sequences: Sequence[Sequence[int]]) -> int:
     return n
 
 
-def _log_probs(logits: np.ndarray, rows: Sequence[int], row_pairs: list[list[int]], targets: np.ndarray,
-               out: np.ndarray) -> None:
+def _log_probs(
+    logits: np.ndarray, rows: Sequence[int], row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray
+) -> None:
     """Fill ``out[pair]`` with log p(target | row) for the pairs these rows serve.
 
     One row at a time through a one-row scratch buffer (1 MiB with a
@@ -443,7 +444,7 @@ class LlamaBackend:
         except Exception:  # interpreter shutdown: llama_cpp may be gone already
             pass
 
-    def __enter__(self) -> "LlamaBackend":
+    def __enter__(self) -> LlamaBackend:
         self.load()
         return self
 
@@ -474,11 +475,11 @@ class LlamaBackend:
         # lm-evaluation-harness moves the context's trailing whitespace into the continuation.
         stripped = context.rstrip()
         if len(stripped) < len(context):
-            tail = context[len(stripped):]
+            tail = context[len(stripped) :]
             context, continuations = stripped, [tail + c for c in continuations]
         context_tokens = self.tokenize(context)
         if context:
-            sequences = [context_tokens + self.tokenize(context + c)[len(context_tokens):] for c in continuations]
+            sequences = [context_tokens + self.tokenize(context + c)[len(context_tokens) :] for c in continuations]
         else:
             # Nothing to condition on: start from BOS (or EOS, as lm-evaluation-harness does).
             context_tokens = context_tokens or [self._bos if self._bos >= 0 else self._eos]
@@ -517,8 +518,7 @@ class LlamaBackend:
             size = task.padded_tokens(self.align, self.exact)
             if size > self.n_ctx:
                 raise ModelError(
-                    f"an item needs {size} tokens, more than the context of {self.n_ctx}; "
-                    "shorten it or raise n_ctx"
+                    f"an item needs {size} tokens, more than the context of {self.n_ctx}; shorten it or raise n_ctx"
                 )
             # One sequence id stays free for the alignment padding.
             if current and (n_tok + size > self.n_batch or n_seq + task.n_seq > self.n_seq_max - 1):
@@ -531,7 +531,9 @@ class LlamaBackend:
             groups.append(current)
         return groups
 
-    def _layout(self, group: list[_Task]) -> tuple[list[_Entry], list[list[int]], list[list[tuple[int, int]]], list[int]]:
+    def _layout(
+        self, group: list[_Task]
+    ) -> tuple[list[_Entry], list[list[int]], list[list[tuple[int, int]]], list[int]]:
         """Lay a group out as batch entries, output rows and the (row, token) pairs to read.
 
         Returns the entries (token, position, sequence ids, wants logits), for
@@ -574,10 +576,12 @@ class LlamaBackend:
                     wanted = pos >= task.n_context - 1 and task.row_owner(s, pos) == s
                     entries.append([seq[pos], pos, (seq0 + s,), (t, s, pos) if wanted else None])
             align_to(0)
-            keys.append([
-                [(t, task.row_owner(s, pos - 1), pos - 1) for pos in range(task.n_context, len(seq))]
-                for s, seq in enumerate(task.sequences)
-            ])
+            keys.append(
+                [
+                    [(t, task.row_owner(s, pos - 1), pos - 1) for pos in range(task.n_context, len(seq))]
+                    for s, seq in enumerate(task.sequences)
+                ]
+            )
             seq0 += task.n_seq
 
         # Whole 4-row blocks of outputs in every ubatch: ask for a few logits nobody reads.
@@ -637,8 +641,7 @@ class LlamaBackend:
         finally:
             lc.llama_batch_free(batch)
         return [
-            tuple(ContinuationScore(float(logprobs[a:b].sum()), b - a) for a, b in task_spans)
-            for task_spans in spans
+            tuple(ContinuationScore(float(logprobs[a:b].sum()), b - a) for a, b in task_spans) for task_spans in spans
         ]
 
     @staticmethod
@@ -651,9 +654,7 @@ class LlamaBackend:
             ids[k] = seq_id
         batch.logits[i] = output
 
-    def _read_rows(
-        self, logits: np.ndarray, row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray
-    ) -> None:
+    def _read_rows(self, logits: np.ndarray, row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray) -> None:
         """Fill ``out[pair]`` with log p(target | row) for every pair these rows serve.
 
         Only rows that serve a pair are normalised, each once, split over the

@@ -45,7 +45,7 @@ class ModelCrashed(ModelError):
 # --------------------------------------------------------------------------- the child
 
 
-def _child_main(conn: "_Duplex") -> None:
+def _child_main(conn: _Duplex) -> None:
     """The child's loop: build the backend from the first message, then answer (method, args) calls."""
     try:
         factory, kwargs = conn.recv()
@@ -177,7 +177,7 @@ class ProcessBackend:
                 pass  # _reap kills what did not stop
             self._reap()
 
-    def __enter__(self) -> "ProcessBackend":
+    def __enter__(self) -> ProcessBackend:
         self.load()
         return self
 
@@ -197,8 +197,12 @@ class ProcessBackend:
         try:
             process = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(to_child_r), str(from_child_w)],
-                stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, pass_fds=(to_child_r, from_child_w),
-                env=env, start_new_session=True,  # ctrl-c in the terminal is the parent's to handle
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=fd,
+                pass_fds=(to_child_r, from_child_w),
+                env=env,
+                start_new_session=True,  # ctrl-c in the terminal is the parent's to handle
             )
         finally:
             for end in (to_child_r, from_child_w, fd):

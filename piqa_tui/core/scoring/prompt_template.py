@@ -50,8 +50,12 @@ class MetaRule:
     keep_unknown: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {"column": self.column, "values": dict(self.values), "default": self.default,
-                "keep_unknown": self.keep_unknown}
+        return {
+            "column": self.column,
+            "values": dict(self.values),
+            "default": self.default,
+            "keep_unknown": self.keep_unknown,
+        }
 
 
 # --------------------------------------------------------------------------- templates
@@ -146,7 +150,7 @@ class Template:
 
     def render_continuations(self, item: Item) -> tuple[str, ...]:
         self._check_letters(item)
-        meta = (lambda column: self._meta_value(item, column))
+        meta = lambda column: self._meta_value(item, column)
         return tuple(
             _render(self.continuation, {"solution": s, "letter": self.letters[i], "index": str(i)}, meta)
             for i, s in enumerate(item.solutions)
@@ -169,7 +173,7 @@ class Template:
             where = "has no column" if value is None else "has an empty value in column"
             raise TemplateError(
                 f"item {item.id} {where} {column!r}, which template {self.name!r} shows as {{meta:{column}}}; "
-                f"fill it, or give the template a default ([meta.{column}] default = \"...\")"
+                f'fill it, or give the template a default ([meta.{column}] default = "...")'
             )
         if rule is None or not rule.values:
             return value
@@ -221,8 +225,9 @@ class Template:
         baseline scores the solution texts instead.
         """
         continuation = " {solution}" if self.lettered else self.continuation
-        return Template(f"{self.name}+solution-only", "", continuation, meta=self.meta,
-                        language=self.language, source=self.source)
+        return Template(
+            f"{self.name}+solution-only", "", continuation, meta=self.meta, language=self.language, source=self.source
+        )
 
 
 def _render(text: str, values: Mapping[str, str], meta: Callable[[str], str] | None) -> str:
@@ -248,15 +253,17 @@ def _check_fields(name: str, part: str, text: object, allowed: frozenset[str], m
     try:
         parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(text) if f is not None]
     except ValueError as exc:
-        raise TemplateError(f"template {name!r}: its {part} is not a valid format string ({exc}); "
-                            "double literal braces as {{ }}") from None
+        raise TemplateError(
+            f"template {name!r}: its {part} is not a valid format string ({exc}); double literal braces as {{{{ }}}}"
+        ) from None
     names = sorted(allowed) + (["meta:COLUMN"] if meta else [])
     use = f"use only {', '.join('{' + f + '}' for f in names)}"
     for field_name, spec, conversion in parsed:
         if meta and field_name == META:
             if not spec or conversion or "{" in spec or "}" in spec:
-                raise TemplateError(f"template {name!r}: {{meta:...}} in its {part} must name a column, "
-                                    f"e.g. {{meta:country}}; {use}")
+                raise TemplateError(
+                    f"template {name!r}: {{meta:...}} in its {part} must name a column, e.g. {{meta:country}}; {use}"
+                )
             continue
         if field_name not in allowed:
             raise TemplateError(f"template {name!r}: unknown placeholder {{{field_name}}} in its {part}; {use}")

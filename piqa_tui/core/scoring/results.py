@@ -53,7 +53,7 @@ class ItemScore:
     @classmethod
     def build(
         cls, item: Item, template: Template, scores: Sequence[ContinuationScore], cached: bool = False
-    ) -> "ItemScore":
+    ) -> ItemScore:
         return cls(
             item_id=item.id,
             logliks=tuple(float(s.loglik) for s in scores),
@@ -139,9 +139,7 @@ def _accuracy(scores: Sequence[ItemScore]) -> dict[str, object]:
     }
 
 
-def summarise(
-    scores: Iterable[ItemScore], groups: Mapping[str, str | None] | None = None
-) -> dict[str, object]:
+def summarise(scores: Iterable[ItemScore], groups: Mapping[str, str | None] | None = None) -> dict[str, object]:
     """``acc``, ``acc_norm``, ``acc_bytes``, ``n`` (labelled items), ``n_unlabelled``, ``mean_margin``.
 
     With ``groups`` (item id -> group value, see :func:`groups_by_column`) the

@@ -63,8 +63,13 @@ class ServedBackend:
 
     def describe(self) -> dict[str, object]:
         self._ask_model()
-        return {"backend": "served", "identity": f"served:{self.model}", "model": self.model, "url": self.url,
-                "concurrency": self.concurrency}
+        return {
+            "backend": "served",
+            "identity": f"served:{self.model}",
+            "model": self.model,
+            "url": self.url,
+            "concurrency": self.concurrency,
+        }
 
     def load(self) -> None:
         with self._lock:
@@ -110,17 +115,25 @@ class ServedBackend:
 
         The prompt goes as token ids, or as ``text`` (whose tokens are ``prompt``) to a server that takes text only.
         """
-        body = {"model": self.model, "prompt": prompt if text is None else text, "max_tokens": 1, "echo": True, "logprobs": 1,
-                "temperature": 0.0}
+        body = {
+            "model": self.model,
+            "prompt": prompt if text is None else text,
+            "max_tokens": 1,
+            "echo": True,
+            "logprobs": 1,
+            "temperature": 0.0,
+        }
         answer = self._post("/v1/completions", body)
         try:
             choice = answer["choices"][0]
             entries = choice["logprobs"]["token_logprobs"]
             generated = int(answer.get("usage", {}).get("completion_tokens", 1))
         except (KeyError, IndexError, TypeError, ValueError):
-            raise ModelError(f"{self.url} answered a completion without prompt log-probabilities; "
-                             "it needs echo and logprobs (llama.cpp's llama-server has neither; use vLLM, "
-                             "SGLang or python -m llama_cpp.server --logits_all true)") from None
+            raise ModelError(
+                f"{self.url} answered a completion without prompt log-probabilities; "
+                "it needs echo and logprobs (llama.cpp's llama-server has neither; use vLLM, "
+                "SGLang or python -m llama_cpp.server --logits_all true)"
+            ) from None
         return _align(entries, generated, prompt, self.url)
 
     # -- the server -----------------------------------------------------------------
@@ -149,8 +162,10 @@ class ServedBackend:
                 raise ModelError(f"{self.url}{path} answered garbage instead of token ids")
             self._tokenize_path = path
             return tokens
-        raise ModelError(f"{self.url} has no tokenize endpoint (/tokenize or /extras/tokenize); "
-                         "piqa-tui needs the server's tokenizer to score exactly")
+        raise ModelError(
+            f"{self.url} has no tokenize endpoint (/tokenize or /extras/tokenize); "
+            "piqa-tui needs the server's tokenizer to score exactly"
+        )
 
     def _get(self, path: str) -> Any:
         return self._request(urllib.request.Request(self.url + path), path)
@@ -175,11 +190,14 @@ class ServedBackend:
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 if attempt == _RETRIES - 1:
                     reason = getattr(exc, "reason", exc)
-                    raise ModelError(f"cannot reach the model server {self.url} ({reason}); "
-                                     "check the URL and that the server is running") from None
+                    raise ModelError(
+                        f"cannot reach the model server {self.url} ({reason}); "
+                        "check the URL and that the server is running"
+                    ) from None
             except (json.JSONDecodeError, UnicodeDecodeError):
-                raise ModelError(f"{self.url}{path} answered something that is not JSON; "
-                                 "is it an OpenAI-compatible server?") from None
+                raise ModelError(
+                    f"{self.url}{path} answered something that is not JSON; is it an OpenAI-compatible server?"
+                ) from None
             time.sleep(delay)
             delay *= 2
         raise AssertionError("unreachable")
@@ -220,8 +238,12 @@ def _align(entries: list[float | None], generated: int, prompt: list[int], url: 
     if n_prompt == len(prompt) - 1:
         return [None] + list(entries[:n_prompt])
     if len(entries) <= generated + 1:
-        raise ModelError(f"{url} returned log-probabilities for the generated token only, none for the prompt: "
-                         "it does not support echo (llama.cpp's llama-server does not); use vLLM, SGLang or "
-                         "python -m llama_cpp.server --logits_all true")
-    raise ModelError(f"{url} returned {len(entries)} log-probabilities for a prompt of {len(prompt)} tokens; "
-                     "its tokenizer or echo does not match what it declared")
+        raise ModelError(
+            f"{url} returned log-probabilities for the generated token only, none for the prompt: "
+            "it does not support echo (llama.cpp's llama-server does not); use vLLM, SGLang or "
+            "python -m llama_cpp.server --logits_all true"
+        )
+    raise ModelError(
+        f"{url} returned {len(entries)} log-probabilities for a prompt of {len(prompt)} tokens; "
+        "its tokenizer or echo does not match what it declared"
+    )

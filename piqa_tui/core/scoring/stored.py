@@ -40,7 +40,11 @@ class StoredRun:
 
     @property
     def template_name(self) -> str:
-        return self.template.name if self.template is not None else (self.template_key.rpartition(":")[0] or self.template_key)
+        return (
+            self.template.name
+            if self.template is not None
+            else (self.template_key.rpartition(":")[0] or self.template_key)
+        )
 
     @property
     def baseline(self) -> bool:
@@ -97,8 +101,11 @@ def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] = BUILTI
     if not _has_table(conn, "model_scores"):
         return []
     query = "SELECT model, template, model_name, template_spec FROM model_runs"
-    records = {(model, key): (name, spec) for model, key, name, spec in conn.execute(query)} \
-        if _has_table(conn, "model_runs") else {}
+    records = (
+        {(model, key): (name, spec) for model, key, name, spec in conn.execute(query)}
+        if _has_table(conn, "model_runs")
+        else {}
+    )
     by_key = _known_by_key(known)
     runs = []
     for model, key, count, first in conn.execute(
@@ -124,8 +131,11 @@ def stored_scores(conn: sqlite3.Connection, run: StoredRun, items: Sequence[Item
 
 
 def model_results(
-    conn: sqlite3.Connection, items: Sequence[Item], known: Mapping[str, Template] = BUILTIN_TEMPLATES,
-    *, baselines: bool = False,
+    conn: sqlite3.Connection,
+    items: Sequence[Item],
+    known: Mapping[str, Template] = BUILTIN_TEMPLATES,
+    *,
+    baselines: bool = False,
 ) -> list[tuple[StoredRun, list[ItemScore]]]:
     """Every model and template scored for the project, with its scores of ``items`` (solution-only
     baselines only when ``baselines``); runs whose template is unknown here come with no scores."""

@@ -28,9 +28,19 @@ from pathlib import Path
 from piqa_tui.core.errors import TemplateError
 from piqa_tui.core.scoring.prompt_template import MetaRule, Template
 
-TEMPLATE_KEYS = frozenset({
-    "description", "language", "context", "continuation", "letters", "option_line", "option_separator", "strip", "meta",
-})
+TEMPLATE_KEYS = frozenset(
+    {
+        "description",
+        "language",
+        "context",
+        "continuation",
+        "letters",
+        "option_line",
+        "option_separator",
+        "strip",
+        "meta",
+    }
+)
 META_KEYS = frozenset({"values", "default", "keep_unknown"})
 _BAD_NAME = re.compile(r"[\s\x00-\x1f\x7f]")
 
@@ -56,16 +66,21 @@ def parse_template_text(text: str, source: str, name: str) -> list[Template]:
 def templates_from_table(name: str, table: Mapping[str, object], source: str) -> list[Template]:
     """The template(s) one table describes (a file, or a config file's ``[templates.NAME]``)."""
     if not isinstance(table, Mapping):
-        raise TemplateError(f"{source}: template {name!r} is not a table; write context = \"...\" in it")
+        raise TemplateError(f'{source}: template {name!r} is not a table; write context = "..." in it')
     if not name or _BAD_NAME.search(name):
-        raise TemplateError(f"{source}: {name!r} is not a usable template name (no spaces or control characters); rename it")
+        raise TemplateError(
+            f"{source}: {name!r} is not a usable template name (no spaces or control characters); rename it"
+        )
     unknown = sorted(set(table) - TEMPLATE_KEYS)
     if unknown:
-        raise TemplateError(f"{source}: unknown key {unknown[0]!r} in template {name!r}; "
-                            f"a template has {', '.join(sorted(TEMPLATE_KEYS))}")
+        raise TemplateError(
+            f"{source}: unknown key {unknown[0]!r} in template {name!r}; "
+            f"a template has {', '.join(sorted(TEMPLATE_KEYS))}"
+        )
     if "context" not in table:
-        raise TemplateError(f"{source}: template {name!r} has no 'context'; add one, "
-                            "e.g. context = \"Question: {goal}\\nAnswer:\"")
+        raise TemplateError(
+            f"{source}: template {name!r} has no 'context'; add one, e.g. context = \"Question: {{goal}}\\nAnswer:\""
+        )
     common = _common_parts(name, table, source)
     context = table["context"]
     variants = context.items() if isinstance(context, Mapping) else [(None, context)]
@@ -73,8 +88,10 @@ def templates_from_table(name: str, table: Mapping[str, object], source: str) ->
     for variant, text in variants:
         full = name if variant is None else f"{name}-{variant}"
         if _BAD_NAME.search(full):
-            raise TemplateError(f"{source}: {full!r} is not a usable template name (no spaces or control characters); "
-                                "rename the variant")
+            raise TemplateError(
+                f"{source}: {full!r} is not a usable template name (no spaces or control characters); "
+                "rename the variant"
+            )
         try:
             templates.append(Template(full, text, **common))  # type: ignore[arg-type]
         except TemplateError as exc:
@@ -85,8 +102,13 @@ def templates_from_table(name: str, table: Mapping[str, object], source: str) ->
 def _common_parts(name: str, table: Mapping[str, object], source: str) -> dict[str, object]:
     """The keyword arguments of ``Template`` that every variant of a file shares, checked."""
     parts: dict[str, object] = {"source": source}
-    for key, default in (("continuation", " {solution}"), ("option_line", None), ("option_separator", None),
-                         ("description", ""), ("language", "")):
+    for key, default in (
+        ("continuation", " {solution}"),
+        ("option_line", None),
+        ("option_separator", None),
+        ("description", ""),
+        ("language", ""),
+    ):
         value = table.get(key, default)
         if value is None:
             continue
@@ -100,8 +122,9 @@ def _common_parts(name: str, table: Mapping[str, object], source: str) -> dict[s
     if "letters" in table:
         letters = table["letters"]
         if not isinstance(letters, list) or not letters or not all(isinstance(x, str) and x for x in letters):
-            raise TemplateError(f"{source}: letters of template {name!r} must be a list of texts, "
-                                "e.g. letters = [\"أ\", \"ب\", \"ج\"]")
+            raise TemplateError(
+                f'{source}: letters of template {name!r} must be a list of texts, e.g. letters = ["أ", "ب", "ج"]'
+            )
         parts["letters"] = tuple(letters)
     meta = table.get("meta", {})
     if not isinstance(meta, Mapping):
@@ -119,7 +142,7 @@ def _meta_rule(name: str, column: str, rule: object, source: str) -> MetaRule:
         raise TemplateError(f"{where}: unknown key {unknown[0]!r}; use {', '.join(sorted(META_KEYS))}")
     values = rule.get("values", {})
     if not isinstance(values, Mapping) or not all(isinstance(v, str) for v in values.values()):
-        raise TemplateError(f"{where}: values must be a table of text, e.g. values = {{ Egypt = \"مصر\" }}")
+        raise TemplateError(f'{where}: values must be a table of text, e.g. values = {{ Egypt = "مصر" }}')
     default = rule.get("default")
     if default is not None and not isinstance(default, str):
         raise TemplateError(f"{where}: default must be text")
@@ -138,8 +161,9 @@ def shipped_templates() -> dict[str, Template]:
     folder = _shipped_folder()
     found: dict[str, Template] = {}
     for entry in sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name):
-        for template in parse_template_text(entry.read_text(encoding="utf-8"), f"(shipped) {entry.name}",
-                                            entry.name.removesuffix(".toml")):
+        for template in parse_template_text(
+            entry.read_text(encoding="utf-8"), f"(shipped) {entry.name}", entry.name.removesuffix(".toml")
+        ):
             found[template.name] = template
     return found
 
@@ -169,7 +193,8 @@ def folder_templates(folder: Path) -> dict[str, Template]:
 
 
 def template_catalog(
-    user_folder: Path | None = None, config_tables: Mapping[str, Mapping[str, object]] | None = None,
+    user_folder: Path | None = None,
+    config_tables: Mapping[str, Mapping[str, object]] | None = None,
     config_source: str = "config",
 ) -> dict[str, Template]:
     """Every template by name: shipped, then the user's files, then the config file's tables (later wins)."""
@@ -183,7 +208,8 @@ def template_catalog(
 
 
 def get_template(
-    name: str, user_templates: Mapping[str, Mapping[str, object]] | None = None,
+    name: str,
+    user_templates: Mapping[str, Mapping[str, object]] | None = None,
     catalog: Mapping[str, Template] | None = None,
 ) -> Template:
     """The template called ``name``: from ``user_templates`` (config tables), else ``catalog`` (default: shipped)."""
@@ -199,7 +225,9 @@ def get_template(
 
 
 def protocol_template(
-    protocol: str, context: str = "none", language: str = DEFAULT_LANGUAGE,
+    protocol: str,
+    context: str = "none",
+    language: str = DEFAULT_LANGUAGE,
     catalog: Mapping[str, Template] | None = None,
 ) -> Template:
     """The template of one culture protocol: ``mcq`` or ``completion`` × location context × prompt language.
@@ -208,8 +236,11 @@ def protocol_template(
     ``arab_culture_completion`` (option texts) tasks with COUNTRY/REGION/ARABIC
     set as ``context`` and ``language`` say; a user file of the same name wins.
     """
-    for value, allowed, what in ((protocol, PROTOCOLS, "protocol"), (context, CONTEXTS, "context"),
-                                 (language, LANGUAGES, "language")):
+    for value, allowed, what in (
+        (protocol, PROTOCOLS, "protocol"),
+        (context, CONTEXTS, "context"),
+        (language, LANGUAGES, "language"),
+    ):
         if value not in allowed:
             raise TemplateError(f"unknown {what} {value!r}: choose one of {', '.join(allowed)}")
     return get_template(protocol_template_name(protocol, context, language), catalog=catalog)

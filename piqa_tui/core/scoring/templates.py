@@ -29,9 +29,21 @@ from piqa_tui.core.scoring.template_files import (
 )
 
 __all__ = [
-    "CONTEXTS", "CONTEXT_FIELDS", "CONTINUATION_FIELDS", "DEFAULT_LANGUAGE", "DEFAULT_TEMPLATE", "LANGUAGES",
-    "LETTERS", "MAX_REQUEST_CHARS", "PROTOCOLS", "MetaRule", "Template", "get_template", "protocol_template",
-    "shipped_templates", "template_catalog",
+    "CONTEXTS",
+    "CONTEXT_FIELDS",
+    "CONTINUATION_FIELDS",
+    "DEFAULT_LANGUAGE",
+    "DEFAULT_TEMPLATE",
+    "LANGUAGES",
+    "LETTERS",
+    "MAX_REQUEST_CHARS",
+    "PROTOCOLS",
+    "MetaRule",
+    "Template",
+    "get_template",
+    "protocol_template",
+    "shipped_templates",
+    "template_catalog",
 ]
 
 

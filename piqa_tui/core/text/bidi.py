@@ -37,10 +37,11 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
-from typing import Iterable, Literal, Mapping, Sequence
+from typing import Literal
 
 from arabic_reshaper import ArabicReshaper
 from arabic_reshaper.ligatures import LIGATURES

@@ -22,9 +22,7 @@ INVISIBLE = BIDI_CONTROLS + ZERO_WIDTH + JOINERS  # every invisible character ab
 # C0 controls (ESC among them) other than tab, newline and carriage return, DEL and C1:
 # never text, and on a terminal they are commands.
 TERMINAL_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-_STRAY = re.compile(
-    f"[{BIDI_CONTROLS}{ZERO_WIDTH}{TERMINAL_CONTROLS}]|(?:^|(?<=\\s))[{JOINERS}]|[{JOINERS}](?=\\s|$)"
-)
+_STRAY = re.compile(f"[{BIDI_CONTROLS}{ZERO_WIDTH}{TERMINAL_CONTROLS}]|(?:^|(?<=\\s))[{JOINERS}]|[{JOINERS}](?=\\s|$)")
 _WORD_EDGE_PUNCT = "\"'“”‘’«»()[]{}.,;:!?؟،؛…-–—"
 
 # Unicode blocks of the scripts our users write in. Checked with one regex per

@@ -78,7 +78,7 @@ class Directions:
                 return direction
         return self.dataset
 
-    def with_column(self, column: str, direction: Direction | str) -> "Directions":
+    def with_column(self, column: str, direction: Direction | str) -> Directions:
         """A copy with ``column`` set to ``direction``."""
         column = column_of(column)
         kept = tuple((name, d) for name, d in self.columns if name != column)

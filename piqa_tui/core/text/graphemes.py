@@ -18,9 +18,10 @@ is never negative.  Text is only measured and sliced here, never changed.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal, Mapping
+from typing import Literal
 
 import regex
 import wcwidth

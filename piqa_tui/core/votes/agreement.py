@@ -410,9 +410,7 @@ def cohen_matrix(
     return matrix
 
 
-def agreement_with_majority(
-    votes: Iterable[Vote] | VoteTable, n_categories: int | None = None
-) -> dict[str, Measure]:
+def agreement_with_majority(votes: Iterable[Vote] | VoteTable, n_categories: int | None = None) -> dict[str, Measure]:
     """Per annotator, the percentage of their votes that match the majority of the *other* votes.
 
     The annotator's own vote is left out so it cannot vote for itself. An item
@@ -487,6 +485,7 @@ class AgreementReport:
 def renamed_report(report: AgreementReport, names: Mapping[str, str]) -> AgreementReport:
     """``report`` with every annotator named by ``names`` (e.g. pseudonyms); the figures unchanged.
     An annotator ``names`` lacks keeps their name."""
+
     def name(a: str) -> str:
         return names.get(a, a)
 

@@ -98,11 +98,16 @@ class GoldChange:
         return {"id": self.id, "gold": self.gold, "decided": self.decided}
 
 
-def gold_changes(project: Project, policy: Policy | None = None, found: dict[str, Decision] | None = None) -> list[GoldChange]:
+def gold_changes(
+    project: Project, policy: Policy | None = None, found: dict[str, Decision] | None = None
+) -> list[GoldChange]:
     """The items whose decided label (agreed, against gold, adjudicated) is not their gold label, in file order."""
     found = decisions(project, policy) if found is None else found
-    return [GoldChange(item.id, item.label, decision.label) for item in project.items
-            if (decision := found[item.id]).label is not None and decision.label != item.label]
+    return [
+        GoldChange(item.id, item.label, decision.label)
+        for item in project.items
+        if (decision := found[item.id]).label is not None and decision.label != item.label
+    ]
 
 
 def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
@@ -117,8 +122,9 @@ def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
     def encode() -> VoteTable:
         choice = current.numeric()
         cast = choice >= 0
-        return VoteTable.from_codes(current.item[cast], current.item_ids, current.annotator[cast], current.annotators,
-                                    choice[cast])
+        return VoteTable.from_codes(
+            current.item[cast], current.item_ids, current.annotator[cast], current.annotators, choice[cast]
+        )
 
     table = current.memo("table", encode)  # agree asks twice: for the report and for the decisions
     return table if n_categories is None else table.with_categories(n_categories)
@@ -148,7 +154,9 @@ def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, 
     status[agreed & (gold >= 0) & (label != gold)] = STATUSES.index(Status.AGAINST_GOLD)
     adjudicated = {}
     for item_id in project.state.adjudications:
-        if (where := project.index.get(item_id)) is not None and (value := adjudicated_label(project, item_id)) is not None:
+        if (where := project.index.get(item_id)) is not None and (
+            value := adjudicated_label(project, item_id)
+        ) is not None:
             adjudicated[where] = value
     status[list(adjudicated)] = STATUSES.index(Status.ADJUDICATED)
     return status, label, adjudicated
@@ -188,7 +196,9 @@ def _per_vote_item(per_item: np.ndarray, pos: np.ndarray, missing: int) -> np.nd
     return out
 
 
-def project_agreement(project: Project, by: list[str] | None = None) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
+def project_agreement(
+    project: Project, by: list[str] | None = None
+) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
     """The agreement report of the recorded votes, overall and broken down by categorical columns.
 
     Gold labels and groups are the dataset's; items voted on that the dataset does not have

@@ -30,7 +30,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
 
@@ -137,9 +137,9 @@ def canonical_time(value: str) -> str:
     if not YEARS[0] <= parsed.year <= YEARS[1]:
         raise ValueError(f"time '{_shown(text)}': year {parsed.year} is out of range ({YEARS[0]}-{YEARS[1]})")
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)  # no offset: read as UTC (said in docs/voting.md)
+        parsed = parsed.replace(tzinfo=UTC)  # no offset: read as UTC (said in docs/voting.md)
     try:
-        return parsed.astimezone(timezone.utc).strftime(_LOG_TIME)
+        return parsed.astimezone(UTC).strftime(_LOG_TIME)
     except OverflowError:
         raise ValueError(f"time '{_shown(text)}' is out of range in UTC") from None
 
@@ -157,8 +157,10 @@ def parse_choice(text: str, n_solutions: int, item_id: str) -> str:
         return ""
     if _DIGITS.fullmatch(text) and int(text) < n_solutions:
         return str(int(text))
-    raise ValueError(f"choice '{_shown(text)}' is impossible for item '{_shown(item_id)}' "
-                     f"(vote files number solutions from 0: 0-{n_solutions - 1}, skip or {WITHDRAWN})")
+    raise ValueError(
+        f"choice '{_shown(text)}' is impossible for item '{_shown(item_id)}' "
+        f"(vote files number solutions from 0: 0-{n_solutions - 1}, skip or {WITHDRAWN})"
+    )
 
 
 # ------------------------------------------------------------------ tables
@@ -371,8 +373,9 @@ def _long_vote(project: Project, row: dict[str, object], roles: dict[str, str], 
     return item_id, annotator, stored, _time(row, roles.get("time"), clock), key if stored.isdigit() else None
 
 
-def _wide_votes(project: Project, row: dict[str, object], roles: dict[str, str], annotators: list[str],
-                clock: _Clock | None) -> tuple[list[Vote], list[str]]:
+def _wide_votes(
+    project: Project, row: dict[str, object], roles: dict[str, str], annotators: list[str], clock: _Clock | None
+) -> tuple[list[Vote], list[str]]:
     """The votes of one row of a wide file (an empty cell is no vote) and the reasons of its bad cells."""
     item_id, n = _item(project, row.get(roles["item_id"]))
     cells = [(name, text) for name in annotators if (text := as_text(row.get(name))) is not None]
@@ -397,8 +400,10 @@ def _shape(path: Path, header: list[str], roles: dict[str, str]) -> tuple[str, l
         if annotators:
             return "wide", annotators
     found = ", ".join(map(_shown, header)) or "nothing"
-    raise InputError(f"{path}: a votes file needs columns item_id, annotator, choice (long), or an id column and one "
-                     f"column per annotator (wide); found: {found}")
+    raise InputError(
+        f"{path}: a votes file needs columns item_id, annotator, choice (long), or an id column and one "
+        f"column per annotator (wide); found: {found}"
+    )
 
 
 def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[Vote] | None:
@@ -409,7 +414,9 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
     if table.bad or table.records or "time" not in roles or min(map(len, table.cells), default=0) < width:
         return None
     where = {name: k for k, name in reversed(list(enumerate(table.header)))}
-    columns = [[cells[where[roles[role]]].strip() for cells in table.cells] for role in ("item_id", "annotator", "choice")]
+    columns = [
+        [cells[where[roles[role]]].strip() for cells in table.cells] for role in ("item_id", "annotator", "choice")
+    ]
     item_ids, annotators, choices = columns
     positions = list(map(project.index.get, item_ids))
     digits = {str(k): k for k in range(10)}
@@ -432,7 +439,9 @@ def _usual_times(values: list[str]) -> list[str] | None:
     grid = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(len(values), width)
     shape = np.frombuffer(("dddd-dd-ddTdd:dd:dd" + (".ddddddZ" if width == 27 else "Z")).encode(), np.uint8)
     digit = shape == ord("d")
-    if not bool((((grid >= ord("0")) & (grid <= ord("9"))) | ~digit).all() and (grid[:, ~digit] == shape[~digit]).all()):
+    if not bool(
+        (((grid >= ord("0")) & (grid <= ord("9"))) | ~digit).all() and (grid[:, ~digit] == shape[~digit]).all()
+    ):
         return None
     number = (grid[:, [11, 14, 17]] - ord("0")).astype(np.int64) * 10 + (grid[:, [12, 15, 18]] - ord("0"))
     if not bool((number <= np.array([23, 59, 59])).all()):
@@ -496,12 +505,17 @@ def export_votes(project: Project, path: str | Path, current_only: bool = False)
     as 'withdrawn' and each vote's solution key, so that importing the file gives the same current votes."""
     path = Path(path)
     if current_only:
-        rows = [(item_id, vote.annotator, _file_choice(vote.cast), vote.time, vote.key)
-                for item_id, by_annotator in project.state.votes.items() for vote in by_annotator.values()]
+        rows = [
+            (item_id, vote.annotator, _file_choice(vote.cast), vote.time, vote.key)
+            for item_id, by_annotator in project.state.votes.items()
+            for vote in by_annotator.values()
+        ]
     else:
         assert project.workspace is not None
-        rows = [(e.item_id or "", e.annotator, _file_choice(e.new or ""), e.time, e.old or "")
-                for e in project.workspace.events(kinds=["vote"])]
+        rows = [
+            (e.item_id or "", e.annotator, _file_choice(e.new or ""), e.time, e.old or "")
+            for e in project.workspace.events(kinds=["vote"])
+        ]
     rows.sort(key=lambda r: (r[3], r[0], r[1]))  # stable: votes of one instant keep their log order
     atomic_write(path, _votes_text(path, rows))
     return len(rows)

@@ -17,6 +17,7 @@ import numpy as np
 
 SKIP = "skip"  # a vote that says "not sure": counted as cast, never as a choice
 
+
 class Status(StrEnum):
     """Where an item stands; the values are the words shown to users and written to JSON."""
 

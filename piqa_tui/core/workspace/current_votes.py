@@ -76,7 +76,9 @@ class Prefetch:
         return self._result
 
 
-def _columns(ws: Workspace, upto: int, names: tuple[str, ...], raw: tuple | None = None) -> tuple[list[list[str]], np.ndarray] | None:
+def _columns(
+    ws: Workspace, upto: int, names: tuple[str, ...], raw: tuple | None = None
+) -> tuple[list[list[str]], np.ndarray] | None:
     """The vote events up to ``upto``: one list of strings per named column, and their sequence numbers, in log order
     (from ``raw``, the answer of ``ws.vote_columns`` for them, when given).
 
@@ -144,21 +146,28 @@ class CurrentVotes:
         return cls(0, 0, [], [], [], none, none, none, none, none)
 
     @classmethod
-    def load(cls, ws: Workspace, upto: int, after: int = 0, prefetched: tuple[int, tuple] | None = None,
-             ) -> tuple[CurrentVotes, list[str]] | None:
+    def load(
+        cls,
+        ws: Workspace,
+        upto: int,
+        after: int = 0,
+        prefetched: tuple[int, tuple] | None = None,
+    ) -> tuple[CurrentVotes, list[str]] | None:
         """Read and reduce every vote event up to ``upto``; also the item ids of those after ``after`` (log order).
 
         ``prefetched`` (from :class:`Prefetch`) is used when no vote came after it was read.
         None when the log needs the one-by-one replay (see ``_columns``).
         """
         raw = None
-        if prefetched is not None and (prefetched[0] == upto or (prefetched[0] < upto and not ws.count_votes(prefetched[0], upto))):
+        if prefetched is not None and (
+            prefetched[0] == upto or (prefetched[0] < upto and not ws.count_votes(prefetched[0], upto))
+        ):
             raw = prefetched[1]
         got = _columns(ws, upto, LOADED, raw)
         if got is None:
             return None
         (items, pairs), seqs = got
-        changed = items[int(np.searchsorted(seqs, after, side="right")):] if after else items
+        changed = items[int(np.searchsorted(seqs, after, side="right")) :] if after else items
         item_ids, item = _codes(items)
         pair_names, pair = _codes(pairs)  # (annotator, choice) pairs: a few distinct ones, coded once each
         split = [name.split(PAIR_SEP) for name in pair_names]
@@ -186,12 +195,28 @@ class CurrentVotes:
             row = np.flatnonzero(keep)
         else:
             row = np.arange(len(seqs), dtype=np.int64)
-        current = cls(upto, len(seqs), item_ids, annotators, choice_names, item[row], annotator[row], choice[row], row,
-                      key, times, keys)
+        current = cls(
+            upto,
+            len(seqs),
+            item_ids,
+            annotators,
+            choice_names,
+            item[row],
+            annotator[row],
+            choice[row],
+            row,
+            key,
+            times,
+            keys,
+        )
         return current, changed
 
-    def resolve(self, solutions: Callable[[str], tuple[str, ...] | None], keys: Callable[[str], tuple[str, ...]],
-                history: SolutionHistory) -> None:
+    def resolve(
+        self,
+        solutions: Callable[[str], tuple[str, ...] | None],
+        keys: Callable[[str], tuple[str, ...]],
+        history: SolutionHistory,
+    ) -> None:
         """Point each vote at the solution it names now (``vote_targets``): moved with a swap, STALE after an edit.
 
         ``solutions(item_id)`` gives an item's current solutions (None: not in the dataset), ``keys(item_id)``
@@ -216,8 +241,14 @@ class CurrentVotes:
             suspect |= np.isin(self.item, retexted) & (numeric >= 0)
         self._move(np.flatnonzero(suspect & (count[self.item] < 1 << 30)).tolist(), stored, texts, keys, history)
 
-    def _move(self, rows: list[int], stored: list[str], texts: list[tuple[str, ...] | None],
-              keys: Callable[[str], tuple[str, ...]], history: SolutionHistory) -> None:
+    def _move(
+        self,
+        rows: list[int],
+        stored: list[str],
+        texts: list[tuple[str, ...] | None],
+        keys: Callable[[str], tuple[str, ...]],
+        history: SolutionHistory,
+    ) -> None:
         """Re-point the votes at ``rows`` (indices of current votes) by ``vote_targets.resolve_choice``."""
         if not rows:
             return
@@ -226,8 +257,15 @@ class CurrentVotes:
         assert self.cast is not None
         for k in rows:
             item_id = self.item_ids[self.item[k]]
-            now = resolve_choice(texts[self.item[k]] or (), keys(item_id), item_id, self.choices[self.cast[k]],
-                                 stored[k], clock[self.row[k]] if clock else "", history)
+            now = resolve_choice(
+                texts[self.item[k]] or (),
+                keys(item_id),
+                item_id,
+                self.choices[self.cast[k]],
+                stored[k],
+                clock[self.row[k]] if clock else "",
+                history,
+            )
             if now not in names:
                 names[now] = len(self.choices)
                 self.choices.append(now)
@@ -270,8 +308,13 @@ class CurrentVotes:
         order = np.lexsort((first_row, self.item))
         items, names, choices = self.item_ids, self.annotators, self.choices
         with gc_paused():  # 300,000 small objects without cycles
-            for i, a, c, r, k in zip(self.item[order].tolist(), self.annotator[order].tolist(),
-                                     self.choice[order].tolist(), self.row[order].tolist(), cast[order].tolist()):
+            for i, a, c, r, k in zip(
+                self.item[order].tolist(),
+                self.annotator[order].tolist(),
+                self.choice[order].tolist(),
+                self.row[order].tolist(),
+                cast[order].tolist(),
+            ):
                 name = names[a]
                 votes[items[i]][name] = make_vote(name, choices[c], clock[r], choices[k], keys[r])
         return votes

@@ -61,7 +61,9 @@ def check_workspace(path: Path) -> Contents:
             return Contents(str(path), False, problems, None, None, {})
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"events", "meta"} <= tables:
-            return Contents(str(path), False, ["a SQLite database, but not a piqa-tui workspace (no events table)"], None, None, {})
+            return Contents(
+                str(path), False, ["a SQLite database, but not a piqa-tui workspace (no events table)"], None, None, {}
+            )
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         counts = {name: _count(conn, sql, tables) for name, sql in _COUNTS.items()}
         return Contents(str(path), True, [], meta.get("workspace_id"), meta.get("dataset_path"), counts)

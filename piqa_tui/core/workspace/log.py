@@ -15,11 +15,11 @@ import sqlite3
 import tempfile
 import uuid
 import weakref
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable, Iterator
 from urllib.parse import quote
 
 from piqa_tui.core.dataset.files import default_file_mode
@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS row_ids(row INTEGER PRIMARY KEY, id TEXT NOT NULL, co
 
 def now() -> str:
     """The current time as ISO 8601 UTC with microseconds, the log's clock."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,9 @@ class Workspace:
     the file on disk is still the one this connection has open (see ``file_identity``).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float | None = None, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, busy_timeout: float | None = None, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
         self.busy_timeout = DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout
         self.read_only = read_only
@@ -123,8 +125,9 @@ class Workspace:
         except sqlite3.Error as exc:
             raise storage_error(self.path, exc, "could not open it") from None
         except OSError as exc:
-            raise WorkspaceUnwritable(f"{self.path}: cannot make the workspace ({exc.strerror}); "
-                                      "choose a writable place with --workspace") from None
+            raise WorkspaceUnwritable(
+                f"{self.path}: cannot make the workspace ({exc.strerror}); choose a writable place with --workspace"
+            ) from None
         self._identity = file_identity(self.path)
         self._finalizer = self._checkpoint_at_exit()
 
@@ -216,22 +219,28 @@ class Workspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             copy_database(self.conn, self.path)
         except (OSError, sqlite3.Error) as exc:
-            raise WorkspaceError(f"{self.path} was deleted while open and could not be written back ({exc}); "
-                                 "keep this window open, free the folder, and try again") from None
+            raise WorkspaceError(
+                f"{self.path} was deleted while open and could not be written back ({exc}); "
+                "keep this window open, free the folder, and try again"
+            ) from None
         self._reconnect()
-        self.notices.append(f"{self.path} was deleted while piqa-tui had it open; it was written back from this "
-                            f"session's copy ({events} events), nothing was lost")
+        self.notices.append(
+            f"{self.path} was deleted while piqa-tui had it open; it was written back from this "
+            f"session's copy ({events} events), nothing was lost"
+        )
 
     def _set_aside(self) -> None:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         copy = self.path.with_name(f"{self.path.name}.recovered-{stamp}")
         try:
             copy_database(self.conn, copy)
             saved = f"this session's copy is saved as {copy}"
         except (OSError, sqlite3.Error) as exc:
             saved = f"this session's copy could not be saved ({exc}); keep this window open"
-        self.detached = (f"{self.path} was replaced by another file while open; {saved}; nothing more is recorded here: "
-                         "quit and reopen, and bring the copy's votes over with `piqa-tui votes export` / `votes import`")
+        self.detached = (
+            f"{self.path} was replaced by another file while open; {saved}; nothing more is recorded here: "
+            "quit and reopen, and bring the copy's votes over with `piqa-tui votes export` / `votes import`"
+        )
         raise WorkspaceError(self.detached)
 
     def _reconnect(self) -> None:
@@ -281,7 +290,9 @@ class Workspace:
 
     # ------------------------------------------------------------------- events
 
-    def record(self, annotator: str, kind: str, changes: list[Change], note: str | None = None, time: str | None = None) -> int:
+    def record(
+        self, annotator: str, kind: str, changes: list[Change], note: str | None = None, time: str | None = None
+    ) -> int:
         """Append one action (one or more changes) and return its action id."""
         when = time or now()
         with self.write() as conn:
@@ -299,8 +310,13 @@ class Workspace:
             raise WorkspaceError("nothing to record: an action needs at least one change")
         return action
 
-    def record_marker(self, annotator: str, kind: str, action: int,
-                      compensation: Iterable[tuple[str, str, str, str | None, str | None, str | None]] = ()) -> int:
+    def record_marker(
+        self,
+        annotator: str,
+        kind: str,
+        action: int,
+        compensation: Iterable[tuple[str, str, str, str | None, str | None, str | None]] = (),
+    ) -> int:
         """Append an undo/redo marker that points at ``action``, and in the same transaction the
         (kind, item_id, field, old, new, note) events that undo or redo it (see ``undo``), whose action
         is the marker's sequence number."""
@@ -382,9 +398,14 @@ PAIR_SEP = "\x1e"  # between annotator and choice in the "annotator_choice" vote
 
 
 def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], sep: str) -> tuple:
-    exprs = {"item_id": "item_id", "annotator": "annotator", "choice": "ifnull(new, '')", "time": "time",
-             "solution": "ifnull(old, '')",
-             "annotator_choice": f"annotator || char({ord(PAIR_SEP)}) || ifnull(new, '')"}
+    exprs = {
+        "item_id": "item_id",
+        "annotator": "annotator",
+        "choice": "ifnull(new, '')",
+        "time": "time",
+        "solution": "ifnull(old, '')",
+        "annotator_choice": f"annotator || char({ord(PAIR_SEP)}) || ifnull(new, '')",
+    }
     parts = "".join(f", count({exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
     sql = f"SELECT count(*), group_concat(seq, ','){parts} FROM events WHERE seq <= :upto AND +kind = 'vote'"
     return tuple(conn.execute(sql, {"upto": upto, "sep": sep}).fetchone())
@@ -393,7 +414,9 @@ def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], s
 def read_vote_columns(path: Path, columns: Iterable[str], sep: str) -> tuple[int, tuple]:
     """The last sequence number and ``Workspace.vote_columns`` up to it, read on a connection of its own
     (so another thread can read while the workspace's connection is busy; nothing is written)."""
-    conn = sqlite3.connect(path, timeout=READ_TIMEOUT)  # a failure here leaves the reading to the workspace's connection
+    conn = sqlite3.connect(
+        path, timeout=READ_TIMEOUT
+    )  # a failure here leaves the reading to the workspace's connection
     try:
         upto = int(conn.execute(_LAST_SEQ).fetchone()[0])
         return upto, _vote_columns(conn, upto, columns, sep)
@@ -418,7 +441,9 @@ def _connect_read_only(path: Path, notices: list[str]) -> sqlite3.Connection:
     if not path.is_file():
         raise WorkspaceError(f"{path}: no such workspace file")
     uri = file_uri(path)
-    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=READ_TIMEOUT, check_same_thread=False, isolation_level=None)
+    conn = sqlite3.connect(
+        f"{uri}?mode=ro", uri=True, timeout=READ_TIMEOUT, check_same_thread=False, isolation_level=None
+    )
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
@@ -427,8 +452,10 @@ def _connect_read_only(path: Path, notices: list[str]) -> sqlite3.Connection:
     conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False, isolation_level=None)
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     if Path(f"{path}-wal").is_file() and Path(f"{path}-wal").stat().st_size:
-        notices.append(f"{path}: read without its WAL (the disk is read-only or the file locked): "
-                       "work recorded since the last checkpoint is not counted")
+        notices.append(
+            f"{path}: read without its WAL (the disk is read-only or the file locked): "
+            "work recorded since the last checkpoint is not counted"
+        )
     return conn
 
 
@@ -478,8 +505,9 @@ def open_existing(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
     again, empty, under the user's feet; they get one line instead.
     """
     try:
-        conn = sqlite3.connect(f"{file_uri(path)}?mode=rw", uri=True, timeout=timeout,
-                               isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            f"{file_uri(path)}?mode=rw", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
     except sqlite3.Error:
         raise WorkspaceError(
             f"{path}: the workspace is gone (deleted or moved while in use); "
@@ -538,20 +566,28 @@ def _rollback(conn: sqlite3.Connection) -> None:
             pass
 
 
-def storage_error(path: Path, exc: sqlite3.Error, consequence: str, busy_timeout: float | None = None) -> WorkspaceError:
+def storage_error(
+    path: Path, exc: sqlite3.Error, consequence: str, busy_timeout: float | None = None
+) -> WorkspaceError:
     """SQLite's error as one line a user can act on (what, where, what to do)."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         waited = f" for more than {busy_timeout:g} s" if busy_timeout is not None else ""
-        return WorkspaceBusy(f"{path}: workspace busy: another process has held its lock{waited}; {consequence}; "
-                             "try again when it is done")
+        return WorkspaceBusy(
+            f"{path}: workspace busy: another process has held its lock{waited}; {consequence}; "
+            "try again when it is done"
+        )
     if name == "SQLITE_FULL":
         return WorkspaceUnwritable(f"{path}: the disk is full; {consequence}; free some space and try again")
     if name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN") or name == "SQLITE_PERM":
-        return WorkspaceUnwritable(f"{path}: the workspace cannot be written (read-only file, folder or disk); "
-                                   f"{consequence}; make it writable or open a copy with --workspace")
+        return WorkspaceUnwritable(
+            f"{path}: the workspace cannot be written (read-only file, folder or disk); "
+            f"{consequence}; make it writable or open a copy with --workspace"
+        )
     if name.startswith("SQLITE_IOERR"):
-        return WorkspaceUnwritable(f"{path}: the disk failed to write ({exc}); {consequence}; check the disk and try again")
+        return WorkspaceUnwritable(
+            f"{path}: the disk failed to write ({exc}); {consequence}; check the disk and try again"
+        )
     if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or not name:
         return WorkspaceError(f"{path}: not a usable workspace database ({exc}); move it aside and reopen")
     return WorkspaceError(f"{path}: {exc}; {consequence}")

@@ -11,8 +11,8 @@ the dataset is not an export and does not come here.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from piqa_tui.core.errors import ExistingOutput, OutputRefused
 
@@ -22,7 +22,12 @@ WORKSPACE_COMPANIONS = ("-wal", "-shm", "-journal")
 def workspace_files(path: Path) -> dict[Path, str]:
     """The workspace file and the files SQLite keeps beside it, with what each is called in a refusal."""
     files = {path: "the workspace"}
-    files.update({path.with_name(path.name + suffix): f"the workspace's {suffix[1:].upper()} file" for suffix in WORKSPACE_COMPANIONS})
+    files.update(
+        {
+            path.with_name(path.name + suffix): f"the workspace's {suffix[1:].upper()} file"
+            for suffix in WORKSPACE_COMPANIONS
+        }
+    )
     return files
 
 

@@ -104,8 +104,14 @@ class Vote:
     key: str = ""
 
 
-def apply_vote(votes: dict[str, dict[str, Vote]], item_id: str, annotator: str, choice: str | None, time: str,
-               key: str | None = None) -> None:
+def apply_vote(
+    votes: dict[str, dict[str, Vote]],
+    item_id: str,
+    annotator: str,
+    choice: str | None,
+    time: str,
+    key: str | None = None,
+) -> None:
     """One vote event: it becomes the annotator's current vote unless they have a later one (a tie: this one).
 
     Its ``choice`` is the recorded one until ``Project`` resolves it against the item's current text.
@@ -141,7 +147,9 @@ class ProjectState:
                 if self._votes is None:
                     self._votes = self._current.to_dict(Vote)
         if self._votes is None:  # the vote times read back do not match the votes read before
-            raise WorkspaceError("the workspace's vote events changed under this program (was the file replaced?); reopen it")
+            raise WorkspaceError(
+                "the workspace's vote events changed under this program (was the file replaced?); reopen it"
+            )
         return self._votes
 
     @property
@@ -153,7 +161,9 @@ class ProjectState:
 class Project:
     """A dataset and its workspace; ``items`` is the current state, in file order."""
 
-    def __init__(self, dataset: Dataset, workspace: Workspace | None, annotator: str, prefetch: Prefetch | None = None) -> None:
+    def __init__(
+        self, dataset: Dataset, workspace: Workspace | None, annotator: str, prefetch: Prefetch | None = None
+    ) -> None:
         self.dataset = dataset
         self.workspace = workspace
         self.annotator = annotator
@@ -186,7 +196,7 @@ class Project:
         annotator: str | None = None,
         create: bool = True,
         busy_timeout: float | None = None,
-    ) -> "Project":
+    ) -> Project:
         """Open a dataset; with ``create=False`` the workspace is only read (read-only commands): a missing
         one is not made, and one on a read-only disk or locked by another process can still be read."""
         path = Path(path)
@@ -348,7 +358,9 @@ class Project:
             if state._votes is None:  # the column-wise read failed (a NULL item id, a U+001F): replay every vote
                 state._votes, start = defaultdict(dict), 0
             changed = []
-            for seq, time, annotator, kind, item_id, _, old, new, _, _ in self.workspace.event_rows(after=start, upto=upto):
+            for seq, time, annotator, kind, item_id, _, old, new, _, _ in self.workspace.event_rows(
+                after=start, upto=upto
+            ):
                 if kind == "vote":
                     apply_vote(state._votes, item_id, annotator, new, time, old)
                     if seq > seen:
@@ -356,8 +368,16 @@ class Project:
         self._resolve_votes(set(changed) if start else set(state._votes))
         return changed
 
-    def _set(self, item_id: str | None, name: str | None, value: str | None, changed: list[str],
-             time: str = "", old: str | None = None, retexted: set[str] | None = None) -> None:
+    def _set(
+        self,
+        item_id: str | None,
+        name: str | None,
+        value: str | None,
+        changed: list[str],
+        time: str = "",
+        old: str | None = None,
+        retexted: set[str] | None = None,
+    ) -> None:
         pos = self.index.get(item_id or "")
         if pos is None or name is None:
             return
@@ -406,7 +426,9 @@ class Project:
 
     def _require_workspace(self) -> Workspace:
         if self.workspace is None:
-            raise WorkspaceError("this dataset was opened read-only (no workspace); open it with a workspace to record work")
+            raise WorkspaceError(
+                "this dataset was opened read-only (no workspace); open it with a workspace to record work"
+            )
         return self.workspace
 
     def edit(self, item_id: str, changes: dict[str, str]) -> Item:
@@ -446,8 +468,9 @@ class Project:
         if not stack:
             return None
         events = action_events(ws, stack[-1])
-        ws.record_marker(self.annotator, which, stack[-1],
-                         [astuple(c) for c in compensation(ws, events, undoing=which == "undo")])
+        ws.record_marker(
+            self.annotator, which, stack[-1], [astuple(c) for c in compensation(ws, events, undoing=which == "undo")]
+        )
         self.refresh()
         return events[0].item_id if events else None
 
@@ -481,30 +504,41 @@ class Project:
     def adjudicate(self, item_id: str, label: int, reason: str) -> None:
         """Set the final label of a disagreement, with a reason; logged like every action."""
         self.item(item_id)
-        self._require_workspace().record(self.annotator, "adjudicate", [Change(item_id, "label", None, str(label))], reason)
+        self._require_workspace().record(
+            self.annotator, "adjudicate", [Change(item_id, "label", None, str(label))], reason
+        )
         self.refresh()
 
     # ------------------------------------------------------------------- output
 
     def protected_files(self) -> dict[Path, str]:
         """Files no export may write over: the source dataset and the workspace with its WAL/SHM."""
-        protected = {path: "the source dataset (save the edits with ctrl+s in the TUI)" for path in source_files(self.dataset)}
+        protected = {
+            path: "the source dataset (save the edits with ctrl+s in the TUI)" for path in source_files(self.dataset)
+        }
         return {**protected, **workspace_files(self.workspace_path)}
 
     def check_outputs(self, outputs: list[Path], replace: bool = False) -> None:
         """Refuse outputs over the dataset or the workspace, and existing files unless ``replace`` (see ``outputs``)."""
         check_outputs(outputs, self.protected_files(), replace)
 
-    def export(self, out: str | os.PathLike[str], fmt: str | None = None, items: list[Item] | None = None,
-               extra_columns: dict[str, list[object]] | None = None, replace: bool = False,
-               escape_formulas: bool = False) -> list[Path]:
+    def export(
+        self,
+        out: str | os.PathLike[str],
+        fmt: str | None = None,
+        items: list[Item] | None = None,
+        extra_columns: dict[str, list[object]] | None = None,
+        replace: bool = False,
+        escape_formulas: bool = False,
+    ) -> list[Path]:
         """Write the current state (or ``items``) to ``out``; the workspace is untouched.
 
         Never over the source or the workspace; over another existing file only with ``replace``.
         """
         self.check_outputs(output_files(self.dataset, Path(out), fmt), replace)
-        return write_dataset(self.dataset, self.items if items is None else items, out, fmt, extra_columns,
-                             escape_formulas)
+        return write_dataset(
+            self.dataset, self.items if items is None else items, out, fmt, extra_columns, escape_formulas
+        )
 
     def save(self) -> list[Path]:
         """Write the current state over the source file and rebind the workspace to it."""
@@ -513,7 +547,9 @@ class Project:
                 f"{self.dataset.path} was changed on disk by someone else since it was opened; "
                 "export to another file instead, or reopen it"
             )
-        written = write_dataset(self.dataset, self.items, self.dataset.path, self.dataset.format)  # the one write over the source
+        written = write_dataset(
+            self.dataset, self.items, self.dataset.path, self.dataset.format
+        )  # the one write over the source
         sha, size = file_digest(self.dataset.path)
         self.dataset.sha256, self.dataset.size = sha, size
         if self.workspace is not None:

@@ -61,8 +61,15 @@ class SolutionHistory:
         return value
 
 
-def resolve_choice(solutions: tuple[str, ...], keys: tuple[str, ...], item_id: str, choice: str, key: str,
-                   time: str, history: SolutionHistory) -> str:
+def resolve_choice(
+    solutions: tuple[str, ...],
+    keys: tuple[str, ...],
+    item_id: str,
+    choice: str,
+    key: str,
+    time: str,
+    history: SolutionHistory,
+) -> str:
     """The solution a vote names now, as a 0-based index in text; ``STALE`` when its text is gone.
 
     Skip and withdrawn votes are returned as they are. ``keys`` are the solution keys of

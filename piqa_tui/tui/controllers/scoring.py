@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Callable, Protocol
+from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -103,7 +103,9 @@ def scores_summary(model: ModelScores, items: list[Item], baseline: bool = False
     return f"acc {format_value(summary['acc'])} · acc_norm {format_value(summary['acc_norm'])} on {summary['n']:,}"
 
 
-STORED_WATCH_SECONDS = 30.0  # how often the poll looks for runs another process stored (a re-read costs a pass over the cache)
+STORED_WATCH_SECONDS = (
+    30.0  # how often the poll looks for runs another process stored (a re-read costs a pass over the cache)
+)
 
 
 class ScoringController:
@@ -213,8 +215,15 @@ class ScoringController:
         if scores or baseline:
             self.host.deliver(self._loaded, items, template, scores, baseline, identity, engine.choice.name)
 
-    def _loaded(self, items: list[Item], template: Template, scores: list[ItemScore], baseline: list[ItemScore],
-                identity: str, model_name: str) -> None:
+    def _loaded(
+        self,
+        items: list[Item],
+        template: Template,
+        scores: list[ItemScore],
+        baseline: list[ItemScore],
+        identity: str,
+        model_name: str,
+    ) -> None:
         model = self.scores
         if model.identity and model.identity != identity:
             return
@@ -294,8 +303,12 @@ class ScoringController:
                 self.start_run(templates.get(key[4:], current))
 
         self.host.push_screen(
-            ChoiceDialog("Score all items", "Scores are cached in the workspace: a cancelled run resumes, "
-                         "and after edits only the changed items are scored again.", rows),
+            ChoiceDialog(
+                "Score all items",
+                "Scores are cached in the workspace: a cancelled run resumes, "
+                "and after edits only the changed items are scored again.",
+                rows,
+            ),
             chosen,
         )
 
@@ -362,7 +375,11 @@ class ScoringController:
             shown = self.session.ballots.visible_items(self.project.items)  # blind mode: only the items voted on
             summary = scores_summary(self.scores, shown, baseline=self.solution_only)
             if len(shown) < len(self.project.items):
-                summary = f"{summary} on the items you voted on (blind mode)" if shown else "accuracy hidden until you vote (blind mode)"
+                summary = (
+                    f"{summary} on the items you voted on (blind mode)"
+                    if shown
+                    else "accuracy hidden until you vote (blind mode)"
+                )
             text = f"{what}: {total:,} items, {summary} ({result.computed:,} computed{speed}); R shows the results"
         if result.skipped:
             text += f"; {len(result.skipped)} item(s) skipped (scoring needs 2 to {len(LETTERS)} solutions)"

@@ -49,7 +49,9 @@ class VotingController:
             return
         count = len(item.solutions)
         if choice >= count:
-            self.host.notify(f"{item.id} has {count} solutions: vote with 1-{count}, or 0 for unsure", severity="warning", timeout=3)
+            self.host.notify(
+                f"{item.id} has {count} solutions: vote with 1-{count}, or 0 for unsure", severity="warning", timeout=3
+            )
             return
         self._cast(item, str(choice))
 
@@ -61,8 +63,11 @@ class VotingController:
     def _cast(self, item: Item, choice: str) -> None:
         # Move first: when the item leaves a queue (unvoted, needs-votes), the cursor stays on the next one.
         self.host.advance()
-        self.host.record(f"your vote on {item.id}", lambda: self.project.vote(item.id, choice),
-                         lambda _: self.host.after_change([item.id]))
+        self.host.record(
+            f"your vote on {item.id}",
+            lambda: self.project.vote(item.id, choice),
+            lambda _: self.host.after_change([item.id]),
+        )
 
     def withdraw(self) -> None:
         item = self.host.current
@@ -72,6 +77,7 @@ class VotingController:
         if mine is None:
             self.host.notify(f"you have no vote on {item.id} to withdraw", timeout=2)
             return
+
         def withdrawn(_: object) -> None:
             self.host.after_change([item.id])
             self.host.notify(f"withdrew your vote ({choice_text(mine)}) on {item.id}", timeout=3)
@@ -96,8 +102,13 @@ class VotingController:
     def apply_flags(self, item: Item, before: dict[str, str], choice: FlagChoice) -> None:
         """Record the difference between the flags ``item`` had and the ones chosen, as one action."""
         changes = {reason: False for reason in sorted(set(before) - choice.reasons)}
-        changes.update({reason: True for reason in sorted(choice.reasons)
-                        if reason not in before or (choice.note and before[reason] != choice.note)})
+        changes.update(
+            {
+                reason: True
+                for reason in sorted(choice.reasons)
+                if reason not in before or (choice.note and before[reason] != choice.note)
+            }
+        )
 
         def recorded(_: object) -> None:
             self.host.after_change([item.id])
@@ -105,8 +116,9 @@ class VotingController:
             self.host.notify(f"{item.id}: {shown}", timeout=3)
 
         # one action, one undo; a retry after a busy workspace sets again what is already set: harmless
-        self.host.record(f"the flags on {item.id}", lambda: self.project.set_flags(item.id, changes, choice.note),
-                         recorded)
+        self.host.record(
+            f"the flags on {item.id}", lambda: self.project.set_flags(item.id, changes, choice.note), recorded
+        )
 
     # --------------------------------------------------------------- review
 

@@ -120,7 +120,9 @@ class AdjudicationScreen(Screen[None]):
         )
         self.set_class(not self.ids, "-empty")
         self.query_one("#adjudication-empty", Static).update(
-            "No disagreements to adjudicate. " + ("" if self.show_done else "d shows the items already adjudicated. ") + "esc goes back."
+            "No disagreements to adjudicate. "
+            + ("" if self.show_done else "d shows the items already adjudicated. ")
+            + "esc goes back."
         )
         if self.ids:
             row = self.ids.index(keep) if keep in self.ids else 0
@@ -144,7 +146,9 @@ class AdjudicationScreen(Screen[None]):
         cells.append(", ".join(sorted(self.project.state.flags.get(item.id, {}))))
         note = self.project.state.notes.get(item.id, "")
         cells.append(layout(note, NOTE_CELLS, app_bidi_mode(self), max_lines=1)[0].text if note else "")
-        return [c if isinstance(c, Text) else rich_text(c, one_line=True) for c in cells]  # DataTable parses str as markup
+        return [
+            c if isinstance(c, Text) else rich_text(c, one_line=True) for c in cells
+        ]  # DataTable parses str as markup
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -150,4 +150,6 @@ class AgreementScreen(Screen[None]):
                 path = Path(value).expanduser()
                 self.app.ask_before_replacing([path], lambda: write(path))
 
-        self.app.push_screen(TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion, check), chosen)
+        self.app.push_screen(
+            TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion, check), chosen
+        )

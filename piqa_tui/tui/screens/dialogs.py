@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on
@@ -45,7 +45,9 @@ class TextPrompt(ModalScreen[str | None]):
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextPrompt")
 
-    def __init__(self, title: str, help: str = "", value: str = "", check: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self, title: str, help: str = "", value: str = "", check: Callable[[str], str | None] | None = None
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.help_text = help
@@ -82,7 +84,9 @@ class TextPrompt(ModalScreen[str | None]):
 class ChoiceDialog(ModalScreen[str | None]):
     """Pick one of several actions (or a filter): ``choices`` are (key, label, help) rows."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceDialog") + """
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="ChoiceDialog")
+        + """
     ChoiceDialog OptionList {
         height: auto;
         max-height: 20;
@@ -91,6 +95,7 @@ class ChoiceDialog(ModalScreen[str | None]):
         background: $surface;
     }
     """
+    )
 
     BINDINGS = bindings(DIALOG_ACTIONS)
 

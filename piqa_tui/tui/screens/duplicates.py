@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from rich.text import Text
 from textual import on
@@ -136,7 +136,9 @@ class DuplicatesScreen(Screen[None]):
         self.runs.start(lambda run: self._scan(run, request, items))
         self.strip.start(self._scan_text("finding duplicates"))
         self.cluster_list.show_clusters([], self._prompt_of, self._label_of, empty_message="scanning…")
-        self.cluster_view.show_message(f"Looking for duplicates among {len(items):,} items ({request.describe()})… esc cancels.")
+        self.cluster_view.show_message(
+            f"Looking for duplicates among {len(items):,} items ({request.describe()})… esc cancels."
+        )
         self.refresh_bindings()
         self.update_header()
 
@@ -157,7 +159,9 @@ class DuplicatesScreen(Screen[None]):
 
         def body() -> None:
             try:
-                ended.append((scan(self.project, items, request, progress, note=lambda text: run.report(self._stage, text)), ""))
+                ended.append(
+                    (scan(self.project, items, request, progress, note=lambda text: run.report(self._stage, text)), "")
+                )
             except ScanCancelled:
                 ended.append((None, ""))
             except (PiqaError, OSError, ValueError) as exc:
@@ -201,7 +205,9 @@ class DuplicatesScreen(Screen[None]):
         if result is not None:
             self.result = self.session.duplicate_scan = result
             found = len(result.clusters)
-            self.notify(f"{found} duplicate cluster{'s' if found != 1 else ''} found in {result.seconds:.1f} s", timeout=3)
+            self.notify(
+                f"{found} duplicate cluster{'s' if found != 1 else ''} found in {result.seconds:.1f} s", timeout=3
+            )
             self.request = result.request
             if result.notice:
                 self.notify(result.notice, severity="warning", timeout=12)
@@ -276,7 +282,8 @@ class DuplicatesScreen(Screen[None]):
         what = "No duplicate clusters found" if not found else f"All {found} clusters are resolved"
         return (
             f"{what} ({result.request.describe()}). "
-            "r scans again · s turns the semantic signal " + ("off" if result.request.semantic else "on")
+            "r scans again · s turns the semantic signal "
+            + ("off" if result.request.semantic else "on")
             + " · a checks leakage against another file · esc goes back"
         )
 
@@ -341,7 +348,9 @@ class DuplicatesScreen(Screen[None]):
         result = self.result
         text = Text(overflow="ellipsis")
         text.append("Duplicates", "bold")
-        text.append(f"  {terminal_safe(self.project.dataset.name, one_line=True)} · {len(self.project.items):,} items  ")
+        text.append(
+            f"  {terminal_safe(self.project.dataset.name, one_line=True)} · {len(self.project.items):,} items  "
+        )
         if self.scanning:
             text.append("scanning…", "italic")
         elif result is not None:
@@ -480,7 +489,9 @@ class DuplicatesScreen(Screen[None]):
             return
         into = cluster.members[self.chosen]
         if not self.result.is_local(into):
-            self.notify(f"{into.id} is in {into.source}: choose a member of this dataset to merge the notes into", timeout=5)
+            self.notify(
+                f"{into.id} is in {into.source}: choose a member of this dataset to merge the notes into", timeout=5
+            )
             return
 
         def decide() -> str:

@@ -49,7 +49,9 @@ class ReasonList(SelectionList[str]):
 
 
 class FlagDialog(ModalScreen[FlagChoice | None]):
-    DEFAULT_CSS = DIALOG_CSS.format(name="FlagDialog") + """
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="FlagDialog")
+        + """
     FlagDialog ReasonList {
         height: auto;
         max-height: 12;
@@ -61,6 +63,7 @@ class FlagDialog(ModalScreen[FlagChoice | None]):
         margin-bottom: 1;
     }
     """
+    )
 
     ACTIONS = FLAG_ACTIONS
     BINDINGS = bindings(tuple(a for a in FLAG_ACTIONS if a.id != "flag_list_save"))

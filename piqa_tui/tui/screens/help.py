@@ -32,7 +32,9 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = bindings(HELP_ACTIONS)
 
-    def __init__(self, title: str = "piqa-tui keys", sections: list[tuple[str, tuple[Action, ...]]] | None = None) -> None:
+    def __init__(
+        self, title: str = "piqa-tui keys", sections: list[tuple[str, tuple[Action, ...]]] | None = None
+    ) -> None:
         """Every key of the program, or only ``sections`` (a screen's own keys) when given."""
         super().__init__()
         self.title_text = title
@@ -66,7 +68,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_row("", "", "")
         table.add_row(
             "",
-            Text(f"Remap keys by action id in {config_path()}, e.g.\n[keys]\nnext_item = \"j,down,ctrl+n\""),
+            Text(f'Remap keys by action id in {config_path()}, e.g.\n[keys]\nnext_item = "j,down,ctrl+n"'),
             "",
         )
         return table

@@ -12,7 +12,8 @@ redraws, dialogs, background work).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from textual import on, work
 from textual.actions import SkipAction
@@ -63,7 +64,17 @@ MIN_HEIGHT = 16
 NARROW_WIDTH = 100
 
 # Actions that change data: off while a field is edited or the file is being saved.
-EDIT_ACTIONS = {"edit_field", "external_editor", "edit_label", "edit_note", "swap_solutions", "undo", "redo", "save", "export"}
+EDIT_ACTIONS = {
+    "edit_field",
+    "external_editor",
+    "edit_label",
+    "edit_note",
+    "swap_solutions",
+    "undo",
+    "redo",
+    "save",
+    "export",
+}
 # Actions that move: off while a field is edited (their keys type text there).
 MOVE_ACTIONS = action_names(MAIN_ACTIONS) - {"save", "export", "copy_field", "focus_list"} | action_names(VOTE_ACTIONS)
 MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
@@ -90,7 +101,9 @@ class SearchBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static("search /", markup=False)
-        yield FieldEditor(field="search", placeholder="words of a prompt or solution; enter browses results, esc clears")
+        yield FieldEditor(
+            field="search", placeholder="words of a prompt or solution; enter browses results, esc clears"
+        )
 
     @property
     def editor(self) -> FieldEditor:
@@ -101,27 +114,27 @@ POSITION_DELAY = 0.5  # seconds the cursor rests on an item before it is written
 
 
 class MainScreen(Screen[None]):
-    DEFAULT_CSS = f"""
-    MainScreen #body {{
+    DEFAULT_CSS = """
+    MainScreen #body {
         height: 1fr;
-    }}
-    MainScreen #too-small {{
+    }
+    MainScreen #too-small {
         display: none;
         width: 1fr;
         height: 1fr;
         content-align: center middle;
         text-align: center;
         color: $warning;
-    }}
-    MainScreen.-narrow ItemList {{
+    }
+    MainScreen.-narrow ItemList {
         width: 46%;
-    }}
-    MainScreen.-too-small #too-small {{
+    }
+    MainScreen.-too-small #too-small {
         display: block;
-    }}
-    MainScreen.-too-small #body, MainScreen.-too-small SearchBar, MainScreen.-too-small Footer {{
+    }
+    MainScreen.-too-small #body, MainScreen.-too-small SearchBar, MainScreen.-too-small Footer {
         display: none;
-    }}
+    }
     """
 
     ACTIONS = MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS  # the palette's order
@@ -208,7 +221,11 @@ class MainScreen(Screen[None]):
         return row_marks(self.session, position, item)
 
     def _empty_message(self) -> str:
-        return f"no items match {self.filters.describe()} — esc clears" if self.filters.active else "the dataset has no items"
+        return (
+            f"no items match {self.filters.describe()} — esc clears"
+            if self.filters.active
+            else "the dataset has no items"
+        )
 
     # -------------------------------------------------------- current item
 
@@ -238,7 +255,12 @@ class MainScreen(Screen[None]):
         """Redraw the item view and header for the item under the cursor."""
         position = self.item_list.position
         view = self.item_view
-        if only_if_moved and view.item is not None and position is not None and view.item is self.project.items[position]:
+        if (
+            only_if_moved
+            and view.item is not None
+            and position is not None
+            and view.item is self.project.items[position]
+        ):
             if self._shown_index == self.item_list.cursor:
                 return
         self._shown_index = self.item_list.cursor
@@ -300,7 +322,7 @@ class MainScreen(Screen[None]):
             if not has_voted(self.project, self.project.items[rows[index]].id):
                 if index <= cursor:
                     self.notify("wrapped round to the top", timeout=2)
-                self._go(lambda: self.item_list.go(index))
+                self._go(lambda index=index: self.item_list.go(index))
                 return
         where = f" among {self.filters.describe()}" if self.filters.active else ""
         self.notify(f"you have voted on every item{where}", timeout=3)
@@ -514,7 +536,9 @@ class MainScreen(Screen[None]):
             elif key == "column-clear":
                 self.set_filters(Filters(f.queue, None, None, f.search))
 
-        self.app.push_screen(ChoiceDialog("Filter", "Show only items in a queue, or with one value of a column.", choices), chosen)
+        self.app.push_screen(
+            ChoiceDialog("Filter", "Show only items in a queue, or with one value of a column.", choices), chosen
+        )
 
     # ---------------------------------------------------------------- fields
 
@@ -565,7 +589,10 @@ class MainScreen(Screen[None]):
 
     def _edit_label(self, item: Item) -> None:
         if getattr(self.app, "gold_hidden", lambda item: False)(item):
-            self.notify("blind mode: vote on this item first to see and set its gold label (or start with --reviewer)", timeout=4)
+            self.notify(
+                "blind mode: vote on this item first to see and set its gold label (or start with --reviewer)",
+                timeout=4,
+            )
             return
         label = self.item_view.query_one(LabelLine)
         chooser = LabelChooser(len(item.solutions), item.label, id="label-chooser")
@@ -624,8 +651,11 @@ class MainScreen(Screen[None]):
         """Record a field's new text (a note goes to the notes, the rest is an undoable edit)."""
         if field == "note":
             if value != self.project.state.notes.get(item.id, ""):
-                self.app.pending.record(f"the note on {item.id}", lambda: self.project.set_note(item.id, value),
-                                        lambda _: self.after_change([item.id]))
+                self.app.pending.record(
+                    f"the note on {item.id}",
+                    lambda: self.project.set_note(item.id, value),
+                    lambda _: self.after_change([item.id]),
+                )
             return
         self.apply_edit(item, {field: value})
 
@@ -638,16 +668,27 @@ class MainScreen(Screen[None]):
         if not lost:
             self._record_edit(item, changes)
             return
-        whose = "Votes on this item may have chosen" if blind else f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose"
-        message = (f"{whose} the text you changed. They will count as cast on an earlier version "
-                   "(the item needs votes again) until the annotators vote again.")
+        whose = (
+            "Votes on this item may have chosen"
+            if blind
+            else f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose"
+        )
+        message = (
+            f"{whose} the text you changed. They will count as cast on an earlier version "
+            "(the item needs votes again) until the annotators vote again."
+        )
         choices = [("edit", "Edit and mark those votes as cast on an earlier version", ""), ("cancel", "Cancel", "")]
-        self.app.push_screen(ChoiceDialog("Votes predate this edit", message, choices),
-                             lambda answer: self._record_edit(item, changes) if answer == "edit" else self.show_current())
+        self.app.push_screen(
+            ChoiceDialog("Votes predate this edit", message, choices),
+            lambda answer: self._record_edit(item, changes) if answer == "edit" else self.show_current(),
+        )
 
     def _record_edit(self, item: Item, changes: dict[str, str]) -> None:
-        self.app.pending.record(f"the edit of {item.id}", lambda: self.project.edit(item.id, changes),
-                                lambda _: self.after_change([item.id]))
+        self.app.pending.record(
+            f"the edit of {item.id}",
+            lambda: self.project.edit(item.id, changes),
+            lambda _: self.after_change([item.id]),
+        )
 
     def action_external_editor(self) -> None:
         item = self.current
@@ -674,6 +715,7 @@ class MainScreen(Screen[None]):
         selected = self.item_view.selected
         a = int(selected[8:]) if selected.startswith("solution") else 0
         b = (a + 1) % len(item.solutions)
+
         def swapped(_: object) -> None:
             self.after_change([item.id])
             self.notify(f"swapped solutions {a + 1} and {b + 1} (and the label with them)", timeout=3)
@@ -701,8 +743,11 @@ class MainScreen(Screen[None]):
         self._undo_redo("redo")
 
     def _undo_redo(self, which: str) -> None:
-        self.app.pending.record(which, self.project.undo if which == "undo" else self.project.redo,
-                                lambda item_id: self._undone(which, item_id))  # type: ignore[arg-type]
+        self.app.pending.record(
+            which,
+            self.project.undo if which == "undo" else self.project.redo,
+            lambda item_id: self._undone(which, item_id),
+        )  # type: ignore[arg-type]
 
     def _undone(self, which: str, item_id: str | None) -> None:
         if item_id is None:
@@ -766,7 +811,11 @@ class MainScreen(Screen[None]):
         except WorkspaceError as exc:
             kept = f" (for this session only: {exc})"
         self.app.redraw_text()
-        words = {Direction.AUTO: "auto (detected per paragraph)", Direction.RTL: "right-to-left", Direction.LTR: "left-to-right"}
+        words = {
+            Direction.AUTO: "auto (detected per paragraph)",
+            Direction.RTL: "right-to-left",
+            Direction.LTR: "left-to-right",
+        }
         self.notify(f"{column or 'dataset'}: {words[direction]}{kept}", timeout=6 if kept else 3)
 
     def action_duplicates(self) -> None:
@@ -839,17 +888,19 @@ class MainScreen(Screen[None]):
         ballots = self.session.ballots
         visible = ballots.visible(item.id)
         decision = ballots.decision(item.id) if visible else None
-        panel.show_view(ScoreView(
-            rows=max(len(self.project.dataset.layout.solutions), len(item.solutions)),
-            score=model.get(item),
-            baseline=model.baseline(item),
-            state=state,
-            error=error,
-            gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
-            votes=tuple(item_choices(self.project, item.id).values()) if visible else (),
-            decided=decision.label if decision is not None else None,
-            template=model.template.name,
-        ))
+        panel.show_view(
+            ScoreView(
+                rows=max(len(self.project.dataset.layout.solutions), len(item.solutions)),
+                score=model.get(item),
+                baseline=model.baseline(item),
+                state=state,
+                error=error,
+                gold_hidden=self.app.gold_hidden(item) if hasattr(self.app, "gold_hidden") else False,
+                votes=tuple(item_choices(self.project, item.id).values()) if visible else (),
+                decided=decision.label if decision is not None else None,
+                template=model.template.name,
+            )
+        )
 
     # ------------------------------------------------- host of the controllers
 

@@ -32,7 +32,9 @@ LABEL_BASES = [("0-based (0 = solution 1)", "0"), ("1-based (1 = solution 1)", "
 class MappingDialog(ModalScreen[dict[str, str] | None]):
     """Choose the roles of the columns; ``ctrl+s`` (or Save) returns the mapping, ``esc`` None."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="MappingDialog") + """
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="MappingDialog")
+        + """
     MappingDialog > Vertical {
         width: 90;
     }
@@ -56,9 +58,12 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
         border-top: solid $panel-lighten-2;
     }
     """
+    )
     BINDINGS = bindings(MAPPING_ACTIONS)
 
-    def __init__(self, columns: list[str], rows: list[dict[str, object]], reason: str, layout: Layout | None = None) -> None:
+    def __init__(
+        self, columns: list[str], rows: list[dict[str, object]], reason: str, layout: Layout | None = None
+    ) -> None:
         super().__init__()
         self.columns = columns
         self.rows = rows
@@ -74,7 +79,9 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
             yield Static(self.reason, classes="dialog-help", markup=False)
             with Horizontal():
                 yield Label("prompt")
-                yield Select(options, value=layout.prompt if layout else Select.NULL, id="prompt", prompt="choose a column")
+                yield Select(
+                    options, value=layout.prompt if layout else Select.NULL, id="prompt", prompt="choose a column"
+                )
             with Horizontal():
                 yield Label("solutions")
                 chosen = set(layout.solutions) if layout else set()
@@ -85,7 +92,12 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
                 yield Select([("(no label column)", NO_COLUMN), *options], value=label, id="label", allow_blank=False)
             with Horizontal():
                 yield Label("label base")
-                yield Select(LABEL_BASES, value="1" if layout is None or layout.label_base == 1 else "0", id="base", allow_blank=False)
+                yield Select(
+                    LABEL_BASES,
+                    value="1" if layout is None or layout.label_base == 1 else "0",
+                    id="base",
+                    allow_blank=False,
+                )
             yield Static("", id="preview", markup=False)
             with Horizontal():
                 yield Button("Save (ctrl+s)", id="save", variant="primary")

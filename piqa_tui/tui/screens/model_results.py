@@ -27,9 +27,9 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.comparison import SPECIFICITY
 from piqa_tui.core.scoring.results import ItemScore
-from piqa_tui.render.comparison import METRICS, metric_table
 from piqa_tui.core.text.bidi import layout, needs_layout
 from piqa_tui.core.text.graphemes import truncate
+from piqa_tui.render.comparison import METRICS, metric_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.messages import ScoresChanged, ShowItem
@@ -118,18 +118,26 @@ class ModelResultsScreen(Screen[None]):
         text = Text()
         items = self.session.ballots.visible_items(every)  # blind mode: only the items voted on
         if not scored or not model.count(items):
-            others = self._models(items, minimum=1) if items else []  # other models may be in the workspace all the same
+            others = (
+                self._models(items, minimum=1) if items else []
+            )  # other models may be in the workspace all the same
             nothing = "Nothing scored with this model yet" if others else "Nothing scored yet"
-            text.append(f"{nothing}. On the item list, m scores the current item and M every item." if not scored else
-                        "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.", "italic")
+            text.append(
+                f"{nothing}. On the item list, m scores the current item and M every item."
+                if not scored
+                else "Accuracies stay hidden until you vote (blind mode): they are taken over the items you voted on.",
+                "italic",
+            )
             self.query_one("#results-text", Static).update(Group(text, *others))
             return
         if len(items) < len(every):
             text.append(f"blind mode: over the {len(items):,} items you voted on\n", "dim")
         overall = model.summary(items)
         text.append("overall   ", "bold")
-        text.append(f"acc {_fmt(overall['acc'])}  acc_norm {_fmt(overall['acc_norm'])}  "
-                    f"acc_bytes {_fmt(overall['acc_bytes'])}  n {overall['n']:,}")
+        text.append(
+            f"acc {_fmt(overall['acc'])}  acc_norm {_fmt(overall['acc_norm'])}  "
+            f"acc_bytes {_fmt(overall['acc_bytes'])}  n {overall['n']:,}"
+        )
         if overall["n_unlabelled"]:
             text.append(f"  ({overall['n_unlabelled']:,} without a gold label)", "dim")
         mean = overall["mean_margin"]
@@ -156,14 +164,22 @@ class ModelResultsScreen(Screen[None]):
         items = self.session.ballots.visible_items(self.project.items)
         groups = self.model.summary(items, column=column)["groups"]
         more = "  (c: next column)" if len(self.columns) > 1 else ""
-        table = Table(title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))
+        table = Table(
+            title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0)
+        )
         table.add_column(column)
         for name in ("n", "acc", "acc_norm", "acc_bytes", "mean margin"):
             table.add_column(name, justify="right")
         for value, s in groups.items():  # type: ignore[union-attr]
             mean = s["mean_margin"]
-            table.add_row(rich_text(value, one_line=True, highlight=True), f"{s['n']:,}", _fmt(s["acc"]), _fmt(s["acc_norm"]),
-                          _fmt(s["acc_bytes"]), "—" if mean is None else f"{mean:.2f}")
+            table.add_row(
+                rich_text(value, one_line=True, highlight=True),
+                f"{s['n']:,}",
+                _fmt(s["acc"]),
+                _fmt(s["acc_norm"]),
+                _fmt(s["acc_bytes"]),
+                "—" if mean is None else f"{mean:.2f}",
+            )
         return table
 
     def _models(self, items: list[Item], minimum: int = 2) -> list[Text | Table]:
@@ -178,8 +194,10 @@ class ModelResultsScreen(Screen[None]):
             table = self.model.comparison(items, [column] if column else [])
         except PiqaError as exc:  # an unreadable relevance flag: say which, show no figures
             return [Text(f"\n{len(labels)} models: {exc}", "red")]
-        out: list[Text | Table] = [Text(f"\n{len(labels)} models side by side (m: next metric, c: next column)", "bold"),
-                                   metric_table(table, column, metric)]
+        out: list[Text | Table] = [
+            Text(f"\n{len(labels)} models side by side (m: next metric, c: next column)", "bold"),
+            metric_table(table, column, metric),
+        ]
         if SPECIFICITY in table.groups and column != SPECIFICITY:
             out.append(metric_table(table, SPECIFICITY, metric))
         if table.discarded:
@@ -217,7 +235,9 @@ class ModelResultsScreen(Screen[None]):
             return found[1]
         text = item.prompt.replace("\n", " ")
         if needs_layout(text):
-            shown = layout(text, PROMPT_CELLS, app_bidi_mode(self), max_lines=1, direction=field_direction(self, "prompt"))[0].text
+            shown = layout(
+                text, PROMPT_CELLS, app_bidi_mode(self), max_lines=1, direction=field_direction(self, "prompt")
+            )[0].text
         else:
             shown = truncate(text, PROMPT_CELLS)
         self._excerpts[item.id] = (item, shown)
@@ -230,7 +250,7 @@ class ModelResultsScreen(Screen[None]):
         scored.sort(key=lambda row: (row[2].margin, row[0]), reverse=not self.ascending)
         table.clear()
         self.positions = [position for position, _, _ in scored]
-        for position, item, score in scored:
+        for _position, item, score in scored:
             table.add_row(*self._row(item, score))
         if keep is not None and keep in self.positions:
             table.move_cursor(row=self.positions.index(keep), animate=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import parse_policy, policy_spec

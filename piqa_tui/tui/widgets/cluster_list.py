@@ -6,7 +6,7 @@ A virtual list like the item list: it draws only the rows on screen, so a
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style

@@ -116,7 +116,9 @@ class MemberPanel(Widget):
         else:
             status.append(f"gold {item.label + 1}" if item.label is not None else "no gold label")
         for reason, note in sorted(card.flags.items()):
-            status.append("  ⚑ " + reason + (f" ({note})" if note else ""), self.get_component_rich_style("member-panel--flag"))
+            status.append(
+                "  ⚑ " + reason + (f" ({note})" if note else ""), self.get_component_rich_style("member-panel--flag")
+            )
         parts.append(status)
         if card.note:
             parts.append(Group(Text("note", style=muted), BidiText(card.note, mode, direction=directions.of("note"))))
@@ -179,10 +181,10 @@ class ClusterView(VerticalScroll, can_focus=False):
         for panel, card in zip(panels, cards):
             panel.show(card)
             panel.display = True
-        for panel in panels[len(cards):]:
+        for panel in panels[len(cards) :]:
             panel.display = False
         if len(cards) > len(panels):
-            new = [MemberPanel(card) for card in cards[len(panels):]]
+            new = [MemberPanel(card) for card in cards[len(panels) :]]
             container.mount_all(new)
             panels += new
         chosen = next((p for p, card in zip(panels, cards) if card.chosen), None)

@@ -9,7 +9,7 @@ put them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -35,7 +35,9 @@ def field_direction(widget: Widget, field: str) -> Direction:
     return app_directions(widget).of(field)
 
 
-def line_segments(line: DisplayLine, width: int, base: Style, spans: Sequence[tuple[int, int, Style]] = ()) -> list[Segment]:
+def line_segments(
+    line: DisplayLine, width: int, base: Style, spans: Sequence[tuple[int, int, Style]] = ()
+) -> list[Segment]:
     """One display line as segments filling ``width`` cells: aligned, with styled logical spans."""
     segments: list[Segment] = []
     if line.align == "right" and line.width < width:

@@ -10,7 +10,7 @@ widget more costs layout and paint time. While the field is being edited, a
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -58,7 +58,12 @@ class FieldText(Widget):
         color: $text-muted;
     }
     """
-    COMPONENT_CLASSES = {"field-text--highlight", "field-text--placeholder", "field-text--caption", "field-text--translation"}
+    COMPONENT_CLASSES = {
+        "field-text--highlight",
+        "field-text--placeholder",
+        "field-text--caption",
+        "field-text--translation",
+    }
 
     def __init__(self, placeholder: str = "", *, field: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
@@ -105,7 +110,9 @@ class FieldText(Widget):
             gaps = len(GAP) * len(self.translations)
             share = (width - gaps) // (len(self.translations) + 2)
             widths = [width - gaps - share * len(self.translations)] + [share] * len(self.translations)
-            columns.append([(line, kind) for line in layout(original, widths[0], mode, direction=directions.of(self.field))])
+            columns.append(
+                [(line, kind) for line in layout(original, widths[0], mode, direction=directions.of(self.field))]
+            )
             for (column, value), w in zip(self.translations, widths[1:]):
                 lines = layout(value or "—", w, mode, direction=directions.of(column))
                 columns.append([(column, "caption"), *((line, "translation") for line in lines)])
@@ -117,7 +124,10 @@ class FieldText(Widget):
             rows = [[(line, kind)] for line in own] if self.show_original else []
             for column, value in self.translations:
                 rows.append([(column, "caption")])
-                rows.extend([(line, "translation")] for line in layout(value or "—", width, mode, direction=directions.of(column)))
+                rows.extend(
+                    [(line, "translation")]
+                    for line in layout(value or "—", width, mode, direction=directions.of(column))
+                )
         self._cache = (key, rows, widths)
         return rows, widths
 
@@ -142,7 +152,10 @@ class FieldText(Widget):
             return [Segment(" " * cells, base)]
         if isinstance(content, str):  # a caption: the column's name
             name = content[:cells]
-            return [Segment(name, base + self.get_component_rich_style("field-text--caption")), Segment(" " * (cells - len(name)), base)]
+            return [
+                Segment(name, base + self.get_component_rich_style("field-text--caption")),
+                Segment(" " * (cells - len(name)), base),
+            ]
         if kind == "placeholder":
             return line_segments(content, cells, base + self.get_component_rich_style("field-text--placeholder"))
         if kind == "translation":
@@ -185,7 +198,9 @@ class FieldBlock(Vertical):
     }
     """
 
-    def __init__(self, field: str, title: str, translations: Sequence[str] = (), *, placeholder: str = "(empty)") -> None:
+    def __init__(
+        self, field: str, title: str, translations: Sequence[str] = (), *, placeholder: str = "(empty)"
+    ) -> None:
         super().__init__(id=f"field-{field}", classes="field-block")
         self.field = field
         self.border_title = title
@@ -201,7 +216,9 @@ class FieldBlock(Vertical):
         self.body = FieldText(self.placeholder, field=self.field)
         yield self.body
 
-    def show(self, text: str, highlights: Sequence[tuple[int, int]] = (), translations: dict[str, str] | None = None) -> None:
+    def show(
+        self, text: str, highlights: Sequence[tuple[int, int]] = (), translations: dict[str, str] | None = None
+    ) -> None:
         """Display ``text`` (logical) and the current values of the translation columns."""
         self.text = text
         self.highlights = tuple(highlights)

@@ -28,9 +28,9 @@ from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import BidiMode, DisplayLine, layout
 from piqa_tui.core.text.graphemes import (
+    backspace,
     cell_width,
     delete_grapheme_after,
-    backspace,
     grapheme_spans,
     next_boundary,
     previous_boundary,
@@ -67,26 +67,26 @@ class FieldEditor(Widget, can_focus=True):
     class Changed(Message):
         """The text changed (for live validation)."""
 
-        def __init__(self, editor: "FieldEditor", value: str) -> None:
+        def __init__(self, editor: FieldEditor, value: str) -> None:
             super().__init__()
             self.editor = editor
             self.value = value
 
         @property
-        def control(self) -> "FieldEditor":
+        def control(self) -> FieldEditor:
             return self.editor
 
     class Done(Message):
         """Editing ended: ``how`` is commit, cancel, next, prev or external."""
 
-        def __init__(self, editor: "FieldEditor", value: str, how: str) -> None:
+        def __init__(self, editor: FieldEditor, value: str, how: str) -> None:
             super().__init__()
             self.editor = editor
             self.value = value
             self.how = how
 
         @property
-        def control(self) -> "FieldEditor":
+        def control(self) -> FieldEditor:
             return self.editor
 
     def __init__(

@@ -8,7 +8,7 @@ drew until the data changes.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -107,7 +107,7 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
     class Moved(Message):
         """The cursor moved to row ``index`` (item position ``position``, None when the list is empty)."""
 
-        def __init__(self, item_list: "ItemList", index: int, position: int | None) -> None:
+        def __init__(self, item_list: ItemList, index: int, position: int | None) -> None:
             super().__init__()
             self.item_list = item_list
             self.index = index
@@ -141,7 +141,9 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
 
     # ------------------------------------------------------------------ data
 
-    def set_rows(self, rows: Sequence[int], cursor_position: int | None = None, empty_message: str = "no items") -> None:
+    def set_rows(
+        self, rows: Sequence[int], cursor_position: int | None = None, empty_message: str = "no items"
+    ) -> None:
         """Show ``rows`` (item positions); keep the cursor on ``cursor_position`` if it is among them."""
         self.rows = rows
         self.empty_message = empty_message

@@ -55,7 +55,7 @@ class LabelChooser(Widget, can_focus=True):
     class Done(Message):
         """``value`` is the 0-based label as text ('' for none); ``how`` is commit or cancel."""
 
-        def __init__(self, chooser: "LabelChooser", value: str, how: str) -> None:
+        def __init__(self, chooser: LabelChooser, value: str, how: str) -> None:
             super().__init__()
             self.chooser = chooser
             self.value = value

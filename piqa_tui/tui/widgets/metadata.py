@@ -56,7 +56,11 @@ class MetadataTable(Widget):
         column, value = self.rows[y]
         name_width = min(NAME_WIDTH, max(cell_width(c) for c, _ in self.rows) + 2, max(4, width // 3))
         name = truncate(terminal_safe(column, one_line=True), name_width - 2)
-        name_cells = [Segment(name + " " * (name_width - cell_width(name)), base + self.get_component_rich_style("metadata--name"))]
+        name_cells = [
+            Segment(
+                name + " " * (name_width - cell_width(name)), base + self.get_component_rich_style("metadata--name")
+            )
+        ]
         room = width - name_width
         if room < 2:
             return Strip(name_cells).adjust_cell_length(width, base)

@@ -139,10 +139,12 @@ class ScorePanel(Static):
         baseline = view.baseline
         if baseline is not None and not view.gold_hidden:
             shortcut = not view.gold_hidden and baseline.correct is True
-            parts.append((
-                f"no prompt: picks {_pick(baseline.prediction)}" + (" = gold: a shortcut" if shortcut else ""),
-                "yellow" if shortcut else "",
-            ))
+            parts.append(
+                (
+                    f"no prompt: picks {_pick(baseline.prediction)}" + (" = gold: a shortcut" if shortcut else ""),
+                    "yellow" if shortcut else "",
+                )
+            )
         for n, (part, style) in enumerate(parts):
             if n:
                 text.append(" · ", "dim")

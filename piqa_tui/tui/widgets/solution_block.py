@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from piqa_tui.tui.widgets.field_block import FieldBlock
 

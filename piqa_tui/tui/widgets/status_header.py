@@ -55,7 +55,9 @@ class StatusHeader(Static):
         text.append("  ")
         text.append(("reviewer " if info.reviewer else "") + terminal_safe(info.annotator, one_line=True), "italic")
         text.append("  ")
-        position = f"{info.index}/{info.shown}" if info.shown == info.total else f"{info.index}/{info.shown} of {info.total}"
+        position = (
+            f"{info.index}/{info.shown}" if info.shown == info.total else f"{info.index}/{info.shown} of {info.total}"
+        )
         text.append(position, "bold")
         done = info.voted / info.total if info.total else 0
         text.append(f"  ✓{info.voted} ({done:.0%})  ✎{info.edited}  ⚑{info.flagged}")
