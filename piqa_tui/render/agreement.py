@@ -16,6 +16,7 @@ from rich.table import Table
 from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
 from piqa_tui.core.votes.policy import Policy
+from piqa_tui.core.workspace.vote_targets import Adjudication
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
@@ -124,6 +125,31 @@ def describe_policy(policy: Policy) -> str:
     if policy.min_votes is not None:
         text += f", at least {policy.min_votes} votes"
     return text
+
+
+def set_aside_reason(adjudication: Adjudication) -> str:
+    """Why an adjudication no longer decides its item, in one line (the TUI's status, ``agree``)."""
+    when = adjudication.time[:16].replace("T", " ")
+    return (
+        f"the adjudication by {adjudication.who} ({when}) is set aside: the solution text it chose was edited "
+        "since, so the votes decide again until a reviewer adjudicates anew"
+    )
+
+
+def set_aside_line(item_id: str, adjudication: Adjudication) -> str:
+    """One set-aside adjudication as ``agree`` lists it: the item, then the reason."""
+    return f"{item_id}: {set_aside_reason(adjudication)}"
+
+
+def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "who": adjudication.who,
+        "time": adjudication.time,
+        "reason": adjudication.reason,
+        "text": adjudication.text,
+        "chosen": None if not adjudication.cast.isdigit() else int(adjudication.cast),
+    }
 
 
 def summary_heading(summary: AgreementSummary) -> str:
