@@ -40,6 +40,20 @@ from piqa_tui.tui.keymap import EDITOR_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 
 
+def typed_character(event: events.Key) -> str | None:
+    """The character a key types, or None for a key that types nothing (enter, tab, escape, ctrl+…).
+
+    Textual calls a key printable by ``str.isprintable``, which is False for format characters: a
+    ZWNJ or ZWJ (U+200C/U+200D, which Bengali, Hindi, Malayalam and Persian spelling need), a bidi
+    mark, a soft hyphen. Every character but a control one is typed as it came; what is shown or
+    refused is for the validate rules to say.
+    """
+    character = event.character
+    if not character or len(character) != 1:
+        return None
+    return character if unicodedata.category(character) not in ("Cc", "Cs") else None
+
+
 class FieldEditor(Widget, can_focus=True):
     """Edits one field's logical text; posts ``Changed`` on every change and ``Done`` when left."""
 
@@ -192,10 +206,10 @@ class FieldEditor(Widget, can_focus=True):
     # ------------------------------------------------------------------- keys
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character:
+        if typed := typed_character(event):
             event.stop()
             event.prevent_default()
-            self.insert(event.character)
+            self.insert(typed)
 
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()
