@@ -10,10 +10,11 @@ from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    say,
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.text.terminal_safe import message_line, terminal_safe
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
 from piqa_tui.render.agreement import (
     BreakdownTable,
@@ -24,7 +25,7 @@ from piqa_tui.render.agreement import (
     set_aside_line,
     summary_markdown,
 )
-from piqa_tui.render.safe_text import markup_safe, rich_text
+from piqa_tui.render.safe_text import markup_safe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         + ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
     )
     for item_id, adjudication in aside.items():
-        console.print(rich_text(set_aside_line(item_id, adjudication), one_line=True))
+        say(message_line(set_aside_line(item_id, adjudication)))
     console.print(ReportTables(found.report))
     for breakdown in found.breakdowns.values():
         console.print(BreakdownTable(breakdown))

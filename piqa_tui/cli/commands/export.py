@@ -142,9 +142,11 @@ def print_release(release: Release, only_decided: bool, drop_invalid: bool) -> N
     invalid = release.invalid_written()
     undecided = sum(statuses[s.value] for s in UNDECIDED)
     if undecided and not only_decided:
-        say(f"{_items(undecided)} not decided by the votes keep the file's label (--only-decided leaves them out)")
+        keep = "keeps" if undecided == 1 else "keep"
+        say(f"{_items(undecided)} not decided by the votes {keep} the file's label (--only-decided leaves them out)")
     if invalid:
-        say(f"{_items(invalid)} fail validation (piqa-tui validate lists why; --drop-invalid leaves them out)")
+        verb = "fails" if invalid == 1 else "fail"
+        say(f"{_items(invalid)} {verb} validation (piqa-tui validate lists why; --drop-invalid leaves them out)")
     else:
         say("no item written fails validation")
     left = [f"{n} {why}" for why, n in release.left_out.items() if why != "flagged" and n]
