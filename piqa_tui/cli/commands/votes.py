@@ -89,11 +89,12 @@ def run(args: argparse.Namespace) -> int:
         say(
             f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}"
         )
-    decided = (
-        f", {result.new_adjudications} of {result.adjudications} adjudications new" if result.adjudications else ""
-    )
+    what, decided = "votes", ""
+    if result.adjudications:
+        what = "votes and adjudications"
+        decided = f" ({result.new_adjudications} of {result.adjudications} adjudications new)"
     say(
-        f"read {result.read} votes ({result.shape} file): {result.new} new, "
+        f"read {result.read} {what} ({result.shape} file): {result.new} new, "
         f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected{decided}"
     )
     return DATA_PROBLEMS if result.bad else OK

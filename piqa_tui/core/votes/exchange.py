@@ -12,7 +12,8 @@ Every value reads back exactly as written, whatever it holds:
 * TSV is not quoted; a backslash, tab, line feed or carriage return inside a
   value is written ``\\\\``, ``\\t``, ``\\n``, ``\\r`` (the escapes of
   PostgreSQL's text format), and the reader undoes exactly those four;
-* CSV is quoted as RFC 4180 says;
+* CSV quotes every value as RFC 4180 says (Python's minimal quoting leaves a lone
+  carriage return bare, and a reader ends the row there);
 * JSONL escapes U+2028, U+2029 and U+0085 besides what JSON escapes, so no
   reader that splits lines on them (``str.splitlines`` does) cuts a record.
 """
@@ -177,7 +178,7 @@ def votes_text(path: Path, rows: list[Row]) -> str:
     if suffix != ".csv":
         raise PiqaError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv or .jsonl")
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)  # minimal quoting misses a lone CR
     writer.writerow(VOTE_COLUMNS)
     writer.writerows(rows)
     return buffer.getvalue()

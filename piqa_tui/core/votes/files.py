@@ -149,11 +149,16 @@ def _has_bad_bytes(text: str) -> bool:
     return _SURROGATE.search(text) is not None
 
 
+def _printable(text: str) -> str:
+    """``text`` with any lone surrogate written as its escape, so that it can be printed."""
+    return text.encode("utf-8", "backslashreplace").decode() if _ANY_SURROGATE.search(text) else text
+
+
 def _whole(text: str, what: str) -> str:
     """``text`` unless it holds a lone surrogate (JSON's ``\\ud800``), which is not a character and cannot be stored."""
     if (found := _ANY_SURROGATE.search(text)) is not None:
         raise ValueError(
-            f"{what} '{_shown(text.encode('utf-8', 'backslashreplace').decode())}' holds a lone surrogate "
+            f"{what} '{_shown(_printable(text))}' holds a lone surrogate "
             f"(\\u{ord(found.group()):04x}), which is not a character; fix that value"
         )
     return text
@@ -315,9 +320,6 @@ def _read_jsonl(path: Path, text: str) -> _Table:
             continue
         if not isinstance(record, dict):
             table.bad.append(BadVote(number, f"not a JSON object ({type(record).__name__}); write one object a line"))
-            continue
-        if (odd := next((k for k in record if _ANY_SURROGATE.search(k)), None)) is not None:
-            table.bad.append(BadVote(number, f"the key {ascii(odd)} holds a lone surrogate, which is not a character"))
             continue
         names.update(dict.fromkeys(map(str, record)))
         table.numbers.append(number)
@@ -483,7 +485,7 @@ def _wide_votes(
             choice = parse_choice(text, n, item_id)
             votes.append((item_id, _whole(name, "annotator"), choice, row_time or _time(row, None, clock), None))
         except ValueError as exc:
-            reasons.append(f"column '{_shown(name.encode('utf-8', 'backslashreplace').decode())}': {exc}")
+            reasons.append(f"column '{_shown(_printable(name))}': {exc}")
     return votes, reasons
 
 
@@ -496,7 +498,7 @@ def _shape(path: Path, header: list[str], roles: dict[str, str]) -> tuple[str, l
         annotators = [name for name in header if name not in used and name]
         if annotators:
             return "wide", annotators
-    found = ", ".join(map(_shown, header)) or "nothing"
+    found = ", ".join(_shown(_printable(name)) for name in header) or "nothing"
     raise InputError(
         f"{path}: a votes file needs columns item_id, annotator, choice (long), or an id column and one "
         f"column per annotator (wide); found: {found}"
@@ -577,10 +579,10 @@ def read_votes(project: Project, path: str | Path) -> FileVotes:
                 continue
             wide, reasons = _wide_votes(project, row, reading, annotators)
         except ValueError as exc:
-            bad.append(BadVote(number, str(exc), table.unit))
+            bad.append(BadVote(number, _printable(str(exc)), table.unit))
             continue
         votes += wide
-        bad += [BadVote(number, reason, table.unit) for reason in reasons]
+        bad += [BadVote(number, _printable(reason), table.unit) for reason in reasons]
     bad.sort(key=lambda b: b.line)
     read = len(votes) + len(adjudications) + len(bad)
     stamped = reading.clock.start if reading.clock else None
