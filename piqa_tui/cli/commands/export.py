@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     )  # before any work
     decided = args.decided or args.only_decided
     release = export_items(project, decided, args.drop_flagged, args.only_decided, args.drop_invalid)
-    items, changes = release.items, release.changes
+    items = release.items
     extra = vote_columns(project, items) if args.vote_columns else {}
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
@@ -207,23 +207,10 @@ def run(args: argparse.Namespace) -> int:
         replace=args.force,
         escape_formulas=args.escape_formulas,
     )
-    summary: dict[str, object] = {
-        "written": [str(p) for p in written],
-        "items": len(items),
-        "edited": len(project.state.edited),
-    }
-    if decided:
-        summary["gold_changes"] = [change.to_json() for change in changes]
-        summary["statuses"] = release.statuses()
-    if decided or args.drop_invalid:
-        summary["invalid"] = release.invalid_written()
-        summary["left_out"] = release.left_out
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
-    if spreadsheet:
-        summary["formula_cells"] = formula_cells(*output_table(project.dataset, items, extra or None))
-        summary["formulas_escaped"] = bool(args.escape_formulas)
+    formulas = formula_cells(*output_table(project.dataset, items, extra or None)) if spreadsheet else None
     if args.json:
-        print_json(summary)
+        print_json(_summary(project, release, written, formulas, args))
         return OK
     dropped = len(project.items) - len(items)
     say(
@@ -231,12 +218,33 @@ def run(args: argparse.Namespace) -> int:
     )
     if decided:
         print_release(release, args.only_decided, args.drop_invalid)
-        print_changes(changes)
+        print_changes(release.changes)
     elif args.drop_invalid:
         say(f"left out {_items(release.left_out['invalid'])} that fail validation")
-    if spreadsheet and summary["formula_cells"]:
-        say(_formula_note(int(summary["formula_cells"]), args.escape_formulas))
+    if formulas:
+        say(_formula_note(formulas, args.escape_formulas))
     return OK
+
+
+def _summary(
+    project: Project, release: Release, written: list[Path], formulas: int | None, args: argparse.Namespace
+) -> dict[str, object]:
+    """What ``export --json`` prints."""
+    summary: dict[str, object] = {
+        "written": [str(p) for p in written],
+        "items": len(release.items),
+        "edited": len(project.state.edited),
+    }
+    if release.found:
+        summary["gold_changes"] = [change.to_json() for change in release.changes]
+        summary["statuses"] = release.statuses()
+    if release.found or args.drop_invalid:
+        summary["invalid"] = release.invalid_written()
+        summary["left_out"] = release.left_out
+    if formulas is not None:
+        summary["formula_cells"] = formulas
+        summary["formulas_escaped"] = bool(args.escape_formulas)
+    return summary
 
 
 def _formula_note(count: int, escaped: bool) -> str:

@@ -232,7 +232,7 @@ class _Table:
 
     def rows(self) -> Iterator[tuple[int, dict[str, object]]]:
         header = self.header
-        rows = self.records or (dict(zip(header, cells)) for cells in self.cells)
+        rows: Iterable[dict[str, object]] = self.records or (dict(zip(header, cells)) for cells in self.cells)
         return zip(self.numbers, rows)
 
 
@@ -292,7 +292,7 @@ def _read_csv(path: Path, text: str) -> _Table:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         table = _Table(_header(path, next(reader, [])))
-        rows = []
+        rows: list[tuple[int, list[str]]] = []
         while True:
             start = reader.line_num + 1
             cells = next(reader, None)
@@ -479,7 +479,8 @@ def _wide_votes(
     cells = [(name, text) for name in annotators if (text := as_text(row.get(name))) is not None]
     clock = reading.clock
     row_time = _time(row, reading.roles.get("time"), None) if clock is None and cells else ""
-    votes, reasons = [], []
+    votes: list[Vote] = []
+    reasons: list[str] = []
     for name, text in cells:
         try:
             choice = parse_choice(text, n, item_id)
