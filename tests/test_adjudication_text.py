@@ -107,6 +107,19 @@ def test_an_old_adjudication_without_its_text_names_the_solution_at_its_position
     assert second == Project.open(path).item("dz-007").solutions[0]
 
 
+def test_an_old_adjudication_is_set_aside_by_a_later_edit_even_once_the_file_is_saved(tmp_path: Path) -> None:
+    path = split_votes(tmp_path)
+    lead = Project.open(path, annotator="lead")
+    assert lead.workspace is not None
+    chosen = lead.item("dz-007").solutions[0]
+    lead.workspace.record("lead", "adjudicate", [Change("dz-007", "label", None, "0")], "old-style")
+    lead.edit("dz-007", {"solution0": chosen + " (edited)"})
+    lead.save()  # the file now holds the edited text: the log still knows what stood there before
+    reopened = Project.open(path)
+    assert reopened.state.adjudications["dz-007"].text == chosen
+    assert list(set_aside(reopened)) == ["dz-007"]
+
+
 def test_undoing_an_adjudication_brings_back_the_earlier_one_with_its_text(tmp_path: Path) -> None:
     path = split_votes(tmp_path)
     lead = Project.open(path, annotator="lead")

@@ -322,19 +322,25 @@ class Project:
                 vote.choice = resolve_choice(*found, item_id, vote.cast, vote.key, vote.time, self.history)  # type: ignore[misc]
 
     def _resolve_adjudications(self, item_ids: set[str]) -> None:
-        """Point the adjudications on these items at the solution text they chose (``STALE``: set aside)."""
+        """Point the adjudications on these items at the solution text they chose (``STALE``: set aside).
+
+        One recorded before adjudications kept their text chose the text at its position at its time,
+        which the log's solution history gives (as for a vote without a key).
+        """
         for item_id in item_ids:
             found = self.state.adjudications.get(item_id)
-            if found is not None and item_id in self.index:
-                label = adjudicated_choice(self.solution_keys(item_id), found.text, found.cast)
-                self.state.adjudications[item_id] = found._replace(label=label)
+            pos = self.index.get(item_id)
+            if found is None or pos is None:
+                continue
+            solutions = self.items[pos].solutions
+            if found.text is None and found.cast.isdigit() and int(found.cast) < len(solutions):
+                name = f"solution{found.cast}"
+                found = found._replace(text=self.history.text_at(item_id, name, found.time, solutions[int(found.cast)]))
+            label = adjudicated_choice(self.solution_keys(item_id), found.text, found.cast)
+            self.state.adjudications[item_id] = found._replace(label=label)
 
     def _replay_adjudication(self, event: Event) -> None:
-        """An adjudication event: it stands unless the item has a later one (by time; a tie: this one).
-
-        An event recorded before adjudications kept their text chose the solution at its position then:
-        the items as replayed up to here.
-        """
+        """An adjudication event: it stands unless the item has a later one (by time; a tie: this one)."""
         item_id = event.item_id or ""
         if self._adjudicated_at.get(item_id, "") > event.time:
             return  # a later decision was brought in first (e.g. from another machine)
@@ -342,12 +348,8 @@ class Project:
         if not event.new:  # an undone adjudication: the votes decide again
             self.state.adjudications.pop(item_id, None)
             return
-        text = event.old
-        pos = self.index.get(item_id)
-        if text is None and pos is not None and event.new.isdigit() and int(event.new) < len(self.items[pos].solutions):
-            text = self.items[pos].solutions[int(event.new)]
         self.state.adjudications[item_id] = Adjudication(
-            event.new, event.note or "", event.annotator, event.time, text, event.new
+            event.new, event.note or "", event.annotator, event.time, event.old, event.new
         )
         self._adjudged.add(item_id)
 
