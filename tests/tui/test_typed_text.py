@@ -111,6 +111,8 @@ def test_a_format_character_is_a_key_textual_calls_unprintable() -> None:
         assert not key.is_printable and typed_character(key) == character
     for name, character in (("tab", "\t"), ("enter", "\r"), ("escape", "\x1b"), ("ctrl+a", "\x01"), ("up", None)):
         assert typed_character(events.Key(name, character)) is None
+    composed = "ক\u09cd\u200dষ"  # an input method's composed text, sent as one key
+    assert typed_character(events.Key("composed", composed)) == composed
 
 
 async def test_keys_that_type_nothing_still_type_nothing(bengali: Path) -> None:

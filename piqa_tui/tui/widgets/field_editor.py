@@ -41,17 +41,18 @@ from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 
 
 def typed_character(event: events.Key) -> str | None:
-    """The character a key types, or None for a key that types nothing (enter, tab, escape, ctrl+…).
+    """The text a key types, or None for a key that types nothing (enter, tab, escape, ctrl+…).
 
     Textual calls a key printable by ``str.isprintable``, which is False for format characters: a
     ZWNJ or ZWJ (U+200C/U+200D, which Bengali, Hindi, Malayalam and Persian spelling need), a bidi
-    mark, a soft hyphen. Every character but a control one is typed as it came; what is shown or
-    refused is for the validate rules to say.
+    mark, a soft hyphen. Every character but a control one is typed as it came (an input method's
+    composed text too, when it arrives as one key); what is shown or refused is for the validate
+    rules to say.
     """
-    character = event.character
-    if not character or len(character) != 1:
+    text = event.character
+    if not text or any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
         return None
-    return character if unicodedata.category(character) not in ("Cc", "Cs") else None
+    return text
 
 
 class FieldEditor(Widget, can_focus=True):
