@@ -13,7 +13,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from piqa_tui.core.votes.files import export_votes, import_votes, read_votes
+from piqa_tui.core.votes.exchange import export_votes
+from piqa_tui.core.votes.files import import_votes, read_votes
 from piqa_tui.core.workspace.project import Project
 
 from .conftest import SAMPLES, copy_sample

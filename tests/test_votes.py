@@ -11,7 +11,8 @@ from piqa_tui.cli.main import main
 from piqa_tui.core.votes.agreement import fleiss_kappa
 from piqa_tui.core.votes.blind import cast_votes, current_vote, has_voted
 from piqa_tui.core.votes.decisions import decide, decisions, parse_policy, project_policy, set_project_policy
-from piqa_tui.core.votes.files import export_votes, import_votes
+from piqa_tui.core.votes.exchange import export_votes
+from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.votes.policy import Decision, Status
 from piqa_tui.core.workspace.project import Project
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
 from piqa_tui.core.votes.policy import Policy
+from piqa_tui.core.workspace.vote_targets import Adjudication
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
@@ -126,6 +127,31 @@ def describe_policy(policy: Policy) -> str:
     return text
 
 
+def set_aside_reason(adjudication: Adjudication) -> str:
+    """Why an adjudication no longer decides its item, in one line (the TUI's status, ``agree``)."""
+    when = adjudication.time[:16].replace("T", " ")
+    return (
+        f"the adjudication by {adjudication.who} ({when}) is set aside: the solution text it chose was edited "
+        "since, so the votes decide again until a reviewer adjudicates anew"
+    )
+
+
+def set_aside_line(item_id: str, adjudication: Adjudication) -> str:
+    """One set-aside adjudication as ``agree`` lists it: the item, then the reason."""
+    return f"{item_id}: {set_aside_reason(adjudication)}"
+
+
+def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "who": adjudication.who,
+        "time": adjudication.time,
+        "reason": adjudication.reason,
+        "text": adjudication.text,
+        "chosen": None if not adjudication.cast.isdigit() else int(adjudication.cast),
+    }
+
+
 def summary_heading(summary: AgreementSummary) -> str:
     """The policy in force and the items per status, on two lines."""
     counts = "  ·  ".join(f"{name} {count}" for name, count in summary.statuses.items())
@@ -220,8 +246,8 @@ class ReportTables:
                     col if j < 4 else rich_text(col, one_line=True, highlight=True),
                     justify="left" if j == 0 else "right",
                 )
-            for row in annotator_rows(report):
-                per.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])
+            for cells in annotator_rows(report):
+                per.add_row(rich_text(cells[0], one_line=True, highlight=True), *cells[1:])
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
         if lines := notes(report):

@@ -23,7 +23,7 @@ from piqa_tui.core.votes.decisions import (
 from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
-from piqa_tui.render.agreement import describe_policy
+from piqa_tui.render.agreement import describe_policy, set_aside_reason
 
 # One cell in the list's mark column per status (needs-votes has none: it is the common case).
 STATUS_MARKS: dict[Status, str] = {
@@ -164,12 +164,20 @@ class Ballots:
         return VoteSummary("  ·  ".join(parts), self.status_text(item.id), False, mine_text)
 
     def status_text(self, item_id: str) -> str:
+        """The item's status in words; an adjudication set aside by an edit says so after it."""
+        status = self._status_words(item_id)
+        adjudication = self.project.state.adjudications.get(item_id)
+        if adjudication is not None and adjudication.label == STALE:
+            return f"{status}  ·  {set_aside_reason(adjudication)}"
+        return status
+
+    def _status_words(self, item_id: str) -> str:
         decision = self.decision(item_id)
         status = decision.status
         if status is Status.ADJUDICATED:
-            label, reason, who = self.project.state.adjudications[item_id]
-            text = f"adjudicated → {choice_text(label)} by {who}"
-            return text + (f": {reason}" if reason else "")
+            adjudication = self.project.state.adjudications[item_id]
+            text = f"adjudicated → {choice_text(adjudication.label)} by {adjudication.who}"
+            return text + (f": {adjudication.reason}" if adjudication.reason else "")
         if status is Status.AGREED:
             return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"
         if status is Status.AGAINST_GOLD:

@@ -10,16 +10,19 @@ from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    say,
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec
+from piqa_tui.core.text.terminal_safe import message_line, terminal_safe
+from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
     breakdown_json,
     report_json,
+    set_aside_json,
+    set_aside_line,
     summary_markdown,
 )
 from piqa_tui.render.safe_text import markup_safe
@@ -37,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
     found = agreement_summary(project, by)
+    aside = set_aside(project)
     if args.json:
         print_json(
             {
@@ -44,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
                 "policy": policy_spec(found.policy),
                 "status": found.statuses,
                 "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
+                "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
             }
         )
@@ -56,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — policy {policy_spec(found.policy)}; "
         + ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
     )
+    for item_id, adjudication in aside.items():
+        say(message_line(set_aside_line(item_id, adjudication)))
     console.print(ReportTables(found.report))
     for breakdown in found.breakdowns.values():
         console.print(BreakdownTable(breakdown))

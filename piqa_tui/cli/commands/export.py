@@ -1,7 +1,11 @@
 """``piqa-tui export PATH --to OUT``: the dataset with the workspace's edits, written atomically.
 
 ``--decided`` writes each agreed or adjudicated item's decided label (by the
-dataset's policy) instead of the gold column; ``--vote-columns`` adds
+dataset's policy) instead of the gold column, and says how many items of each
+status it wrote and how many fail validation; ``--only-decided`` leaves out the
+items the votes have not decided (disagreement, needs votes) and
+``--drop-invalid`` those that fail validation (an error of ``validate``);
+``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
 flagged for removal (e.g. duplicates resolved by keeping another copy).
@@ -11,6 +15,9 @@ OUT is never the dataset itself or its workspace; an existing OUT needs ``--forc
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +28,7 @@ from piqa_tui.cli.commands.dataset_args import (
     say,
 )
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.dataset.checks import check_items
 from piqa_tui.core.dataset.files import (
     FORMATS,
     formula_cells,
@@ -29,12 +37,16 @@ from piqa_tui.core.dataset.files import (
 )
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
 
 if TYPE_CHECKING:
     from piqa_tui.core.votes.decisions import GoldChange
+    from piqa_tui.core.votes.policy import Decision
 
 REMOVAL_FLAGS = ("remove", "duplicate")
+REPORTED = (Status.AGREED, Status.ADJUDICATED, Status.AGAINST_GOLD, Status.DISAGREEMENT, Status.NEEDS_VOTES)
+UNDECIDED = (Status.DISAGREEMENT, Status.NEEDS_VOTES)  # the file's label stands: no decision replaces it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, help="override the format ('piqa' = .jsonl plus -labels.lst)")
     parser.add_argument(
         "--decided", action="store_true", help="write the label decided by the votes (policy) where there is one"
+    )
+    parser.add_argument(
+        "--only-decided",
+        action="store_true",
+        help="with --decided (implied): leave out the items in disagreement or needing votes",
+    )
+    parser.add_argument(
+        "--drop-invalid", action="store_true", help="leave out the items that fail validation (errors of validate)"
     )
     parser.add_argument(
         "--vote-columns", action="store_true", help="add votes per choice and the decision status as columns"
@@ -62,19 +82,80 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def export_items(project: Project, decided: bool, drop_flagged: bool) -> tuple[list[Item], list[GoldChange]]:
-    """The items to write, and (with ``decided``) the gold labels the decided ones change among them."""
+@dataclass
+class Release:
+    """What an export writes: the items, the gold labels the decided ones change, each item's decision
+    (with ``--decided``), the ids that fail validation, and how many items each option left out."""
+
+    items: list[Item]
+    changes: list[GoldChange] = field(default_factory=list)
+    found: dict[str, Decision] = field(default_factory=dict)
+    invalid: set[str] = field(default_factory=set)
+    left_out: dict[str, int] = field(default_factory=dict)
+
+    def statuses(self) -> dict[str, int]:
+        """Items written per status, in the order a lead reads them."""
+        counts = Counter(self.found[item.id].status for item in self.items)
+        return {status.value: counts[status] for status in REPORTED}
+
+    def invalid_written(self) -> int:
+        return sum(item.id in self.invalid for item in self.items)
+
+
+def export_items(
+    project: Project, decided: bool, drop_flagged: bool, only_decided: bool = False, drop_invalid: bool = False
+) -> Release:
+    """The items to write, with (``decided``) their decided labels, leaving out what the options say."""
     from piqa_tui.core.votes.decisions import decisions, gold_changes
 
-    items = project.items
+    release = Release(list(project.items))
+    if decided or only_decided:
+        release.found = found = decisions(project)
+        release.items = [
+            i.with_changes(label=found[i.id].label) if found[i.id].label is not None else i for i in release.items
+        ]
+    if decided or only_decided or drop_invalid:
+        problems = check_items(release.items, project.dataset.raw_ids)
+        release.invalid = {p.item_id for p in problems if p.level == "error"}
     if drop_flagged:
-        items = [i for i in items if not any(r in project.state.flags.get(i.id, {}) for r in REMOVAL_FLAGS)]
-    if not decided:
-        return items, []
-    found = decisions(project)
-    kept = {i.id for i in items}
-    changes = [c for c in gold_changes(project, found=found) if c.id in kept]
-    return [i.with_changes(label=found[i.id].label) if found[i.id].label is not None else i for i in items], changes
+        _leave_out(release, "flagged", lambda i: any(r in project.state.flags.get(i.id, {}) for r in REMOVAL_FLAGS))
+    if only_decided:
+        _leave_out(release, "undecided", lambda i: release.found[i.id].status in UNDECIDED)
+    if drop_invalid:
+        _leave_out(release, "invalid", lambda i: i.id in release.invalid)
+    if release.found:
+        kept = {i.id for i in release.items}
+        release.changes = [c for c in gold_changes(project, found=release.found) if c.id in kept]
+    return release
+
+
+def _leave_out(release: Release, why: str, leave: Callable[[Item], bool]) -> None:
+    kept = [i for i in release.items if not leave(i)]
+    release.left_out[why] = len(release.items) - len(kept)
+    release.items = kept
+
+
+def print_release(release: Release, only_decided: bool, drop_invalid: bool) -> None:
+    """Say what the release holds per status, what fails validation, and what the options left out."""
+    statuses = release.statuses()
+    say("by status: " + ", ".join(f"{name.replace('-', ' ')} {n}" for name, n in statuses.items()))
+    invalid = release.invalid_written()
+    undecided = sum(statuses[s.value] for s in UNDECIDED)
+    if undecided and not only_decided:
+        keep = "keeps" if undecided == 1 else "keep"
+        say(f"{_items(undecided)} not decided by the votes {keep} the file's label (--only-decided leaves them out)")
+    if invalid:
+        verb = "fails" if invalid == 1 else "fail"
+        say(f"{_items(invalid)} {verb} validation (piqa-tui validate lists why; --drop-invalid leaves them out)")
+    else:
+        say("no item written fails validation")
+    left = [f"{n} {why}" for why, n in release.left_out.items() if why != "flagged" and n]
+    if left:
+        say("left out: " + ", ".join(left))
+
+
+def _items(n: int) -> str:
+    return f"{n} item{'s' if n != 1 else ''}"
 
 
 def _label_text(label: int | None) -> str:
@@ -112,7 +193,9 @@ def run(args: argparse.Namespace) -> int:
     project.check_outputs(
         output_files(project.dataset, Path(args.to), args.format), replace=args.force
     )  # before any work
-    items, changes = export_items(project, args.decided, args.drop_flagged)
+    decided = args.decided or args.only_decided
+    release = export_items(project, decided, args.drop_flagged, args.only_decided, args.drop_invalid)
+    items = release.items
     extra = vote_columns(project, items) if args.vote_columns else {}
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
@@ -124,29 +207,44 @@ def run(args: argparse.Namespace) -> int:
         replace=args.force,
         escape_formulas=args.escape_formulas,
     )
-    summary: dict[str, object] = {
-        "written": [str(p) for p in written],
-        "items": len(items),
-        "edited": len(project.state.edited),
-    }
-    if args.decided:
-        summary["gold_changes"] = [change.to_json() for change in changes]
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
-    if spreadsheet:
-        summary["formula_cells"] = formula_cells(*output_table(project.dataset, items, extra or None))
-        summary["formulas_escaped"] = bool(args.escape_formulas)
+    formulas = formula_cells(*output_table(project.dataset, items, extra or None)) if spreadsheet else None
     if args.json:
-        print_json(summary)
+        print_json(_summary(project, release, written, formulas, args))
         return OK
     dropped = len(project.items) - len(items)
     say(
         f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}"
     )
-    if args.decided:
-        print_changes(changes)
-    if spreadsheet and summary["formula_cells"]:
-        say(_formula_note(int(summary["formula_cells"]), args.escape_formulas))
+    if decided:
+        print_release(release, args.only_decided, args.drop_invalid)
+        print_changes(release.changes)
+    elif args.drop_invalid:
+        say(f"left out {_items(release.left_out['invalid'])} that fail validation")
+    if formulas:
+        say(_formula_note(formulas, args.escape_formulas))
     return OK
+
+
+def _summary(
+    project: Project, release: Release, written: list[Path], formulas: int | None, args: argparse.Namespace
+) -> dict[str, object]:
+    """What ``export --json`` prints."""
+    summary: dict[str, object] = {
+        "written": [str(p) for p in written],
+        "items": len(release.items),
+        "edited": len(project.state.edited),
+    }
+    if release.found:
+        summary["gold_changes"] = [change.to_json() for change in release.changes]
+        summary["statuses"] = release.statuses()
+    if release.found or args.drop_invalid:
+        summary["invalid"] = release.invalid_written()
+        summary["left_out"] = release.left_out
+    if formulas is not None:
+        summary["formula_cells"] = formulas
+        summary["formulas_escaped"] = bool(args.escape_formulas)
+    return summary
 
 
 def _formula_note(count: int, escaped: bool) -> str:

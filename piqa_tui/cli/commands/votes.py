@@ -1,4 +1,5 @@
-"""``piqa-tui votes import|export|policy PATH FILE``: votes as long-format files, and the decision policy."""
+"""``piqa-tui votes import|export|policy PATH FILE``: votes and adjudications as long-format files, and the
+decision policy."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from piqa_tui.core.votes.decisions import (
     project_policy,
     set_project_policy,
 )
-from piqa_tui.core.votes.files import export_votes, import_votes
+from piqa_tui.core.votes.exchange import export_votes
+from piqa_tui.core.votes.files import import_votes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
             return 2
         project.check_outputs([Path(args.file)], replace=args.force)
         count = export_votes(project, args.file, current_only=args.current)
-        print_json({"written": args.file, "votes": count}) if args.json else say(f"wrote {count} votes to {args.file}")
+        if args.json:
+            print_json({"written": args.file, "votes": count})
+        else:
+            say(f"wrote {count} votes and adjudications to {args.file}")
         return OK
     result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
     if args.json:
@@ -72,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
                 "new": result.new,
                 "shape": result.shape,
                 "stamped": result.stamped,
+                "adjudications": result.adjudications,
+                "new_adjudications": result.new_adjudications,
                 "bad": [{b.unit: b.line, "reason": b.reason} for b in result.bad],
             }
         )
@@ -82,8 +89,12 @@ def run(args: argparse.Namespace) -> int:
         say(
             f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}"
         )
+    what, decided = "votes", ""
+    if result.adjudications:
+        what = "votes and adjudications"
+        decided = f" ({result.new_adjudications} of {result.adjudications} adjudications new)"
     say(
-        f"read {result.read} votes ({result.shape} file): {result.new} new, "
-        f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected"
+        f"read {result.read} {what} ({result.shape} file): {result.new} new, "
+        f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected{decided}"
     )
     return DATA_PROBLEMS if result.bad else OK

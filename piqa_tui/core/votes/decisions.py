@@ -22,6 +22,7 @@ from piqa_tui.core.votes.agreement import (
 )
 from piqa_tui.core.votes.policy import STATUSES, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import STALE, Adjudication
 
 POLICY_KEY = "decision_policy"
 
@@ -70,6 +71,17 @@ def adjudicated_label(project: Project, item_id: str) -> int | None:
     """The label a reviewer decided for the item, or None (none decided, or a record that names no solution)."""
     adjudicated = project.state.adjudications.get(item_id)
     return int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
+
+
+def set_aside(project: Project) -> dict[str, Adjudication]:
+    """The adjudications set aside because the solution text they chose was edited since, by item in file order;
+    their items are decided by the votes again, back in their queue."""
+    found = {
+        item_id: adjudication
+        for item_id, adjudication in project.state.adjudications.items()
+        if adjudication.label == STALE and item_id in project.index
+    }
+    return dict(sorted(found.items(), key=lambda pair: project.index[pair[0]]))
 
 
 def against_gold(decision: Decision, gold: int | None) -> Decision:

@@ -1,9 +1,12 @@
-"""Votes as files: read, import and export the files that carry votes between machines and teams.
+"""Votes as files: read and import the files that carry votes between machines and teams.
 
 Two shapes are read, as TSV, CSV, JSONL or Parquet:
 
 * **long**: one vote a line, ``item_id, annotator, choice`` and optionally ``time``
-  (and ``solution``, the key of the text voted for, which our exports write);
+  (and what ``votes export`` writes besides, see ``exchange``: ``solution``, the key
+  of the text chosen, ``text``, the text itself, and ``kind`` and ``reason``, which
+  carry adjudications; a file with a ``kind`` column is read exactly as written,
+  other files have the spaces around their values trimmed);
 * **wide**: an id column and one column per annotator (a spreadsheet); an empty
   cell is no vote; an optional ``time`` column applies to the whole row.
 
@@ -14,9 +17,11 @@ UTC form, so the log compares instants, never the texts people wrote.
 
 Importing merges without loss (every vote is an event; the latest per
 annotator and item counts), re-importing a timed file changes nothing (a vote
-is identified by item, annotator, time and choice), and every bad line is
-reported with its line number and reason while the good lines are imported.
-No value in a votes file ends in an internal error.
+or an adjudication is identified by item, annotator, time and choice), and
+every bad line is reported with its line number and reason while the good
+lines are imported. A vote or adjudication that names a text this dataset no
+longer has is recorded and counts for nothing (stale, set aside). No value in
+a votes file ends in an internal error.
 """
 
 from __future__ import annotations
@@ -36,23 +41,26 @@ from pathlib import Path
 
 import numpy as np
 
-from piqa_tui.core.dataset.files import atomic_write
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
+from piqa_tui.core.votes.exchange import ADJUDICATION, VOTE, WITHDRAWN, tsv_unescape
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import solution_key
 
-VOTE_COLUMNS = ("item_id", "annotator", "choice", "time", "solution")
-WITHDRAWN = "withdrawn"  # a withdrawal in a file (the log stores it as an empty choice)
 _ALIASES = {
     "item_id": ("item_id", "id", "item", "idx"),
     "annotator": ("annotator", "rater", "user", "who"),
     "choice": ("choice", "label", "vote", "answer"),
     "time": ("time", "timestamp", "when", "created_at"),
     "solution": ("solution", "solution_key"),
+    "text": ("text", "solution_text"),
+    "kind": ("kind",),
+    "reason": ("reason",),
 }
+_LONG_ONLY = ("text", "kind", "reason")  # roles of a long file only: in a wide file such a column is an annotator
 YEARS = (1900, 2999)  # a vote time outside these years is a typo or a placeholder, not a moment someone voted
 _LOG_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
 _SHOWN = 40  # characters of a bad value quoted in a reason
@@ -70,22 +78,39 @@ class BadVote:
 
 @dataclass(frozen=True)
 class ImportResult:
-    read: int
-    new: int
+    read: int  # rows read: votes, adjudications and bad lines
+    new: int  # votes and adjudications not recorded before
     bad: list[BadVote]
     shape: str = "long"  # or "wide"
     stamped: str | None = None  # the import time given to a file without a time column
+    adjudications: int = 0  # adjudication rows read (good ones)
+    new_adjudications: int = 0
 
 
 @dataclass(frozen=True)
 class FileVotes:
-    """The good votes of a file, as ``(item_id, annotator, choice, time, solution key or None)``, and its bad lines."""
+    """The good votes of a file, as ``(item_id, annotator, choice, time, solution key or None)``, its good
+    adjudications (``Adjudicated``) and its bad lines."""
 
     votes: list[tuple[str, str, str, str, str | None]]
     bad: list[BadVote]
     read: int
     shape: str
     stamped: str | None
+    adjudications: list[Adjudicated] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudicated:
+    """An adjudication row: the chosen solution (``choice``: an index as text, "" withdrawn) and its text
+    (None: not given, the solution at ``choice`` when it is replayed)."""
+
+    item_id: str
+    annotator: str
+    choice: str
+    time: str
+    text: str | None
+    reason: str
 
 
 # ------------------------------------------------------------------ values
@@ -116,11 +141,35 @@ def as_text(value: object) -> str | None:
 
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
+_ANY_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _has_bad_bytes(text: str) -> bool:
     """Whether the text holds bytes that were not UTF-8 (kept as lone surrogates when decoding)."""
     return _SURROGATE.search(text) is not None
+
+
+def _printable(text: str) -> str:
+    """``text`` with any lone surrogate written as its escape, so that it can be printed."""
+    return text.encode("utf-8", "backslashreplace").decode() if _ANY_SURROGATE.search(text) else text
+
+
+def _whole(text: str, what: str) -> str:
+    """``text`` unless it holds a lone surrogate (JSON's ``\\ud800``), which is not a character and cannot be stored."""
+    if (found := _ANY_SURROGATE.search(text)) is not None:
+        raise ValueError(
+            f"{what} '{_shown(_printable(text))}' holds a lone surrogate "
+            f"(\\u{ord(found.group()):04x}), which is not a character; fix that value"
+        )
+    return text
+
+
+def _cell(row: dict[str, object], column: str | None, exact: bool) -> str | None:
+    """A cell as text (``as_text``), untrimmed when ``exact``; None for no value."""
+    value = row.get(column) if column else None
+    if exact and type(value) is str:
+        return value or None
+    return as_text(value)
 
 
 def canonical_time(value: str) -> str:
@@ -183,7 +232,7 @@ class _Table:
 
     def rows(self) -> Iterator[tuple[int, dict[str, object]]]:
         header = self.header
-        rows = self.records or (dict(zip(header, cells)) for cells in self.cells)
+        rows: Iterable[dict[str, object]] = self.records or (dict(zip(header, cells)) for cells in self.cells)
         return zip(self.numbers, rows)
 
 
@@ -232,8 +281,9 @@ def _add_rows(table: _Table, rows: Iterable[tuple[int, list[str]]], checked: boo
 def _read_tsv(path: Path, text: str) -> _Table:
     """Tab-separated, without quoting: a line is a row (so no field size limit, no quote can swallow lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
-    table = _Table(_header(path, lines[0].rstrip("\r").split("\t")))
-    _add_rows(table, enumerate((line.split("\t") for line in lines[1:]), 2), not _has_bad_bytes(text))
+    table = _Table(_header(path, [tsv_unescape(cell) for cell in lines[0].rstrip("\r").split("\t")]))
+    rows = ([tsv_unescape(cell) for cell in line.split("\t")] for line in lines[1:])
+    _add_rows(table, enumerate(rows, 2), not _has_bad_bytes(text))
     return table
 
 
@@ -242,7 +292,7 @@ def _read_csv(path: Path, text: str) -> _Table:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         table = _Table(_header(path, next(reader, [])))
-        rows = []
+        rows: list[tuple[int, list[str]]] = []
         while True:
             start = reader.line_num + 1
             cells = next(reader, None)
@@ -257,7 +307,7 @@ def _read_csv(path: Path, text: str) -> _Table:
 def _read_jsonl(path: Path, text: str) -> _Table:
     table = _Table([])
     names: dict[str, None] = {}
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # JSON Lines ends a line at LF only
         if not line.strip():
             continue
         if _has_bad_bytes(line):
@@ -311,9 +361,23 @@ Vote = tuple[str, str, str, str, "str | None"]
 
 
 def _roles(header: list[str]) -> dict[str, str]:
-    """Which column plays each role (item_id, annotator, choice, time, solution), by name, case aside."""
+    """Which column plays each role (item_id, annotator, choice, time, solution, text, kind, reason), by name,
+    case aside."""
     by_name = {name.lower(): name for name in reversed(header)}  # a repeated name: its first column
     return {role: by_name[alias] for role, aliases in _ALIASES.items() for alias in aliases[::-1] if alias in by_name}
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How the rows of one file are read: the column of each role, whether values are taken exactly as
+    written (a file ``votes export`` wrote), and the clock of a file without times."""
+
+    roles: dict[str, str]
+    exact: bool
+    clock: _Clock | None
+
+    def cell(self, row: dict[str, object], role: str) -> str | None:
+        return _cell(row, self.roles.get(role), self.exact)
 
 
 class _Clock:
@@ -332,15 +396,16 @@ class _Clock:
         return f"{self._second:%Y-%m-%dT%H:%M:%S}.{self._micro - 1:06d}Z"
 
 
-def _item(project: Project, value: object) -> tuple[str, int]:
+def _item(project: Project, value: str | None) -> tuple[str, int]:
     """(item id, its number of solutions); ValueError when the dataset has no such item."""
-    item_id = as_text(value)
-    if item_id is None:
+    if value is None:
         raise ValueError("no item id")
-    pos = project.index.get(item_id)
+    pos = project.index.get(value)
+    if pos is None and value.strip() != value:
+        pos = project.index.get(value := value.strip())
     if pos is None:
-        raise ValueError(f"unknown item id '{_shown(item_id)}'")
-    return item_id, len(project.items[pos].solutions)
+        raise ValueError(f"unknown item id '{_shown(_whole(value, 'item id'))}'")
+    return value, len(project.items[pos].solutions)
 
 
 def _time(row: dict[str, object], column: str | None, clock: _Clock | None) -> str:
@@ -352,41 +417,76 @@ def _time(row: dict[str, object], column: str | None, clock: _Clock | None) -> s
     return canonical_time(text)
 
 
-def _key(row: dict[str, object], column: str | None) -> str | None:
-    text = as_text(row.get(column)) if column else None
-    if text is not None and not _KEY.fullmatch(text):
-        raise ValueError(f"solution '{_shown(text)}' is not a solution key (16 hex digits, as votes export writes)")
-    return text
+def _key(reading: _Reading, row: dict[str, object]) -> str | None:
+    """The solution key of a row: that of its text when it has one (checked against its key), else its key."""
+    text = reading.cell(row, "text")
+    key = as_text(row.get(reading.roles.get("solution", "")))
+    if key is not None and not _KEY.fullmatch(key):
+        raise ValueError(f"solution '{_shown(key)}' is not a solution key (16 hex digits, as votes export writes)")
+    if text is None:
+        return key
+    from_text = solution_key(_whole(text, "text"))
+    if key is not None and key != from_text:
+        raise ValueError(f"solution key {key} is not the key of the text given ({from_text}); which one was meant?")
+    return from_text
 
 
-def _long_vote(project: Project, row: dict[str, object], roles: dict[str, str], clock: _Clock | None) -> Vote:
-    """One line of a long file as a vote; ValueError with the reason when it is not one."""
-    item_id, n = _item(project, row.get(roles["item_id"]))
-    annotator = as_text(row.get(roles["annotator"]))
-    if annotator is None:
-        raise ValueError("no annotator")
-    choice = as_text(row.get(roles["choice"]))
+def _choice(reading: _Reading, row: dict[str, object], item_id: str, n: int) -> str:
+    choice = reading.cell(row, "choice")
     if choice is None:
         raise ValueError(f"no choice (0-{n - 1}, skip, or {WITHDRAWN} to withdraw a vote)")
-    stored = parse_choice(choice, n, item_id)
-    key = _key(row, roles.get("solution"))
-    return item_id, annotator, stored, _time(row, roles.get("time"), clock), key if stored.isdigit() else None
+    return parse_choice(choice, n, item_id)
+
+
+def _long_row(project: Project, row: dict[str, object], reading: _Reading) -> Vote | Adjudicated:
+    """One line of a long file as a vote or an adjudication; ValueError with the reason when it is neither."""
+    item_id, n = _item(project, reading.cell(row, "item_id"))
+    annotator = reading.cell(row, "annotator")
+    if annotator is None:
+        raise ValueError("no annotator")
+    _whole(annotator, "annotator")
+    kind = (reading.cell(row, "kind") or VOTE).strip().lower()
+    if kind not in (VOTE, ADJUDICATION):
+        raise ValueError(f"kind '{_shown(kind)}' is unknown; use {VOTE} or {ADJUDICATION}")
+    stored = _choice(reading, row, item_id, n)
+    key = _key(reading, row) if stored.isdigit() else None
+    time = _time(row, reading.roles.get("time"), reading.clock)
+    if kind == VOTE:
+        return item_id, annotator, stored, time, key
+    return _adjudicated(project, reading, row, (item_id, annotator, stored, time, key))
+
+
+def _adjudicated(project: Project, reading: _Reading, row: dict[str, object], vote: Vote) -> Adjudicated:
+    """An adjudication row (read as a vote so far): the text it chose, found by its key when not given."""
+    item_id, annotator, choice, time, key = vote
+    if choice == SKIP:
+        raise ValueError(f"an adjudication chooses a solution (0-9) or is {WITHDRAWN}, never unsure")
+    text = reading.cell(row, "text")
+    if key is not None and text is None:
+        solutions = project.item(item_id).solutions
+        text = next((t for t in solutions if solution_key(t) == key), None)
+        if text is None:
+            raise ValueError(f"solution key {key} names no solution of item '{_shown(item_id)}' here; give its text")
+    reason = _whole(reading.cell(row, "reason") or "", "reason")
+    return Adjudicated(item_id, annotator, choice, time, text if choice else None, reason)
 
 
 def _wide_votes(
-    project: Project, row: dict[str, object], roles: dict[str, str], annotators: list[str], clock: _Clock | None
+    project: Project, row: dict[str, object], reading: _Reading, annotators: list[str]
 ) -> tuple[list[Vote], list[str]]:
     """The votes of one row of a wide file (an empty cell is no vote) and the reasons of its bad cells."""
-    item_id, n = _item(project, row.get(roles["item_id"]))
+    item_id, n = _item(project, reading.cell(row, "item_id"))
     cells = [(name, text) for name in annotators if (text := as_text(row.get(name))) is not None]
-    row_time = _time(row, roles.get("time"), None) if clock is None and cells else ""
-    votes, reasons = [], []
+    clock = reading.clock
+    row_time = _time(row, reading.roles.get("time"), None) if clock is None and cells else ""
+    votes: list[Vote] = []
+    reasons: list[str] = []
     for name, text in cells:
         try:
             choice = parse_choice(text, n, item_id)
-            votes.append((item_id, name, choice, row_time or _time(row, None, clock), None))
+            votes.append((item_id, _whole(name, "annotator"), choice, row_time or _time(row, None, clock), None))
         except ValueError as exc:
-            reasons.append(f"column '{_shown(name)}': {exc}")
+            reasons.append(f"column '{_shown(_printable(name))}': {exc}")
     return votes, reasons
 
 
@@ -399,7 +499,7 @@ def _shape(path: Path, header: list[str], roles: dict[str, str]) -> tuple[str, l
         annotators = [name for name in header if name not in used and name]
         if annotators:
             return "wide", annotators
-    found = ", ".join(map(_shown, header)) or "nothing"
+    found = ", ".join(_shown(_printable(name)) for name in header) or "nothing"
     raise InputError(
         f"{path}: a votes file needs columns item_id, annotator, choice (long), or an id column and one "
         f"column per annotator (wide); found: {found}"
@@ -421,7 +521,7 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
     positions = list(map(project.index.get, item_ids))
     digits = {str(k): k for k in range(10)}
     codes = list(map(digits.get, choices))
-    if None in positions or "" in annotators or None in codes or "solution" in roles:
+    if None in positions or "" in annotators or None in codes or {"solution", "text", "kind"} & roles.keys():
         return None
     n = np.fromiter((len(i.solutions) for i in project.items), np.int64, len(project.items))
     if not bool((np.array(codes, np.int64) < n[np.array(positions, np.int64)]).all()):
@@ -456,29 +556,38 @@ def _usual_times(values: list[str]) -> list[str] | None:
 
 @gc_paused()  # a dict and a tuple per line, no cycles: collections would only slow the read
 def read_votes(project: Project, path: str | Path) -> FileVotes:
-    """The valid votes of a file and the lines that are not, each with its reason."""
+    """The valid votes and adjudications of a file and the lines that are neither, each with its reason."""
     path = Path(path)
     table = _read_table(path)
     roles = _roles(table.header)
     shape, annotators = _shape(path, table.header, roles)
     if shape == "long" and (usual := _usual_long(project, table, roles)) is not None:
         return FileVotes(usual, [], len(usual), shape, None)
-    clock = None if "time" in roles else _Clock()
+    if shape == "wide":
+        roles = {role: column for role, column in roles.items() if role not in _LONG_ONLY}
+    reading = _Reading(roles, "kind" in roles, None if "time" in roles else _Clock())
     votes: list[Vote] = []
+    adjudications: list[Adjudicated] = []
     bad = list(table.bad)
     for number, row in table.rows():
         try:
             if shape == "long":
-                votes.append(_long_vote(project, row, roles, clock))
+                found = _long_row(project, row, reading)
+                if isinstance(found, Adjudicated):
+                    adjudications.append(found)
+                else:
+                    votes.append(found)
                 continue
-            found, reasons = _wide_votes(project, row, roles, annotators, clock)
+            wide, reasons = _wide_votes(project, row, reading, annotators)
         except ValueError as exc:
-            bad.append(BadVote(number, str(exc), table.unit))
+            bad.append(BadVote(number, _printable(str(exc)), table.unit))
             continue
-        votes += found
-        bad += [BadVote(number, reason, table.unit) for reason in reasons]
+        votes += wide
+        bad += [BadVote(number, _printable(reason), table.unit) for reason in reasons]
     bad.sort(key=lambda b: b.line)
-    return FileVotes(votes, bad, len(votes) + len(bad), shape, clock.start if clock else None)
+    read = len(votes) + len(adjudications) + len(bad)
+    stamped = reading.clock.start if reading.clock else None
+    return FileVotes(votes, bad, read, shape, stamped, adjudications)
 
 
 def import_votes(project: Project, path: str | Path, *, refresh: bool = True) -> ImportResult:
@@ -491,44 +600,8 @@ def import_votes(project: Project, path: str | Path, *, refresh: bool = True) ->
     if workspace is None:
         raise PiqaError("importing votes needs a workspace")
     new = workspace.insert_votes(found.votes, note=f"imported from {Path(path).name}")
+    decided = [(a.item_id, a.annotator, a.choice, a.time, a.text, a.reason) for a in found.adjudications]
+    new_decided = workspace.insert_adjudications(decided) if decided else 0
     if refresh:
         project.refresh()
-    return ImportResult(found.read, new, found.bad, found.shape, found.stamped)
-
-
-def _file_choice(choice: str) -> str:
-    return choice if choice else WITHDRAWN
-
-
-def export_votes(project: Project, path: str | Path, current_only: bool = False) -> int:
-    """Write every vote event (or only the current vote per item and annotator) in long format, withdrawals
-    as 'withdrawn' and each vote's solution key, so that importing the file gives the same current votes."""
-    path = Path(path)
-    if current_only:
-        rows = [
-            (item_id, vote.annotator, _file_choice(vote.cast), vote.time, vote.key)
-            for item_id, by_annotator in project.state.votes.items()
-            for vote in by_annotator.values()
-        ]
-    else:
-        assert project.workspace is not None
-        rows = [
-            (e.item_id or "", e.annotator, _file_choice(e.new or ""), e.time, e.old or "")
-            for e in project.workspace.events(kinds=["vote"])
-        ]
-    rows.sort(key=lambda r: (r[3], r[0], r[1]))  # stable: votes of one instant keep their log order
-    atomic_write(path, _votes_text(path, rows))
-    return len(rows)
-
-
-def _votes_text(path: Path, rows: list[tuple[str, str, str, str, str]]) -> str:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "".join(json.dumps(dict(zip(VOTE_COLUMNS, r)), ensure_ascii=False) + "\n" for r in rows)
-    if suffix not in (".tsv", ".csv", ".tab"):
-        raise PiqaError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv or .jsonl")
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, delimiter="," if suffix == ".csv" else "\t", lineterminator="\n")
-    writer.writerow(VOTE_COLUMNS)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return ImportResult(found.read, new + new_decided, found.bad, found.shape, found.stamped, len(decided), new_decided)

@@ -346,6 +346,19 @@ class Workspace:
             )
             return conn.total_changes - before
 
+    def insert_adjudications(self, rows: Iterable[tuple[str, str, str, str, str | None, str]]) -> int:
+        """Add (item_id, annotator, label, time, text chosen, reason) adjudications brought from elsewhere; one
+        already recorded (same item, annotator, time and label) is skipped. Returns how many were new."""
+        with self.write() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT INTO events(item_id, annotator, new, time, old, note, kind, field)"
+                " SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'adjudicate', 'label' WHERE NOT EXISTS (SELECT 1 FROM events"
+                " WHERE item_id = ?1 AND kind = 'adjudicate' AND annotator = ?2 AND time = ?4 AND new IS ?3)",
+                rows,
+            )
+            return conn.total_changes - before
+
     def event_rows(self, after: int = 0, upto: int | None = None, votes: bool = True) -> sqlite3.Cursor:
         """Raw event tuples after a sequence number (and up to ``upto``), in log order (Event's fields, in order).
 

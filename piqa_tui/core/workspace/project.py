@@ -36,7 +36,9 @@ from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.undo import action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
 from piqa_tui.core.workspace.vote_targets import (
+    Adjudication,
     SolutionHistory,
+    adjudicated_choice,
     is_solution_field,
     resolve_choice,
     solution_key,
@@ -132,7 +134,7 @@ class ProjectState:
 
     flags: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # item -> reason -> note
     notes: dict[str, str] = field(default_factory=dict)
-    adjudications: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # item -> (label, reason, who)
+    adjudications: dict[str, Adjudication] = field(default_factory=dict)  # item -> the adjudication in force
     edited: set[str] = field(default_factory=set)
     dedup: dict[str, str] = field(default_factory=dict)  # cluster key -> keep:ID | distinct | merge:ID
     _votes: dict[str, dict[str, Vote]] | None = field(default=None, repr=False)
@@ -178,6 +180,8 @@ class Project:
         self._actions: dict[int, list[Event]] = {}
         self.history = SolutionHistory()  # the solution texts of the log, for votes without a key
         self._solution_keys: dict[str, tuple[str, ...]] = {}
+        self._adjudicated_at: dict[str, str] = {}  # item -> the time of its latest adjudication event (withdrawals too)
+        self._adjudged: set[str] = set()  # items whose adjudication the refresh under way replayed
         if workspace is not None:
             self._check_binding()
             self.refresh()
@@ -277,6 +281,8 @@ class Project:
             resolve.update(changed)
         self._applied = upto
         self._resolve_votes(resolve)
+        self._resolve_adjudications(retexted | self._adjudged)
+        self._adjudged = set()
         return changed
 
     def _replay_marker(self, kind: str, action: int, time: str, changed: list[str], retexted: set[str]) -> None:
@@ -314,6 +320,38 @@ class Project:
             by_annotator = self.state._votes.get(item_id) if found is not None else None
             for vote in (by_annotator or {}).values():
                 vote.choice = resolve_choice(*found, item_id, vote.cast, vote.key, vote.time, self.history)  # type: ignore[misc]
+
+    def _resolve_adjudications(self, item_ids: set[str]) -> None:
+        """Point the adjudications on these items at the solution text they chose (``STALE``: set aside).
+
+        One recorded before adjudications kept their text chose the text at its position at its time,
+        which the log's solution history gives (as for a vote without a key).
+        """
+        for item_id in item_ids:
+            found = self.state.adjudications.get(item_id)
+            pos = self.index.get(item_id)
+            if found is None or pos is None:
+                continue
+            solutions = self.items[pos].solutions
+            if found.text is None and found.cast.isdigit() and int(found.cast) < len(solutions):
+                name = f"solution{found.cast}"
+                found = found._replace(text=self.history.text_at(item_id, name, found.time, solutions[int(found.cast)]))
+            label = adjudicated_choice(self.solution_keys(item_id), found.text, found.cast)
+            self.state.adjudications[item_id] = found._replace(label=label)
+
+    def _replay_adjudication(self, event: Event) -> None:
+        """An adjudication event: it stands unless the item has a later one (by time; a tie: this one)."""
+        item_id = event.item_id or ""
+        if self._adjudicated_at.get(item_id, "") > event.time:
+            return  # a later decision was brought in first (e.g. from another machine)
+        self._adjudicated_at[item_id] = event.time
+        if not event.new:  # an undone adjudication: the votes decide again
+            self.state.adjudications.pop(item_id, None)
+            return
+        self.state.adjudications[item_id] = Adjudication(
+            event.new, event.note or "", event.annotator, event.time, event.old, event.new
+        )
+        self._adjudged.add(item_id)
 
     def votes_invalidated(self, item_id: str, changes: dict[str, str]) -> list[str]:
         """The annotators whose current vote on the item an edit would leave STALE (its text changed).
@@ -410,10 +448,7 @@ class Project:
             self.state.dedup[event.field or ""] = event.new or ""
             return
         elif event.kind == "adjudicate":
-            if event.new:
-                self.state.adjudications[item_id] = (event.new, event.note or "", event.annotator)
-            else:  # an undone adjudication: the votes decide again
-                self.state.adjudications.pop(item_id, None)
+            self._replay_adjudication(event)
         changed.append(item_id)
 
     # ----------------------------------------------------------------- actions
@@ -502,10 +537,16 @@ class Project:
         self.refresh()
 
     def adjudicate(self, item_id: str, label: int, reason: str) -> None:
-        """Set the final label of a disagreement, with a reason; logged like every action."""
-        self.item(item_id)
+        """Set the final label of a disagreement, with a reason; logged like every action.
+
+        The event keeps the text of the solution chosen (in ``old``), so the decision follows that text.
+        """
+        solutions = self.item(item_id).solutions
+        if not 0 <= label < len(solutions):
+            raise PiqaError(f"item '{item_id}' has no solution {label + 1}")
+        text = solutions[label]
         self._require_workspace().record(
-            self.annotator, "adjudicate", [Change(item_id, "label", None, str(label))], reason
+            self.annotator, "adjudicate", [Change(item_id, "label", text, str(label))], reason
         )
         self.refresh()
 

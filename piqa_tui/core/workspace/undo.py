@@ -82,7 +82,7 @@ def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Comp
 def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | None]:
     """(old, new, note) of what stood before ``event``: the annotator's previous vote on the item (the latest by
     time, as votes count; none: withdrawn), or the previous state of the flag (by log order; none: off), or the
-    item's previous adjudication by anyone (by log order, as adjudications count; none: withdrawn)."""
+    item's previous adjudication by anyone, with the text it chose (by log order; none: withdrawn)."""
     if event.kind == "vote":
         row = ws.conn.execute(
             "SELECT old, new, NULL FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND seq < ?"
@@ -91,7 +91,7 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
         ).fetchone()
         return tuple(row) if row else (None, "", None)  # type: ignore[return-value]
     row = ws.conn.execute(
-        "SELECT NULL, new, note FROM events WHERE kind = ? AND item_id = ? AND field = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
+        "SELECT old, new, note FROM events WHERE kind = ? AND item_id = ? AND field = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
         (event.kind, event.item_id, event.field, event.seq),
     ).fetchone()
     if row:

@@ -10,6 +10,12 @@ decision until the annotator votes again.
 Votes recorded before keys existed (older workspaces, imported files without a
 ``solution`` column) name the text that stood at their position when they were
 cast; :class:`SolutionHistory` rebuilds that from the edit events of the log.
+
+A reviewer's decision belongs to text in the same way: an :class:`Adjudication`
+records the solution text it chose, follows it through swaps and reorders
+(:func:`adjudicated_choice`), and is set aside (``STALE``) while that text is
+gone, so an edit sends the item back to its queue instead of releasing a label
+nobody reviewed.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from piqa_tui.core.text.characters import nfc
 
@@ -87,4 +94,32 @@ def resolve_choice(
         key = solution_key(history.text_at(item_id, f"solution{index}", time, solutions[index]))
     if index < len(keys) and keys[index] == key:
         return choice
+    return str(keys.index(key)) if key in keys else STALE
+
+
+class Adjudication(NamedTuple):
+    """A reviewer's decision on an item's label, as the log recorded it and as it stands now.
+
+    ``label`` is the solution it names now (a 0-based index as text, moved with a swap) or ``STALE``
+    while the text chosen is edited away (the adjudication is set aside); ``cast`` is the position
+    chosen when it was recorded and ``text`` the solution text there (None when the item is unknown).
+    """
+
+    label: str
+    reason: str
+    who: str
+    time: str
+    text: str | None
+    cast: str
+
+
+def adjudicated_choice(keys: tuple[str, ...], text: str | None, cast: str) -> str:
+    """Where the adjudicated ``text`` stands among the solutions with these ``keys``: its recorded position
+    ``cast`` when the text is still there, else the first position that holds it, else ``STALE``."""
+    if text is None or not cast.isdigit():
+        return cast
+    key = solution_key(text)
+    index = int(cast)
+    if index < len(keys) and keys[index] == key:
+        return cast
     return str(keys.index(key)) if key in keys else STALE

@@ -40,6 +40,21 @@ from piqa_tui.tui.keymap import EDITOR_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 
 
+def typed_character(event: events.Key) -> str | None:
+    """The text a key types, or None for a key that types nothing (enter, tab, escape, ctrl+…).
+
+    Textual calls a key printable by ``str.isprintable``, which is False for format characters: a
+    ZWNJ or ZWJ (U+200C/U+200D, which Bengali, Hindi, Malayalam and Persian spelling need), a bidi
+    mark, a soft hyphen. Every character but a control one is typed as it came (an input method's
+    composed text too, when it arrives as one key); what is shown or refused is for the validate
+    rules to say.
+    """
+    text = event.character
+    if not text or any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
+        return None
+    return text
+
+
 class FieldEditor(Widget, can_focus=True):
     """Edits one field's logical text; posts ``Changed`` on every change and ``Done`` when left."""
 
@@ -192,10 +207,10 @@ class FieldEditor(Widget, can_focus=True):
     # ------------------------------------------------------------------- keys
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character:
+        if typed := typed_character(event):
             event.stop()
             event.prevent_default()
-            self.insert(event.character)
+            self.insert(typed)
 
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()

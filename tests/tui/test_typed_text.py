@@ -1,0 +1,123 @@
+"""Text as typed: every character an annotator types reaches the workspace and the exported file, byte for byte.
+
+Format characters (ZWNJ, ZWJ, the combining grapheme joiner), variation selectors and combining marks are
+typed one key at a time, as key events with their character the way Textual's terminal parser makes them
+(``Pilot.press`` names such keys without their character), and pasted, in the field editor, the note editor
+and the search bar.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.widgets.field_editor import FieldEditor
+
+from ..conftest import copy_sample
+from .conftest import curate, main_screen, type_text, wait_for
+
+RAB = "র\u200c্যাব"  # Bengali: with the ZWNJ the ya-phala stays visible; without it the word takes a reph
+TYPED = [
+    RAB,
+    " মেহ\u200cদি",  # a Persian-style ZWNJ inside Bengali script
+    " क्\u200dष",  # Hindi: a ZWJ asks for the half form
+    " a\u034fb",  # the combining grapheme joiner
+    " ☺\ufe0f 葛\U000e0100",  # an emoji and an ideographic variation selector
+    " كَتَبَ e\u0301",  # Arabic harakat; e + combining acute (stored in NFC as é)
+    " \u200e\u061c\u00ad\u2060",  # LRM, ALM, soft hyphen, word joiner
+]
+WORDS = "".join(TYPED)
+STORED = unicodedata.normalize("NFC", WORDS)  # text is stored in NFC; nothing else about it changes
+
+
+@pytest.fixture
+def bengali(tmp_path: Path) -> Path:
+    return copy_sample("bengali.tsv", tmp_path)
+
+
+async def paste(pilot: Pilot, text: str) -> None:
+    driver = pilot.app._driver
+    assert driver is not None
+    event = events.Paste(text)
+    event.set_sender(pilot.app)
+    driver.send_message(event)
+    await pilot.pause()
+
+
+def focused_editor(pilot: Pilot) -> FieldEditor:
+    editor = pilot.app.focused
+    assert isinstance(editor, FieldEditor), editor
+    return editor
+
+
+@pytest.mark.parametrize("how", ["typed", "pasted"])
+async def test_a_solution_keeps_every_typed_character_up_to_the_exported_file(
+    bengali: Path, tmp_path: Path, how: str
+) -> None:
+    async with curate(bengali) as pilot:
+        await pilot.press("tab", "e", "ctrl+u")
+        editor = focused_editor(pilot)
+        if how == "typed":
+            await type_text(pilot, WORDS)
+        else:
+            await paste(pilot, WORDS)
+        assert editor.value == STORED
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: main_screen(pilot).project.item("bn-001").solutions[0] == STORED)
+    out = tmp_path / "out.tsv"
+    Project.open(bengali).export(out)
+    row = out.read_bytes().split(b"\n")[1].split(b"\t")
+    assert row[0] == b"bn-001" and row[2] == STORED.encode("utf-8")
+
+
+@pytest.mark.parametrize("how", ["typed", "pasted"])
+async def test_a_note_keeps_every_typed_character(bengali: Path, how: str) -> None:
+    async with curate(bengali) as pilot:
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
+        if how == "typed":
+            await type_text(pilot, WORDS)
+        else:
+            await paste(pilot, WORDS)
+        assert focused_editor(pilot).value == STORED
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: main_screen(pilot).project.state.notes.get("bn-001") == STORED)
+    assert Project.open(bengali).state.notes["bn-001"].encode("utf-8") == STORED.encode("utf-8")
+
+
+async def test_search_keeps_every_typed_character(bengali: Path) -> None:
+    async with curate(bengali) as pilot:
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
+        await type_text(pilot, RAB)
+        assert focused_editor(pilot).value == RAB
+        await paste(pilot, "\u200d\u034f")
+        assert focused_editor(pilot).value == RAB + "\u200d\u034f"
+
+
+def test_a_format_character_is_a_key_textual_calls_unprintable() -> None:
+    """Why the editor cannot ask ``Key.is_printable``: it is False for a ZWNJ, which types a character."""
+    from textual.keys import _character_to_key
+
+    from piqa_tui.tui.widgets.field_editor import typed_character
+
+    for character in "\u200c\u200d\u00ad\u200e":
+        key = events.Key(_character_to_key(character), character)
+        assert not key.is_printable and typed_character(key) == character
+    for name, character in (("tab", "\t"), ("enter", "\r"), ("escape", "\x1b"), ("ctrl+a", "\x01"), ("up", None)):
+        assert typed_character(events.Key(name, character)) is None
+    composed = "ক\u09cd\u200dষ"  # an input method's composed text, sent as one key
+    assert typed_character(events.Key("composed", composed)) == composed
+
+
+async def test_keys_that_type_nothing_still_type_nothing(bengali: Path) -> None:
+    async with curate(bengali) as pilot:
+        await pilot.press("tab", "e", "ctrl+u")
+        editor = focused_editor(pilot)
+        await pilot.press("a", "tab")  # tab leaves the field for the next one: no tab character is typed
+        assert "\t" not in editor.value and editor.value.startswith("a")
