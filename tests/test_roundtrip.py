@@ -9,7 +9,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset, write_dataset
+from piqa_tui.core.dataset.reading import load_dataset
+from piqa_tui.core.dataset.writing import write_dataset
 from piqa_tui.core.workspace.project import Project
 
 from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST

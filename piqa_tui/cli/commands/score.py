@@ -31,7 +31,7 @@ from piqa_tui.cli.commands.dataset_args import (
     say,
 )
 from piqa_tui.cli.exit_codes import OK
-from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.comparison import Comparison, RunScores, check_flags, compare

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused

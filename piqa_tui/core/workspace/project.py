@@ -16,16 +16,10 @@ from collections import defaultdict
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
-from piqa_tui.core.dataset.files import (
-    Dataset,
-    file_digest,
-    load_dataset,
-    output_files,
-    source_files,
-    write_dataset,
-)
 from piqa_tui.core.dataset.input_file import check_regular_file
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import Dataset, file_digest, load_dataset, source_files
+from piqa_tui.core.dataset.writing import output_files, write_dataset
 from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
