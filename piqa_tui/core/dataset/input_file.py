@@ -53,7 +53,11 @@ def check_regular_file(path: Path, what: str = "file") -> int:
 
 def read_input(path: Path, what: str = "file") -> bytes:
     """The bytes of a regular file, or InputError naming ``path`` and what to do."""
-    size = check_regular_file(path, what)
+    return read_checked(path, check_regular_file(path, what), what)
+
+
+def read_checked(path: Path, size: int, what: str = "file") -> bytes:
+    """The bytes of ``path``, already found a regular file of ``size`` bytes by ``check_regular_file``."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_INPUT_BYTES + 1)

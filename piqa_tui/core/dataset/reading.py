@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import itemgetter
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from piqa_tui.core.dataset.input_file import (
     MAX_JSON_DEPTH,
     check_regular_file,
     json_depth,
+    read_checked,
     read_input,
 )
 from piqa_tui.core.dataset.item import Item
@@ -109,29 +111,70 @@ def labels_path(path: Path) -> Path:
     return path.with_name(path.stem + LABELS_SUFFIX)
 
 
-@gc_paused()
+@dataclass(frozen=True, eq=False)
+class SourceFile:
+    """A dataset file as read: its bytes, the format its name says, and the fingerprint a workspace keeps.
+
+    ``read_source`` checks the path once and reads it once; everything that
+    opening a dataset needs (parsing, the SHA-256 a workspace is bound to)
+    comes from these bytes, never from reading the file again.
+    """
+
+    path: Path
+    format: str
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def read_source(path: str | os.PathLike[str]) -> SourceFile:
+    """Check a dataset file (one stat) and read it (one read); InputError with a one-line message on bad input.
+
+    A FIFO, a device or a folder is refused before it is opened, so it never hangs the program.
+    """
+    path = Path(path)
+    try:
+        size = check_regular_file(path, "dataset")
+    except InputError:
+        if not os.path.lexists(path):
+            raise InputError(f"{path}: no such file; check the path") from None
+        raise
+    fmt = detect_format(path)
+    data = read_checked(path, size, "dataset")
+    if not data:
+        raise InputError(f"{path}: the file is empty; nothing to load")
+    return SourceFile(path, fmt, data)
+
+
 def load_dataset(
     path: str | os.PathLike[str],
     mapping: dict[str, str] | None = None,
     derived_ids: list[str] | None = None,
 ) -> Dataset:
     """Read any supported dataset file; raise InputError with a one-line message on bad input."""
-    path = Path(path)
-    if not os.path.lexists(path):
-        raise InputError(f"{path}: no such file; check the path")
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; give a dataset file (.tsv, .csv, .jsonl, .parquet)")
-    fmt = detect_format(path)
-    check_regular_file(path, "dataset")
-    sha, size = file_digest(path)
-    if size == 0:
-        raise InputError(f"{path}: the file is empty; nothing to load")
+    return parse_dataset(read_source(path), mapping, derived_ids)
+
+
+@gc_paused()
+def parse_dataset(
+    source: SourceFile,
+    mapping: dict[str, str] | None = None,
+    derived_ids: list[str] | None = None,
+) -> Dataset:
+    """The dataset in ``source``'s bytes: rows, layout, labels and items (ids: see ``build_items``)."""
+    path, fmt = source.path, source.format
     newline, final_newline = "\n", True
-    text = None if fmt == "parquet" else _text(path)
+    text = None if fmt == "parquet" else _text(source)
     if text is not None:
         newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
         final_newline = text.endswith("\n")
-    columns, rows, schema, raw_lines, shape = _columns_and_rows(path, fmt, text)
+    columns, rows, schema, raw_lines, shape = _columns_and_rows(source, text)
     layout = detect_layout(columns, mapping, source=str(path))
     if fmt == "piqa" and layout.label is None:
         layout = _with_labels_file(layout, path)
@@ -140,8 +183,10 @@ def load_dataset(
     else:
         label_values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(label_values, layout.label_base, str(path))
-    dataset = Dataset(path, fmt, columns, rows, layout, codec, [], sha, size, newline, final_newline, schema)
-    if fmt in ("jsonl", "piqa"):
+    dataset = Dataset(
+        path, fmt, columns, rows, layout, codec, [], source.sha256, source.size, newline, final_newline, schema
+    )
+    if text is not None and fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
         dataset.shape = shape
         dataset.ascii_json = text.isascii() and "\\u" in text
@@ -149,23 +194,24 @@ def load_dataset(
     return dataset
 
 
-def _text(path: Path) -> str:
+def _text(source: SourceFile) -> str:
     """The decoded text of a text-format dataset file; InputError when it holds nothing."""
-    text = decode(read_input(path, "dataset"), path)
+    text = decode(source.data, source.path)
     if not text.strip():
-        raise InputError(f"{path}: the file is empty; nothing to load")
+        raise InputError(f"{source.path}: the file is empty; nothing to load")
     return text
 
 
 def _columns_and_rows(
-    path: Path, fmt: str, text: str | None
+    source: SourceFile, text: str | None
 ) -> tuple[list[str], Sequence[dict[str, object]], object, list[str] | None, str | None]:
     """The header and rows of a file, its Parquet schema (or None), its raw JSON lines (or None) and its shape.
 
     The shape is ``nested.SHAPE`` for ArabCulture's nested JSONL, read as flat columns; else None.
     """
+    path, fmt = source.path, source.format
     if fmt == "parquet":
-        columns, rows, schema = _read_parquet(path)
+        columns, rows, schema = _read_parquet(source)
         return columns, rows, schema, None, None
     assert text is not None
     if fmt in ("jsonl", "piqa"):
@@ -184,11 +230,8 @@ def peek_rows(path: str | os.PathLike[str], limit: int = 5) -> tuple[list[str], 
     What the TUI's column-mapping dialog previews; bad input raises
     ``InputError`` as ``load_dataset`` does.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file; check the path")
-    fmt = detect_format(path)
-    columns, rows, _, _, _ = _columns_and_rows(path, fmt, None if fmt == "parquet" else _text(path))
+    source = read_source(path)
+    columns, rows, _, _, _ = _columns_and_rows(source, None if source.format == "parquet" else _text(source))
     return columns, [dict(rows[i]) for i in range(min(limit, len(rows)))]
 
 
@@ -399,13 +442,12 @@ def _check_field_sizes(cells: Iterable[tuple[str, object]], where: str) -> None:
             )
 
 
-def _read_parquet(path: Path) -> tuple[list[str], list[dict[str, object]], object]:
+def _read_parquet(source: SourceFile) -> tuple[list[str], list[dict[str, object]], object]:
     import polars as pl
 
+    path = source.path
     try:
-        frame = pl.read_parquet(io.BytesIO(read_input(path, "dataset")))
-    except InputError:
-        raise
+        frame = pl.read_parquet(io.BytesIO(source.data))
     except Exception as exc:  # polars raises several unrelated types for a bad file
         raise InputError(f"{path}: not a readable Parquet file ({type(exc).__name__}); check the file") from None
     return list(frame.columns), frame.to_dicts(), frame.schema
@@ -460,6 +502,18 @@ def unique_ids(raw_ids: list[str]) -> list[str]:
         taken.add(f"{raw}~{number}")
         unique.append(f"{raw}~{number}")
     return unique
+
+
+def reassign_ids(dataset: Dataset, derived_ids: list[str]) -> None:
+    """Give a dataset without an id column the ids a workspace keeps for its rows, without reading the file again.
+
+    The same items ``build_items`` would make from ``derived_ids``; only their ids change.
+    """
+    dataset.raw_ids = list(derived_ids)
+    dataset.items = [
+        Item(new_id, item.prompt, item.solutions, item.label, item.row, item.meta, item.question)
+        for item, new_id in zip(dataset.items, unique_ids(dataset.raw_ids), strict=True)
+    ]
 
 
 def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[str] | None) -> list[Item]:
