@@ -512,10 +512,8 @@ class PiqaApp(App[None]):
                 edited = fh.read()
         finally:
             os.unlink(path)
-        import unicodedata
-
         edited = edited[:-1] if edited.endswith("\n") else edited
-        return unicodedata.normalize("NFC", edited.replace("\r\n", "\n"))
+        return edited.replace("\r\n", "\n")  # stored in NFC by core
 
     # -------------------------------------------------------------- display
 

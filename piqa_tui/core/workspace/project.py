@@ -493,7 +493,7 @@ class Project:
     def set_note(self, item_id: str, text: str) -> None:
         self.item(item_id)
         old = self.state.notes.get(item_id)
-        self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, text)])
+        self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, nfc(text))])
         self.refresh()
 
     def adjudicate(self, item_id: str, label: int, reason: str) -> None:
