@@ -48,7 +48,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
@@ -256,7 +256,7 @@ def _check_action_ids(where: str, keys: dict[str, str], action_ids: Collection[s
         raise ConfigError(f"{where}: [keys] {unknown[0]} is not an action; the help screen (?) lists the action ids")
 
 
-_CHECKS: dict[str, Callable[[str, str, object], object]] = {
+_CHECKS: dict[str, Callable[[str, str, object], Any]] = {  # Any: each setting has its own type
     "annotator": _text,
     "bidi": _choice(BidiMode),
     "theme": _text,

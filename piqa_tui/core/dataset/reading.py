@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.input_file import (
     MAX_FIELD_CHARS,
@@ -33,6 +34,9 @@ from piqa_tui.core.dataset.layout import Layout, detect_layout
 from piqa_tui.core.dataset.nested import SHAPE, flatten, is_nested_culture
 from piqa_tui.core.errors import InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
+
+if TYPE_CHECKING:
+    import polars as pl  # imported when a Parquet file is read, not before
 
 EXTENSIONS = {
     ".tsv": "tsv",
@@ -60,7 +64,7 @@ class Dataset:
     size: int
     newline: str = "\n"
     final_newline: bool = True
-    schema: object = None  # polars schema, for Parquet round trips
+    schema: pl.Schema | None = None  # for Parquet round trips
     raw_ids: list[str] | None = field(default=None, repr=False)
     raw_lines: list[str] | None = field(default=None, repr=False)  # JSONL: each row's line as read
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
@@ -176,10 +180,10 @@ def parse_dataset(
         final_newline = text.endswith("\n")
     columns, rows, schema, raw_lines, shape = _columns_and_rows(source, text)
     layout = detect_layout(columns, mapping, source=str(path))
+    label_values: list[object]
     if fmt == "piqa" and layout.label is None:
         layout = _with_labels_file(layout, path)
-        labels = _read_labels_file(labels_path(path), len(rows))
-        label_values: list[object] = labels
+        label_values = _read_labels_file(labels_path(path), len(rows))
     else:
         label_values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(label_values, layout.label_base, str(path))
@@ -204,7 +208,7 @@ def _text(source: SourceFile) -> str:
 
 def _columns_and_rows(
     source: SourceFile, text: str | None
-) -> tuple[list[str], Sequence[dict[str, object]], object, list[str] | None, str | None]:
+) -> tuple[list[str], Sequence[dict[str, object]], pl.Schema | None, list[str] | None, str | None]:
     """The header and rows of a file, its Parquet schema (or None), its raw JSON lines (or None) and its shape.
 
     The shape is ``nested.SHAPE`` for ArabCulture's nested JSONL, read as flat columns; else None.
@@ -242,7 +246,7 @@ def preview_items(columns: list[str], rows: list[dict[str, object]], mapping: di
     cannot be applied, e.g. a label that the chosen base cannot read.
     """
     layout = detect_layout(columns, mapping, source="mapping")
-    values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
+    values: list[object] = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(values, layout.label_base, "mapping")
     dataset = Dataset(Path("preview"), "tsv", columns, rows, layout, codec, [], "", 0)
     return build_items(dataset, labels, None)
@@ -442,7 +446,7 @@ def _check_field_sizes(cells: Iterable[tuple[str, object]], where: str) -> None:
             )
 
 
-def _read_parquet(source: SourceFile) -> tuple[list[str], list[dict[str, object]], object]:
+def _read_parquet(source: SourceFile) -> tuple[list[str], list[dict[str, object]], pl.Schema]:
     import polars as pl
 
     path = source.path
@@ -455,10 +459,10 @@ def _read_parquet(source: SourceFile) -> tuple[list[str], list[dict[str, object]
 
 def _read_labels_file(path: Path, n_rows: int) -> list[object]:
     text = decode(read_input(path, "label file"), path)
-    labels: list[object] = text.split("\n")
-    if labels and labels[-1] == "":
-        labels.pop()
-    labels = [str(v).strip() for v in labels]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    labels: list[object] = [line.strip() for line in lines]
     if len(labels) != n_rows:
         raise InputError(
             f"{path}: has {len(labels)} labels but the .jsonl has {n_rows} items; they must be line-aligned"
@@ -521,8 +525,7 @@ def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[st
     layout = dataset.layout
     rows = dataset.rows
     if layout.id:
-        values = column_values(rows, layout.id)
-        raw_ids = values if isinstance(rows, Records) else [as_text(v) for v in values]  # type: ignore[assignment]
+        raw_ids = rows.column(layout.id) if isinstance(rows, Records) else [as_text(row.get(layout.id)) for row in rows]
     elif derived_ids is not None:
         raw_ids = list(derived_ids)
     else:
