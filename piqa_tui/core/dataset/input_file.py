@@ -33,6 +33,11 @@ def _kind(mode: int) -> str:
 
 def check_regular_file(path: Path, what: str = "file") -> int:
     """The size of ``path`` if it is a regular file we may read; InputError (one line) otherwise."""
+    return regular_file_status(path, what).st_size
+
+
+def regular_file_status(path: Path, what: str = "file") -> os.stat_result:
+    """``os.stat`` of ``path`` if it is a regular file we may read; InputError (one line) otherwise."""
     try:
         info = os.stat(path)  # follows symlinks: a link to /dev/zero is a device
     except OSError as exc:
@@ -48,7 +53,7 @@ def check_regular_file(path: Path, what: str = "file") -> int:
         raise InputError(
             f"{path}: {info.st_size:,} bytes is more than the {MAX_INPUT_BYTES:,} a {what} may have; split it"
         )
-    return info.st_size
+    return info
 
 
 def read_input(path: Path, what: str = "file") -> bytes:

@@ -27,6 +27,7 @@ from piqa_tui.core.dataset.input_file import (
     json_depth,
     read_checked,
     read_input,
+    regular_file_status,
 )
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.labels import LabelCodec, detect_codec
@@ -69,6 +70,7 @@ class Dataset:
     raw_lines: list[str] | None = field(default=None, repr=False)  # JSONL: each row's line as read
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
     shape: str | None = None  # nested.SHAPE: ArabCulture's nested JSONL, read flat and written back nested
+    stamp: tuple[int, int] | None = None  # (mtime in ns, size) of the file as read: see ``SourceFile``
 
     @property
     def name(self) -> str:
@@ -127,6 +129,7 @@ class SourceFile:
     path: Path
     format: str
     data: bytes
+    stamp: tuple[int, int]  # (mtime in ns, size) as checked before reading: a cheap first test for a later change
 
     @property
     def size(self) -> int:
@@ -144,16 +147,16 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
     """
     path = Path(path)
     try:
-        size = check_regular_file(path, "dataset")
+        status = regular_file_status(path, "dataset")
     except InputError:
         if not os.path.lexists(path):
             raise InputError(f"{path}: no such file; check the path") from None
         raise
     fmt = detect_format(path)
-    data = read_checked(path, size, "dataset")
+    data = read_checked(path, status.st_size, "dataset")
     if not data:
         raise InputError(f"{path}: the file is empty; nothing to load")
-    return SourceFile(path, fmt, data)
+    return SourceFile(path, fmt, data, (status.st_mtime_ns, status.st_size))
 
 
 def load_dataset(
@@ -190,6 +193,7 @@ def parse_dataset(
     dataset = Dataset(
         path, fmt, columns, rows, layout, codec, [], source.sha256, source.size, newline, final_newline, schema
     )
+    dataset.stamp = source.stamp
     if text is not None and fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
         dataset.shape = shape
