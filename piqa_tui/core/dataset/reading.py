@@ -159,21 +159,13 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
     return SourceFile(path, fmt, data, (status.st_mtime_ns, status.st_size))
 
 
-def load_dataset(
-    path: str | os.PathLike[str],
-    mapping: dict[str, str] | None = None,
-    derived_ids: list[str] | None = None,
-) -> Dataset:
+def load_dataset(path: str | os.PathLike[str], mapping: dict[str, str] | None = None) -> Dataset:
     """Read any supported dataset file; raise InputError with a one-line message on bad input."""
-    return parse_dataset(read_source(path), mapping, derived_ids)
+    return parse_dataset(read_source(path), mapping)
 
 
 @gc_paused()
-def parse_dataset(
-    source: SourceFile,
-    mapping: dict[str, str] | None = None,
-    derived_ids: list[str] | None = None,
-) -> Dataset:
+def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> Dataset:
     """The dataset in ``source``'s bytes: rows, layout, labels and items (ids: see ``build_items``)."""
     path, fmt = source.path, source.format
     newline, final_newline = "\n", True
@@ -198,7 +190,7 @@ def parse_dataset(
         dataset.raw_lines = raw_lines
         dataset.shape = shape
         dataset.ascii_json = text.isascii() and "\\u" in text
-    dataset.items = build_items(dataset, labels, derived_ids)
+    dataset.items = build_items(dataset, labels)
     return dataset
 
 
@@ -253,7 +245,7 @@ def preview_items(columns: list[str], rows: list[dict[str, object]], mapping: di
     values: list[object] = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(values, layout.label_base, "mapping")
     dataset = Dataset(Path("preview"), "tsv", columns, rows, layout, codec, [], "", 0)
-    return build_items(dataset, labels, None)
+    return build_items(dataset, labels)
 
 
 def _with_labels_file(layout: Layout, path: Path) -> Layout:
@@ -515,7 +507,7 @@ def unique_ids(raw_ids: list[str]) -> list[str]:
 def reassign_ids(dataset: Dataset, derived_ids: list[str]) -> None:
     """Give a dataset without an id column the ids a workspace keeps for its rows, without reading the file again.
 
-    The same items ``build_items`` would make from ``derived_ids``; only their ids change.
+    The items keep everything but their ids, so a workspace's ids reach re-sorted rows.
     """
     dataset.raw_ids = list(derived_ids)
     dataset.items = [
@@ -524,14 +516,12 @@ def reassign_ids(dataset: Dataset, derived_ids: list[str]) -> None:
     ]
 
 
-def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[str] | None) -> list[Item]:
-    """Items for every row; ids from the id column, else ``derived_ids``, else ``r<row>``."""
+def build_items(dataset: Dataset, labels: list[int | None]) -> list[Item]:
+    """Items for every row; ids from the id column, else ``r<row>`` (a workspace's own: ``reassign_ids``)."""
     layout = dataset.layout
     rows = dataset.rows
     if layout.id:
         raw_ids = rows.column(layout.id) if isinstance(rows, Records) else [as_text(row.get(layout.id)) for row in rows]
-    elif derived_ids is not None:
-        raw_ids = list(derived_ids)
     else:
         raw_ids = [f"r{n}" for n in range(1, len(rows) + 1)]
     dataset.raw_ids = raw_ids
