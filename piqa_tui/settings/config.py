@@ -159,7 +159,7 @@ def _choice(kind: type[_E]) -> Callable[[str, str, object], _E]:
     return check
 
 
-_WIDTH_MODES: dict[object, WidthMode] = {mode: mode for mode in WIDTH_MODES}
+_WIDTH_MODES: dict[str, WidthMode] = {mode: mode for mode in WIDTH_MODES}
 
 
 def _width_policy(where: str, name: str, value: object) -> WidthPolicy | None:
