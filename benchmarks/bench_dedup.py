@@ -159,7 +159,7 @@ def job_lexical(n: int) -> dict:
 
 def job_template(n: int) -> dict:
     """Exact + lexical + prompt dedup of the first ``n`` items of make_large.py's file."""
-    from piqa_tui.core.dataset.files import load_dataset
+    from piqa_tui.core.dataset.reading import load_dataset
     from piqa_tui.core.dedup.clusters import find_duplicates
     from piqa_tui.core.dedup.folding import item_key
     from piqa_tui.core.dedup.lexical import search_lexical
@@ -725,8 +725,8 @@ def paraphrase_like(fields: tuple[str, ...], rng: random.Random) -> tuple[str, .
 
 def labelled_set(seed: int = 11):
     """Base items plus planted copies; returns (items, language per item, planted pairs by kind)."""
-    from piqa_tui.core.dataset.files import load_dataset
     from piqa_tui.core.dataset.item import Item
+    from piqa_tui.core.dataset.reading import load_dataset
 
     rng = random.Random(seed)
     base: list[tuple[str, tuple[str, ...]]] = [("en", r) for r in piqa_rows()] + [("ta", r) for r in tamil_rows()]

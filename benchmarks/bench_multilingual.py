@@ -135,7 +135,7 @@ def sample_pairs(model, standardise: bool) -> dict[str, object]:
     neighbour in its file, and the highest cosine of two distinct other items of the file."""
     import numpy as np
 
-    from piqa_tui.core.dataset.files import load_dataset
+    from piqa_tui.core.dataset.reading import load_dataset
     from piqa_tui.core.dedup.translation import standardised
 
     out: dict[str, object] = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 
 HEADER = "id\tprompt\tsolution0\tsolution1\tlabel\n"
 

@@ -13,12 +13,12 @@ from piqa_tui.core.text.bidi import (
     BidiMode,
     BidiText,
     DisplayLine,
-    detect_mode,
     layout,
     needs_layout,
     resolve_mode,
     rich_text,
 )
+from piqa_tui.core.text.bidi_mode import detect_mode
 from piqa_tui.core.text.direction import Direction, Directions, detect_direction, is_rtl
 from piqa_tui.core.text.graphemes import WidthPolicy, cell_width
 from piqa_tui.core.text.reference_strings import (

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset, write_dataset
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import load_dataset
+from piqa_tui.core.dataset.writing import write_dataset
 from piqa_tui.core.errors import TemplateError
 from piqa_tui.core.scoring.templates import (
     CONTEXTS,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
-from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.dedup import semantic as embeddings
 from piqa_tui.core.dedup.clusters import Cluster, find_duplicates
 from piqa_tui.core.dedup.folding import fold, item_key

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.workspace.project import Project
 from tests.conftest import copy_sample
 

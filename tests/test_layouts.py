@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset, write_dataset
 from piqa_tui.core.dataset.layout import detect_layout, parse_mapping
+from piqa_tui.core.dataset.reading import load_dataset
+from piqa_tui.core.dataset.writing import write_dataset
 from piqa_tui.core.errors import LayoutError
 
 from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import builtins
 import csv
+import hashlib
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset, write_dataset
+from piqa_tui.core.dataset.reading import load_dataset
+from piqa_tui.core.dataset.writing import write_dataset
 from piqa_tui.core.workspace.project import Project
 
 from .conftest import PIQA_VALID, SAMPLES, XCOPA_TA_TEST
@@ -133,3 +138,46 @@ def test_save_rewrites_the_source_atomically_and_rebinds(tmp_path: Path) -> None
     reopened = Project.open(path, annotator="t")
     assert reopened.file_changed is None and reopened.item("a").prompt == "كاس"
     assert reopened.undo() == "a" and reopened.item("a").prompt == "p"
+
+
+def _count_touches(monkeypatch: pytest.MonkeyPatch, path: Path) -> dict[str, int]:
+    """Count the opens and the stats of ``path`` while the real ``open`` and ``os.stat`` do the work."""
+    counts = {"open": 0, "stat": 0}
+    real_open, real_stat = builtins.open, os.stat
+
+    def is_path(file: object) -> bool:
+        return isinstance(file, (str, os.PathLike)) and os.path.abspath(file) == str(path)
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["open"] += is_path(file)
+        return real_open(file, *args, **kwargs)
+
+    def counting_stat(file: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["stat"] += is_path(file)
+        return real_stat(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(os, "stat", counting_stat)
+    return counts
+
+
+def test_opening_checks_and_reads_the_file_once_and_binds_the_hash_of_those_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids derived from a workspace are re-assigned to re-sorted rows without reading the file again."""
+    path = tmp_path / "no-ids.tsv"
+    rows = ["goal\tsol1\tsol2\tlabel", "boil an egg\tin water\tin sand\t0", "dry a towel\tin the sun\tin a bag\t0"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    first = Project.open(path, annotator="amina")  # derives r1, r2 and keeps them in the workspace
+    assert first.workspace.binding()[2] == hashlib.sha256(path.read_bytes()).hexdigest()
+    first.workspace.close()
+    path.write_text("\n".join([rows[0], rows[2], rows[1]]) + "\n", encoding="utf-8")  # someone re-sorted it
+    counts = _count_touches(monkeypatch, path)
+    # The workspace named, so that finding its default place (which resolves the path) is not counted.
+    project = Project.open(path, annotator="amina", workspace=path.with_name(path.name + ".piqa.sqlite"))
+    monkeypatch.undo()
+    assert counts == {"open": 1, "stat": 1}
+    assert [item.id for item in project.items] == ["r2", "r1"]  # the ids follow the rows' content
+    assert project.dataset.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert project.file_changed  # the workspace's fingerprint was compared with the hash of the bytes read
+    project.workspace.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.scoring.results import summarise
 from tests.conftest import copy_sample
 

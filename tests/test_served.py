@@ -142,15 +142,16 @@ def test_log_probabilities_are_aligned_to_the_prompt_or_refused() -> None:
 
 
 def test_the_factory_picks_the_server_from_the_config_and_the_local_model_otherwise(tmp_path, monkeypatch) -> None:
+    from piqa_tui.core.scoring.backend import Repack, ServerChoice
     from piqa_tui.core.scoring.factory import backend_for
     from piqa_tui.core.scoring.process import ProcessBackend
     from piqa_tui.settings.config import Config
     from piqa_tui.settings.model_choice import choose_model
 
-    served = choose_model(Config(server={"url": "http://127.0.0.1:8000", "model": "m", "concurrency": 8}), environ={})
+    served = choose_model(Config(server=ServerChoice("http://127.0.0.1:8000", "m", 8)), environ={})
     backend = backend_for(served)
     assert isinstance(backend, ServedBackend) and (backend.model, backend.concurrency) == ("m", 8)
-    local = choose_model(Config(repack="off"), environ={})
+    local = choose_model(Config(repack=Repack.OFF), environ={})
     backend = backend_for(local)
     assert isinstance(backend, ProcessBackend) and backend.local.repack is False
     config = tmp_path / "config.toml"  # a [server] table is checked when the config file is read

@@ -19,8 +19,12 @@ import pytest
 from piqa_tui.cli import open_tui
 from piqa_tui.cli.main import main
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.scoring.backend import Repack, ServerChoice
 from piqa_tui.core.scoring.templates import Template, get_template
-from piqa_tui.settings.config import Config, load_config
+from piqa_tui.core.text.bidi_mode import BidiMode
+from piqa_tui.core.text.direction import Direction, Directions
+from piqa_tui.core.text.graphemes import WidthPolicy
+from piqa_tui.settings.config import Config, configured_directions, load_config
 from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,6 +113,25 @@ def test_a_good_config_is_typed(tmp_path: Path) -> None:
     )
     assert isinstance(loaded.low_margin, float)
     assert load_config(tmp_path / "missing.toml") == Config()
+
+
+def test_every_choice_comes_out_as_the_type_its_consumers_use(tmp_path: Path) -> None:
+    """Enums and small frozen dataclasses, checked once: no consumer parses a setting again."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'bidi = "terminal"\nwidth_policy = "cluster2"\ndirection = "rtl"\nrepack = "off"\nmodel = "~/m.gguf"\n'
+        '[directions]\n"*:english" = "ltr"\n[server]\nurl = "http://127.0.0.1:8000"\nconcurrency = 2\n'
+    )
+    loaded = load_config(config)
+    assert loaded.bidi is BidiMode.TERMINAL and loaded.direction is Direction.RTL and loaded.repack is Repack.OFF
+    assert loaded.width_policy == WidthPolicy("cluster2") and loaded.directions == {"*:english": Direction.LTR}
+    assert loaded.server == ServerChoice("http://127.0.0.1:8000", None, 2)
+    assert loaded.model == Path.home() / "m.gguf"
+    assert configured_directions(loaded, "tamil.tsv") == Directions(Direction.RTL, (("english", Direction.LTR),))
+    defaults = Config()
+    assert defaults.bidi is BidiMode.AUTO and defaults.width_policy is None and defaults.server is None
+    config.write_text('width_policy = "auto"\n')
+    assert load_config(config).width_policy is None  # auto: the terminal is asked when the TUI starts
 
 
 @pytest.mark.parametrize("kind", ["fifo", "folder", "devzero"])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.errors import TemplateError
 from piqa_tui.core.scoring.template_files import (
     folder_templates,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.scoring.templates import protocol_template
 from tests.conftest import copy_sample
 

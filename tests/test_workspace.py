@@ -149,3 +149,5 @@ def test_typed_text_is_stored_in_nfc(tmp_path: Path) -> None:
     decomposed = unicodedata.normalize("NFD", "café شَاي")
     item = project.edit(project.items[0].id, {"prompt": decomposed})
     assert item.prompt == unicodedata.normalize("NFC", decomposed) and unicodedata.is_normalized("NFC", item.prompt)
+    project.set_note(item.id, decomposed)  # a note typed in $EDITOR reaches core as typed
+    assert project.state.notes[item.id] == unicodedata.normalize("NFC", decomposed)

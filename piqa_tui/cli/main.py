@@ -16,6 +16,7 @@ from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
 from piqa_tui.cli.exit_codes import BAD_INPUT
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.bidi_mode import BidiMode
 from piqa_tui.core.text.terminal_safe import message_line
 
 
@@ -34,7 +35,7 @@ def tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", nargs="?", help="dataset to open (default: the bundled Darija sample)")
     parser.add_argument("--annotator", metavar="NAME")
-    parser.add_argument("--bidi", choices=["auto", "app", "terminal", "off"])
+    parser.add_argument("--bidi", choices=[mode.value for mode in BidiMode])
     parser.add_argument("--theme", metavar="NAME")
     parser.add_argument("--workspace", metavar="FILE")
     parser.add_argument("--map", dest="mapping", metavar="SPEC")

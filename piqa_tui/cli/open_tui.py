@@ -14,7 +14,7 @@ from pathlib import Path
 
 from piqa_tui.cli.exit_codes import BAD_INPUT, OK
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.text.bidi import BidiMode, resolve_mode
+from piqa_tui.core.text.bidi_mode import BidiMode, resolve_mode
 from piqa_tui.core.text.graphemes import WidthPolicy
 from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.log import user_location
@@ -26,12 +26,12 @@ from piqa_tui.tui.session import OpenRequest
 from piqa_tui.tui.themes import known_theme_names, theme_name
 
 
-def width_mode(configured: str) -> str:
-    """The width mode to lay text out with: the configured one (checked with the config), or what the terminal answers."""
-    if configured == "auto":
+def width_policy(configured: WidthPolicy | None) -> WidthPolicy:
+    """The width policy to lay text out with: the configured one, else (``auto``) what the terminal answers."""
+    if configured is None:
         from piqa_tui.tui.terminal_probe import detect_width_mode
 
-        return detect_width_mode()
+        return WidthPolicy(detect_width_mode())
     return configured
 
 
@@ -40,10 +40,8 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
 
     # Every setting is checked here, once, before anything starts (settings/config.py).
     config = load_config(action_ids=[a.id for a in ALL_ACTIONS], theme_names=known_theme_names())
-    cell_widths.install(WidthPolicy(width_mode(config.width_policy)))
-    low_margin = config.low_margin  # a positive number: checked when the config was read
-    bidi = args.bidi or config.bidi
-    bidi_mode = resolve_mode(BidiMode(bidi))
+    cell_widths.install(width_policy(config.width_policy))
+    bidi = BidiMode(args.bidi) if args.bidi else config.bidi  # --bidi: one of BidiMode's values (argparse checked)
     request = None
     if not args.check_terminal:
         path = Path(args.path) if args.path else bundled_sample()
@@ -63,11 +61,11 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
     return AppSettings(
         request=request,
         bidi_setting=bidi,
-        bidi_mode=bidi_mode,
+        bidi_mode=resolve_mode(bidi),
         theme=theme_name(args.theme or config.theme),
         keys=dict(config.keys),
         reviewer=bool(args.reviewer),
-        low_margin=low_margin,
+        low_margin=config.low_margin,
         check_terminal=bool(args.check_terminal),
     )
 

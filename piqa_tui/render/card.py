@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import yaml
 
-from piqa_tui.core.dataset.files import Dataset, current_rows
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import Dataset
+from piqa_tui.core.dataset.writing import current_rows
 from piqa_tui.core.report.languages import (
     LanguageReport,
     detect_languages,

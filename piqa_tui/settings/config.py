@@ -46,16 +46,18 @@ import re
 import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
+from typing import Any, TypeVar
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.scoring.backend import Repack, ServerChoice
+from piqa_tui.core.text.bidi_mode import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
-from piqa_tui.core.text.graphemes import WIDTH_MODES
+from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthMode, WidthPolicy
 from piqa_tui.settings.locations import config_path
 
-BIDI_MODES = ("auto", "app", "terminal", "off")
-WIDTH_POLICIES = ("auto", *WIDTH_MODES)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
@@ -65,19 +67,21 @@ class ConfigError(PiqaError):
 
 @dataclass(frozen=True)
 class Config:
+    """Every setting, as the type its consumers use: they never parse a value again."""
+
     annotator: str | None = None
-    bidi: str = "auto"
+    bidi: BidiMode = BidiMode.AUTO
     theme: str = "piqa-dark"
-    width_policy: str = "auto"  # auto = ask the terminal how wide it draws Indic syllables
+    width_policy: WidthPolicy | None = None  # None (auto): ask the terminal how wide it draws Indic syllables
     max_differences: int = 2
-    direction: str = "auto"  # paragraph direction: auto (detected per paragraph), rtl or ltr
-    directions: dict[str, str] = field(default_factory=dict)  # "FILE", "FILE:COLUMN" or "*:COLUMN" -> direction
+    direction: Direction = Direction.AUTO  # paragraph direction: auto (detected per paragraph), rtl or ltr
+    directions: dict[str, Direction] = field(default_factory=dict)  # "FILE", "FILE:COLUMN" or "*:COLUMN"
     keys: dict[str, str] = field(default_factory=dict)
     templates: dict[str, dict[str, object]] = field(default_factory=dict)
-    model: str | None = None  # GGUF file the TUI scores with
+    model: Path | None = None  # GGUF file the TUI scores with (``~`` expanded)
     n_gpu_layers: int = 0
-    repack: str = "auto"  # llama.cpp weight repacking: auto (off on AMX CPUs) | on | off
-    server: dict[str, object] = field(default_factory=dict)  # [server] url, model, concurrency
+    repack: Repack = Repack.AUTO  # llama.cpp weight repacking: auto is off on AMX CPUs
+    server: ServerChoice | None = None  # [server] url, model, concurrency: score through it
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
     license: str | None = None  # the Hub licence identifier a dataset card states (``card --license`` wins)
 
@@ -136,13 +140,39 @@ def _text(where: str, name: str, value: object) -> str:
     return value
 
 
-def _choice(options: tuple[str, ...]) -> Callable[[str, str, object], str]:
-    def check(where: str, name: str, value: object) -> str:
-        if value not in options:
-            raise _fail(where, name, value, "one of " + ", ".join(f'"{o}"' for o in options))
-        return str(value)
+def _one_of(options: Collection[str]) -> str:
+    return "one of " + ", ".join(f'"{o}"' for o in options)
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _choice(kind: type[_E]) -> Callable[[str, str, object], _E]:
+    """A check that turns one of ``kind``'s values into its member."""
+
+    def check(where: str, name: str, value: object) -> _E:
+        values = [member.value for member in kind]
+        if not isinstance(value, str) or value not in values:
+            raise _fail(where, name, value, _one_of(values))
+        return kind(value)
 
     return check
+
+
+_WIDTH_MODES: dict[str, WidthMode] = {mode: mode for mode in WIDTH_MODES}
+
+
+def _width_policy(where: str, name: str, value: object) -> WidthPolicy | None:
+    """None for ``auto`` (the terminal is asked when the TUI starts), else the policy of that mode."""
+    if value == "auto":
+        return None
+    if not isinstance(value, str) or value not in _WIDTH_MODES:
+        raise _fail(where, name, value, _one_of(("auto", *WIDTH_MODES)))
+    return WidthPolicy(_WIDTH_MODES[value])
+
+
+def _path(where: str, name: str, value: object) -> Path:
+    return Path(_text(where, name, value)).expanduser()
 
 
 def _whole(minimum: int) -> Callable[[str, str, object], int]:
@@ -185,30 +215,24 @@ def _templates(where: str, name: str, value: object) -> dict[str, dict[str, obje
     return {t: dict(spec) for t, spec in value.items()}
 
 
-def _server(where: str, name: str, value: object) -> dict[str, object]:
+def _server(where: str, name: str, value: object) -> ServerChoice:
     if not isinstance(value, dict):
         raise _fail(where, name, value, 'a [server] table with url = "http://host:port"')
     extra = sorted(set(value) - {"url", "model", "concurrency"})
     if extra:
         raise _fail(where, f"[server] {extra[0]}", value[extra[0]], "left out: [server] has url, model and concurrency")
-    _text(where, "[server] url", value.get("url"))
-    if "model" in value:
-        _text(where, "[server] model", value["model"])
-    if "concurrency" in value:
-        _whole(1)(where, "[server] concurrency", value["concurrency"])
-    return dict(value)
+    url = _text(where, "[server] url", value.get("url"))
+    model = _text(where, "[server] model", value["model"]) if "model" in value else None
+    if "concurrency" not in value:
+        return ServerChoice(url, model)
+    return ServerChoice(url, model, _whole(1)(where, "[server] concurrency", value["concurrency"]))
 
 
-DIRECTIONS = tuple(d.value for d in Direction)
-
-
-def _directions(where: str, name: str, value: object) -> dict[str, str]:
+def _directions(where: str, name: str, value: object) -> dict[str, Direction]:
     if not isinstance(value, dict):
         raise _fail(where, name, value, 'a [directions] table of "FILE", "FILE:COLUMN" or "*:COLUMN" = "auto|rtl|ltr"')
-    for key, direction in value.items():
-        if direction not in DIRECTIONS:
-            raise _fail(where, f'directions."{key}"', direction, "one of " + ", ".join(f'"{d}"' for d in DIRECTIONS))
-    return dict(value)
+    direction = _choice(Direction)
+    return {key: direction(where, f'directions."{key}"', setting) for key, setting in value.items()}
 
 
 def configured_directions(config: Config, dataset_name: str) -> Directions:
@@ -218,7 +242,7 @@ def configured_directions(config: Config, dataset_name: str) -> Directions:
     (``*:COLUMN``); a column's direction wins over the dataset's.
     """
     table = config.directions
-    directions = Directions(Direction(table.get(dataset_name, config.direction)))
+    directions = Directions(table.get(dataset_name, config.direction))
     for prefix in ("*:", f"{dataset_name}:"):  # the file's own columns last, so they win
         for key, value in table.items():
             if key.startswith(prefix) and len(key) > len(prefix):
@@ -232,19 +256,19 @@ def _check_action_ids(where: str, keys: dict[str, str], action_ids: Collection[s
         raise ConfigError(f"{where}: [keys] {unknown[0]} is not an action; the help screen (?) lists the action ids")
 
 
-_CHECKS: dict[str, Callable[[str, str, object], object]] = {
+_CHECKS: dict[str, Callable[[str, str, object], Any]] = {  # Any: each setting has its own type
     "annotator": _text,
-    "bidi": _choice(BIDI_MODES),
+    "bidi": _choice(BidiMode),
     "theme": _text,
-    "width_policy": _choice(WIDTH_POLICIES),
+    "width_policy": _width_policy,
     "max_differences": _whole(0),
-    "direction": _choice(DIRECTIONS),
+    "direction": _choice(Direction),
     "directions": _directions,
     "keys": _keys,
     "templates": _templates,
-    "model": _text,
+    "model": _path,
     "n_gpu_layers": _whole(-1),
-    "repack": _choice(("auto", "on", "off")),
+    "repack": _choice(Repack),
     "server": _server,
     "low_margin": _positive,
     "license": _text,

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.backend import ModelChoice, ServerChoice
+from piqa_tui.core.scoring.backend import ModelChoice
 from piqa_tui.settings.config import Config, load_config
 from piqa_tui.settings.locations import config_path
 
@@ -47,12 +47,6 @@ def no_model_help() -> str:
     )
 
 
-def configured_server(table: dict[str, object]) -> ServerChoice:
-    """The config's ``[server]`` table (checked when the config was read) as a ServerChoice."""
-    model = table.get("model")
-    return ServerChoice(str(table["url"]), None if model is None else str(model), int(table.get("concurrency", 4)))  # type: ignore[arg-type]
-
-
 def choose_model(config: Config | None = None, environ: dict[str, str] | None = None) -> ModelChoice:
     """The model the TUI should use, in the order config file, environment, packaged."""
     environ = dict(os.environ) if environ is None else environ
@@ -60,17 +54,12 @@ def choose_model(config: Config | None = None, environ: dict[str, str] | None = 
         config = config or load_config()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
-    layers, repack = config.n_gpu_layers, config.repack  # checked when the config was read
-    if config.server:
+    layers, repack = config.n_gpu_layers, config.repack
+    if config.server is not None:
+        return ModelChoice(None, "server", server=config.server, origin=f"the config file's [server] ({config_path()})")
+    if config.model is not None:
         return ModelChoice(
-            None,
-            "server",
-            server=configured_server(config.server),
-            origin=f"the config file's [server] ({config_path()})",
-        )
-    if config.model:
-        return ModelChoice(
-            Path(config.model).expanduser(),
+            config.model,
             "config",
             layers,
             repack=repack,

@@ -24,9 +24,10 @@ from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.checks import labels_look_one_based
-from piqa_tui.core.dataset.files import output_files, peek_rows
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import Layout, format_mapping
+from piqa_tui.core.dataset.reading import peek_rows
+from piqa_tui.core.dataset.writing import output_files
 from piqa_tui.core.errors import LayoutError, PiqaError
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.terminal_safe import terminal_safe
@@ -511,10 +512,8 @@ class PiqaApp(App[None]):
                 edited = fh.read()
         finally:
             os.unlink(path)
-        import unicodedata
-
         edited = edited[:-1] if edited.endswith("\n") else edited
-        return unicodedata.normalize("NFC", edited.replace("\r\n", "\n"))
+        return edited.replace("\r\n", "\n")  # stored in NFC by core
 
     # -------------------------------------------------------------- display
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from piqa_tui.core.dataset.files import Dataset
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.text.word_diff import differing_spans
 
 # Words in a column name that mark it as another rendering of some text.

@@ -9,14 +9,13 @@ runs of spaces. Pure Python, no Textual: the TUI runs it in a worker thread.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.text.characters import INVISIBLE
+from piqa_tui.core.text.characters import INVISIBLE, nfc
 
 # Arabic harakat (fathatan..sukun, superscript alef, Quranic marks), tatweel,
 # and the invisible characters (bidi controls, zero-width, joiners): optional when typing.
@@ -29,7 +28,7 @@ FUZZY_LIMIT = 500
 
 def normalise(text: str) -> str:
     """``text`` as search compares it: NFC, case-folded, harakat and invisibles removed, spaces collapsed."""
-    text = unicodedata.normalize("NFC", text).casefold()
+    text = nfc(text).casefold()
     return _SPACES.sub(" ", _IGNORED.sub("", text)).strip()
 
 

@@ -95,7 +95,7 @@ class Session:
                 store_mapping(project.workspace, mapping)
             except WorkspaceError as exc:  # the mapping applies now; only the next open will ask again
                 session.notice = f"the column mapping is used now but not kept: {exc}"
-        session.disk_stamp = session.stat()
+        session.disk_stamp = project.dataset.stamp  # as the file was when read: a change since is noticed
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session
 

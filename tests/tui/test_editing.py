@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.widgets.field_editor import FieldEditor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from piqa_tui.core.dataset.files import load_dataset
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.text.characters import INVISIBLE
 from piqa_tui.core.text.word_diff import word_spans
 from piqa_tui.core.workspace.project import Project

@@ -20,7 +20,7 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import OK
-from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.card import FILL, CardOptions, dataset_card

@@ -29,13 +29,8 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.checks import check_items
-from piqa_tui.core.dataset.files import (
-    FORMATS,
-    formula_cells,
-    output_files,
-    output_table,
-)
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.writing import FORMATS, formula_cells, output_files, output_table
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project

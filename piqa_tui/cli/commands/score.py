@@ -31,12 +31,12 @@ from piqa_tui.cli.commands.dataset_args import (
     say,
 )
 from piqa_tui.cli.exit_codes import OK
-from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.comparison import Comparison, RunScores, check_flags, compare
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.scoring.backend import ModelBackend, ModelChoice, ServerChoice
+from piqa_tui.core.scoring.backend import ModelBackend, ModelChoice, Repack, ServerChoice
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.templates import (
     CONTEXTS,
@@ -86,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--repack",
-        choices=("auto", "on", "off"),
+        choices=[setting.value for setting in Repack],
         help="let llama.cpp repack the weights for this CPU's fastest kernels: auto = on, "
         "except on CPUs with AMX, where they crash (default: the config's repack, else auto)",
     )
@@ -264,7 +264,7 @@ def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]
             "give one --server-model per --server, in the same order, or none"
         )
     n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
-    repack = args.repack or str(config.repack)
+    repack = Repack(args.repack) if args.repack else config.repack
     choices = [ModelChoice(Path(m), "--model", n_gpu_layers, repack=repack) for m in args.model or []]
     choices += [
         ModelChoice(None, "--server", server=ServerChoice(url, names[i] if names else None, args.concurrency))

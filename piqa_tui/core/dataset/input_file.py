@@ -33,6 +33,11 @@ def _kind(mode: int) -> str:
 
 def check_regular_file(path: Path, what: str = "file") -> int:
     """The size of ``path`` if it is a regular file we may read; InputError (one line) otherwise."""
+    return regular_file_status(path, what).st_size
+
+
+def regular_file_status(path: Path, what: str = "file") -> os.stat_result:
+    """``os.stat`` of ``path`` if it is a regular file we may read; InputError (one line) otherwise."""
     try:
         info = os.stat(path)  # follows symlinks: a link to /dev/zero is a device
     except OSError as exc:
@@ -48,12 +53,16 @@ def check_regular_file(path: Path, what: str = "file") -> int:
         raise InputError(
             f"{path}: {info.st_size:,} bytes is more than the {MAX_INPUT_BYTES:,} a {what} may have; split it"
         )
-    return info.st_size
+    return info
 
 
 def read_input(path: Path, what: str = "file") -> bytes:
     """The bytes of a regular file, or InputError naming ``path`` and what to do."""
-    size = check_regular_file(path, what)
+    return read_checked(path, check_regular_file(path, what), what)
+
+
+def read_checked(path: Path, size: int, what: str = "file") -> bytes:
+    """The bytes of ``path``, already found a regular file of ``size`` bytes by ``check_regular_file``."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_INPUT_BYTES + 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 @dataclass(slots=True, eq=True)
@@ -30,5 +31,5 @@ class Item:
         """Prompt and solutions joined: the item's text for search and dedup."""
         return "\n".join((self.prompt, *self.solutions))
 
-    def with_changes(self, **changes: object) -> Item:
+    def with_changes(self, **changes: Any) -> Item:
         return replace(self, **changes)

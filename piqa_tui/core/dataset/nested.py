@@ -44,14 +44,14 @@ def flatten(row: dict[str, object]) -> dict[str, object]:
     """One nested row as flat columns, each in the place of the object it came from."""
     flat: dict[str, object] = {}
     for key, value in row.items():
-        if key == OPTIONS:
-            for sub, inner in value.items():  # type: ignore[union-attr]
+        if key == OPTIONS and isinstance(value, dict):  # a dict in every row ``is_nested_culture`` accepts
+            for sub, inner in value.items():
                 if sub == "text":
                     flat.update(zip(SOLUTION_COLUMNS, inner))
                 else:
                     flat[sub] = inner
-        elif key == ANSWER:
-            for sub, inner in value.items():  # type: ignore[union-attr]
+        elif key == ANSWER and isinstance(value, dict):
+            for sub, inner in value.items():
                 flat[LABEL_COLUMN if sub == "english_answer_key" else sub] = inner
         else:
             flat[key] = value
@@ -61,15 +61,20 @@ def flatten(row: dict[str, object]) -> dict[str, object]:
 def nest(flat: dict[str, object]) -> dict[str, object]:
     """A flat row (``flatten``'s shape, values maybe edited) nested back as ArabCulture writes it."""
     row: dict[str, object] = {}
+    options: dict[str, object] = {}
+    texts: list[object] = []
+    answer: dict[str, object] = {}
     for key, value in flat.items():
         if key in SOLUTION_COLUMNS or key in OPTION_KEYS:
-            options = row.setdefault(OPTIONS, {})
+            row.setdefault(OPTIONS, options)  # in the place of the first of its columns
             if key in SOLUTION_COLUMNS:
-                options.setdefault("text", []).append(value)  # type: ignore[union-attr]
+                options.setdefault("text", texts)
+                texts.append(value)
             else:
-                options[key] = value  # type: ignore[index]
+                options[key] = value
         elif key == LABEL_COLUMN or key in ANSWER_KEYS:
-            row.setdefault(ANSWER, {})[ANSWER_KEYS[1] if key == LABEL_COLUMN else key] = value  # type: ignore[index]
+            row.setdefault(ANSWER, answer)
+            answer[ANSWER_KEYS[1] if key == LABEL_COLUMN else key] = value
         else:
             row[key] = value
     return row

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -54,6 +55,14 @@ class ModelBackend(Protocol):
         """Free the model."""
 
 
+class Repack(StrEnum):
+    """Whether llama.cpp may repack the weights for this CPU's fastest kernels (``auto``: not on AMX CPUs)."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
 @dataclass(frozen=True)
 class ServerChoice:
     """An OpenAI-compatible server to score through instead of a local file (see ``scoring.served``)."""
@@ -71,7 +80,7 @@ class ModelChoice:
     source: str = ""  # "config", "$PIQA_TUI_MODEL", "packaged"
     n_gpu_layers: int = 0
     problem: str = ""
-    repack: str = "auto"  # llama.cpp weight repacking: auto | on | off
+    repack: Repack = Repack.AUTO  # llama.cpp weight repacking
     server: ServerChoice | None = None  # set: score through this server, ``path`` unused
     origin: str = ""  # how to name the source in a message, e.g. "the config file's model (~/.config/...)"
 

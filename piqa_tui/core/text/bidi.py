@@ -14,7 +14,7 @@ Modes (``--bidi``):
 * ``terminal``: the terminal does bidi and shaping (Konsole, VTE/GNOME
   Terminal >= 0.58, mlterm): lines are wrapped and aligned, text stays logical.
 * ``off``: no bidi at all: wrapped logical text, left-aligned.
-* ``auto``: ``terminal`` for the terminals above, else ``app`` (``detect_mode``).
+* ``auto``: ``terminal`` for the terminals above, else ``app`` (``bidi_mode.detect_mode``).
 
 Reordering works on display units, not code points: a unit is one grapheme
 cluster (two for a lam-alef ligature), so a haraka or vowel sign always stays
@@ -34,12 +34,10 @@ no isolates, no bracket pairing, otherwise the same results).
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import lru_cache
 from typing import Literal
 
@@ -53,6 +51,7 @@ from rich.measure import Measurement
 from rich.style import Style, StyleType
 from rich.text import Text
 
+from piqa_tui.core.text.bidi_mode import BidiMode, resolve_mode
 from piqa_tui.core.text.characters import BIDI_CONTROLS, JOINERS
 from piqa_tui.core.text.direction import Direction, is_rtl
 from piqa_tui.core.text.graphemes import (
@@ -75,15 +74,6 @@ _JOINERS = frozenset(JOINERS)
 # Anything else (Latin, Indic, CJK) is drawn as it is stored, only cut to fit.
 _NEEDS_LAYOUT = re.compile(f"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe{BIDI_CONTROLS}\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _TRAILING_KINDS = frozenset({"WS", "BN", "LRI", "RLI", "FSI", "PDI"})  # reset by UAX #9 rule L1
-
-
-class BidiMode(StrEnum):
-    """Who puts right-to-left text in display order: see the module docstring."""
-
-    AUTO = "auto"
-    APP = "app"
-    TERMINAL = "terminal"
-    OFF = "off"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,36 +106,6 @@ class DisplayLine:
         """``text`` padded with spaces to ``width`` cells on the side its alignment asks."""
         pad = " " * max(0, width - self.width)
         return pad + self.text if self.align == "right" else self.text + pad
-
-
-# --- choosing the mode -------------------------------------------------------
-
-
-def detect_mode(environ: Mapping[str, str] | None = None) -> BidiMode:
-    """The mode ``auto`` means here: ``terminal`` where the terminal does bidi, else ``app``.
-
-    ``PIQA_TUI_BIDI=app|terminal|off`` overrides detection.  Detection only
-    sees the environment, so a stale ``VTE_VERSION`` (e.g. tmux attached from
-    another terminal) can mislead it; ``--bidi`` is the fix.
-    """
-    env = os.environ if environ is None else environ
-    forced = env.get("PIQA_TUI_BIDI", "").strip().lower()
-    if forced in (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF):
-        return BidiMode(forced)
-    if env.get("KONSOLE_VERSION"):
-        return BidiMode.TERMINAL
-    vte = env.get("VTE_VERSION", "")
-    if vte.isdigit() and int(vte) >= 5800:  # VTE implements bidi since 0.58
-        return BidiMode.TERMINAL
-    if env.get("TERM", "").startswith("mlterm") or env.get("MLTERM"):
-        return BidiMode.TERMINAL
-    return BidiMode.APP
-
-
-def resolve_mode(mode: BidiMode | str, environ: Mapping[str, str] | None = None) -> BidiMode:
-    """``mode`` as a concrete mode, with ``auto`` decided by ``detect_mode``."""
-    mode = BidiMode(mode)
-    return detect_mode(environ) if mode is BidiMode.AUTO else mode
 
 
 def needs_layout(text: str) -> bool:

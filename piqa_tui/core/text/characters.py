@@ -57,6 +57,12 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def is_typeable(text: str) -> bool:
+    """True when a key's text may enter a field: anything but control characters and lone surrogates
+    (format characters such as ZWNJ/ZWJ, bidi marks and combining marks are text a script needs)."""
+    return bool(text) and not any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
 def is_nfc(text: str) -> bool:
     return unicodedata.is_normalized("NFC", text)
 

@@ -28,7 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from piqa_tui.core.dataset.files import default_file_mode
+from piqa_tui.core.dataset.atomic import default_file_mode
 from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
 
 SCHEMA_VERSION = "1"

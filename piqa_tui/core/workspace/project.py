@@ -16,16 +16,9 @@ from collections import defaultdict
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
-from piqa_tui.core.dataset.files import (
-    Dataset,
-    file_digest,
-    load_dataset,
-    output_files,
-    source_files,
-    write_dataset,
-)
-from piqa_tui.core.dataset.input_file import check_regular_file
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import Dataset, file_digest, parse_dataset, read_source, reassign_ids, source_files
+from piqa_tui.core.dataset.writing import output_files, write_dataset
 from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
@@ -204,13 +197,15 @@ class Project:
         """Open a dataset; with ``create=False`` the workspace is only read (read-only commands): a missing
         one is not made, and one on a read-only disk or locked by another process can still be read."""
         path = Path(path)
-        if os.path.lexists(path):  # a FIFO, a folder or a symlink loop: one line before anything resolves the path
-            check_regular_file(path, "dataset")
+        # Checked and read once, here: a FIFO, a folder or a symlink loop is one line before anything resolves
+        # the path, and the workspace's fingerprint is the hash of these bytes.
+        source = read_source(path)
         ws_path = Path(workspace) if workspace else default_location(path)
-        prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
+        prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset parses
         if mapping is None and ws_path.is_file():
             mapping = stored_mapping(ws_path)  # chosen in the TUI's mapping dialog: no --map needed again
-        dataset = load_dataset(path, mapping)
+        dataset = parse_dataset(source, mapping)
+        del source  # its bytes are not needed again
         ws = None
         if create:
             ws = Workspace(ws_path, busy_timeout=busy_timeout)
@@ -219,7 +214,7 @@ class Project:
         if ws is not None and dataset.layout.id is None:
             ids = _derived_ids(ws, dataset)
             if ids != dataset.raw_ids:
-                dataset = load_dataset(path, mapping, derived_ids=ids)
+                reassign_ids(dataset, ids)
         project = cls(dataset, ws, annotator or default_annotator(), prefetch)
         project.workspace_path = ws_path  # the one named with --workspace, even when it does not exist yet
         return project
@@ -533,7 +528,7 @@ class Project:
     def set_note(self, item_id: str, text: str) -> None:
         self.item(item_id)
         old = self.state.notes.get(item_id)
-        self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, text)])
+        self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, nfc(text))])
         self.refresh()
 
     def adjudicate(self, item_id: str, label: int, reason: str) -> None:

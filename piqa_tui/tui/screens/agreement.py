@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from piqa_tui.core.dataset.files import atomic_write
+from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy

@@ -15,9 +15,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select, SelectionList, Static
 
-from piqa_tui.core.dataset.files import preview_items
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import Layout
+from piqa_tui.core.dataset.reading import preview_items
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.graphemes import truncate
 from piqa_tui.tui.keymap import MAPPING_ACTIONS, bindings

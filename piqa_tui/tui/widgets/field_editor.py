@@ -16,8 +16,6 @@ moves on in reading order; the footer says so while editing.
 
 from __future__ import annotations
 
-import unicodedata
-
 from rich.segment import Segment
 from textual import events
 from textual.geometry import Size
@@ -27,6 +25,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import BidiMode, DisplayLine, layout
+from piqa_tui.core.text.characters import is_typeable, nfc
 from piqa_tui.core.text.graphemes import (
     backspace,
     cell_width,
@@ -50,9 +49,7 @@ def typed_character(event: events.Key) -> str | None:
     rules to say.
     """
     text = event.character
-    if not text or any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
-        return None
-    return text
+    return text if is_typeable(text) else None
 
 
 class FieldEditor(Widget, can_focus=True):
@@ -146,7 +143,7 @@ class FieldEditor(Widget, can_focus=True):
         if self.single_line:
             text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
         before, after = self.value[: self.cursor], self.value[self.cursor :]
-        joined = unicodedata.normalize("NFC", before + text)
+        joined = nfc(before + text)
         self._set(joined + after, len(joined))
 
     # ----------------------------------------------------------------- layout
@@ -342,7 +339,7 @@ class FieldEditor(Widget, can_focus=True):
         self._set(self.value[self.cursor :], 0)
 
     def _finish(self, how: str) -> None:
-        self.post_message(self.Done(self, unicodedata.normalize("NFC", self.value), how))
+        self.post_message(self.Done(self, self.value, how))
 
     def action_commit(self) -> None:
         self._finish("commit")

@@ -12,8 +12,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from piqa_tui.core.dataset.checks import RULES, Problem
-from piqa_tui.core.dataset.files import Dataset
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.fields import label_text, solution_spans, translation_columns
 from piqa_tui.tui.widgets.field_block import FieldBlock

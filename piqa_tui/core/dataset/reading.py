@@ -2,7 +2,7 @@
 
 Reading keeps every raw value and the file's own conventions (delimiter, line
 ending, label spelling), so that writing an unmodified dataset gives back the
-same rows, columns and values. Writing is atomic: temp file, fsync, rename.
+same rows, columns and values (``writing`` does that).
 """
 
 from __future__ import annotations
@@ -13,30 +13,33 @@ import hashlib
 import io
 import json
 import os
-import re
-import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import itemgetter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.input_file import (
     MAX_FIELD_CHARS,
     MAX_JSON_DEPTH,
     check_regular_file,
     json_depth,
+    read_checked,
     read_input,
+    regular_file_status,
 )
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.labels import LabelCodec, detect_codec
 from piqa_tui.core.dataset.layout import Layout, detect_layout
-from piqa_tui.core.dataset.nested import SHAPE, flatten, is_nested_culture, nest
-from piqa_tui.core.errors import ExportError, InputError, os_error_reason
+from piqa_tui.core.dataset.nested import SHAPE, flatten, is_nested_culture
+from piqa_tui.core.errors import InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
 
-FORMATS = ("tsv", "csv", "jsonl", "parquet", "piqa")
-_EXTENSIONS = {
+if TYPE_CHECKING:
+    import polars as pl  # imported when a Parquet file is read, not before
+
+EXTENSIONS = {
     ".tsv": "tsv",
     ".tab": "tsv",
     ".csv": "csv",
@@ -45,9 +48,6 @@ _EXTENSIONS = {
     ".parquet": "parquet",
 }
 LABELS_SUFFIX = "-labels.lst"
-# Cells beginning with these run as formulas in Excel, LibreOffice and Google Sheets (CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@")
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass
@@ -65,11 +65,12 @@ class Dataset:
     size: int
     newline: str = "\n"
     final_newline: bool = True
-    schema: object = None  # polars schema, for Parquet round trips
+    schema: pl.Schema | None = None  # for Parquet round trips
     raw_ids: list[str] | None = field(default=None, repr=False)
     raw_lines: list[str] | None = field(default=None, repr=False)  # JSONL: each row's line as read
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
     shape: str | None = None  # nested.SHAPE: ArabCulture's nested JSONL, read flat and written back nested
+    stamp: tuple[int, int] | None = None  # (mtime in ns, size) of the file as read: see ``SourceFile``
 
     @property
     def name(self) -> str:
@@ -98,7 +99,7 @@ def file_digest(path: Path) -> tuple[str, int]:
 
 
 def detect_format(path: Path) -> str:
-    fmt = _EXTENSIONS.get(path.suffix.lower())
+    fmt = EXTENSIONS.get(path.suffix.lower())
     if fmt is None:
         raise InputError(f"{path}: unknown file type '{path.suffix}'; use .tsv, .csv, .jsonl or .parquet")
     if fmt == "jsonl" and os.path.lexists(labels_path(path)):
@@ -106,68 +107,111 @@ def detect_format(path: Path) -> str:
     return fmt
 
 
+def source_files(dataset: Dataset) -> list[Path]:
+    """The files the dataset was read from (a PIQA dataset: its .jsonl and its labels file)."""
+    return [dataset.path, labels_path(dataset.path)] if dataset.format == "piqa" else [dataset.path]
+
+
 def labels_path(path: Path) -> Path:
     """PIQA's line-aligned label file: ``valid.jsonl`` -> ``valid-labels.lst``."""
     return path.with_name(path.stem + LABELS_SUFFIX)
 
 
-@gc_paused()
-def load_dataset(
-    path: str | os.PathLike[str],
-    mapping: dict[str, str] | None = None,
-    derived_ids: list[str] | None = None,
-) -> Dataset:
-    """Read any supported dataset file; raise InputError with a one-line message on bad input."""
+@dataclass(frozen=True, eq=False)
+class SourceFile:
+    """A dataset file as read: its bytes, the format its name says, and the fingerprint a workspace keeps.
+
+    ``read_source`` checks the path once and reads it once; everything that
+    opening a dataset needs (parsing, the SHA-256 a workspace is bound to)
+    comes from these bytes, never from reading the file again.
+    """
+
+    path: Path
+    format: str
+    data: bytes
+    stamp: tuple[int, int]  # (mtime in ns, size) as checked before reading: a cheap first test for a later change
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def read_source(path: str | os.PathLike[str]) -> SourceFile:
+    """Check a dataset file (one stat) and read it (one read); InputError with a one-line message on bad input.
+
+    A FIFO, a device or a folder is refused before it is opened, so it never hangs the program.
+    """
     path = Path(path)
-    if not os.path.lexists(path):
-        raise InputError(f"{path}: no such file; check the path")
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; give a dataset file (.tsv, .csv, .jsonl, .parquet)")
+    try:
+        status = regular_file_status(path, "dataset")
+    except InputError:
+        if not os.path.lexists(path):
+            raise InputError(f"{path}: no such file; check the path") from None
+        raise
     fmt = detect_format(path)
-    check_regular_file(path, "dataset")
-    sha, size = file_digest(path)
-    if size == 0:
+    data = read_checked(path, status.st_size, "dataset")
+    if not data:
         raise InputError(f"{path}: the file is empty; nothing to load")
+    return SourceFile(path, fmt, data, (status.st_mtime_ns, status.st_size))
+
+
+def load_dataset(path: str | os.PathLike[str], mapping: dict[str, str] | None = None) -> Dataset:
+    """Read any supported dataset file; raise InputError with a one-line message on bad input."""
+    return parse_dataset(read_source(path), mapping)
+
+
+@gc_paused()
+def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> Dataset:
+    """The dataset in ``source``'s bytes: rows, layout, labels and items (ids: see ``build_items``)."""
+    path, fmt = source.path, source.format
     newline, final_newline = "\n", True
-    text = None if fmt == "parquet" else _text(path)
+    text = None if fmt == "parquet" else _text(source)
     if text is not None:
         newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
         final_newline = text.endswith("\n")
-    columns, rows, schema, raw_lines, shape = _columns_and_rows(path, fmt, text)
+    columns, rows, schema, raw_lines, shape = _columns_and_rows(source, text)
     layout = detect_layout(columns, mapping, source=str(path))
+    label_values: list[object]
     if fmt == "piqa" and layout.label is None:
         layout = _with_labels_file(layout, path)
-        labels = _read_labels_file(labels_path(path), len(rows))
-        label_values: list[object] = labels
+        label_values = _read_labels_file(labels_path(path), len(rows))
     else:
         label_values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(label_values, layout.label_base, str(path))
-    dataset = Dataset(path, fmt, columns, rows, layout, codec, [], sha, size, newline, final_newline, schema)
-    if fmt in ("jsonl", "piqa"):
+    dataset = Dataset(
+        path, fmt, columns, rows, layout, codec, [], source.sha256, source.size, newline, final_newline, schema
+    )
+    dataset.stamp = source.stamp
+    if text is not None and fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
         dataset.shape = shape
         dataset.ascii_json = text.isascii() and "\\u" in text
-    dataset.items = build_items(dataset, labels, derived_ids)
+    dataset.items = build_items(dataset, labels)
     return dataset
 
 
-def _text(path: Path) -> str:
+def _text(source: SourceFile) -> str:
     """The decoded text of a text-format dataset file; InputError when it holds nothing."""
-    text = decode(read_input(path, "dataset"), path)
+    text = decode(source.data, source.path)
     if not text.strip():
-        raise InputError(f"{path}: the file is empty; nothing to load")
+        raise InputError(f"{source.path}: the file is empty; nothing to load")
     return text
 
 
 def _columns_and_rows(
-    path: Path, fmt: str, text: str | None
-) -> tuple[list[str], Sequence[dict[str, object]], object, list[str] | None, str | None]:
+    source: SourceFile, text: str | None
+) -> tuple[list[str], Sequence[dict[str, object]], pl.Schema | None, list[str] | None, str | None]:
     """The header and rows of a file, its Parquet schema (or None), its raw JSON lines (or None) and its shape.
 
     The shape is ``nested.SHAPE`` for ArabCulture's nested JSONL, read as flat columns; else None.
     """
+    path, fmt = source.path, source.format
     if fmt == "parquet":
-        columns, rows, schema = _read_parquet(path)
+        columns, rows, schema = _read_parquet(source)
         return columns, rows, schema, None, None
     assert text is not None
     if fmt in ("jsonl", "piqa"):
@@ -186,11 +230,8 @@ def peek_rows(path: str | os.PathLike[str], limit: int = 5) -> tuple[list[str], 
     What the TUI's column-mapping dialog previews; bad input raises
     ``InputError`` as ``load_dataset`` does.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file; check the path")
-    fmt = detect_format(path)
-    columns, rows, _, _, _ = _columns_and_rows(path, fmt, None if fmt == "parquet" else _text(path))
+    source = read_source(path)
+    columns, rows, _, _, _ = _columns_and_rows(source, None if source.format == "parquet" else _text(source))
     return columns, [dict(rows[i]) for i in range(min(limit, len(rows)))]
 
 
@@ -201,10 +242,10 @@ def preview_items(columns: list[str], rows: list[dict[str, object]], mapping: di
     cannot be applied, e.g. a label that the chosen base cannot read.
     """
     layout = detect_layout(columns, mapping, source="mapping")
-    values = column_values(rows, layout.label) if layout.label else [None] * len(rows)
+    values: list[object] = column_values(rows, layout.label) if layout.label else [None] * len(rows)
     codec, labels = detect_codec(values, layout.label_base, "mapping")
     dataset = Dataset(Path("preview"), "tsv", columns, rows, layout, codec, [], "", 0)
-    return build_items(dataset, labels, None)
+    return build_items(dataset, labels)
 
 
 def _with_labels_file(layout: Layout, path: Path) -> Layout:
@@ -401,13 +442,12 @@ def _check_field_sizes(cells: Iterable[tuple[str, object]], where: str) -> None:
             )
 
 
-def _read_parquet(path: Path) -> tuple[list[str], list[dict[str, object]], object]:
+def _read_parquet(source: SourceFile) -> tuple[list[str], list[dict[str, object]], pl.Schema]:
     import polars as pl
 
+    path = source.path
     try:
-        frame = pl.read_parquet(io.BytesIO(read_input(path, "dataset")))
-    except InputError:
-        raise
+        frame = pl.read_parquet(io.BytesIO(source.data))
     except Exception as exc:  # polars raises several unrelated types for a bad file
         raise InputError(f"{path}: not a readable Parquet file ({type(exc).__name__}); check the file") from None
     return list(frame.columns), frame.to_dicts(), frame.schema
@@ -415,10 +455,10 @@ def _read_parquet(path: Path) -> tuple[list[str], list[dict[str, object]], objec
 
 def _read_labels_file(path: Path, n_rows: int) -> list[object]:
     text = decode(read_input(path, "label file"), path)
-    labels: list[object] = text.split("\n")
-    if labels and labels[-1] == "":
-        labels.pop()
-    labels = [str(v).strip() for v in labels]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    labels: list[object] = [line.strip() for line in lines]
     if len(labels) != n_rows:
         raise InputError(
             f"{path}: has {len(labels)} labels but the .jsonl has {n_rows} items; they must be line-aligned"
@@ -464,15 +504,24 @@ def unique_ids(raw_ids: list[str]) -> list[str]:
     return unique
 
 
-def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[str] | None) -> list[Item]:
-    """Items for every row; ids from the id column, else ``derived_ids``, else ``r<row>``."""
+def reassign_ids(dataset: Dataset, derived_ids: list[str]) -> None:
+    """Give a dataset without an id column the ids a workspace keeps for its rows, without reading the file again.
+
+    The items keep everything but their ids, so a workspace's ids reach re-sorted rows.
+    """
+    dataset.raw_ids = list(derived_ids)
+    dataset.items = [
+        Item(new_id, item.prompt, item.solutions, item.label, item.row, item.meta, item.question)
+        for item, new_id in zip(dataset.items, unique_ids(dataset.raw_ids), strict=True)
+    ]
+
+
+def build_items(dataset: Dataset, labels: list[int | None]) -> list[Item]:
+    """Items for every row; ids from the id column, else ``r<row>`` (a workspace's own: ``reassign_ids``)."""
     layout = dataset.layout
     rows = dataset.rows
     if layout.id:
-        values = column_values(rows, layout.id)
-        raw_ids = values if isinstance(rows, Records) else [as_text(v) for v in values]  # type: ignore[assignment]
-    elif derived_ids is not None:
-        raw_ids = list(derived_ids)
+        raw_ids = rows.column(layout.id) if isinstance(rows, Records) else [as_text(row.get(layout.id)) for row in rows]
     else:
         raw_ids = [f"r{n}" for n in range(1, len(rows) + 1)]
     dataset.raw_ids = raw_ids
@@ -509,297 +558,3 @@ def build_items(dataset: Dataset, labels: list[int | None], derived_ids: list[st
         )
         for row_no, row in enumerate(rows)
     ]
-
-
-# --------------------------------------------------------------------- writing
-
-
-def output_format(path: Path, requested: str | None) -> str:
-    if requested:
-        if requested not in FORMATS:
-            raise ExportError(f"unknown format '{requested}'; use one of {', '.join(FORMATS)}")
-        return requested
-    fmt = _EXTENSIONS.get(path.suffix.lower())
-    if fmt is None:
-        raise ExportError(f"{path}: cannot tell the format from '{path.suffix}'; use .tsv, .csv, .jsonl or .parquet")
-    return fmt
-
-
-def _export_format(dataset: Dataset, out: Path, fmt: str | None) -> str:
-    """The format written to ``out``: asked for, else PIQA's pair when a PIQA dataset goes to .jsonl, else the extension's."""
-    return output_format(out, fmt or ("piqa" if dataset.format == "piqa" and out.suffix == ".jsonl" else None))
-
-
-def output_files(dataset: Dataset, out: Path, fmt: str | None = None) -> list[Path]:
-    """The files ``write_dataset`` would write for ``out``: the file, and PIQA's labels file beside it
-    (just ``out`` when its format is unknown: writing reports that)."""
-    try:
-        return [out, labels_path(out)] if _export_format(dataset, out, fmt) == "piqa" else [out]
-    except ExportError:
-        return [out]
-
-
-def source_files(dataset: Dataset) -> list[Path]:
-    """The files the dataset was read from (a PIQA dataset: its .jsonl and its labels file)."""
-    return [dataset.path, labels_path(dataset.path)] if dataset.format == "piqa" else [dataset.path]
-
-
-def current_rows(dataset: Dataset, items: Iterable[Item]) -> list[dict[str, object]]:
-    """Raw rows with the items' current values written back into their columns."""
-    layout = dataset.layout
-    rows = []
-    for item in items:
-        original = dataset.rows[item.row]
-        old = dataset.items[item.row]
-        row = dict(original)
-        if item.prompt != old.prompt:
-            row[layout.prompt] = item.prompt
-        for col, new, was in zip(layout.solutions, item.solutions, old.solutions):
-            if new != was:
-                row[col] = new
-        if item.label != old.label and layout.label:
-            row[layout.label] = dataset.codec.encode(item.label, original.get(layout.label))
-        for col, value in item.meta.items():
-            if value != old.meta.get(col):
-                row[col] = value
-        rows.append(row)
-    return rows
-
-
-def write_dataset(
-    dataset: Dataset,
-    items: list[Item],
-    out: str | os.PathLike[str],
-    fmt: str | None = None,
-    extra_columns: dict[str, list[object]] | None = None,
-    escape_formulas: bool = False,
-) -> list[Path]:
-    """Write ``items`` (current values) to ``out`` atomically; returns the files written.
-
-    ``escape_formulas`` (CSV and TSV only) prefixes a ``'`` to cells a spreadsheet would run as a formula.
-    """
-    out = Path(out)
-    fmt = _export_format(dataset, out, fmt)
-    check_target(out)
-    columns, rows = output_table(dataset, items, extra_columns)
-    written = [out]
-    if fmt == "parquet":
-        _write_parquet(dataset, columns, rows, out)
-        return written
-    newline = dataset.newline if dataset.format != "parquet" else "\n"
-    if fmt == "piqa":
-        labels = [dataset.codec.encode(item.label, "") for item in items]
-        if dataset.layout.label:
-            columns = [c for c in columns if c != dataset.layout.label]
-        text = _jsonl_text(
-            dataset, items, rows, columns, newline, verbatim=not extra_columns and not dataset.layout.label
-        )
-        lst = newline.join(str(v) for v in labels) + (newline if labels else "")
-        atomic_write(out, text)
-        atomic_write(labels_path(out), lst)
-        written.append(labels_path(out))
-        return written
-    if fmt == "jsonl":
-        # ArabCulture's nested rows go back nested (nested.py); rows nobody touched are copied verbatim anyway.
-        text = _jsonl_text(
-            dataset, items, rows, columns, newline, verbatim=not extra_columns, nested=dataset.shape == SHAPE
-        )
-    else:
-        text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out, escape_formulas)
-    if not dataset.final_newline and dataset.format == fmt and text.endswith(newline):
-        text = text[: -len(newline)]
-    atomic_write(out, text)
-    return written
-
-
-def _jsonl_text(
-    dataset: Dataset,
-    items: list[Item],
-    rows: list[dict[str, object]],
-    columns: list[str],
-    newline: str,
-    verbatim: bool,
-    nested: bool = False,
-) -> str:
-    """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included."""
-    raw = dataset.raw_lines if verbatim else None
-    lines = []
-    for item, row in zip(items, rows):
-        if raw is not None and item == dataset.items[item.row] and item.meta == dataset.items[item.row].meta:
-            lines.append(raw[item.row])
-            continue
-        record = {c: row[c] for c in columns if c in row}
-        if nested:
-            record = nest(record)
-        lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json, default=_json_value))
-    return "".join(line + newline for line in lines)
-
-
-def _json_value(value: object) -> object:
-    """A Parquet value JSON has no type for: dates and times as ISO 8601 text, decimals as text."""
-    import datetime
-    import decimal
-
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
-    if isinstance(value, (datetime.timedelta, decimal.Decimal)):
-        return str(value)
-    raise ExportError(f"a value of type {type(value).__name__} cannot be written as JSON; export to .parquet instead")
-
-
-def output_table(
-    dataset: Dataset, items: list[Item], extra_columns: dict[str, list[object]] | None = None
-) -> tuple[list[str], list[dict[str, object]]]:
-    """The columns and rows an export writes: the items' current values, then ``extra_columns``."""
-    rows = current_rows(dataset, items)
-    columns = list(dataset.columns)
-    for name, values in (extra_columns or {}).items():
-        if name not in columns:
-            columns.append(name)
-        for row, value in zip(rows, values):
-            row[name] = value
-    return columns, rows
-
-
-def formula_like(value: str) -> bool:
-    """Whether a spreadsheet would read ``value`` as a formula: it begins with = + - or @ and is not a plain number."""
-    return value[:1] in FORMULA_STARTS and value != "" and _PLAIN_NUMBER.fullmatch(value) is None
-
-
-def formula_cells(columns: list[str], rows: list[dict[str, object]]) -> int:
-    """How many cells of a CSV/TSV export a spreadsheet would run as formulas."""
-    return sum(formula_like(as_text(row.get(c))) for row in rows for c in columns)
-
-
-def _escaped(value: str, escape_formulas: bool) -> str:
-    return "'" + value if escape_formulas and formula_like(value) else value
-
-
-def _delimited_text(
-    rows: list[dict[str, object]],
-    columns: list[str],
-    delimiter: str,
-    newline: str,
-    out: Path,
-    escape_formulas: bool = False,
-) -> str:
-    if delimiter == "\t":
-        lines = ["\t".join(_escaped(c, escape_formulas) for c in columns)]
-        for number, row in enumerate(rows, 2):
-            values = [_escaped(as_text(row.get(c)), escape_formulas) for c in columns]
-            for col, value in zip(columns, values):
-                if "\t" in value or "\n" in value or "\r" in value:
-                    raise ExportError(
-                        f"{out}: line {number}, column '{col}' holds a tab or line break, which TSV cannot store; "
-                        "edit the text or export to .csv/.jsonl"
-                    )
-            lines.append("\t".join(values))
-        return "".join(line + newline for line in lines)
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator=newline)
-    writer.writerow([_escaped(c, escape_formulas) for c in columns])
-    writer.writerows([_escaped(as_text(row.get(c)), escape_formulas) for c in columns] for row in rows)
-    return buffer.getvalue()
-
-
-def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, object]], out: Path) -> None:
-    import polars as pl
-
-    schema = dataset.schema if dataset.format == "parquet" and list(dataset.columns) == columns else None
-    data = {c: [row.get(c) for row in rows] for c in columns}
-    if schema is None:
-        _check_one_type_per_column(data, out)
-    try:
-        frame = pl.DataFrame(data, schema=schema) if schema is not None else pl.DataFrame(data)
-    except Exception as exc:  # polars raises several types; its messages run over many lines
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ExportError(
-            f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead"
-        ) from None
-    with _replacing(out) as tmp:
-        frame.write_parquet(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-
-
-def _check_one_type_per_column(data: dict[str, list[object]], out: Path) -> None:
-    """ExportError naming the first column whose values mix types (JSONL allows it, Parquet does not)."""
-    for column, values in data.items():
-        kinds = {
-            "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
-            for v in values
-            if v is not None
-        }
-        if len(kinds) > 1:
-            raise ExportError(
-                f"{out}: column '{column}' mixes value types ({', '.join(sorted(kinds))}), which Parquet cannot store; "
-                "export to .jsonl, or make the column one type"
-            )
-
-
-def check_target(out: Path) -> None:
-    """ExportError unless ``out`` can be written: its folder exists and is writable, and it is not a folder."""
-    folder = out.parent
-    if not folder.is_dir():
-        what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
-        raise ExportError(f"{out}: the folder {folder} {what}; create it or choose another path")
-    if out.is_dir():
-        raise ExportError(f"{out}: is a folder; give a file name inside it")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ExportError(f"{out}: cannot write in the folder {folder} (permission denied); choose another folder")
-
-
-def _temp_path(out: Path) -> Path:
-    try:
-        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
-    except OSError as exc:
-        raise ExportError(f"{out}: cannot write there: {os_error_reason(exc)}; choose another path") from None
-    os.close(fd)
-    return Path(name)
-
-
-@contextmanager
-def _replacing(out: Path) -> Iterator[Path]:
-    """A temp file beside ``out`` for the caller to fill (and fsync); then renamed over ``out``, or removed."""
-    tmp = _temp_path(out)
-    try:
-        yield tmp
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ExportError(
-            f"{out}: could not write the file: {os_error_reason(exc)}; nothing was changed there"
-        ) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(out.parent)
-
-
-def atomic_write(out: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 to a temp file beside ``out``, fsync it, and rename it over ``out``."""
-    out = Path(out)
-    check_target(out)
-    with _replacing(out) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, out.stat().st_mode & 0o7777 if out.exists() else default_file_mode())
-
-
-def default_file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
