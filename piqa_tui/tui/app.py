@@ -34,22 +34,22 @@ from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.core.workspace.preferences import resume_position
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.commands import ActionCommands
+from piqa_tui.tui.dialogs.mapping import MappingDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
 from piqa_tui.tui.messages import ItemsChanged, MarksChanged, OthersChanged, ShowItem
-from piqa_tui.tui.model_scores import LOW_MARGIN
 from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.screens.mapping import MappingDialog
-from piqa_tui.tui.session import OpenRequest, Session
-from piqa_tui.tui.terminal_guard import ControlCharacterFilter
+from piqa_tui.tui.state.model_scores import LOW_MARGIN
+from piqa_tui.tui.state.session import OpenRequest, Session
+from piqa_tui.tui.terminal.guard import ControlCharacterFilter
 from piqa_tui.tui.themes import THEMES
-from piqa_tui.tui.widgets.field_editor import FieldEditor
-from piqa_tui.tui.widgets.label_line import LabelChooser
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.label_line import LabelChooser
 
 POLL_SECONDS = 2.0
 CHECKPOINT_SECONDS = 60.0  # a long session copies the WAL into the .sqlite file this often

@@ -17,7 +17,7 @@ from typing import Any
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.tui.session import Session
+from piqa_tui.tui.state.session import Session
 
 
 class StripRecord:

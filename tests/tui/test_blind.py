@@ -17,12 +17,12 @@ from rich.console import Console
 from textual.widgets import OptionList
 
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
-from piqa_tui.tui.widgets.cluster_view import MemberPanel
+from piqa_tui.tui.widgets.duplicates.cluster_view import MemberPanel
 
 from .conftest import curate, main_screen, run_from_palette, wait_for
 from .test_duplicates import open_duplicates

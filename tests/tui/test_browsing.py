@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from piqa_tui.tui.listing import Filters
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.state.listing import Filters
 
 from .conftest import curate, current_id, main_screen, run_from_palette, type_text, wait_for
 
@@ -152,7 +152,7 @@ async def test_keys_are_remapped_from_config(darija: Path) -> None:
 
 
 async def test_mouse_selects_and_edits_a_field(darija: Path) -> None:
-    from piqa_tui.tui.widgets.field_editor import FieldEditor
+    from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
     async with curate(darija) as pilot:
         screen = main_screen(pilot)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from piqa_tui.core.dataset.files import load_dataset
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for
 

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from tests.hostile_corpus import OSC0, entries

@@ -18,11 +18,11 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.backend import ContinuationScore
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import get_template
-from piqa_tui.tui.listing import Filters, filtered_positions
-from piqa_tui.tui.model_scores import LOW_MARGIN
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
+from piqa_tui.tui.state.listing import Filters, filtered_positions
+from piqa_tui.tui.state.model_scores import LOW_MARGIN
 from tests.conftest import copy_sample, piqa_slice
 
 from .conftest import curate, main_screen, make_app, type_text, wait_for

@@ -12,8 +12,8 @@ from piqa_tui.core.votes.decisions import decisions
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.screens.flag_dialog import FlagDialog
+from piqa_tui.tui.dialogs.flag import FlagDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from tests.conftest import SAMPLES, copy_sample
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for

@@ -28,14 +28,14 @@ from piqa_tui.core.votes.agreement import fleiss_kappa
 from piqa_tui.core.votes.decisions import parse_policy, set_project_policy
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import app as app_module
-from piqa_tui.tui.listing import Filters
+from piqa_tui.tui.dialogs.flag import FlagDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
-from piqa_tui.tui.screens.flag_dialog import FlagDialog
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.widgets.label_line import LabelLine
-from piqa_tui.tui.widgets.vote_panel import VotePanel
+from piqa_tui.tui.state.listing import Filters
+from piqa_tui.tui.widgets.item.label_line import LabelLine
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from tests.conftest import copy_sample
 
 from .conftest import curate, current_id, main_screen, make_app, type_text, wait_for

@@ -13,11 +13,11 @@ from piqa_tui.core.votes.decisions import policy_spec
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.controllers.voting import VotingController
+from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.screens.flag_dialog import FlagChoice, FlagDialog
-from piqa_tui.tui.session import OpenRequest, Session
+from piqa_tui.tui.state.session import OpenRequest, Session
 
 from .standin import ScreenStandIn
 

@@ -17,7 +17,7 @@ from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.session import OpenRequest
+from piqa_tui.tui.state.session import OpenRequest
 from tests.conftest import (
     copy_sample,
     fill_disk,

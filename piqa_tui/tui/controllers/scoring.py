@@ -27,9 +27,9 @@ from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_value
 from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.controllers.host import Host
-from piqa_tui.tui.model_scores import ModelScores
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.session import Session
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.state.model_scores import ModelScores
+from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.progress_strip import duration
 
 

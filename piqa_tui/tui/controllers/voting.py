@@ -14,12 +14,12 @@ from typing import Protocol
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.controllers.host import Host
+from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
+from piqa_tui.tui.dialogs.policy import choose_policy
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.flag_dialog import FlagChoice, FlagDialog
-from piqa_tui.tui.screens.policy import choose_policy
-from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import Ballots, choice_text
+from piqa_tui.tui.state.ballots import Ballots, choice_text
+from piqa_tui.tui.state.session import Session
 
 
 class VotingHost(Host, Protocol):

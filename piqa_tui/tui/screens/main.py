@@ -34,7 +34,7 @@ from piqa_tui.core.workspace.project import field_value, with_field
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.controllers.voting import VotingController
-from piqa_tui.tui.fields import Field, item_fields
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.keymap import (
     MAIN_ACTIONS,
     SCORING_ACTIONS,
@@ -42,21 +42,21 @@ from piqa_tui.tui.keymap import (
     action_names,
     bindings,
 )
-from piqa_tui.tui.listing import QUEUES, Filters, filtered_positions, row_marks
 from piqa_tui.tui.messages import ScoresChanged
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
-from piqa_tui.tui.search import SearchResult
-from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import choice_text
-from piqa_tui.tui.widgets.field_block import FieldClicked
-from piqa_tui.tui.widgets.field_editor import FieldEditor
-from piqa_tui.tui.widgets.item_list import ItemList
-from piqa_tui.tui.widgets.item_view import ItemView
-from piqa_tui.tui.widgets.label_line import LabelChooser, LabelLine
+from piqa_tui.tui.state.ballots import choice_text
+from piqa_tui.tui.state.fields import Field, item_fields
+from piqa_tui.tui.state.listing import QUEUES, Filters, filtered_positions, row_marks
+from piqa_tui.tui.state.search import SearchResult
+from piqa_tui.tui.state.session import Session
+from piqa_tui.tui.widgets.item.field_block import FieldClicked
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.item_view import ItemView
+from piqa_tui.tui.widgets.item.label_line import LabelChooser, LabelLine
+from piqa_tui.tui.widgets.item.score_panel import ScorePanel, ScoreView
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
+from piqa_tui.tui.widgets.list.item_list import ItemList
 from piqa_tui.tui.widgets.progress_strip import ProgressStrip
-from piqa_tui.tui.widgets.score_panel import ScorePanel, ScoreView
 from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
-from piqa_tui.tui.widgets.vote_panel import VotePanel
 
 SEARCH_DELAY = 0.25
 MIN_WIDTH = 60

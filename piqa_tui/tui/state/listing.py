@@ -18,8 +18,8 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.model_scores import ModelScores
-from piqa_tui.tui.voting import STATUS_MARKS, Ballots
+from piqa_tui.tui.state.ballots import STATUS_MARKS, Ballots
+from piqa_tui.tui.state.model_scores import ModelScores
 
 
 class Validation:

@@ -24,10 +24,10 @@ from piqa_tui.core.gcpause import settle
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.preferences import store_direction, store_mapping, stored_directions
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.listing import Marks, Validation
-from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores
-from piqa_tui.tui.search import SearchIndex
-from piqa_tui.tui.voting import Ballots
+from piqa_tui.tui.state.ballots import Ballots
+from piqa_tui.tui.state.listing import Marks, Validation
+from piqa_tui.tui.state.model_scores import LOW_MARGIN, ModelScores
+from piqa_tui.tui.state.search import SearchIndex
 
 if TYPE_CHECKING:
     from piqa_tui.core.dedup.scan import DuplicateScan
@@ -123,7 +123,7 @@ class Session:
         """Metadata columns that behave like categories, with their values (cached)."""
         if self.categories is None:
             from piqa_tui.core.report.stats import categorical_columns
-            from piqa_tui.tui.listing import categorical_values
+            from piqa_tui.tui.state.listing import categorical_values
 
             items = self.project.items
             columns = categorical_columns(items, self.project.dataset.meta_columns)
