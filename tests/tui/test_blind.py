@@ -88,7 +88,7 @@ async def test_duplicates_screen_hides_gold_until_voted(voted: Path) -> None:
             assert "gold hidden until you vote" in text and "✓" not in text and "gold 1" not in text
         await pilot.press("escape")
         main = main_screen(pilot)
-        main.go_to_position(main.project.index["dz-006"])
+        main.filtering.go_to_position(main.project.index["dz-006"])
         await pilot.press("1")  # selma votes on dz-006 only
         screen = await open_duplicates(pilot)
         texts = member_texts(screen)

@@ -26,6 +26,7 @@ from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
 from piqa_tui.tui.dialogs.policy import choose_policy
 from piqa_tui.tui.dialogs.prompts import TextPrompt
+from piqa_tui.tui.dialogs.replace import ask_before_replacing
 from piqa_tui.tui.keymap import AGREEMENT_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.state.session import Session
@@ -148,7 +149,7 @@ class AgreementScreen(Screen[None]):
         def chosen(value: str | None) -> None:
             if value:
                 path = Path(value).expanduser()
-                self.app.ask_before_replacing([path], lambda: write(path))
+                ask_before_replacing(self.app, [path], lambda: write(path))
 
         self.app.push_screen(
             TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion, check), chosen
