@@ -91,7 +91,10 @@ class EditingController:
             f"{whose} the text you changed. They will count as cast on an earlier version "
             "(the item needs votes again) until the annotators vote again."
         )
-        choices = [("edit", "Edit and mark those votes as cast on an earlier version", ""), ("cancel", "Cancel", "")]
+        choices: list[tuple[str | None, str, str]] = [
+            ("edit", "Edit and mark those votes as cast on an earlier version", ""),
+            ("cancel", "Cancel", ""),
+        ]
         self.host.push_screen(
             ChoiceDialog("Votes predate this edit", message, choices),
             lambda answer: self._record_edit(item, changes) if answer == "edit" else self.host.show_current(),

@@ -187,8 +187,8 @@ class FilteringController:
             choices.append((f"queue:{name}", f"{name} ({count})", queue.help + current))
         for column, values in self.session.categorical_columns().items():
             choices.append((None, column, ""))
-            for value, count in values:
-                choices.append((f"column:{column}\x1f{value}", f"{value or '(empty)'} ({count})", ""))
+            for value, many in values:
+                choices.append((f"column:{column}\x1f{value}", f"{value or '(empty)'} ({many})", ""))
         if self.filters.column is not None:
             choices.append((None, "", ""))
             choices.append(("column-clear", "any value of every column", "drop the column filter"))

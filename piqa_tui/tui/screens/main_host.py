@@ -9,7 +9,7 @@ they open, and owns them for the screen.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from textual.screen import Screen
 
@@ -60,7 +60,7 @@ class MainHost:
         self.screen.notify(message, severity=severity, timeout=timeout)
 
     def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> Any:
-        return self.screen.app.push_screen(screen, callback)
+        return self.screen.app.push_screen(screen, cast(Any, callback))  # Textual wants a callback returning None
 
     def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
         self.screen.app.pending.record(what, attempt, done)  # type: ignore[attr-defined]
