@@ -113,7 +113,7 @@ class ScreenStandIn:
 
     def show_rows(self, rows: Sequence[int], keep: int | None, empty: str) -> None:
         self.rows = rows
-        self.cursor = list(rows).index(keep) if keep in rows else 0
+        self.cursor = list(rows).index(keep) if keep is not None and keep in rows else 0
 
     def set_busy(self, text: str) -> None:
         self.busy = self.session.busy = text

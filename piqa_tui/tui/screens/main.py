@@ -10,6 +10,8 @@ messages (``tui/messages.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
@@ -18,7 +20,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.text.direction import Direction
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
 from piqa_tui.tui.messages import Checked, DisplayChanged, ItemsChanged, MarksChanged, OthersChanged, ShowItem, Watch
 from piqa_tui.tui.screens.main_host import MainHost
@@ -51,11 +52,17 @@ EDIT_ACTIONS = {
 # Actions that move: off while a field is edited (their keys type text there).
 MOVE_ACTIONS = action_names(MAIN_ACTIONS) - {"save", "export", "copy_field", "focus_list"} | action_names(VOTE_ACTIONS)
 MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
-DIRECTION_WORDS = {
-    Direction.AUTO: "auto (detected per paragraph)",
-    Direction.RTL: "right-to-left",
-    Direction.LTR: "left-to-right",
-}
+
+
+def calls(path: str, *args: object) -> Callable[..., None]:
+    """An action method that calls ``path`` (``"controller.method"``) on the screen with ``args`` and the action's own."""
+    owner, method = path.split(".")
+
+    def action(self: Screen[None], *params: object) -> None:
+        getattr(getattr(self, owner), method)(*args, *params)
+
+    action.__doc__ = f"Calls {path}{args or ''}."
+    return action
 
 
 class MainScreen(Screen[None]):
@@ -86,6 +93,30 @@ class MainScreen(Screen[None]):
     # Scoring first: its escape (cancel a run) steps aside for clear_filter when no run goes on.
     BINDINGS = bindings(SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS)
     AUTO_FOCUS = "#item-list"
+
+    # Keys that are one call on a controller, the view or the host: action name = calls("attribute.method", args).
+    action_jump_to_id = calls("filtering.jump_to_id")
+    action_next_unvoted = calls("filtering.next_unvoted")
+    action_search_next = calls("filtering.to_match", 1)
+    action_search_prev = calls("filtering.to_match", -1)
+    action_filter = calls("filtering.choose_filter")
+    action_undo = calls("editor.undo")
+    action_redo = calls("editor.redo")
+    action_save = calls("files.save")
+    action_export = calls("files.export")
+    action_vote = calls("voting.vote")
+    action_vote_unsure = calls("voting.vote_unsure")
+    action_withdraw_vote = calls("voting.withdraw")
+    action_flag = calls("voting.flag")
+    action_agreement = calls("voting.agreement")
+    action_adjudicate = calls("voting.adjudicate")
+    action_set_policy = calls("voting.set_policy")
+    action_score_item = calls("scoring.score_item")
+    action_score_all = calls("scoring.score_all")
+    action_model_results = calls("host.open_model_results")
+    action_duplicates = calls("host.open_duplicates")
+    action_next_field = calls("view.select_field", 1)
+    action_prev_field = calls("view.select_field", -1)
 
     def __init__(self, session: Session, start: int | None = None) -> None:
         super().__init__()
@@ -219,12 +250,6 @@ class MainScreen(Screen[None]):
     def action_focus_list(self) -> None:
         self.item_list.focus()
 
-    def action_jump_to_id(self) -> None:
-        self.filtering.jump_to_id()
-
-    def action_next_unvoted(self) -> None:
-        self.filtering.next_unvoted()
-
     # ------------------------------------------------------ filters & search
 
     def action_search(self) -> None:
@@ -242,17 +267,8 @@ class MainScreen(Screen[None]):
             self.filtering.search(message.query)
         self.item_list.focus()
 
-    def action_search_next(self) -> None:
-        self.filtering.to_match(1)
-
-    def action_search_prev(self) -> None:
-        self.filtering.to_match(-1)
-
     def action_clear_filter(self) -> None:
         self.filtering.clear(self.query_one(SearchBar).is_open)
-
-    def action_filter(self) -> None:
-        self.filtering.choose_filter()
 
     # ---------------------------------------------------------------- fields
 
@@ -264,12 +280,6 @@ class MainScreen(Screen[None]):
         self.item_view.select(event.field)
         if event.edit:
             self.action_edit_field()
-
-    def action_next_field(self) -> None:
-        self.view.select_field(1)
-
-    def action_prev_field(self) -> None:
-        self.view.select_field(-1)
 
     def action_edit_field(self) -> None:
         item = self.current
@@ -361,19 +371,7 @@ class MainScreen(Screen[None]):
             self.app.copy_to_clipboard(value)
             self.notify(f"copied the {field} ({len(value)} characters, as stored)", timeout=3)
 
-    def action_undo(self) -> None:
-        self.editor.undo()
-
-    def action_redo(self) -> None:
-        self.editor.redo()
-
     # --------------------------------------------------- file and display
-
-    def action_save(self) -> None:
-        self.files.save()
-
-    def action_export(self) -> None:
-        self.files.export()
 
     def action_cycle_bidi(self) -> None:
         mode = self.session.cycle_bidi()
@@ -392,45 +390,12 @@ class MainScreen(Screen[None]):
 
     def _cycle_direction(self, field: str | None) -> None:
         """Set the next direction for ``field`` (``None``: the dataset), redraw, and say what it is."""
-        column, direction, kept = self.view.cycle_direction(field)
+        said, kept = self.view.cycle_direction(field)
         self.app.post_message(DisplayChanged())
-        self.notify(f"{column or 'dataset'}: {DIRECTION_WORDS[direction]}{kept}", timeout=6 if kept else 3)
-
-    def action_duplicates(self) -> None:
-        self.host.open_duplicates()
+        self.notify(said, timeout=3 if kept else 6)
 
     # ------------------------------------------------- voting and scoring
-
-    def action_vote(self, choice: int) -> None:
-        self.voting.vote(choice)
-
-    def action_vote_unsure(self) -> None:
-        self.voting.vote_unsure()
-
-    def action_withdraw_vote(self) -> None:
-        self.voting.withdraw()
-
-    def action_flag(self) -> None:
-        self.voting.flag()
-
-    def action_agreement(self) -> None:
-        self.voting.agreement()
-
-    def action_adjudicate(self) -> None:
-        self.voting.adjudicate()
-
-    def action_set_policy(self) -> None:
-        self.voting.set_policy()
-
-    def action_score_item(self) -> None:
-        self.scoring.score_item()
-
-    def action_score_all(self) -> None:
-        self.scoring.score_all()
 
     def action_cancel_scoring(self) -> None:
         if self.editing is not None or not self.scoring.cancel():
             raise SkipAction()  # escape then clears the filters, as it does without a run
-
-    def action_model_results(self) -> None:
-        self.host.open_model_results()

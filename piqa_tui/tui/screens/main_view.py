@@ -35,6 +35,11 @@ from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from piqa_tui.tui.widgets.list.item_list import ItemList
 from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
 
+DIRECTION_WORDS = {
+    Direction.AUTO: "auto (detected per paragraph)",
+    Direction.RTL: "right-to-left",
+    Direction.LTR: "left-to-right",
+}
 POSITION_DELAY = 0.5  # seconds the cursor rests on an item before it is written down as where you are
 
 
@@ -215,17 +220,18 @@ class MainView:
             )
         )
 
-    def cycle_direction(self, field: str | None) -> tuple[str | None, Direction, str]:
-        """Set the next direction of ``field``'s column (``None``: the dataset): (column, direction, why not kept)."""
+    def cycle_direction(self, field: str | None) -> tuple[str, bool]:
+        """Set the next direction of ``field``'s column (``None``: the dataset): what to say, and whether it is kept."""
         directions = self.session.directions
         column = column_of(field) if field is not None else None
         now = directions.of(field) if field is not None else directions.dataset
         direction = DIRECTION_CYCLE[(DIRECTION_CYCLE.index(now) + 1) % len(DIRECTION_CYCLE)]
+        said = f"{column or 'dataset'}: {DIRECTION_WORDS[direction]}"
         try:
             self.session.set_direction(column, direction)
         except WorkspaceError as exc:
-            return column, direction, f" (for this session only: {exc})"
-        return column, direction, ""
+            return f"{said} (for this session only: {exc})", False
+        return said, True
 
     # ------------------------------------------------------------- header
 
