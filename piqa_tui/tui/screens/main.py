@@ -54,14 +54,12 @@ MOVE_ACTIONS = action_names(MAIN_ACTIONS) - {"save", "export", "copy_field", "fo
 MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
 
 
-def calls(path: str, *args: object) -> Callable[..., None]:
-    """An action method that calls ``path`` (``"controller.method"``) on the screen with ``args`` and the action's own."""
-    owner, method = path.split(".")
+def calls(pick: Callable[[MainScreen], Callable[..., object]], *args: object) -> Callable[..., None]:
+    """An action method that calls what ``pick`` chooses (a controller's method) with ``args`` and the action's own."""
 
-    def action(self: Screen[None], *params: object) -> None:
-        getattr(getattr(self, owner), method)(*args, *params)
+    def action(self: MainScreen, *params: object) -> None:
+        pick(self)(*args, *params)
 
-    action.__doc__ = f"Calls {path}{args or ''}."
     return action
 
 
@@ -94,29 +92,31 @@ class MainScreen(Screen[None]):
     BINDINGS = bindings(SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS)
     AUTO_FOCUS = "#item-list"
 
-    # Keys that are one call on a controller, the view or the host: action name = calls("attribute.method", args).
-    action_jump_to_id = calls("filtering.jump_to_id")
-    action_next_unvoted = calls("filtering.next_unvoted")
-    action_search_next = calls("filtering.to_match", 1)
-    action_search_prev = calls("filtering.to_match", -1)
-    action_filter = calls("filtering.choose_filter")
-    action_undo = calls("editor.undo")
-    action_redo = calls("editor.redo")
-    action_save = calls("files.save")
-    action_export = calls("files.export")
-    action_vote = calls("voting.vote")
-    action_vote_unsure = calls("voting.vote_unsure")
-    action_withdraw_vote = calls("voting.withdraw")
-    action_flag = calls("voting.flag")
-    action_agreement = calls("voting.agreement")
-    action_adjudicate = calls("voting.adjudicate")
-    action_set_policy = calls("voting.set_policy")
-    action_score_item = calls("scoring.score_item")
-    action_score_all = calls("scoring.score_all")
-    action_model_results = calls("host.open_model_results")
-    action_duplicates = calls("host.open_duplicates")
-    action_next_field = calls("view.select_field", 1)
-    action_prev_field = calls("view.select_field", -1)
+    host: MainHost  # the controllers and the view, as the routes below reach them
+
+    # Keys that are one call on a controller, the view or the host.
+    action_jump_to_id = calls(lambda screen: screen.host.filtering.jump_to_id)
+    action_next_unvoted = calls(lambda screen: screen.host.filtering.next_unvoted)
+    action_search_next = calls(lambda screen: screen.host.filtering.to_match, 1)
+    action_search_prev = calls(lambda screen: screen.host.filtering.to_match, -1)
+    action_filter = calls(lambda screen: screen.host.filtering.choose_filter)
+    action_undo = calls(lambda screen: screen.host.editing.undo)
+    action_redo = calls(lambda screen: screen.host.editing.redo)
+    action_save = calls(lambda screen: screen.host.files.save)
+    action_export = calls(lambda screen: screen.host.files.export)
+    action_vote = calls(lambda screen: screen.host.voting.vote)
+    action_vote_unsure = calls(lambda screen: screen.host.voting.vote_unsure)
+    action_withdraw_vote = calls(lambda screen: screen.host.voting.withdraw)
+    action_flag = calls(lambda screen: screen.host.voting.flag)
+    action_agreement = calls(lambda screen: screen.host.voting.agreement)
+    action_adjudicate = calls(lambda screen: screen.host.voting.adjudicate)
+    action_set_policy = calls(lambda screen: screen.host.voting.set_policy)
+    action_score_item = calls(lambda screen: screen.host.scoring.score_item)
+    action_score_all = calls(lambda screen: screen.host.scoring.score_all)
+    action_model_results = calls(lambda screen: screen.host.open_model_results)
+    action_duplicates = calls(lambda screen: screen.host.open_duplicates)
+    action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
+    action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
 
     def __init__(self, session: Session, start: int | None = None) -> None:
         super().__init__()
@@ -126,7 +126,7 @@ class MainScreen(Screen[None]):
         self._start = start  # the position to open at (where the annotator left off)
         self.host = MainHost(self, session)
         self.view = self.host.view
-        self.editor, self.filtering, self.files = self.host.editing, self.host.filtering, self.host.files
+        self.edits, self.filtering, self.files = self.host.editing, self.host.filtering, self.host.files
         self.voting, self.scoring = self.host.voting, self.host.scoring
 
     # ---------------------------------------------------------------- layout
@@ -287,10 +287,10 @@ class MainScreen(Screen[None]):
             return
         field = self.item_view.selected
         if field == "label":
-            if not self.editor.label_hidden(item):
+            if not self.edits.label_hidden(item):
                 self._start_editing("label", self.view.open_label_chooser(item))
             return
-        self._start_editing(field, self.item_view.block(field).start_edit(self.editor.value_of(item, field)))
+        self._start_editing(field, self.item_view.block(field).start_edit(self.edits.value_of(item, field)))
 
     def _start_editing(self, field: str, editor: FieldEditor | LabelChooser) -> None:
         self.editing = field
@@ -317,7 +317,7 @@ class MainScreen(Screen[None]):
         self._stop_editing()
         item = self.current
         if event.how == "commit" and item is not None:
-            self.editor.apply_edit(item, {"label": event.value})
+            self.edits.apply_edit(item, {"label": event.value})
         self.item_list.focus()
 
     @on(FieldEditor.Changed, "ItemView FieldEditor")
@@ -338,7 +338,7 @@ class MainScreen(Screen[None]):
             self.app.call_later(self.host.edit_externally, item, field, event.value)
             return
         if event.how != "cancel":
-            self.editor.save_field(item, field, event.value)
+            self.edits.save_field(item, field, event.value)
         else:
             self.view.show_current()
         if event.how in ("next", "prev"):
@@ -356,17 +356,17 @@ class MainScreen(Screen[None]):
         if field == "label":
             self.notify("the label is chosen, not typed: press e or l", timeout=3)
             return
-        self.app.call_later(self.host.edit_externally, item, field, self.editor.value_of(item, field))
+        self.app.call_later(self.host.edit_externally, item, field, self.edits.value_of(item, field))
 
     def action_swap_solutions(self) -> None:
         item = self.current
         if item is not None:
-            self.editor.swap(item, self.item_view.selected)
+            self.edits.swap(item, self.item_view.selected)
 
     def action_copy_field(self) -> None:
         item = self.current
         field = self.item_view.selected
-        value = self.editor.copied_text(item, field) if item is not None else None
+        value = self.edits.copied_text(item, field) if item is not None else None
         if value is not None:
             self.app.copy_to_clipboard(value)
             self.notify(f"copied the {field} ({len(value)} characters, as stored)", timeout=3)
