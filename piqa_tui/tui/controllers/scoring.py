@@ -1,4 +1,4 @@
-"""Model scoring on the main screen (issue 6), as a plain object the screen owns.
+"""Model scoring on the main screen, as a plain object the screen owns.
 
 Keys (``keymap.SCORING_ACTIONS``): m scores the current item; M scores every
 item in the background (a template, or the solution-only baseline), with a
