@@ -42,7 +42,7 @@ def piqa_slice(folder: Path, n: int) -> Path:
 async def measure(path: Path, presses: int) -> tuple[float, list[float]]:
     from piqa_tui.tui.app import AppSettings, PiqaApp
     from piqa_tui.tui.screens.main import MainScreen
-    from piqa_tui.tui.session import OpenRequest
+    from piqa_tui.tui.state.session import OpenRequest
 
     app = PiqaApp(AppSettings(OpenRequest(path, annotator="bench")))
     times: list[float] = []

@@ -90,11 +90,11 @@ async def _pilot_run(path: Path, moves: int, size: tuple[int, int], think: float
 
     from piqa_tui.core.text.bidi import BidiMode
     from piqa_tui.core.text.graphemes import WidthPolicy
-    from piqa_tui.tui import cell_widths
     from piqa_tui.tui.app import AppSettings, PiqaApp
     from piqa_tui.tui.screens.main import MainScreen
-    from piqa_tui.tui.session import OpenRequest
-    from piqa_tui.tui.widgets.item_view import ItemView
+    from piqa_tui.tui.state.session import OpenRequest
+    from piqa_tui.tui.terminal import cell_widths
+    from piqa_tui.tui.widgets.item.item_view import ItemView
 
     cell_widths.install(WidthPolicy("codepoint"))
     frames: list[float] = []

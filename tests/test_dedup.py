@@ -759,7 +759,7 @@ def test_cli_dedup_unloadable_model_falls_back_to_lexical(tmp_path: Path, capsys
 def test_the_duplicates_screen_highlights_the_words_the_item_view_does() -> None:
     """Both faces' differing-word spans come from core.text.word_diff.differing_spans."""
     from piqa_tui.core.dedup.scan import differences
-    from piqa_tui.tui.fields import solution_spans
+    from piqa_tui.tui.state.fields import solution_spans
 
     copy = item("b", "Boil the mint tea", "add sugar", "add salt now")
     original = item("a", "Boil the green tea", "add salt", "add sugar")

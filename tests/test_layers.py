@@ -10,6 +10,8 @@ The rules (docs/architecture.md):
   imports neither Textual, the TUI, the CLI nor the settings; core never imports it.
 * ``piqa_tui.settings`` imports neither the TUI nor the CLI.
 * ``piqa_tui.tui`` never imports the CLI (the CLI launches the TUI, not the other way).
+  Inside it, ``tui.state`` (the session and what it derives) imports no Textual,
+  screen, widget or controller, and ``tui.controllers`` imports no screen.
 * No module imports itself back through others, counting imports made inside
   functions too: a lazy import hides start-up cost, not a cycle.
 
@@ -31,6 +33,9 @@ FORBIDDEN = {
     "piqa_tui.render": ("textual", "piqa_tui.tui", "piqa_tui.cli", "piqa_tui.settings"),
     "piqa_tui.settings": ("textual", "piqa_tui.tui", "piqa_tui.cli"),
     "piqa_tui.tui": ("piqa_tui.cli",),
+    # The session and what it derives are plain Python; controllers reach screens only through their host.
+    "piqa_tui.tui.state": ("textual", "piqa_tui.tui.screens", "piqa_tui.tui.controllers", "piqa_tui.tui.widgets"),
+    "piqa_tui.tui.controllers": ("piqa_tui.tui.screens",),
 }
 RICH_ALLOWED_IN_CORE = {"piqa_tui.core.text.bidi"}
 

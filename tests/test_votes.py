@@ -101,7 +101,7 @@ def test_policies_and_adjudication(tmp_path: Path) -> None:
 
 def test_one_decision_for_every_face(tmp_path: Path) -> None:
     """The TUI's Ballots, core's decide (one item) and decisions (all items at once) give the same answer."""
-    from piqa_tui.tui.voting import Ballots
+    from piqa_tui.tui.state.ballots import Ballots
 
     project = Project.open(copy_sample("darija-algerian.tsv", tmp_path), annotator="lead")
     import_votes(project, SAMPLE_VOTES)

@@ -20,16 +20,16 @@ from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.log import user_location
 from piqa_tui.settings.config import configured_directions, load_config
 from piqa_tui.settings.locations import bundled_sample, is_bundled
-from piqa_tui.tui import cell_widths
 from piqa_tui.tui.keymap import ALL_ACTIONS
-from piqa_tui.tui.session import OpenRequest
+from piqa_tui.tui.state.session import OpenRequest
+from piqa_tui.tui.terminal import cell_widths
 from piqa_tui.tui.themes import known_theme_names, theme_name
 
 
 def width_policy(configured: WidthPolicy | None) -> WidthPolicy:
     """The width policy to lay text out with: the configured one, else (``auto``) what the terminal answers."""
     if configured is None:
-        from piqa_tui.tui.terminal_probe import detect_width_mode
+        from piqa_tui.tui.terminal.probe import detect_width_mode
 
         return WidthPolicy(detect_width_mode())
     return configured

@@ -1,25 +1,22 @@
 """The piqa-tui application: opens the dataset off the UI thread and runs the screens.
 
-App-wide work lives here: themes and the keymap, saving and exporting (in
-worker threads, with the file-changed-on-disk check first), the $EDITOR
-escape hatch, watching the workspace for other annotators' events and the
-dataset file for other writers.
+App-wide work lives here: themes and the keymap, opening (and reopening) the
+dataset into a ``Session``, checking every item in the background, and
+watching the workspace for other annotators' events. The app tells the main
+screen what happened with messages (``tui/messages.py``) and never calls a
+screen's methods; saving, exporting and the file changing on disk belong to
+the main screen's files controller.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import tempfile
 import time
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
@@ -27,7 +24,6 @@ from piqa_tui.core.dataset.checks import labels_look_one_based
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import Layout, format_mapping
 from piqa_tui.core.dataset.reading import peek_rows
-from piqa_tui.core.dataset.writing import output_files
 from piqa_tui.core.errors import LayoutError, PiqaError
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.terminal_safe import terminal_safe
@@ -35,28 +31,35 @@ from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.core.workspace.preferences import resume_position
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.commands import ActionCommands
+from piqa_tui.tui.dialogs.mapping import MappingDialog
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
-from piqa_tui.tui.messages import ItemsChanged, MarksChanged, OthersChanged, ShowItem
-from piqa_tui.tui.model_scores import LOW_MARGIN
+from piqa_tui.tui.messages import (
+    Checked,
+    DisplayChanged,
+    ItemsChanged,
+    MarksChanged,
+    OthersChanged,
+    Reopen,
+    ShowItem,
+    Watch,
+)
 from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.screens.mapping import MappingDialog
-from piqa_tui.tui.session import OpenRequest, Session
-from piqa_tui.tui.terminal_guard import ControlCharacterFilter
+from piqa_tui.tui.state.model_scores import LOW_MARGIN
+from piqa_tui.tui.state.session import OpenRequest, Session
+from piqa_tui.tui.terminal.guard import ControlCharacterFilter
 from piqa_tui.tui.themes import THEMES
-from piqa_tui.tui.widgets.field_editor import FieldEditor
-from piqa_tui.tui.widgets.label_line import LabelChooser
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.label_line import LabelChooser
 
 POLL_SECONDS = 2.0
 CHECKPOINT_SECONDS = 60.0  # a long session copies the WAL into the .sqlite file this often
 CHECK_DELAY = 0.5
 USER_ACTIVE = 0.5  # background checks pause this long after each key or click
-BIDI_CYCLE = (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF)
 
 
 @dataclass
@@ -94,14 +97,9 @@ class PiqaApp(App[None]):
         # Textual keeps its line filters in a private list; ours drops any control byte data brought.
         self._filters.append(ControlCharacterFilter())
         self.settings = settings
-        self.bidi_mode = settings.bidi_mode
-        self.reviewer = settings.reviewer
         self.session: Session | None = None
-        self.disk_warning = ""
-        self.unsaved = False
         self.error_message: str | None = None
         self.exit_note: str | None = None
-        self._disk_notified = False
         self.last_input = 0.0
         self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
 
@@ -144,7 +142,10 @@ class PiqaApp(App[None]):
     @work(thread=True, exclusive=True, group="open", description="open_dataset")
     def open_dataset(self, request: OpenRequest, keep_id: str | None = None) -> None:
         try:
-            session = Session.open(request, reviewer=self.reviewer, low_margin=self.settings.low_margin)
+            bidi_mode = self.session.bidi_mode if self.session is not None else self.settings.bidi_mode
+            session = Session.open(
+                request, reviewer=self.settings.reviewer, low_margin=self.settings.low_margin, bidi_mode=bidi_mode
+            )
         except LayoutError as exc:
             if request.mapping is None:  # not mapped by hand: let the user map the columns here
                 self.call_from_thread(self.ask_mapping, request, f"{exc}.", None, keep_id)
@@ -174,7 +175,7 @@ class PiqaApp(App[None]):
 
         self.push_screen(MappingDialog(columns, rows, reason, layout), chosen)
 
-    def _ask_label_base(self, session: Session) -> None:
+    def _ask_label_base(self, session: Session, keep_id: str | None) -> None:
         """Labels that look 1-based (none is solution 1, some are one past the last) get the dialog, once per mapping."""
         layout = session.project.dataset.layout
         if layout.explicit or not labels_look_one_based(session.project.items):
@@ -184,8 +185,7 @@ class PiqaApp(App[None]):
             f"{session.project.dataset.name} look 1-based. Check the label base (and the columns) in the preview; "
             "saving keeps the mapping in the workspace."
         )
-        current = self.main_screen.current if self.main_screen is not None else None
-        self.ask_mapping(session.request, reason, replace(layout, label_base=1), current.id if current else None)
+        self.ask_mapping(session.request, reason, replace(layout, label_base=1), keep_id)
 
     def _failed(self, message: str) -> None:
         if self.session is None:
@@ -200,19 +200,14 @@ class PiqaApp(App[None]):
         if old is not None and old.project.workspace is not None:
             self.workers.cancel_group(self, "validate")
             old.project.workspace.close()
-        self.unsaved = bool(session.project.state.edited)
-        self.disk_warning = ""
-        self._disk_notified = False
-        main = MainScreen(session)
-        self.switch_screen(main)
         keep_id = keep_id or resume_position(session.project.workspace, session.project.annotator)
-        if keep_id and keep_id in session.project.index:
-            main.call_after_refresh(main.go_to_position, session.project.index[keep_id])
+        start = session.project.index.get(keep_id) if keep_id else None
+        self.switch_screen(MainScreen(session, start))
         if session.project.file_changed:
             self.notify(session.project.file_changed, severity="warning", timeout=15)
         if session.notice:
             self.notify(session.notice, severity="warning", timeout=15)
-        self.call_after_refresh(self._ask_label_base, session)
+        self.call_after_refresh(self._ask_label_base, session, keep_id if start is not None else None)
         if first:
             self.set_interval(POLL_SECONDS, self.poll)
             self.set_interval(CHECKPOINT_SECONDS, self.checkpoint_workspace)
@@ -243,8 +238,7 @@ class PiqaApp(App[None]):
     def _checked(self, session: Session) -> None:
         main = self.main_screen
         if main is not None and main.session is session:
-            main.item_list.invalidate()
-            main.refilter()
+            main.post_message(Checked())
 
     @property
     def main_screen(self) -> MainScreen | None:
@@ -255,28 +249,40 @@ class PiqaApp(App[None]):
 
     # ------------------------------------------------- what screens say
 
+    def _to_main(self, message: Message) -> None:
+        main = self.main_screen
+        if main is not None:
+            main.post_message(message)
+
     def on_items_changed(self, message: ItemsChanged) -> None:
         """A screen over the main one changed the project: the list, the item and the header follow."""
-        main = self.main_screen
-        if main is not None:
-            main.after_change(message.item_ids)
+        self._to_main(ItemsChanged(message.item_ids))
 
     def on_marks_changed(self, message: MarksChanged) -> None:
-        main = self.main_screen
-        if main is not None:
-            main.marks_changed()
+        self._to_main(MarksChanged())
 
     def on_show_item(self, message: ShowItem) -> None:
-        main = self.main_screen
-        if main is not None:
-            main.go_to_position(message.position)
+        self._to_main(ShowItem(message.position))
+
+    def on_reopen(self, message: Reopen) -> None:
+        """Read the dataset again (the file changed on disk): recorded edits are replayed over it."""
+        if self.session is not None:
+            self.push_screen(LoadingScreen(self.session.project.dataset.name))
+            self.open_dataset(self.session.request, message.keep_id)
+
+    def on_display_changed(self, message: DisplayChanged) -> None:
+        """Re-lay out every text on screen (after the bidi mode, a direction or the width policy changed)."""
+        for screen in self.screen_stack:
+            for widget in screen.query("FieldText, FieldEditor, MetadataTable"):
+                widget.refresh(layout=True)
+        self._to_main(DisplayChanged())
 
     # ----------------------------------------------------------- watching
 
     def poll(self) -> None:
         """Apply events other processes recorded; notice the dataset file changing on disk."""
         main, session = self.main_screen, self.session
-        if main is None or session is None or main.busy:
+        if main is None or session is None or session.busy:
             return
         self.watch_workspace_file(session)
         try:
@@ -285,13 +291,10 @@ class PiqaApp(App[None]):
             self.notify(str(exc), severity="error")
             return
         if changed:
-            main.after_change(changed)
+            main.post_message(OthersChanged(changed))
             if self.screen is not main:
                 self.screen.post_message(OthersChanged(changed))  # agreement, adjudication: follow others' votes
-        main.scoring.watch_stored()  # scores another process (piqa-tui score) stored meanwhile
-        stamp = session.stat()
-        if stamp != session.disk_stamp and not self.disk_warning:
-            self.check_disk(session)
+        main.post_message(Watch())  # stored scores, the dataset file on disk
 
     def watch_workspace_file(self, session: Session) -> None:
         """Notice the workspace file deleted (written back at once) or replaced, before the next action."""
@@ -316,227 +319,6 @@ class PiqaApp(App[None]):
         """Every clean exit leaves the .sqlite file complete on its own (the WAL checkpointed into it)."""
         if self.session is not None and self.session.project.workspace is not None:
             self.session.project.workspace.close()
-
-    @work(thread=True, exclusive=True, group="disk", description="check_disk")
-    def check_disk(self, session: Session) -> None:
-        changed = session.project.disk_changed()
-        self.call_from_thread(self._disk_checked, session, changed)
-
-    def _disk_checked(self, session: Session, changed: bool) -> None:
-        if session is not self.session:
-            return
-        session.disk_stamp = session.stat()
-        if changed:
-            self.disk_warning = "file changed on disk"
-            if not self._disk_notified:
-                self._disk_notified = True
-                self.notify(
-                    f"{session.project.dataset.name} was changed on disk by another program. "
-                    "Saving will ask first; you can reload it (your recorded edits are replayed) or export elsewhere.",
-                    severity="warning",
-                    timeout=15,
-                )
-            if self.main_screen:
-                self.main_screen.update_header()
-
-    # --------------------------------------------------------------- saving
-
-    def save_dataset(self) -> None:
-        main, session = self.main_screen, self.session
-        if main is None or session is None or main.busy:
-            return
-        main.set_busy("saving")
-        self._save(session)
-
-    @work(thread=True, exclusive=True, group="io", description="_save")
-    def _save(self, session: Session) -> None:
-        project = session.project
-        if project.disk_changed():
-            self.call_from_thread(self._ask_disk_changed, session)
-            return
-        try:
-            written = project.save()
-        except (PiqaError, OSError) as exc:
-            self.call_from_thread(self._io_done, f"not saved: {exc}", "error")
-            return
-        session.disk_stamp = session.stat()
-        self.call_from_thread(self._saved, written)
-
-    def _saved(self, written: Iterable[Path]) -> None:
-        self.unsaved = False
-        self.disk_warning = ""
-        self._io_done(f"saved {', '.join(str(p) for p in written)}", "information")
-
-    def _io_done(self, message: str, severity: str) -> None:
-        main = self.main_screen
-        if main is not None:
-            main.set_busy("")
-        self.notify(message, severity=severity, timeout=6 if severity != "error" else 12)  # type: ignore[arg-type]
-
-    def _ask_disk_changed(self, session: Session) -> None:
-        main = self.main_screen
-        if main is not None:
-            main.set_busy("")
-        self.disk_warning = "file changed on disk"
-        name = session.project.dataset.name
-
-        def chosen(key: str | None) -> None:
-            if key == "export":
-                self.export_dataset()
-            elif key == "reload":
-                self.reload()
-
-        self.push_screen(
-            ChoiceDialog(
-                "The file changed on disk",
-                f"{name} was changed by another program since piqa-tui opened it. Nothing was written.",
-                [
-                    ("export", "Export to another file…", "keeps both versions"),
-                    ("reload", "Reload the file from disk", "your recorded edits are replayed over the new content"),
-                    ("cancel", "Cancel", "leave everything as it is"),
-                ],
-            ),
-            chosen,
-        )
-
-    def reload(self) -> None:
-        main, session = self.main_screen, self.session
-        if session is None:
-            return
-        keep = main.current.id if main and main.current else None
-        self.push_screen(LoadingScreen(session.project.dataset.name))
-        self.open_dataset(session.request, keep)
-
-    def export_dataset(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        project = session.project
-        source = project.dataset.path
-        suggestion = str(source.with_name(f"{source.stem}.export{source.suffix}"))
-
-        def outputs(value: str) -> list[Path]:
-            return output_files(project.dataset, Path(value).expanduser())
-
-        def check(value: str) -> str | None:
-            if not value:
-                return "give a file name"
-            try:  # the dataset and the workspace are refused here; an existing file is asked about next
-                project.check_outputs(outputs(value), replace=True)
-            except PiqaError as exc:
-                return (
-                    f"{exc}"
-                    if "source dataset" not in str(exc)
-                    else "that is the dataset itself: use save (ctrl+s) to write it"
-                )
-            return None
-
-        def export(out: Path) -> None:
-            main = self.main_screen
-            if main is not None:
-                main.set_busy("exporting")
-            self._export(session, out)
-
-        def chosen(value: str | None) -> None:
-            if value:
-                out = Path(value).expanduser()
-                self.ask_before_replacing(outputs(value), lambda: export(out))
-
-        self.push_screen(
-            TextPrompt(
-                "Export",
-                "Write the current state to a file; the format follows the extension (.tsv .csv .jsonl .parquet).",
-                suggestion,
-                check,
-            ),
-            chosen,
-        )
-
-    def ask_before_replacing(self, outputs: list[Path], then: Callable[[], None]) -> None:
-        """Run ``then`` at once when no output exists, else after the user agrees to replace them."""
-        existing = [p for p in outputs if p.exists()]
-        if not existing:
-            then()
-            return
-
-        def chosen(key: str | None) -> None:
-            if key == "replace":
-                then()
-
-        names = ", ".join(str(p) for p in existing)
-        self.push_screen(
-            ChoiceDialog(
-                "Replace the file?",
-                f"{names} already exists.",
-                [("replace", "Replace it", "the old content is lost"), ("cancel", "Cancel", "write nothing")],
-            ),
-            chosen,
-        )
-
-    @work(thread=True, exclusive=True, group="io", description="_export")
-    def _export(self, session: Session, out: Path) -> None:
-        try:
-            written = session.project.export(out, replace=True)  # the user was asked before an existing file
-        except (PiqaError, OSError) as exc:
-            self.call_from_thread(self._io_done, f"not exported: {exc}", "error")
-            return
-        self.call_from_thread(self._io_done, f"exported {', '.join(str(p) for p in written)}", "information")
-
-    # ------------------------------------------------------------- $EDITOR
-
-    async def edit_externally(self, text: str, name: str) -> str | None:
-        """Edit ``text`` in $VISUAL/$EDITOR with the app suspended; None when the editor failed."""
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60]
-        with tempfile.NamedTemporaryFile("w", suffix=f"-{safe}.txt", delete=False, encoding="utf-8") as fh:
-            fh.write(text + "\n")
-            path = fh.name
-        try:
-            command = [*shlex.split(editor), path]
-            driver = self._driver
-            try:
-                if driver is not None and driver.can_suspend:
-                    with self.suspend():
-                        result = subprocess.run(command)
-                else:
-                    result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True)
-            except OSError as exc:
-                self.notify(f"could not run {editor!r}: {exc}; set $EDITOR", severity="error")
-                return None
-            if result.returncode != 0:
-                self.notify(
-                    f"{editor} exited with status {result.returncode}; the field is unchanged", severity="warning"
-                )
-                return None
-            with open(path, encoding="utf-8") as fh:
-                edited = fh.read()
-        finally:
-            os.unlink(path)
-        edited = edited[:-1] if edited.endswith("\n") else edited
-        return edited.replace("\r\n", "\n")  # stored in NFC by core
-
-    # -------------------------------------------------------------- display
-
-    def gold_hidden(self, item: Item) -> bool:
-        """Whether the gold label stays hidden for this item: blind mode until you voted on it (not for reviewers)."""
-        session = self.session
-        return session is not None and not session.ballots.visible(item.id)
-
-    def cycle_bidi(self) -> None:
-        index = BIDI_CYCLE.index(self.bidi_mode) if self.bidi_mode in BIDI_CYCLE else -1
-        self.bidi_mode = BIDI_CYCLE[(index + 1) % len(BIDI_CYCLE)]
-        self.redraw_text()
-        self.notify(f"right-to-left display: {self.bidi_mode}", timeout=2)
-
-    def redraw_text(self) -> None:
-        """Re-lay out every text on screen (after the bidi mode or the width policy changed)."""
-        for screen in self.screen_stack:
-            for widget in screen.query("FieldText, FieldEditor, MetadataTable"):
-                widget.refresh(layout=True)
-        main = self.main_screen
-        if main is not None:
-            main.item_list.invalidate()
-            main.show_current()
 
     # -------------------------------------------------------------- actions
 
@@ -578,7 +360,7 @@ class PiqaApp(App[None]):
 
     async def action_quit(self) -> None:
         session = self.session
-        if session is not None and self.unsaved and session.project.state.edited:
+        if session is not None and session.unsaved and session.project.state.edited:
             count = len(session.project.state.edited)
             self.exit_note = (
                 f"piqa-tui: {count} edited item(s) are kept in the workspace but not yet in "

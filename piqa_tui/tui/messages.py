@@ -1,9 +1,13 @@
-"""What the screens tell each other, as Textual messages (no screen calls another's methods).
+"""What the app and the screens tell each other, as Textual messages (no one calls a screen's methods).
 
 A screen that changed the project, or wants an item shown, posts one of these
-to the app, which brings the main screen in step (the main screen lies under
-the others and owns the list). The app and the main screen post the others to
-the screen on top, which redraws if it shows what changed.
+to the app, which passes it on to the main screen (it lies under the others
+and owns the list). The app tells the main screen what it noticed (other
+processes' events, the poll's tick, every item checked, the display changed)
+the same way, and the main screen posts to the screen on top, which redraws if
+it shows what changed. The main screen asks the app to read the dataset again
+with ``Reopen``. Whoever handles a message meant for it stops it, so it does not
+bubble back to the app that passed it on.
 """
 
 from __future__ import annotations
@@ -41,3 +45,23 @@ class OthersChanged(Message):
 
 class ScoresChanged(Message):
     """The model's scores changed (an item was scored, a run went on)."""
+
+
+class Watch(Message):
+    """The app's poll: look for what other processes did meanwhile (stored scores, the dataset file on disk)."""
+
+
+class Checked(Message):
+    """Every item was checked against validate's rules: the ``invalid`` queue and the marks are complete."""
+
+
+class DisplayChanged(Message):
+    """How text is laid out changed (the bidi mode, a direction, the width policy): redraw every text."""
+
+
+class Reopen(Message):
+    """Read the dataset again from disk (recorded edits replayed), the cursor kept on ``keep_id``."""
+
+    def __init__(self, keep_id: str | None) -> None:
+        super().__init__()
+        self.keep_id = keep_id

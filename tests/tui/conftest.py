@@ -15,10 +15,10 @@ from textual.pilot import Pilot
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.graphemes import WidthPolicy, get_width_policy, set_width_policy
 from piqa_tui.tui import app as app_module
-from piqa_tui.tui import cell_widths
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.session import OpenRequest
+from piqa_tui.tui.state.session import OpenRequest
+from piqa_tui.tui.terminal import cell_widths
 from tests.conftest import copy_sample
 
 

@@ -1,4 +1,4 @@
-"""The main screen as the controllers see it, without Textual: a cursor over the items, what was said and asked.
+"""The main screen as the controllers see it, without Textual: a cursor over the rows, what was said and asked.
 
 The controllers under test are real, and so are the session, its project and
 workspace, and the model: only the screen is replaced, by this object that
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.tui.session import Session
+from piqa_tui.tui.state.session import Session
 
 
 class StripRecord:
@@ -44,7 +44,13 @@ class StripRecord:
 class ScreenStandIn:
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.position = 0
+        self.rows: Sequence[int] = range(len(session.project.items))  # the positions the list shows
+        self.cursor = 0  # the row under the cursor
+        self.busy = ""
+        self.opened: list[str] = []  # the screens asked for over this one
+        self.reopened: list[str | None] = []  # reloads asked for, with the item id to keep
+        self.headers = 0
+        self.search_open = False
         self.notes: list[tuple[str, str]] = []  # (severity, message)
         self.pushed: list[tuple[Any, Callable[[Any], object] | None]] = []
         self.changed: list[list[str]] = []
@@ -57,9 +63,17 @@ class ScreenStandIn:
     # --------------------------------------------------------------- Host
 
     @property
+    def position(self) -> int | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    @position.setter
+    def position(self, position: int) -> None:
+        self.go_to_position(position)
+
+    @property
     def current(self) -> Item | None:
-        items = self.session.project.items
-        return items[self.position] if 0 <= self.position < len(items) else None
+        position = self.position
+        return None if position is None else self.session.project.items[position]
 
     def after_change(self, item_ids: list[str]) -> None:
         self.changed.append(list(item_ids))
@@ -81,7 +95,37 @@ class ScreenStandIn:
         done(result)
 
     def advance(self) -> None:
-        self.position += 1
+        self.go_to_row(self.cursor + 1)
+
+    def open_agreement(self) -> None:
+        self.opened.append("agreement")
+
+    def open_adjudication(self) -> None:
+        self.opened.append("adjudication")
+
+    # ------------------------------------------- EditingHost, FilteringHost, FilesHost
+
+    def go_to_row(self, index: int) -> None:
+        self.cursor = min(max(index, 0), max(len(self.rows) - 1, 0))  # as the list keeps its cursor on a row
+
+    def go_to_position(self, position: int) -> None:
+        self.go_to_row(list(self.rows).index(position))
+
+    def show_rows(self, rows: Sequence[int], keep: int | None, empty: str) -> None:
+        self.rows = rows
+        self.cursor = list(rows).index(keep) if keep is not None and keep in rows else 0
+
+    def set_busy(self, text: str) -> None:
+        self.busy = self.session.busy = text
+
+    def close_search(self) -> None:
+        self.search_open = False
+
+    def update_header(self) -> None:
+        self.headers += 1
+
+    def reopen(self, keep_id: str | None) -> None:
+        self.reopened.append(keep_id)
 
     # ---------------------------------------------------------- ScoringHost
 

@@ -17,12 +17,12 @@ from rich.console import Console
 from textual.widgets import OptionList
 
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
-from piqa_tui.tui.widgets.cluster_view import MemberPanel
+from piqa_tui.tui.widgets.duplicates.cluster_view import MemberPanel
 
 from .conftest import curate, main_screen, run_from_palette, wait_for
 from .test_duplicates import open_duplicates
@@ -88,7 +88,7 @@ async def test_duplicates_screen_hides_gold_until_voted(voted: Path) -> None:
             assert "gold hidden until you vote" in text and "✓" not in text and "gold 1" not in text
         await pilot.press("escape")
         main = main_screen(pilot)
-        main.go_to_position(main.project.index["dz-006"])
+        main.filtering.go_to_position(main.project.index["dz-006"])
         await pilot.press("1")  # selma votes on dz-006 only
         screen = await open_duplicates(pilot)
         texts = member_texts(screen)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from piqa_tui.tui.listing import Filters
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.state.listing import Filters
 
 from .conftest import curate, current_id, main_screen, run_from_palette, type_text, wait_for
 
@@ -54,8 +54,11 @@ async def test_search_substring_then_fuzzy(darija: Path) -> None:
         screen = main_screen(pilot)
         await pilot.press("slash")
         await type_text(pilot, "الكسكسي")  # the word of dz-001's prompt, typed without harakat
-        await wait_for(pilot, lambda: screen.search_result is not None and screen.search_result.query == "الكسكسي")
-        result = screen.search_result
+        await wait_for(
+            pilot,
+            lambda: screen.filtering.search_result is not None and screen.filtering.search_result.query == "الكسكسي",
+        )
+        result = screen.filtering.search_result
         assert result is not None and result.exact >= 1
         first = screen.project.items[result.positions[0]]
         assert "الكسكسي" in first.prompt + " ".join(first.solutions)
@@ -72,8 +75,14 @@ async def test_search_is_forgiving_about_harakat(darija: Path) -> None:
         target = next(i for i in screen.project.items if "الشَّاي" in i.solutions[0])
         await pilot.press("slash")
         await type_text(pilot, "الشاي")  # typed without the shadda and fatha of الشَّاي
-        await wait_for(pilot, lambda: screen.search_result is not None and screen.search_result.query == "الشاي")
-        assert screen.project.index[target.id] in screen.search_result.positions[: screen.search_result.exact]
+        await wait_for(
+            pilot,
+            lambda: screen.filtering.search_result is not None and screen.filtering.search_result.query == "الشاي",
+        )
+        assert (
+            screen.project.index[target.id]
+            in screen.filtering.search_result.positions[: screen.filtering.search_result.exact]
+        )
 
 
 async def choose(pilot, label_start: str) -> None:
@@ -99,7 +108,7 @@ async def test_filter_by_queue_and_by_column(darija: Path) -> None:
         await choose(pilot, "invalid")
         invalid = {screen.project.items[p].id for p in screen.item_list.rows}
         assert {"dz-012", "dz-024", "dz-033"} <= invalid  # the planted problems
-        assert screen.filters == Filters(queue="invalid")
+        assert screen.filtering.filters == Filters(queue="invalid")
         await pilot.press("escape")
         await pilot.press("F")
         await choose(pilot, "repairs")
@@ -122,7 +131,7 @@ async def test_edited_queue_follows_edits(darija: Path) -> None:
         assert "no items match" in screen.item_list.empty_message
         await pilot.press("u")  # undo shows the item it changed, leaving the empty queue
         assert current_id(pilot) == "dz-002"
-        assert not screen.filters.active
+        assert not screen.filtering.filters.active
         assert "dz-002" not in screen.project.state.edited
 
 
@@ -152,7 +161,7 @@ async def test_keys_are_remapped_from_config(darija: Path) -> None:
 
 
 async def test_mouse_selects_and_edits_a_field(darija: Path) -> None:
-    from piqa_tui.tui.widgets.field_editor import FieldEditor
+    from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
     async with curate(darija) as pilot:
         screen = main_screen(pilot)
@@ -169,10 +178,10 @@ async def test_copy_gives_the_stored_text_and_bidi_modes_cycle(darija: Path) -> 
         screen = main_screen(pilot)
         await pilot.press("y")
         assert pilot.app.clipboard == screen.project.item("dz-001").prompt  # logical, not shaped or reordered
-        assert pilot.app.bidi_mode == "app"
+        assert pilot.app.session.bidi_mode == "app"
         await pilot.press("b")
-        assert pilot.app.bidi_mode == "terminal"
+        assert pilot.app.session.bidi_mode == "terminal"
         await pilot.press("b")
-        assert pilot.app.bidi_mode == "off"
+        assert pilot.app.session.bidi_mode == "off"
         first_row = screen.item_list.render_line(0).text
         assert "كيفاش" in first_row  # off: logical order, unshaped

@@ -14,7 +14,7 @@ import pytest
 
 from piqa_tui.core.text.graphemes import grapheme_spans
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 from .conftest import curate, main_screen, type_text
 

@@ -11,7 +11,7 @@ from piqa_tui.cli import open_tui as launch_module
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace, default_location
-from piqa_tui.tui.widgets.field_block import FieldText
+from piqa_tui.tui.widgets.item.field_block import FieldText
 from tests.conftest import copy_sample
 
 from .conftest import curate, current_id, main_screen, make_app, type_text
@@ -145,7 +145,7 @@ def screen_column(editor, cursor: int) -> int:
 
 
 async def test_arrows_move_on_screen_through_a_latin_word_in_an_arabic_line(tmp_path: Path) -> None:
-    from piqa_tui.tui.widgets.field_editor import FieldEditor
+    from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
     async with curate(one_item(tmp_path, MIXED)) as pilot:
         await pilot.press("tab", "e", "home")

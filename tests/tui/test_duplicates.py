@@ -14,10 +14,10 @@ import pytest
 from piqa_tui.core.dedup import scan as duplicate_scan
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.listing import row_marks
-from piqa_tui.tui.screens.dialogs import TextPrompt
+from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.state.listing import row_marks
 from tests.conftest import copy_sample
 
 from .conftest import curate, make_app, type_text, wait_for

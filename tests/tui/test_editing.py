@@ -8,8 +8,8 @@ from pathlib import Path
 
 from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for
 
@@ -108,7 +108,7 @@ async def test_save_writes_the_file(tamil: Path) -> None:
         await type_text(pilot, "!")
         await pilot.press("enter", "ctrl+s")
         await wait_for(pilot, lambda: not main_screen(pilot).busy)
-        assert not pilot.app.unsaved
+        assert not pilot.app.session.unsaved
     saved = load_dataset(tamil)
     assert saved.items[0].solutions[0] == TA_001_SOL0[:-1] + "!"
     assert saved.items[1] == load_dataset(tamil).items[1]
@@ -138,4 +138,4 @@ async def test_disk_change_is_detected_and_nothing_is_overwritten(darija: Path) 
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
         assert darija.read_text(encoding="utf-8") == other  # untouched
         await pilot.press("escape")
-        assert "changed on disk" in pilot.app.disk_warning
+        assert "changed on disk" in pilot.app.session.disk_warning

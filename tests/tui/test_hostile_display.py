@@ -1,4 +1,4 @@
-"""Hostile data in the TUI (issue 13): escape sequences and markup display harmlessly, a 10 MB field opens.
+"""Hostile data in the TUI: escape sequences and markup display harmlessly, a 10 MB field opens.
 
 The dataset comes from the generated corpus (``tests/hostile_corpus.py``): an
 item id carrying OSC 0 (which would retitle the terminal), prompts with
@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from tests.hostile_corpus import OSC0, entries

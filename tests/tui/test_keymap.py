@@ -20,11 +20,11 @@ from textual.dom import DOMNode
 
 import piqa_tui.tui
 from piqa_tui.settings.config import load_config
+from piqa_tui.tui.dialogs.flag import FlagDialog
 from piqa_tui.tui.keymap import ALL_ACTIONS, SECTIONS
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
-from piqa_tui.tui.screens.flag_dialog import FlagDialog
 
 from .conftest import curate, main_screen, make_app, wait_for
 

@@ -63,8 +63,8 @@ def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) 
     from piqa_tui.core.dataset.item import Item
     from piqa_tui.core.scoring.results import ItemScore
     from piqa_tui.core.scoring.templates import get_template
-    from piqa_tui.tui.model_scores import LOW_MARGIN
-    from piqa_tui.tui.session import OpenRequest, Session
+    from piqa_tui.tui.state.model_scores import LOW_MARGIN
+    from piqa_tui.tui.state.session import OpenRequest, Session
 
     item = Item("a", "p", ("x", "y"), 0, 0)
     score = ItemScore("a", (-3.0, -5.5), (1, 1), (1, 1), 0, get_template("piqa").name)  # margin 2.5 nats

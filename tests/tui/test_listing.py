@@ -8,21 +8,21 @@ from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.text.characters import INVISIBLE
 from piqa_tui.core.text.word_diff import word_spans
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.fields import (
+from piqa_tui.tui.state.fields import (
     item_fields,
     label_text,
     solution_spans,
     translation_columns,
 )
-from piqa_tui.tui.listing import (
+from piqa_tui.tui.state.listing import (
     Filters,
     Marks,
     Validation,
     filtered_positions,
     row_marks,
 )
-from piqa_tui.tui.search import SearchIndex, normalise
-from piqa_tui.tui.session import OpenRequest, Session
+from piqa_tui.tui.state.search import SearchIndex, normalise
+from piqa_tui.tui.state.session import OpenRequest, Session
 from tests.conftest import SAMPLES
 
 

@@ -8,8 +8,8 @@ from textual.widgets import Select, SelectionList, Static
 
 from piqa_tui.core.workspace.log import Workspace, default_location
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.dialogs.mapping import MappingDialog
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.screens.mapping import MappingDialog
 
 from .conftest import make_app, wait_for
 

@@ -122,7 +122,7 @@ async def test_models_side_by_side_and_their_queues(tmp_path: Path, second_model
             await choose(pilot, f"queue:{queue}")
             assert [main.project.items[p].id for p in main.item_list.rows] == expected, queue
             await pilot.press("escape")  # clears the queue filter
-            assert not main.filters.active
+            assert not main.filtering.filters.active
 
         await pilot.press("R")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModelResultsScreen))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from piqa_tui.core.text.bidi import BidiMode, layout
-from piqa_tui.tui.screens.flag_dialog import FlagDialog, ReasonList
+from piqa_tui.tui.dialogs.flag import FlagDialog, ReasonList
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.widgets.flags_line import FlagsLine
+from piqa_tui.tui.widgets.item.flags_line import FlagsLine
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for
 

@@ -13,8 +13,8 @@ import pytest
 
 from piqa_tui.core.scoring.templates import get_template
 from piqa_tui.tui.controllers.scoring import ScoringController
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.session import OpenRequest, Session
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.state.session import OpenRequest, Session
 from tests.conftest import PIQA_VALID
 
 from .standin import ScreenStandIn

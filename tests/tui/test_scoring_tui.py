@@ -18,11 +18,11 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.scoring.backend import ContinuationScore
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
 from piqa_tui.core.scoring.templates import get_template
-from piqa_tui.tui.listing import Filters, filtered_positions
-from piqa_tui.tui.model_scores import LOW_MARGIN
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
+from piqa_tui.tui.state.listing import Filters, filtered_positions
+from piqa_tui.tui.state.model_scores import LOW_MARGIN
 from tests.conftest import copy_sample, piqa_slice
 
 from .conftest import curate, main_screen, make_app, type_text, wait_for
@@ -150,7 +150,7 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
         shown = [project.items[p].id for p in main.item_list.rows]
         assert sorted(shown) == sorted(wrong)
         assert [direct[i].margin for i in shown] == sorted((direct[i].margin for i in shown), reverse=True)
-        assert all(main._marks(p, project.items[p])[4] == "✗" for p in main.item_list.rows)
+        assert all(main.view.marks(p, project.items[p])[4] == "✗" for p in main.item_list.rows)
 
         low = filtered_positions(main.session, Filters("low-margin"))
         expected_low = sorted((i.id for i in items if direct[i.id].margin < LOW_MARGIN), key=lambda i: direct[i].margin)
@@ -158,7 +158,7 @@ async def test_whole_set_run_cancels_resumes_and_fills_the_queues(piqa20: Path) 
 
         # An edit: only that item is scored again.
         await pilot.press("escape")  # no run now: escape clears the queue filter
-        assert not main.filters.active
+        assert not main.filtering.filters.active
         await pilot.press("g", "e", "end")
         await type_text(pilot, " now")
         await pilot.press("enter")

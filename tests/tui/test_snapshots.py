@@ -27,7 +27,10 @@ def opened(*keys: str, text: str = "", then: Iterable[str] = ()):
             await type_text(pilot, text)
             if "slash" in keys:  # wait for the search to run once typing paused
                 screen = app.screen
-                await wait_for(pilot, lambda: screen.search_result is not None and screen.search_result.query == text)
+                await wait_for(
+                    pilot,
+                    lambda: screen.filtering.search_result is not None and screen.filtering.search_result.query == text,
+                )
         await pilot.press(*then)
         await pilot.pause(0.1)
         app.clear_notifications()

@@ -7,8 +7,8 @@ import rich.segment
 from rich.segment import Segment
 
 from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy, cell_width, graphemes
-from piqa_tui.tui import cell_widths
-from piqa_tui.tui.terminal_probe import PROBES, choose_mode
+from piqa_tui.tui.terminal import cell_widths
+from piqa_tui.tui.terminal.probe import PROBES, choose_mode
 
 SAMPLES = ["கொ", "தமிழ்நாடு", "বাংলা ভাষা", "क्षत्रिय हिन्दी", "شَاي بالنعناع", "漢字 abc", "plain ascii"]
 

@@ -1,4 +1,4 @@
-"""Votes belong to solution texts (issue 12): a swap moves them, an edit makes them predate the text, and the
+"""Votes belong to solution texts: a swap moves them, an edit makes them predate the text, and the
 released labels (``export --decided``) count only votes for the text that is released."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from piqa_tui.core.votes.decisions import decisions
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.screens.flag_dialog import FlagDialog
+from piqa_tui.tui.dialogs.flag import FlagDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from tests.conftest import SAMPLES, copy_sample
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for

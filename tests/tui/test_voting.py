@@ -28,14 +28,14 @@ from piqa_tui.core.votes.agreement import fleiss_kappa
 from piqa_tui.core.votes.decisions import parse_policy, set_project_policy
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import app as app_module
-from piqa_tui.tui.listing import Filters
+from piqa_tui.tui.dialogs.flag import FlagDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
-from piqa_tui.tui.screens.flag_dialog import FlagDialog
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.widgets.label_line import LabelLine
-from piqa_tui.tui.widgets.vote_panel import VotePanel
+from piqa_tui.tui.state.listing import Filters
+from piqa_tui.tui.widgets.item.label_line import LabelLine
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from tests.conftest import copy_sample
 
 from .conftest import curate, current_id, main_screen, make_app, type_text, wait_for
@@ -83,7 +83,7 @@ async def vote_round(path: Path, annotator: str, before: list[str]) -> None:
         screen = main_screen(pilot)
         assert current_id(pilot) == "dz-001"
         assert answers_hidden(pilot, before)
-        assert screen.app.gold_hidden(screen.current)
+        assert screen.session.gold_hidden(screen.current)
         for item_id, choice in plan.items():
             assert current_id(pilot) == item_id
             await pilot.press(key_for(choice))  # votes and moves on
@@ -172,7 +172,7 @@ async def test_three_annotators_vote_blind_and_a_reviewer_adjudicates(
         assert adjudication.project.state.adjudications[item_id][:3] == (str(label), reason, "lead")
         await pilot.press("escape")
         screen = main_screen(pilot)
-        screen.set_filters(Filters(queue="adjudicated"))
+        screen.filtering.set_filters(Filters(queue="adjudicated"))
         assert [screen.project.items[p].id for p in screen.item_list.rows] == [item_id]
         await pilot.press("q")
 
@@ -237,7 +237,7 @@ async def test_voting_in_the_unvoted_queue_moves_to_the_next_unvoted_item(darija
     async with curate(darija, annotator="amina") as pilot:
         screen = main_screen(pilot)
         await pilot.press("j", "j", "1")  # vote dz-003 from the full list
-        screen.set_filters(Filters(queue="unvoted"))
+        screen.filtering.set_filters(Filters(queue="unvoted"))
         await pilot.press("g")
         assert current_id(pilot) == "dz-001"
         await pilot.press("1", "0")

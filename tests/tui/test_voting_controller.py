@@ -13,11 +13,9 @@ from piqa_tui.core.votes.decisions import policy_spec
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.controllers.voting import VotingController
-from piqa_tui.tui.screens.adjudication import AdjudicationScreen
-from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.screens.flag_dialog import FlagChoice, FlagDialog
-from piqa_tui.tui.session import OpenRequest, Session
+from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.state.session import OpenRequest, Session
 
 from .standin import ScreenStandIn
 
@@ -114,11 +112,11 @@ def test_review_screens_are_for_reviewers(darija: Path) -> None:
     controller, screen = voting(darija)
     controller.agreement()  # κ and the status counts show how everyone voted: closed in blind mode
     controller.adjudicate()  # every vote and the gold label: closed too
-    assert screen.pushed == []
+    assert screen.pushed == [] and screen.opened == []
     assert all("start piqa-tui with --reviewer" in text for text in screen.said("warning"))
     assert len(screen.said("warning")) == 2
 
     reviewer, screen = voting(darija, "lead", reviewer=True)
     reviewer.agreement()
     reviewer.adjudicate()
-    assert [type(s) for s, _ in screen.pushed] == [AgreementScreen, AdjudicationScreen]
+    assert screen.opened == ["agreement", "adjudication"]

@@ -17,7 +17,7 @@ from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.session import OpenRequest
+from piqa_tui.tui.state.session import OpenRequest
 from tests.conftest import (
     copy_sample,
     fill_disk,
@@ -110,7 +110,7 @@ async def test_a_full_disk_says_so_and_shows_nothing_unrecorded(tmp_path: Path) 
             assert notified(pilot, "disk is full") or notified(pilot, "disk failed")
             assert my_vote(pilot, item_id) is None and isinstance(pilot.app.screen, MainScreen)
             filler.unlink()
-            screen.go_to_position(screen.project.index[item_id])
+            screen.filtering.go_to_position(screen.project.index[item_id])
             await pilot.press("2")
             await wait_for(pilot, lambda: my_vote(pilot, item_id) == "1")
             await pilot.press("ctrl+q")

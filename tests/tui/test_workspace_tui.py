@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.screens.main import MainScreen
 
 from .conftest import curate, current_id, main_screen, type_text, wait_for

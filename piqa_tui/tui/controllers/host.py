@@ -32,3 +32,15 @@ class Host(Asker, Protocol):
         """Run ``attempt`` (a write to the workspace), then ``done`` with its result; a busy workspace
         keeps it pending and retries (``tui/pending.py``), another failure is said, not shown as done."""
         ...
+
+
+class Background(Protocol):
+    """Work off the UI thread, and its results back on it."""
+
+    def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
+        """Run ``work`` off the UI thread (exclusive: cancelling the group's previous one)."""
+        ...
+
+    def deliver(self, callback: Callable[..., object], *args: object) -> None:
+        """Call ``callback(*args)`` on the UI thread, from any thread, without waiting."""
+        ...

@@ -1,4 +1,4 @@
-"""Model scoring on the main screen (issue 6), as a plain object the screen owns.
+"""Model scoring on the main screen, as a plain object the screen owns.
 
 Keys (``keymap.SCORING_ACTIONS``): m scores the current item; M scores every
 item in the background (a template, or the solution-only baseline), with a
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from typing import Protocol
 
@@ -26,10 +26,10 @@ from piqa_tui.core.scoring.stored import StoredRun, runs_stamp
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_value
 from piqa_tui.tui.background import BackgroundRuns, Run
-from piqa_tui.tui.controllers.host import Host
-from piqa_tui.tui.model_scores import ModelScores
-from piqa_tui.tui.screens.dialogs import ChoiceDialog
-from piqa_tui.tui.session import Session
+from piqa_tui.tui.controllers.host import Background, Host
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.state.model_scores import ModelScores
+from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.progress_strip import duration
 
 
@@ -45,17 +45,9 @@ class Strip(Protocol):
     def stop(self) -> None: ...
 
 
-class ScoringHost(Host, Protocol):
+class ScoringHost(Host, Background, Protocol):
     @property
     def strip(self) -> Strip: ...
-
-    def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
-        """Run ``work`` off the UI thread (exclusive: cancelling the group's previous one)."""
-        ...
-
-    def deliver(self, callback: Callable[..., object], *args: object) -> None:
-        """Call ``callback(*args)`` on the UI thread, from any thread, without waiting."""
-        ...
 
     def scores_changed(self, refilter: bool) -> None:
         """Redraw what shows scores: the list's marks, the queues (``refilter``), the item, other screens."""

@@ -1,4 +1,4 @@
-"""Voting, flagging and review on the main screen (issue 4), as a plain object the screen owns.
+"""Voting, flagging and review on the main screen, as a plain object the screen owns.
 
 Keys (``keymap.VOTE_ACTIONS``): 1-4 vote for a solution and move to the next
 item; 0 or s votes unsure; backspace withdraws your vote; f flags; a shows
@@ -14,17 +14,23 @@ from typing import Protocol
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.controllers.host import Host
-from piqa_tui.tui.screens.adjudication import AdjudicationScreen
-from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.flag_dialog import FlagChoice, FlagDialog
-from piqa_tui.tui.screens.policy import choose_policy
-from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import Ballots, choice_text
+from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
+from piqa_tui.tui.dialogs.policy import choose_policy
+from piqa_tui.tui.state.ballots import Ballots, choice_text
+from piqa_tui.tui.state.session import Session
 
 
 class VotingHost(Host, Protocol):
     def advance(self) -> None:
         """Move the cursor to the next item of the list."""
+        ...
+
+    def open_agreement(self) -> None:
+        """Show the agreement screen over this one."""
+        ...
+
+    def open_adjudication(self) -> None:
+        """Show the adjudication screen over this one."""
         ...
 
 
@@ -130,7 +136,7 @@ class VotingController:
                 timeout=6,
             )
             return
-        self.host.push_screen(AgreementScreen(self.session))
+        self.host.open_agreement()
 
     def adjudicate(self) -> None:
         if not self.ballots.reviewer:
@@ -140,7 +146,7 @@ class VotingController:
                 timeout=6,
             )
             return
-        self.host.push_screen(AdjudicationScreen(self.session))
+        self.host.open_adjudication()
 
     def set_policy(self) -> None:
         choose_policy(self.host, self.ballots, lambda policy: self.host.after_change([]))

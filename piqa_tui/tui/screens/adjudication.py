@@ -21,15 +21,15 @@ from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.render.safe_text import rich_text
+from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.keymap import ADJUDICATION_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
-from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.help import HelpScreen
-from piqa_tui.tui.session import Session
-from piqa_tui.tui.voting import choice_text
+from piqa_tui.tui.state.ballots import choice_text
+from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
-from piqa_tui.tui.widgets.item_view import ItemView
-from piqa_tui.tui.widgets.vote_panel import VotePanel
+from piqa_tui.tui.widgets.item.item_view import ItemView
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 
 NOTE_CELLS = 28
 

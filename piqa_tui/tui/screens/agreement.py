@@ -24,11 +24,12 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
+from piqa_tui.tui.dialogs.policy import choose_policy
+from piqa_tui.tui.dialogs.prompts import TextPrompt
+from piqa_tui.tui.dialogs.replace import ask_before_replacing
 from piqa_tui.tui.keymap import AGREEMENT_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
-from piqa_tui.tui.screens.dialogs import TextPrompt
-from piqa_tui.tui.screens.policy import choose_policy
-from piqa_tui.tui.session import Session
+from piqa_tui.tui.state.session import Session
 
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 
@@ -148,7 +149,7 @@ class AgreementScreen(Screen[None]):
         def chosen(value: str | None) -> None:
             if value:
                 path = Path(value).expanduser()
-                self.app.ask_before_replacing([path], lambda: write(path))
+                ask_before_replacing(self.app, [path], lambda: write(path))
 
         self.app.push_screen(
             TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion, check), chosen

@@ -20,8 +20,8 @@ from textual.widgets import Footer, Static
 from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy, get_width_policy
 from piqa_tui.core.text.reference_strings import calibration_lines
 from piqa_tui.settings.locations import config_path
-from piqa_tui.tui import cell_widths
 from piqa_tui.tui.keymap import CHECK_TERMINAL_ACTIONS, bindings
+from piqa_tui.tui.terminal import cell_widths
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 _SETTING = re.compile(r"^\s*width_policy\s*=.*$", re.MULTILINE)

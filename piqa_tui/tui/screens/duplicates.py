@@ -42,12 +42,12 @@ from piqa_tui.core.dedup.scan import (
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.background import BackgroundRuns, Run
+from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
 from piqa_tui.tui.messages import MarksChanged, ShowItem
-from piqa_tui.tui.screens.dialogs import TextPrompt
-from piqa_tui.tui.session import Session
-from piqa_tui.tui.widgets.cluster_list import ClusterList
-from piqa_tui.tui.widgets.cluster_view import ClusterView, MemberCard
+from piqa_tui.tui.state.session import Session
+from piqa_tui.tui.widgets.duplicates.cluster_list import ClusterList
+from piqa_tui.tui.widgets.duplicates.cluster_view import ClusterView, MemberCard
 from piqa_tui.tui.widgets.progress_strip import ProgressStrip
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages from the worker

@@ -12,7 +12,7 @@ from textual.widgets import Footer, Static
 
 from piqa_tui.settings.locations import config_path
 from piqa_tui.tui.keymap import HELP_ACTIONS, SECTIONS, Action, bindings
-from piqa_tui.tui.listing import MARK_LEGEND
+from piqa_tui.tui.state.listing import MARK_LEGEND
 
 
 class HelpScreen(ModalScreen[None]):

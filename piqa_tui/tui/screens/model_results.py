@@ -33,8 +33,8 @@ from piqa_tui.render.comparison import METRICS, metric_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.keymap import MODEL_RESULTS_ACTIONS, bindings
 from piqa_tui.tui.messages import ScoresChanged, ShowItem
-from piqa_tui.tui.model_scores import ModelScores
-from piqa_tui.tui.session import Session
+from piqa_tui.tui.state.model_scores import ModelScores
+from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 
 PROMPT_CELLS = 60

@@ -10,6 +10,7 @@ put them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -19,15 +20,28 @@ from textual.widget import Widget
 from piqa_tui.core.text.bidi import BidiMode, DisplayLine
 from piqa_tui.core.text.direction import Direction, Directions
 
+if TYPE_CHECKING:
+    from piqa_tui.tui.state.session import Session
+
+
+def _session(widget: Widget) -> Session | None:
+    """The open session: the one place widgets read app state from (None outside piqa-tui, e.g. in widget tests)."""
+    return getattr(widget.app, "session", None)
+
 
 def app_bidi_mode(widget: Widget) -> BidiMode:
-    """The concrete bidi mode the app runs in (``app`` outside piqa-tui, e.g. in widget tests)."""
-    return getattr(widget.app, "bidi_mode", BidiMode.APP)
+    """The session's bidi mode; before a dataset is open the configured one (``app`` outside piqa-tui)."""
+    session = _session(widget)
+    if session is not None:
+        return session.bidi_mode
+    settings = getattr(widget.app, "settings", None)
+    return settings.bidi_mode if settings is not None else BidiMode.APP
 
 
 def app_directions(widget: Widget) -> Directions:
     """The directions set for the open dataset and its columns (all ``auto`` when none is open)."""
-    return getattr(getattr(widget.app, "session", None), "directions", None) or Directions()
+    session = _session(widget)
+    return session.directions if session is not None else Directions()
 
 
 def field_direction(widget: Widget, field: str) -> Direction:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from piqa_tui.tui.widgets.field_block import FieldBlock
+from piqa_tui.tui.widgets.item.field_block import FieldBlock
 
 
 class SolutionBlock(FieldBlock):

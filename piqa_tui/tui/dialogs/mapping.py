@@ -20,8 +20,8 @@ from piqa_tui.core.dataset.layout import Layout
 from piqa_tui.core.dataset.reading import preview_items
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.graphemes import truncate
+from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
 from piqa_tui.tui.keymap import MAPPING_ACTIONS, bindings
-from piqa_tui.tui.screens.dialogs import DIALOG_CSS
 
 PREVIEW_ITEMS = 3
 PREVIEW_CELLS = 60

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from piqa_tui.tui.voting import VoteSummary
+from piqa_tui.tui.state.ballots import VoteSummary
 
 
 class VotePanel(Static):

@@ -10,7 +10,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from piqa_tui.tui.keymap import LABEL_ACTIONS, bindings
-from piqa_tui.tui.widgets.field_block import FieldClicked
+from piqa_tui.tui.widgets.item.field_block import FieldClicked
 
 
 class LabelLine(Static):

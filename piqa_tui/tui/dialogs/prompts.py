@@ -13,7 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 DIALOG_CSS = """
 {name} {{

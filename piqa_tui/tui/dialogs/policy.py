@@ -8,8 +8,8 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import parse_policy, policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.tui.controllers.host import Asker
-from piqa_tui.tui.screens.dialogs import ChoiceDialog, TextPrompt
-from piqa_tui.tui.voting import COMMON_POLICIES, Ballots
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
+from piqa_tui.tui.state.ballots import COMMON_POLICIES, Ballots
 
 
 def _check(value: str) -> str | None:

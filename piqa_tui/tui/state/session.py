@@ -4,8 +4,11 @@ Built off the UI thread (opening a 100,000-item file takes seconds), then
 handed to the screens. The session owns the services every screen shares: the
 votes as this user may see them (``Ballots``), the model's scores
 (``ModelScores``, with the low-margin threshold from the settings) and the
-scoring engine, made on first use. Holds no Textual objects, so tests can
-build one directly.
+scoring engine, made on first use. It is also the one place for the state
+every screen reads: reviewer mode, the bidi mode, unsaved edits, the
+file-changed-on-disk warning, what the main screen is busy with, and whether
+an item's answers may be shown. Holds no Textual objects, so tests can build
+one directly.
 """
 
 from __future__ import annotations
@@ -18,21 +21,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.checks import CheckConfig
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.gcpause import settle
+from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.preferences import store_direction, store_mapping, stored_directions
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.listing import Marks, Validation
-from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores
-from piqa_tui.tui.search import SearchIndex
-from piqa_tui.tui.voting import Ballots
+from piqa_tui.tui.state.ballots import Ballots
+from piqa_tui.tui.state.listing import Marks, Validation
+from piqa_tui.tui.state.model_scores import LOW_MARGIN, ModelScores
+from piqa_tui.tui.state.search import SearchIndex
 
 if TYPE_CHECKING:
     from piqa_tui.core.dedup.scan import DuplicateScan
     from piqa_tui.core.scoring.engine import ScoringEngine
 
+
+BIDI_CYCLE = (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF)
+DISK_CHANGED = "file changed on disk"
 
 # How long the TUI waits for another process's write lock before the action goes pending (see pending.py):
 # short, because the screen waits with it.
@@ -58,8 +66,9 @@ class Session:
     request: OpenRequest
     project: Project
     validation: Validation
-    reviewer: InitVar[bool] = False  # reviewer mode: no blind mode for this user
+    reviewer: bool = False  # reviewer mode: no blind mode for this user
     low_margin: InitVar[float] = LOW_MARGIN  # nats: the low-margin queue's threshold
+    bidi_mode: BidiMode = BidiMode.APP  # how right-to-left text is drawn (cycled with a key)
     marks: Marks = field(default_factory=Marks)
     search_index: SearchIndex | None = None
     categories: dict[str, list[tuple[str, int]]] | None = None
@@ -67,17 +76,28 @@ class Session:
     duplicate_scan: DuplicateScan | None = None  # the duplicates screen's last results
     directions: Directions = field(default_factory=Directions)  # the config's, with the workspace's on top
     notice: str = ""  # something the user should read once the dataset is on screen
+    unsaved: bool = False  # edits recorded in the workspace since the file was last written
+    disk_warning: str = ""  # the header's warning: the dataset file changed on disk since it was read
+    disk_notified: bool = False  # the user was told about the change on disk (once per open)
+    busy: str = ""  # what the main screen is doing that keeps edits off (saving, exporting, searching)
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
     _engine: ScoringEngine | None = field(default=None, init=False, repr=False)
     _engine_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
-    def __post_init__(self, reviewer: bool, low_margin: float) -> None:
-        self.ballots = Ballots(self.project, reviewer)
+    def __post_init__(self, low_margin: float) -> None:
+        self.ballots = Ballots(self.project, self.reviewer)
         self.scores = ModelScores(low_margin=low_margin)
+        self.unsaved = bool(self.project.state.edited)
 
     @classmethod
-    def open(cls, request: OpenRequest, reviewer: bool = False, low_margin: float = LOW_MARGIN) -> Session:
+    def open(
+        cls,
+        request: OpenRequest,
+        reviewer: bool = False,
+        low_margin: float = LOW_MARGIN,
+        bidi_mode: BidiMode = BidiMode.APP,
+    ) -> Session:
         """Open the dataset and its workspace (slow on big files: call it from a worker thread)."""
         mapping = parse_mapping(request.mapping) if request.mapping else None
         project = Project.open(
@@ -88,7 +108,7 @@ class Session:
             busy_timeout=request.busy_timeout,
         )
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
-        session = cls(request, project, validation, reviewer, low_margin)
+        session = cls(request, project, validation, reviewer, low_margin, bidi_mode)
         session.directions = stored_directions(project.workspace, request.directions)
         if request.keep_mapping and mapping is not None:
             try:
@@ -98,6 +118,29 @@ class Session:
         session.disk_stamp = project.dataset.stamp  # as the file was when read: a change since is noticed
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
         return session
+
+    # ------------------------------------------------------- what screens show
+
+    def gold_hidden(self, item: Item) -> bool:
+        """Whether the gold label stays hidden for this item: blind mode until you voted on it (not for reviewers)."""
+        return not self.ballots.visible(item.id)
+
+    def cycle_bidi(self) -> BidiMode:
+        """Switch to the next bidi mode (app, terminal, off) and return it."""
+        index = BIDI_CYCLE.index(self.bidi_mode) if self.bidi_mode in BIDI_CYCLE else -1
+        self.bidi_mode = BIDI_CYCLE[(index + 1) % len(BIDI_CYCLE)]
+        return self.bidi_mode
+
+    def disk_changed(self) -> bool:
+        """Note that the dataset file changed on disk; True the first time (when the user should be told)."""
+        self.disk_warning = DISK_CHANGED
+        first, self.disk_notified = not self.disk_notified, True
+        return first
+
+    def written(self) -> None:
+        """The file now holds every recorded edit: nothing unsaved, no warning about the disk."""
+        self.unsaved = False
+        self.disk_warning = ""
 
     def set_direction(self, column: str | None, direction: Direction) -> None:
         """Set the paragraph direction of ``column`` (``None``: the whole dataset), and remember it.
@@ -123,7 +166,7 @@ class Session:
         """Metadata columns that behave like categories, with their values (cached)."""
         if self.categories is None:
             from piqa_tui.core.report.stats import categorical_columns
-            from piqa_tui.tui.listing import categorical_values
+            from piqa_tui.tui.state.listing import categorical_values
 
             items = self.project.items
             columns = categorical_columns(items, self.project.dataset.meta_columns)
@@ -174,6 +217,7 @@ class Session:
 
     def items_changed(self, item_ids: list[str]) -> None:
         """Keep derived data in step with edits (ours or another process's)."""
+        self.unsaved = True
         self.refresh_model_marks(set(item_ids))  # an edited item's score no longer counts
         if self.search_index is not None:
             for item_id in set(item_ids):

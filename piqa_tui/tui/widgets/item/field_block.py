@@ -25,7 +25,7 @@ from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import DisplayLine, layout
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, app_directions, line_segments
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 SIDE_BY_SIDE = 64  # narrower than this, translations go under the text
 GAP = " │ "

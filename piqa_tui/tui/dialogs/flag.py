@@ -15,9 +15,9 @@ from textual.widgets import Checkbox, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from piqa_tui.core.votes.flags import FLAG_REASONS
+from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
 from piqa_tui.tui.keymap import FLAG_ACTIONS, bindings
-from piqa_tui.tui.screens.dialogs import DIALOG_CSS
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 
 @dataclass(frozen=True)

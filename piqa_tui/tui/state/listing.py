@@ -18,8 +18,8 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.model_scores import ModelScores
-from piqa_tui.tui.voting import STATUS_MARKS, Ballots
+from piqa_tui.tui.state.ballots import STATUS_MARKS, Ballots
+from piqa_tui.tui.state.model_scores import ModelScores
 
 
 class Validation:
@@ -123,7 +123,7 @@ def _status_is(status: Status) -> Callable[[Sources, int, Item], bool]:
     return test
 
 
-# Status queues, and the decision statuses of the votes (issue 4).
+# Status queues, and the decision statuses of the votes.
 QUEUES: dict[str, Queue] = {
     q.name: q
     for q in (
@@ -141,7 +141,7 @@ QUEUES: dict[str, Queue] = {
             "items whose votes agree on another solution than the gold label: to adjudicate",
             _status_is(Status.AGAINST_GOLD),
         ),
-        # Model scoring (issue 6): the ones that judge against gold show only items whose gold you may see.
+        # Model scoring: the ones that judge against gold show only items whose gold you may see.
         Queue(
             "model-wrong",
             "the model's choice is not gold, surest first",

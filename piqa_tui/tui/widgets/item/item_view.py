@@ -15,14 +15,14 @@ from piqa_tui.core.dataset.checks import RULES, Problem
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.tui.fields import label_text, solution_spans, translation_columns
-from piqa_tui.tui.widgets.field_block import FieldBlock
-from piqa_tui.tui.widgets.flags_line import FlagsLine
-from piqa_tui.tui.widgets.label_line import LabelLine
-from piqa_tui.tui.widgets.metadata import MetadataTable
-from piqa_tui.tui.widgets.score_panel import ScorePanel
-from piqa_tui.tui.widgets.solution_block import SolutionBlock
-from piqa_tui.tui.widgets.vote_panel import VotePanel
+from piqa_tui.tui.state.fields import label_text, solution_spans, translation_columns
+from piqa_tui.tui.widgets.item.field_block import FieldBlock
+from piqa_tui.tui.widgets.item.flags_line import FlagsLine
+from piqa_tui.tui.widgets.item.label_line import LabelLine
+from piqa_tui.tui.widgets.item.metadata import MetadataTable
+from piqa_tui.tui.widgets.item.score_panel import ScorePanel
+from piqa_tui.tui.widgets.item.solution_block import SolutionBlock
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 
 
 class ProblemsLine(Static):

@@ -1,0 +1,293 @@
+"""What the main screen draws from the session: the current item, its votes and scores, the header, the marks.
+
+The screen owns the widgets; this object fills them after a move or a change,
+and keeps what drawing needs between calls (the counts, the item last shown,
+where the annotator is). It decides nothing: every answer comes from the
+session (``tui/state``) and core.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from textual.screen import Screen
+from textual.timer import Timer
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
+from piqa_tui.core.votes.blind import current_vote, has_voted
+from piqa_tui.core.votes.decisions import choices as item_choices
+from piqa_tui.core.workspace.preferences import store_position
+from piqa_tui.core.workspace.project import with_field
+from piqa_tui.core.workspace.vote_targets import STALE
+from piqa_tui.tui.controllers.filtering import FilteringController
+from piqa_tui.tui.controllers.scoring import ScoringController
+from piqa_tui.tui.state.ballots import choice_text
+from piqa_tui.tui.state.fields import item_fields
+from piqa_tui.tui.state.listing import row_marks
+from piqa_tui.tui.state.session import Session
+from piqa_tui.tui.widgets.item.item_view import ItemView
+from piqa_tui.tui.widgets.item.label_line import LabelChooser, LabelLine
+from piqa_tui.tui.widgets.item.score_panel import ScorePanel, ScoreView
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
+from piqa_tui.tui.widgets.list.item_list import ItemList
+from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
+
+DIRECTION_WORDS = {
+    Direction.AUTO: "auto (detected per paragraph)",
+    Direction.RTL: "right-to-left",
+    Direction.LTR: "left-to-right",
+}
+POSITION_DELAY = 0.5  # seconds the cursor rests on an item before it is written down as where you are
+
+
+class MainView:
+    """Fills the main screen's widgets from the session."""
+
+    def __init__(
+        self, screen: Screen[None], session: Session, filtering: FilteringController, scoring: ScoringController
+    ) -> None:
+        self.screen = screen
+        self.session = session
+        self.project = session.project
+        self.filtering = filtering
+        self.scoring = scoring
+        self._item_list: ItemList | None = None
+        self._item_view: ItemView | None = None
+        self._header: StatusHeader | None = None
+        self._vote_panel: VotePanel | None = None
+        self._score_panel: ScorePanel | None = None
+        self._counts: tuple[int, int, int] | None = None
+        self._shown_index = -1
+        self._shown_solutions = 0  # solutions of the item last shown: the footer's vote keys say 1-N
+        self._position_timer: Timer | None = None
+        self._stored_position: str | None = None  # the item id last written as where this annotator is
+
+    @property
+    def item_list(self) -> ItemList:
+        if self._item_list is None:
+            self._item_list = self.screen.query_one(ItemList)
+        return self._item_list
+
+    @property
+    def item_view(self) -> ItemView:
+        if self._item_view is None:
+            self._item_view = self.screen.query_one(ItemView)
+        return self._item_view
+
+    @property
+    def current(self) -> Item | None:
+        position = self.item_list.position
+        return None if position is None else self.project.items[position]
+
+    def marks(self, position: int, item: Item) -> str:
+        """The list's marks for one row."""
+        return row_marks(self.session, position, item)
+
+    # ---------------------------------------------------------------- moving
+
+    def moved(self) -> None:
+        """The list's cursor moved: show the item (once the view is there, if the list mounted first)."""
+        if self._item_view is not None or self.screen.query(ItemView):
+            self.show_current(only_if_moved=True)
+        else:
+            self.screen.call_after_refresh(self.show_current)
+
+    def go(self, move: Callable[[], None]) -> None:
+        """Move the cursor and redraw the item at once, so list and item land in the same frame."""
+        move()
+        self.show_current(only_if_moved=True)
+
+    def go_to_row(self, index: int) -> None:
+        self.go(lambda: self.item_list.go(index))
+
+    def select_field(self, step: int) -> None:
+        item = self.current
+        names = [f.name for f in item_fields(self.project.dataset, item)] if item else []
+        if not names:
+            return
+        current = self.item_view.selected
+        index = names.index(current) if current in names else 0
+        self.item_view.select(names[(index + step) % len(names)])
+
+    # ----------------------------------------------------------- the item
+
+    def show_current(self, only_if_moved: bool = False) -> None:
+        """Redraw the item view and header for the item under the cursor."""
+        position = self.item_list.position
+        view = self.item_view
+        if (
+            only_if_moved
+            and view.item is not None
+            and position is not None
+            and view.item is self.project.items[position]
+        ):
+            if self._shown_index == self.item_list.cursor:
+                return
+        self._shown_index = self.item_list.cursor
+        view.display = position is not None
+        if position is not None:
+            self._show_item(position, self.project.items[position])
+        self.update_header()
+
+    def _show_item(self, position: int, item: Item) -> None:
+        state = self.project.state
+        flags = state.flags.get(item.id)
+        self.item_view.show_item(
+            item,
+            self.session.validation.problems(position, item),
+            note=state.notes.get(item.id, ""),
+            status=self._status(item),
+            gold_hidden=self.session.gold_hidden(item),
+            flags=flags or {},
+        )
+        self.show_votes(item)
+        self.show_model_score(item)
+        self._remember_position_soon()
+        if len(item.solutions) != self._shown_solutions:  # the footer's vote keys (1-2, 1-3) follow the item
+            self._shown_solutions = len(item.solutions)
+            self.screen.refresh_bindings()
+
+    def _status(self, item: Item) -> str:
+        """The item's status line: edited, your vote, its flags."""
+        status = []
+        if item.id in self.project.state.edited:
+            status.append("✎ edited")
+        mine = current_vote(self.project, item.id)
+        if mine == STALE:
+            status.append("your vote predates an edit: vote again")
+        elif mine is not None:
+            status.append(f"✓ you voted {choice_text(mine)}")
+        flags = self.project.state.flags.get(item.id)
+        if flags:
+            status.append("⚑ " + ", ".join(sorted(flags)))
+        return "  ".join(status)
+
+    def preview(self, field: str, value: str) -> None:
+        """Check the field being typed as if it were kept (not for notes)."""
+        item = self.current
+        if item is None or field == "note":
+            return
+        candidate = with_field(item, field, value)
+        self.item_view.preview(candidate, self.session.validation.candidate(candidate))
+
+    def open_label_chooser(self, item: Item) -> LabelChooser:
+        """Put the gold-label chooser where the label line is."""
+        label = self.item_view.query_one(LabelLine)
+        chooser = LabelChooser(len(item.solutions), item.label, id="label-chooser")
+        label.display = False
+        self.item_view.mount(chooser, after=label)
+        return chooser
+
+    def show_votes(self, item: Item) -> None:
+        """Fill the vote lines of the item view (what blind mode allows)."""
+        if self._vote_panel is None:
+            self._vote_panel = self.item_view.query_one(VotePanel)
+        self._vote_panel.show_summary(self.session.ballots.summary(item))
+
+    def show_model_score(self, item: Item) -> None:
+        """Fill the score panel for ``item`` (hidden until scoring was used on this dataset)."""
+        panel = self._score_panel
+        if panel is None:
+            found = self.item_view.query(ScorePanel)
+            if not found:
+                return
+            panel = self._score_panel = found.first()
+        model = self.session.scores
+        if not model.active:
+            if panel.display:
+                panel.display = False
+            return
+        if not panel.display:
+            panel.display = True
+        state, error = self.scoring.state(item.id)
+        ballots = self.session.ballots
+        visible = ballots.visible(item.id)
+        decision = ballots.decision(item.id) if visible else None
+        panel.show_view(
+            ScoreView(
+                rows=max(len(self.project.dataset.layout.solutions), len(item.solutions)),
+                score=model.get(item),
+                baseline=model.baseline(item),
+                state=state,
+                error=error,
+                gold_hidden=self.session.gold_hidden(item),
+                votes=tuple(item_choices(self.project, item.id).values()) if visible else (),
+                decided=decision.label if decision is not None else None,
+                template=model.template.name,
+            )
+        )
+
+    def cycle_direction(self, field: str | None) -> tuple[str, bool]:
+        """Set the next direction of ``field``'s column (``None``: the dataset): what to say, and whether it is kept."""
+        directions = self.session.directions
+        column = column_of(field) if field is not None else None
+        now = directions.of(field) if field is not None else directions.dataset
+        direction = DIRECTION_CYCLE[(DIRECTION_CYCLE.index(now) + 1) % len(DIRECTION_CYCLE)]
+        said = f"{column or 'dataset'}: {DIRECTION_WORDS[direction]}"
+        try:
+            self.session.set_direction(column, direction)
+        except WorkspaceError as exc:
+            return f"{said} (for this session only: {exc})", False
+        return said, True
+
+    # ------------------------------------------------------------- header
+
+    def recount(self) -> None:
+        """Count voted, edited and flagged items (after data changed, not on every move: O(items))."""
+        project = self.project
+        state = project.state
+        self._counts = (
+            sum(1 for item_id in state.votes if has_voted(project, item_id)),
+            len(state.edited),
+            sum(1 for f in state.flags.values() if f),
+        )
+
+    def update_header(self) -> None:
+        if self._header is None:
+            self._header = self.screen.query_one(StatusHeader)
+        if self._counts is None:
+            self.recount()
+        assert self._counts is not None
+        voted, edited, flagged = self._counts
+        session, item_list, filters = self.session, self.item_list, self.filtering.filters
+        self._header.show_info(
+            HeaderInfo(
+                dataset=self.project.dataset.name,
+                annotator=self.project.annotator,
+                index=item_list.cursor + 1 if item_list.rows else 0,
+                shown=len(item_list.rows),
+                total=len(self.project.items),
+                edited=edited,
+                voted=voted,
+                flagged=flagged,
+                filters=filters.describe() if filters.active else "",
+                bidi=str(session.bidi_mode),
+                reviewer=session.reviewer,
+                warning=session.disk_warning,
+                busy=session.busy,
+                unsaved=bool(edited) and session.unsaved,
+            )
+        )
+
+    # ------------------------------------------------- where the annotator is
+
+    def _remember_position_soon(self) -> None:
+        """Write where the annotator is once the cursor rests (not one write per key while j is held)."""
+        if self._position_timer is not None:
+            self._position_timer.stop()
+        self._position_timer = self.screen.set_timer(POSITION_DELAY, self.remember_position)
+
+    def remember_position(self) -> None:
+        """Keep the current item's id in the workspace, so the next open starts here."""
+        self._position_timer = None
+        item = self.current
+        if item is None or item.id == self._stored_position:
+            return
+        try:
+            store_position(self.project.workspace, self.project.annotator, item.id)
+        except (sqlite3.ProgrammingError, WorkspaceError):
+            return  # a reload closed this workspace first, or it is read-only or busy: a place to resume is no data
+        self._stored_position = item.id

@@ -1,0 +1,1 @@
+"""The widgets of the duplicates screen: the cluster list and the cluster being resolved."""
