@@ -16,7 +16,7 @@ from piqa_tui.core.votes.policy import Decision, Status
 from piqa_tui.core.workspace.log import Change
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
-from piqa_tui.tui.voting import Ballots
+from piqa_tui.tui.state.ballots import Ballots
 
 from .conftest import SAMPLES, copy_sample
 
