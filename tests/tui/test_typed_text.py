@@ -16,7 +16,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.widgets.field_editor import FieldEditor
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 from ..conftest import copy_sample
 from .conftest import curate, main_screen, type_text, wait_for
@@ -104,7 +104,7 @@ def test_a_format_character_is_a_key_textual_calls_unprintable() -> None:
     """Why the editor cannot ask ``Key.is_printable``: it is False for a ZWNJ, which types a character."""
     from textual.keys import _character_to_key
 
-    from piqa_tui.tui.widgets.field_editor import typed_character
+    from piqa_tui.tui.widgets.item.field_editor import typed_character
 
     for character in "\u200c\u200d\u00ad\u200e":
         key = events.Key(_character_to_key(character), character)
