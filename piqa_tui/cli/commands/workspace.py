@@ -19,7 +19,7 @@ from piqa_tui.core.workspace.integrity import (
     backup_workspace,
     check_workspace,
 )
-from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
+from piqa_tui.core.workspace.outputs import check_outputs, workspace_protected_files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         raise PiqaError("workspace backup needs OUT: piqa-tui workspace backup PATH OUT")
     out = Path(args.out)
-    check_outputs([out], workspace_files(path), replace=args.force)
+    check_outputs([out], workspace_protected_files(path), replace=args.force)  # the dataset too
     return report(backup_workspace(path, out), args.json, f"copied {path} to {out}: ")
 
 

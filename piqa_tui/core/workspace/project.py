@@ -31,7 +31,7 @@ from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
-from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
+from piqa_tui.core.workspace.outputs import check_outputs, dataset_protected_files
 from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.undo import action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
@@ -512,11 +512,9 @@ class Project:
     # ------------------------------------------------------------------- output
 
     def protected_files(self) -> dict[Path, str]:
-        """Files no export may write over: the source dataset and the workspace with its WAL/SHM."""
-        protected = {
-            path: "the source dataset (save the edits with ctrl+s in the TUI)" for path in source_files(self.dataset)
-        }
-        return {**protected, **workspace_files(self.workspace_path)}
+        """Files no export may write over: the source dataset, and its workspaces (this one and its default)
+        with their WAL/SHM (see ``outputs``)."""
+        return dataset_protected_files(source_files(self.dataset), self.workspace_path)
 
     def check_outputs(self, outputs: list[Path], replace: bool = False) -> None:
         """Refuse outputs over the dataset or the workspace, and existing files unless ``replace`` (see ``outputs``)."""
