@@ -47,6 +47,7 @@ import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
@@ -113,12 +114,14 @@ def _read_toml(path: Path) -> dict[str, object]:
     if not os.path.lexists(path):
         return {}
     try:
-        text = read_input(path, "config file").decode("utf-8")
+        text = read_input(path, "config file").decode("utf-8-sig")  # a BOM (Windows editors) is no statement
         return tomllib.loads(text)
     except PiqaError as exc:
         raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not a valid TOML config file ({exc}); fix or remove it") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: not a valid config file (nested too deeply); fix or remove it") from None
 
 
 def _fail(where: str, name: str, value: object, should: str) -> ConfigError:
@@ -191,7 +194,14 @@ def _server(where: str, name: str, value: object) -> dict[str, object]:
     extra = sorted(set(value) - {"url", "model", "concurrency"})
     if extra:
         raise _fail(where, f"[server] {extra[0]}", value[extra[0]], "left out: [server] has url, model and concurrency")
-    _text(where, "[server] url", value.get("url"))
+    url = _text(where, "[server] url", value.get("url"))
+    try:  # "http://[::1" would fail only when the first request is built
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- reading it checks the port
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _fail(where, "[server] url", url, 'a URL such as "http://127.0.0.1:8000"')
     if "model" in value:
         _text(where, "[server] model", value["model"])
     if "concurrency" in value:

@@ -16,6 +16,10 @@ ARABIC_LETTERS = "أبجد"
 # ASCII digits only: "١" (Arabic-Indic one) or "１" (fullwidth one) are reported, never read as 1.
 # More than six digits is no solution number (and float() of 5,000 digits is infinity).
 _INTEGER = re.compile(r"^\s*(-?[0-9]{1,6})(\.0+)?\s*$", re.ASCII)
+# The same bound for numbers stored as numbers (JSON, Parquet): 99999999999999999999, 1e300 or UInt64's
+# maximum is no solution number, and would overflow the agreement tables' 64-bit arrays downstream.
+LARGEST_LABEL = 999_999
+LABEL_BASES = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -38,9 +42,9 @@ class LabelCodec:
             if len(text) == 1 and text in self.letters:
                 return self.letters.index(text)
             raise ValueError(raw)
-        if isinstance(raw, int):
-            return raw - self.base
-        if isinstance(raw, float) and raw.is_integer():
+        if isinstance(raw, (int, float)):
+            if not (isinstance(raw, int) or raw.is_integer()) or abs(raw) > LARGEST_LABEL:
+                raise ValueError(raw)
             return int(raw) - self.base
         match = _INTEGER.match(str(raw))
         if match:
@@ -74,6 +78,8 @@ def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCode
 
     A label column holds a handful of distinct values: each is decoded once.
     """
+    if base not in LABEL_BASES:  # a stored or mapped base of 2 or 10**30 would shift every label
+        raise InputError(f"{where}: label_base must be 0 or 1, not {_shown(base)}; map the labels again")
     if set(map(type, values)) <= {str, type(None)}:  # text files: every value is text (or missing)
         distinct = set(values)
         codec = _choose_codec({t for v in distinct if v is not None and (t := v.strip())}, base)
