@@ -716,10 +716,12 @@ def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, ob
         raise ExportError(
             f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead"
         ) from None
-    with _replacing(out) as tmp:
-        frame.write_parquet(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+    encoded = io.BytesIO()  # polars would report a full disk as a corrupt file: Python's write names it
+    frame.write_parquet(encoded)
+    with _replacing(out) as tmp, open(tmp, "wb") as fh:  # a file object: a name not valid UTF-8 works too
+        fh.write(encoded.getbuffer())
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _check_one_type_per_column(data: dict[str, list[object]], out: Path) -> None:
@@ -781,7 +783,8 @@ def atomic_write(out: Path, text: str) -> None:
     out = Path(out)
     check_target(out)
     with _replacing(out) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        # A name that is not valid UTF-8 (a card names its file) is written \udcff, never a crash halfway.
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -225,7 +225,7 @@ class Project:
         bound = self.workspace.binding()
         if bound is None and not self.workspace.read_only:
             self.workspace.bind(self.dataset.path, self.dataset.size, self.dataset.sha256)
-        elif bound[2] != self.dataset.sha256:
+        elif bound is not None and bound[2] != self.dataset.sha256:  # none yet: a read-only look binds nothing
             self.file_changed = (
                 f"{self.dataset.path} changed since this workspace last saw it "
                 f"({bound[1]} bytes then, {self.dataset.size} now): recorded edits are replayed over the new content; "
