@@ -58,6 +58,7 @@ from piqa_tui.settings.locations import config_path
 BIDI_MODES = ("auto", "app", "terminal", "off")
 WIDTH_POLICIES = ("auto", *WIDTH_MODES)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_HOST_PORT = re.compile(r"([^@/\[\]]*@)?(\[[0-9A-Fa-f:.]+\]|[^\[\]@/:]+)(:[0-9]{1,5})?")  # a server URL's host[:port]
 
 
 class ConfigError(PiqaError):
@@ -200,7 +201,7 @@ def _server(where: str, name: str, value: object) -> dict[str, object]:
         parts.port  # noqa: B018 -- reading it checks the port
     except ValueError:
         parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+    if parts is None or parts.scheme not in ("http", "https") or not _HOST_PORT.fullmatch(parts.netloc):
         raise _fail(where, "[server] url", url, 'a URL such as "http://127.0.0.1:8000"')
     if "model" in value:
         _text(where, "[server] model", value["model"])

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import print_json
+from piqa_tui.cli.commands.dataset_args import print_json, say
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.integrity import (
     Contents,
     backup_workspace,
@@ -48,9 +49,9 @@ def report(contents: Contents, as_json: bool, prefix: str) -> int:
         print_json(contents.to_json())
     elif contents.ok:
         held = ", ".join(f"{n} {name}" for name, n in contents.counts.items())
-        print(f"{prefix}{contents.path}: ok ({held})")
+        say(f"{prefix}{contents.path}: ok ({held})")  # paths are data: shown terminal-safe, any bytes
     else:
         for problem in contents.problems:
-            print(f"{contents.path}: {problem}")
-        print(f"{contents.path}: damaged; restore it from a backup (piqa-tui workspace backup makes one)")
+            say(message_line(f"{contents.path}: {problem}"))
+        say(f"{contents.path}: damaged; restore it from a backup (piqa-tui workspace backup makes one)")
     return OK if contents.ok else DATA_PROBLEMS
