@@ -121,6 +121,8 @@ def _fail(where: str, bad: list[tuple[int, object]]) -> None:
     more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
     digits = any(_non_ascii_digit(value) for _, value in bad)
     hint = " (digits such as ١ or １ are not ASCII digits: write 0-9)" if digits else ""
+    if not hint and any(_too_large(value) for _, value in bad):
+        hint = f" (a solution number is at most {LARGEST_LABEL:,})"
     raise InputError(
         f"{where}: the label column has values that are not labels: {shown}{more}{hint}; "
         "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
@@ -131,6 +133,13 @@ def _shown(value: object, limit: int = 24) -> str:
     """A bad label as shown in a message, cut when long (a 5,000-digit number)."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _too_large(value: object) -> bool:
+    """A number (stored as one, or as digits) beyond any solution number."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return not abs(value) <= LARGEST_LABEL  # NaN too
+    return bool(re.fullmatch(r"\s*-?[0-9]{7,}(\.0+)?\s*", str(value), re.ASCII))
 
 
 def _non_ascii_digit(value: object) -> bool:
