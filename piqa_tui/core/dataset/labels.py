@@ -82,7 +82,7 @@ def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCode
         raise InputError(f"{where}: label_base must be 0 or 1, not {_shown(base)}; map the labels again")
     if set(map(type, values)) <= {str, type(None)}:  # text files: every value is text (or missing)
         distinct = set(values)
-        codec = _choose_codec({t for v in distinct if v is not None and (t := v.strip())}, base)
+        codec = _choose_codec({t for v in distinct if isinstance(v, str) and (t := v.strip())}, base)
         lookup: dict[object, int | None] = {None: None}
         unreadable = set()
         for value in distinct - {None}:
