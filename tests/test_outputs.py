@@ -360,3 +360,18 @@ def test_the_walk_finds_a_new_command_that_forgets_the_guard(how: str) -> None:
     )
     sources["piqa_tui.cli.commands.rogue"] = guarded
     assert not any("rogue" in problem for problem in _unguarded_writers(sources))
+
+
+def test_a_workspace_named_on_the_dataset_is_refused_before_sqlite_touches_it(voted: Path, piqa_copy: Path) -> None:
+    """``--workspace data.tsv`` (or a link to it, or PIQA's labels file): one line, and no advice to move
+    the dataset aside as a broken database."""
+    link = voted.with_name("link.sqlite")
+    link.symlink_to(voted)
+    labels = piqa_copy.with_name("valid-labels.lst")
+    before = {p: p.read_bytes() for p in (voted, labels)}
+    for dataset, workspace in ((voted, voted), (voted, link), (piqa_copy, labels)):
+        for command in (["stats", dataset], ["votes", "import", dataset, dataset]):
+            code, err = run_main(*command, "--workspace", workspace)
+            assert code == 2 and "not a workspace" in err and "move it aside" not in err, err
+            assert err.count("\n") == 1
+    assert all(p.read_bytes() == b for p, b in before.items())

@@ -63,6 +63,17 @@ def workspace_protected_files(workspace: Path) -> dict[Path, str]:
     return protected
 
 
+def check_workspace_path(dataset: Path, workspace: Path) -> None:
+    """``OutputRefused`` when ``--workspace`` names the dataset (or its labels file): SQLite would write there,
+    and a "not a database" answer would advise moving the dataset aside."""
+    for source in (dataset, labels_path(dataset)):
+        if same_file(workspace, source):
+            raise OutputRefused(
+                f"{workspace} is the dataset's own file, not a workspace; give --workspace another file name "
+                f"(the default is {dataset.name}{WORKSPACE_SUFFIX})"
+            )
+
+
 def default_workspaces(dataset_files: Iterable[Path]) -> list[Path]:
     """Where a dataset's workspace lives when ``--workspace`` is not given: beside it, or under the user folder."""
     found = []

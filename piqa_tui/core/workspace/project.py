@@ -31,7 +31,7 @@ from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
-from piqa_tui.core.workspace.outputs import check_outputs, dataset_protected_files
+from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, dataset_protected_files
 from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.undo import action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
@@ -203,6 +203,7 @@ class Project:
         if os.path.lexists(path):  # a FIFO, a folder or a symlink loop: one line before anything resolves the path
             check_regular_file(path, "dataset")
         ws_path = Path(workspace) if workspace else default_location(path)
+        check_workspace_path(path, ws_path)  # --workspace data.tsv: never SQLite pages in the dataset
         prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
         if mapping is None and ws_path.is_file():
             mapping = stored_mapping(ws_path)  # chosen in the TUI's mapping dialog: no --map needed again
