@@ -253,7 +253,16 @@ def entries() -> list[Entry]:
 
 
 def _undecodable_entries() -> list[Entry]:
-    return [Entry(name, _tsv(_row("a"), _row("b", label="1")).encode()) for name in undecodable_names()]
+    """Good data under a bad name, in the format the name's suffix says."""
+    tsv = _tsv(_row("a"), _row("b", label="1"))
+    content = {
+        ".tsv": tsv,
+        ".csv": tsv.replace("\t", ","),
+        ".jsonl": "".join(
+            json.dumps({"goal": g, "sol1": "a", "sol2": "b", "label": n}) + "\n" for n, g in enumerate("gh")
+        ),
+    }
+    return [Entry(name, content[Path(name).suffix].encode()) for name in undecodable_names()]
 
 
 def _kernel_entries() -> list[Entry]:
