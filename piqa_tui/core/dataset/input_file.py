@@ -64,8 +64,8 @@ def _kernel_file(path: Path, info: os.stat_result) -> bool:
     for root in KERNEL_FILE_SYSTEMS:
         if real == root or real.startswith(root + "/"):
             return True
-        try:
-            if os.stat(root).st_dev == info.st_dev:
+        try:  # only a mounted /proc: an unmounted one is a plain folder on the disk the data is on
+            if os.path.ismount(root) and os.stat(root).st_dev == info.st_dev:
                 return True
         except OSError:
             continue
