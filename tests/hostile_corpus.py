@@ -13,9 +13,12 @@ Run it by hand to get a folder to try things on::
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import os
+import random
 import sys
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +52,7 @@ class Entry:
 
     name: str
     data: bytes = b""
-    special: str = ""  # fifo | folder | symlink-loop | unreadable | devzero | labels-folder | labels-fifo
+    special: str = ""  # fifo | folder | symlink-loop | unreadable | devzero | labels-folder | labels-fifo | kernel
 
 
 def _text_entries() -> list[Entry]:
@@ -102,6 +105,130 @@ def _text_entries() -> list[Entry]:
     ]
 
 
+# ------------------------------------------------------------------------------------------------
+# Generators: each class of attack in variants drawn from a seeded generator, not one literal case.
+# PIQA_HOSTILE_SEED picks other variants (a failure message names the seed that found it).
+
+SEED = int(os.environ.get("PIQA_HOSTILE_SEED", "24"))
+
+
+def _rng(salt: str) -> random.Random:
+    return random.Random(f"{SEED}:{salt}")
+
+
+def huge_numbers(rng: random.Random, n: int = 6) -> list[object]:
+    """Numbers no solution number is: past six digits, past 64 bits, floats up to 1e308, negative too."""
+    found: list[object] = [2**64 - 1, 2**63, -(2**63) - 1, 10**6]
+    for _ in range(n):
+        digits = rng.randint(7, 60)
+        found.append(rng.choice((1, -1)) * rng.randint(10 ** (digits - 1), 10**digits - 1))
+        found.append(float(f"{rng.randint(1, 9)}e{rng.randint(7, 308)}"))
+    return found
+
+
+def huge_label_entries() -> list[Entry]:
+    """Labels stored as numbers too large to be labels, in JSON lines, TSV and Parquet (UInt64, Int64, Float64)."""
+    import polars as pl
+
+    rng = _rng("labels")
+    numbers = huge_numbers(rng)
+    rows = [{"goal": f"g{k}", "sol1": "a", "sol2": "b", "label": v} for k, v in enumerate(numbers)]
+    jsonl = "".join(json.dumps(r) + "\n" for r in rows[:1] + rows[4:])
+    jsonl_one = "".join(json.dumps(r) + "\n" for r in [{"goal": "ok", "sol1": "a", "sol2": "b", "label": 0}, rows[-1]])
+    entries = [
+        Entry("huge-labels.jsonl", jsonl.encode()),
+        Entry("one-huge-label.jsonl", jsonl_one.encode()),
+        Entry("huge-label-text.tsv", _tsv(_row("a"), _row("b", label=str(rng.choice(numbers)))).encode()),
+    ]
+    columns = {
+        "uint64": pl.Series([0, 2**64 - 1, 1], dtype=pl.UInt64),
+        "int64": pl.Series([1, rng.choice((2**63 - 1, -(2**63))), 0], dtype=pl.Int64),
+        "float64": pl.Series([0.0, float(f"1e{rng.randint(7, 308)}"), 1.0], dtype=pl.Float64),
+    }
+    for name, labels in columns.items():
+        buffer = io.BytesIO()
+        pl.DataFrame({"goal": ["g", "h", "i"], "sol1": ["a"] * 3, "sol2": ["b"] * 3, "label": labels}).write_parquet(
+            buffer
+        )
+        entries.append(Entry(f"huge-label-{name}.parquet", buffer.getvalue()))
+    return entries
+
+
+def label_base_specs() -> list[str]:
+    """``label_base`` values the mapping must refuse: other ASCII numbers, signs, spellings of 0 and 1 in
+    other scripts' digits (every Unicode digit with value 0 or 1 that is not ASCII), and huge numbers."""
+    rng = _rng("label_base")
+    other_digits = [
+        chr(c)
+        for c in range(0x80, 0x20000)
+        if unicodedata.category(chr(c)) == "Nd" and unicodedata.digit(chr(c), None) in (0, 1)
+    ]
+    found = ["2", "-1", "10", "+1", "01", "1.0", "0x1", "１", "١", "", "one"]
+    found += rng.sample(other_digits, 8)
+    found += [str(rng.randint(2, 10 ** rng.randint(1, 40))) for _ in range(3)]
+    return found
+
+
+def undecodable_names() -> list[str]:
+    """File names that are not valid UTF-8 (as Python sees them: with surrogate escapes), one per suffix."""
+    rng = _rng("names")
+    bad = [b"\xff", b"\xc3", b"\x80", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf8\x88\x80\x80\x80", b"\xe2\x82"]
+    return [
+        os.fsdecode(b"name-" + rng.choice(bad) + b"-" + rng.choice(bad) + suffix)
+        for suffix in (b".tsv", b".jsonl", b".csv")
+    ]
+
+
+def kernel_files() -> list[Path]:
+    """Files the kernel makes up, that stat calls regular (often of size 0): a read may block or never end."""
+    candidates = [
+        "/proc/kmsg",
+        "/proc/self/status",
+        "/proc/self/environ",
+        "/proc/cpuinfo",
+        "/proc/self/mem",
+        "/sys/kernel/profiling",
+        "/sys/power/state",
+    ]
+    found = [Path(p) for p in candidates if os.path.isfile(p)]
+    return _rng("kernel").sample(found, min(len(found), 5))
+
+
+def hostile_configs() -> list[tuple[str, bytes]]:
+    """Config files that must give one line or be read as meant: deep nesting (arrays and inline tables,
+    thousands deep), a BOM before good settings, and server URLs that do not parse."""
+    rng = _rng("config")
+    depth = rng.randint(1_000, 20_000)
+    found = [
+        ("deep-array", f"x = {'[' * depth}{']' * depth}\n".encode()),
+        ("deep-table", ("x = " + "{a = " * (depth // 4) + "1" + "}" * (depth // 4) + "\n").encode()),
+        ("deep-in-keys", f"[keys]\nquit = {'[' * depth}{']' * depth}\n".encode()),
+    ]
+    for url in ["http://[::1", "http://[", "http://h:99999", "http://:80", "http://[::1]]", "http://[zz]:8", "ftp://h"]:
+        found.append((f"url {url}", f'[server]\nurl = "{url}"\n'.encode()))
+    found.append(("bom", codecs.BOM_UTF8 + b'annotator = "amina"\n'))
+    found.append(("bom-crlf", codecs.BOM_UTF8 + b'annotator = "amina"\r\nbidi = "off"\r\n'))
+    return found
+
+
+def conflicting_key_tables(n: int = 12) -> list[tuple[dict[str, str], str, str]]:
+    """``[keys]`` tables that give one action a key another action live at the same time already has:
+    (the table, the action remapped, the action it collides with)."""
+    from piqa_tui.tui.keymap import CONTEXTS, key_names
+
+    rng = _rng("keys")
+    found = [({"vote_2": "1"}, "vote_2", "vote_1"), ({"quit": "1"}, "quit", "vote_1")]
+    while len(found) < n:
+        _, actions = rng.choice(CONTEXTS)
+        owner, taker = rng.sample([a for a in actions], 2)
+        free = sorted(key_names(owner.keys) - key_names(taker.keys))
+        if not free or owner.id == taker.id:
+            continue
+        keys = ",".join([rng.choice(free), *rng.sample(sorted(key_names(taker.keys)), rng.randint(0, 1))])
+        found.append(({taker.id: keys}, taker.id, owner.id))
+    return found
+
+
 def batches(paths: list[Path], size: int = 6) -> list[list[Path]]:
     """The files in groups for one driver process each: the special files (FIFOs, devices…) alone, so a
     hang names its file, the others together, so the interpreter starts a few times, not once per file."""
@@ -122,10 +249,27 @@ def entries() -> list[Entry]:
         Entry("lst-folder.jsonl", special="labels-folder"),
         Entry("lst-fifo.jsonl", special="labels-fifo"),
     ]
-    return _text_entries() + specials
+    return _text_entries() + huge_label_entries() + _undecodable_entries() + specials + _kernel_entries()
 
 
-def _make_special(path: Path, kind: str) -> None:
+def _undecodable_entries() -> list[Entry]:
+    """Good data under a bad name, in the format the name's suffix says."""
+    tsv = _tsv(_row("a"), _row("b", label="1"))
+    content = {
+        ".tsv": tsv,
+        ".csv": tsv.replace("\t", ","),
+        ".jsonl": "".join(
+            json.dumps({"goal": g, "sol1": "a", "sol2": "b", "label": n}) + "\n" for n, g in enumerate("gh")
+        ),
+    }
+    return [Entry(name, content[Path(name).suffix].encode()) for name in undecodable_names()]
+
+
+def _kernel_entries() -> list[Entry]:
+    return [Entry(f"kernel-{k}.tsv", str(path).encode(), special="kernel") for k, path in enumerate(kernel_files())]
+
+
+def _make_special(path: Path, kind: str, data: bytes = b"") -> None:
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "folder":
@@ -137,6 +281,8 @@ def _make_special(path: Path, kind: str) -> None:
         path.chmod(0)
     elif kind == "devzero":
         path.symlink_to("/dev/zero")
+    elif kind == "kernel":  # the entry's data names the kernel file to link to
+        path.symlink_to(data.decode())
     elif kind.startswith("labels-"):
         path.write_text(json.dumps({"goal": "g", "sol1": "a", "sol2": "b"}) + "\n")
         lst = path.with_name(path.stem + "-labels.lst")
@@ -150,7 +296,7 @@ def build(folder: Path) -> list[Path]:
     for entry in entries():
         path = folder / entry.name
         if entry.special:
-            _make_special(path, entry.special)
+            _make_special(path, entry.special, entry.data)
         else:
             path.write_bytes(entry.data)
         paths.append(path)

@@ -124,3 +124,40 @@ def test_the_installed_command_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert_one_line(proc.stderr, "missing.csv")
+
+
+@pytest.mark.parametrize("label", [99999999999999999999, 1e300, 2**64 - 1, -(2**63), 1_000_000, float("nan")])
+def test_a_number_past_any_solution_number_is_refused_not_overflowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], label: object
+) -> None:
+    """A JSON label past six digits or 64 bits is named with its row; agree and card never overflow on it."""
+    import json
+
+    data = tmp_path / "big.jsonl"
+    rows = [
+        {"goal": "g", "sol1": "a", "sol2": "b", "label": 0},
+        {"goal": "h", "sol1": "a", "sol2": "b", "label": label},
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for command in ("agree", "card", "validate"):
+        code, err = run_cli([command, str(data)], capsys)
+        assert code == 2
+        assert_one_line(err, "row 2", "not labels")
+
+
+def test_a_server_url_that_does_not_parse_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "d.tsv"
+    data.write_text(HEADER + "a\tp\tx\ty\t0\n", encoding="utf-8")
+    code, err = run_cli(["score", str(data), "--server", "http://[::1", "--limit", "1"], capsys)
+    assert code == 2
+    assert_one_line(err, "not a valid URL")
+
+
+def test_a_saved_label_base_other_than_0_or_1_is_refused(tmp_path: Path) -> None:
+    """However the base arrives (a mapping kept in a workspace, an API caller), the codec refuses it."""
+    from piqa_tui.core.dataset.labels import detect_codec
+    from piqa_tui.core.errors import InputError
+
+    for base in (2, -1, 10**30):
+        with pytest.raises(InputError, match="label_base must be 0 or 1"):
+            detect_codec(["1", "2"], base, "d.tsv")

@@ -122,3 +122,51 @@ def test_opening_for_writing_on_a_read_only_disk_is_one_clear_line(tmp_path: Pat
         votes = copy_sample("votes-darija-algerian.tsv", tmp_path)
         done = cli("votes", "import", path, votes, "--workspace", disk / "ws.piqa.sqlite")
         assert done.returncode == 2 and "Traceback" not in done.stderr and "--workspace" in done.stderr
+
+
+def _leave_free(folder: Path, kib: int) -> Path:
+    """Fill the disk under ``folder`` but ``kib`` KiB; returns the filler file."""
+    import os
+
+    free = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize
+    filler = folder / "filler.bin"
+    filler.write_bytes(b"\0" * max(0, free - kib * 1024))
+    return filler
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".jsonl", ".csv"])
+def test_an_export_onto_a_full_disk_is_one_line_and_leaves_nothing(tmp_path: Path, suffix: str) -> None:
+    """Polars reports a full disk as a corrupt file; the export says the disk is full, keeps no temp file."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    with small_disk(tmp_path / "disk", "64k") as disk:
+        _leave_free(disk, 4)
+        out = disk / f"out{suffix}"
+        done = cli("export", path, "--to", out)
+        assert done.returncode == 2 and "internal error" not in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1 and "the disk is full" in done.stderr
+        assert sorted(p.name for p in disk.iterdir()) == ["filler.bin"]
+
+
+def test_scores_cached_onto_a_full_disk_are_one_line(tmp_path: Path) -> None:
+    """``score`` keeps its scores in the workspace: when the disk fills as they are stored, the command
+    ends with one line naming the full disk (cli.main's last line of defence), and the votes are intact."""
+    import sqlite3
+
+    from piqa_tui.cli.main import environment_fault
+    from piqa_tui.core.scoring.backend import ContinuationScore
+    from piqa_tui.core.scoring.cache import ScoreCache
+
+    with small_disk(tmp_path / "disk", "512k") as disk:
+        path = voted_sample(disk)
+        project = Project.open(path, annotator="amina")
+        project.vote(project.items[5].id, "1")  # the WAL and SHM exist, as while scoring
+        filler = _leave_free(disk, 8)
+        rows = [(f"item-{n}", (ContinuationScore(-1.5, 7), ContinuationScore(-2.5, 9))) for n in range(5_000)]
+        with pytest.raises(sqlite3.Error) as raised:
+            ScoreCache(project.workspace.conn).store("model " * 50, "template " * 50, rows)
+        line = environment_fault(raised.value)
+        assert line is not None and "\n" not in line and "the disk is full" in line, line
+        filler.unlink()
+        project.workspace.close()
+        votes = Project.open(path, annotator="amina").state.votes
+        assert votes[project.items[5].id]["amina"].choice == "1" and len(votes) == 5

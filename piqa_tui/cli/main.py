@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sqlite3
 import sys
+from pathlib import Path
 
 from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
 from piqa_tui.cli.exit_codes import BAD_INPUT
-from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.errors import PiqaError, os_error_reason
 from piqa_tui.core.text.bidi_mode import BidiMode
 from piqa_tui.core.text.terminal_safe import message_line
 
@@ -78,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except (OSError, sqlite3.Error) as exc:  # the disk filled, went read-only or failed under a command
+        message = environment_fault(exc)
+        if message is None or os.environ.get("PIQA_TUI_DEBUG"):
+            raise
+        print(f"piqa-tui: error: {message_line(message)}", file=sys.stderr)
+        return BAD_INPUT
     except Exception as exc:  # the last line of defence: one line, not a traceback
         if os.environ.get("PIQA_TUI_DEBUG"):
             raise
@@ -86,6 +94,24 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return BAD_INPUT
+
+
+# SQLite's names for a fault of the disk or of another process, not of the program.
+_STORAGE_FAULTS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN")
+
+
+def environment_fault(exc: OSError | sqlite3.Error) -> str | None:
+    """One line for a fault of the machine (full or read-only disk, I/O error, a lock held too long) that
+    reached the top without a message of its own; None for an error that is a bug and must be reported."""
+    if isinstance(exc, OSError):
+        where = exc.filename if exc.filename is not None else "a file"
+        return f"{where}: {os_error_reason(exc)}; the command stopped before it was done"
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if not name.startswith(_STORAGE_FAULTS):
+        return None
+    from piqa_tui.core.workspace.log import storage_error
+
+    return str(storage_error(Path("the workspace"), exc, "the command stopped before it was done"))
 
 
 if __name__ == "__main__":

@@ -18,9 +18,9 @@ from piqa_tui.core.text.bidi_mode import BidiMode, resolve_mode
 from piqa_tui.core.text.graphemes import WidthPolicy
 from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.log import user_location
-from piqa_tui.settings.config import configured_directions, load_config
-from piqa_tui.settings.locations import bundled_sample, is_bundled
-from piqa_tui.tui.keymap import ALL_ACTIONS
+from piqa_tui.settings.config import ConfigError, configured_directions, load_config
+from piqa_tui.settings.locations import bundled_sample, config_path, is_bundled
+from piqa_tui.tui.keymap import ALL_ACTIONS, key_conflicts
 from piqa_tui.tui.state.session import OpenRequest
 from piqa_tui.tui.terminal import cell_widths
 from piqa_tui.tui.themes import known_theme_names, theme_name
@@ -40,6 +40,9 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
 
     # Every setting is checked here, once, before anything starts (settings/config.py).
     config = load_config(action_ids=[a.id for a in ALL_ACTIONS], theme_names=known_theme_names())
+    conflicts = key_conflicts(config.keys)
+    if conflicts:  # two actions on one key: one of them would silently never run (or cast the wrong vote)
+        raise ConfigError(f"config {config_path()}: {conflicts[0]}")
     cell_widths.install(width_policy(config.width_policy))
     bidi = BidiMode(args.bidi) if args.bidi else config.bidi  # --bidi: one of BidiMode's values (argparse checked)
     request = None

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
@@ -59,6 +60,7 @@ from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthMode, WidthPolicy
 from piqa_tui.settings.locations import config_path
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_HOST_PORT = re.compile(r"([^@/\[\]]*@)?(\[[0-9A-Fa-f:.]+\]|[^\[\]@/:]+)(:[0-9]{1,5})?")  # a server URL's host[:port]
 
 
 class ConfigError(PiqaError):
@@ -117,12 +119,14 @@ def _read_toml(path: Path) -> dict[str, object]:
     if not os.path.lexists(path):
         return {}
     try:
-        text = read_input(path, "config file").decode("utf-8")
+        text = read_input(path, "config file").decode("utf-8-sig")  # a BOM (Windows editors) is no statement
         return tomllib.loads(text)
     except PiqaError as exc:
         raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not a valid TOML config file ({exc}); fix or remove it") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: not a valid config file (nested too deeply); fix or remove it") from None
 
 
 def _fail(where: str, name: str, value: object, should: str) -> ConfigError:
@@ -222,6 +226,13 @@ def _server(where: str, name: str, value: object) -> ServerChoice:
     if extra:
         raise _fail(where, f"[server] {extra[0]}", value[extra[0]], "left out: [server] has url, model and concurrency")
     url = _text(where, "[server] url", value.get("url"))
+    try:  # "http://[::1" would fail only when the first request is built
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- reading it checks the port
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not _HOST_PORT.fullmatch(parts.netloc):
+        raise _fail(where, "[server] url", url, 'a URL such as "http://127.0.0.1:8000"')
     model = _text(where, "[server] model", value["model"]) if "model" in value else None
     if "concurrency" not in value:
         return ServerChoice(url, model)

@@ -542,3 +542,83 @@ def unlisted(*action_ids: str) -> list[Binding]:
         for a in APP_ACTIONS
         if a.id in action_ids
     ]
+
+
+# The tables whose keys are live at the same time: a screen's own keys and the app's.
+# A focused editor or label line takes its keys before the screen does, so each is a context of its own.
+CONTEXTS: tuple[tuple[str, tuple[Action, ...]], ...] = (
+    ("the main screen", SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS + APP_ACTIONS),
+    ("the field editor", EDITOR_ACTIONS),
+    ("the label line", LABEL_ACTIONS),
+    ("the duplicates screen", DUPLICATE_ACTIONS + APP_ACTIONS),
+    ("the model results screen", MODEL_RESULTS_ACTIONS + APP_ACTIONS),
+    ("the agreement screen", AGREEMENT_ACTIONS + APP_ACTIONS),
+    ("the adjudication screen", ADJUDICATION_ACTIONS + APP_ACTIONS),
+    ("the flag dialog", FLAG_ACTIONS + APP_ACTIONS),
+    ("the terminal check", CHECK_TERMINAL_ACTIONS + APP_ACTIONS),
+    ("a dialog", DIALOG_ACTIONS + APP_ACTIONS),
+    ("the column mapping dialog", MAPPING_ACTIONS + APP_ACTIONS),
+    ("the help screen", HELP_ACTIONS + APP_ACTIONS),
+)
+
+# What a user may type for a key Textual names otherwise (a remapping "?" is the default "question_mark").
+_KEY_NAMES = {
+    "?": "question_mark",
+    ":": "colon",
+    "/": "slash",
+    " ": "space",
+    "!": "exclamation_mark",
+    ",": "comma",
+    ".": "full_stop",
+    "-": "minus",
+    "+": "plus",
+    "=": "equals_sign",
+    "[": "left_square_bracket",
+    "]": "right_square_bracket",
+    "<": "less_than_sign",
+    ">": "greater_than_sign",
+    "esc": "escape",
+    "return": "enter",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KeyConflict:
+    """Two actions on one key where both are live: the one remapped and the one it collides with."""
+
+    key: str
+    remapped: str
+    other: str
+    context: str
+
+    def __str__(self) -> str:
+        return (
+            f"[keys] {self.remapped} takes the key {self.key!r}, which {self.other} also has in {self.context}; "
+            f"give one of them another key"
+        )
+
+
+def key_names(keys: str) -> frozenset[str]:
+    """The keys of a comma-separated binding string, in Textual's names (``?`` is ``question_mark``)."""
+    names = (k.strip() for k in keys.split(","))
+    return frozenset(_KEY_NAMES.get(k, _KEY_NAMES.get(k.lower(), k)) for k in names if k)
+
+
+def key_conflicts(overrides: dict[str, str]) -> list[KeyConflict]:
+    """Keys the ``[keys]`` table gives to two actions live at the same time, that the defaults did not.
+
+    The defaults share a few keys on purpose (escape closes a screen and clears the filter beneath it);
+    only a collision the remapping brings is one: ``vote_2 = "1"`` would make 1 vote for solution 2.
+    """
+    found = []
+    for context, actions in CONTEXTS:
+        default = {a.id: key_names(a.keys) for a in actions}
+        actual = {a.id: key_names(overrides[a.id]) if a.id in overrides else default[a.id] for a in actions}
+        ids = list(dict.fromkeys(a.id for a in actions))
+        for i, first in enumerate(ids):
+            for second in ids[i + 1 :]:
+                new = (actual[first] & actual[second]) - (default[first] & default[second])
+                if new and (first in overrides or second in overrides):
+                    remapped, other = (first, second) if first in overrides else (second, first)
+                    found.append(KeyConflict(sorted(new)[0], remapped, other, context))
+    return found

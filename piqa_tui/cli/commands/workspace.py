@@ -11,15 +11,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import print_json
+from piqa_tui.cli.commands.dataset_args import print_json, say
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.integrity import (
     Contents,
     backup_workspace,
     check_workspace,
 )
-from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
+from piqa_tui.core.workspace.outputs import check_outputs, workspace_protected_files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         raise PiqaError("workspace backup needs OUT: piqa-tui workspace backup PATH OUT")
     out = Path(args.out)
-    check_outputs([out], workspace_files(path), replace=args.force)
+    check_outputs([out], workspace_protected_files(path), replace=args.force)  # the dataset too
     return report(backup_workspace(path, out), args.json, f"copied {path} to {out}: ")
 
 
@@ -48,9 +49,9 @@ def report(contents: Contents, as_json: bool, prefix: str) -> int:
         print_json(contents.to_json())
     elif contents.ok:
         held = ", ".join(f"{n} {name}" for name, n in contents.counts.items())
-        print(f"{prefix}{contents.path}: ok ({held})")
+        say(f"{prefix}{contents.path}: ok ({held})")  # paths are data: shown terminal-safe, any bytes
     else:
         for problem in contents.problems:
-            print(f"{contents.path}: {problem}")
-        print(f"{contents.path}: damaged; restore it from a backup (piqa-tui workspace backup makes one)")
+            say(message_line(f"{contents.path}: {problem}"))
+        say(f"{contents.path}: damaged; restore it from a backup (piqa-tui workspace backup makes one)")
     return OK if contents.ok else DATA_PROBLEMS

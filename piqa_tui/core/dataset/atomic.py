@@ -61,7 +61,8 @@ def atomic_write(out: Path, text: str) -> None:
     out = Path(out)
     check_target(out)
     with replacing(out) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        # A name that is not valid UTF-8 (a card names its file) is written \udcff, never a crash halfway.
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -3,8 +3,12 @@
 A FIFO, ``/dev/zero``, a socket or a folder given as a dataset, a label file,
 a votes file or the config would hang the program or fill its memory; a
 symlink loop or a file without read permission would end in a traceback.
-``read_input`` checks what the path is before opening it and turns every
-``OSError`` into an ``InputError`` that names the file and what to do.
+The kernel's files under ``/proc`` and ``/sys`` call themselves regular files
+of size 0, yet a read of one may block for ever (``/proc/kmsg``): they are
+refused too, and a read opens without blocking (``O_NONBLOCK``) in case one
+slips through another mount. ``read_input`` checks what the path is before
+opening it and turns every ``OSError`` into an ``InputError`` that names the
+file and what to do.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from piqa_tui.core.errors import InputError, os_error_reason
 MAX_INPUT_BYTES = 2 * 1024**3  # 2 GiB: far beyond any dataset, short of filling memory
 MAX_FIELD_CHARS = 16 * 1024**2  # one value longer than this is not text a curator can read
 MAX_JSON_DEPTH = 64  # nested JSON deeper than this is not a dataset row
+KERNEL_FILE_SYSTEMS = ("/proc", "/sys")  # files the kernel makes up on each read, not data saved on disk
 
 
 def _kind(mode: int) -> str:
@@ -49,11 +54,27 @@ def regular_file_status(path: Path, what: str = "file") -> os.stat_result:
         raise InputError(f"{path}: is a folder, not a {what}; give the {what} itself")
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"{path}: {_kind(info.st_mode)}, not a regular file; give a {what} saved on disk")
+    if _kernel_file(path, info):
+        raise InputError(f"{path}: a file the kernel makes up (/proc, /sys), not a {what}; give a {what} saved on disk")
     if info.st_size > MAX_INPUT_BYTES:
         raise InputError(
             f"{path}: {info.st_size:,} bytes is more than the {MAX_INPUT_BYTES:,} a {what} may have; split it"
         )
     return info
+
+
+def _kernel_file(path: Path, info: os.stat_result) -> bool:
+    """Whether ``path`` lies on /proc or /sys: by its real path, or by its device (another mount of them)."""
+    real = os.path.realpath(path)
+    for root in KERNEL_FILE_SYSTEMS:
+        if real == root or real.startswith(root + "/"):
+            return True
+        try:  # only a mounted /proc: an unmounted one is a plain folder on the disk the data is on
+            if os.path.ismount(root) and os.stat(root).st_dev == info.st_dev:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def read_input(path: Path, what: str = "file") -> bytes:
@@ -63,9 +84,11 @@ def read_input(path: Path, what: str = "file") -> bytes:
 
 def read_checked(path: Path, size: int, what: str = "file") -> bytes:
     """The bytes of ``path``, already found a regular file of ``size`` bytes by ``check_regular_file``."""
-    try:
-        with open(path, "rb") as fh:
+    try:  # O_NONBLOCK: a file that was swapped for a FIFO after the check fails instead of waiting
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC), "rb") as fh:
             data = fh.read(MAX_INPUT_BYTES + 1)
+        if data is None:  # nothing to read yet from something that only waits: not a file on disk
+            raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
     except OSError as exc:
         raise InputError(f"{path}: cannot read the {what}: {os_error_reason(exc)}; check its permissions") from None
     if len(data) > max(size, MAX_INPUT_BYTES):  # it grew while we read it

@@ -16,6 +16,10 @@ ARABIC_LETTERS = "أبجد"
 # ASCII digits only: "١" (Arabic-Indic one) or "１" (fullwidth one) are reported, never read as 1.
 # More than six digits is no solution number (and float() of 5,000 digits is infinity).
 _INTEGER = re.compile(r"^\s*(-?[0-9]{1,6})(\.0+)?\s*$", re.ASCII)
+# The same bound for numbers stored as numbers (JSON, Parquet): 99999999999999999999, 1e300 or UInt64's
+# maximum is no solution number, and would overflow the agreement tables' 64-bit arrays downstream.
+LARGEST_LABEL = 999_999
+LABEL_BASES = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -38,9 +42,9 @@ class LabelCodec:
             if len(text) == 1 and text in self.letters:
                 return self.letters.index(text)
             raise ValueError(raw)
-        if isinstance(raw, int):
-            return raw - self.base
-        if isinstance(raw, float) and raw.is_integer():
+        if isinstance(raw, (int, float)):
+            if not (isinstance(raw, int) or raw.is_integer()) or abs(raw) > LARGEST_LABEL:
+                raise ValueError(raw)
             return int(raw) - self.base
         match = _INTEGER.match(str(raw))
         if match:
@@ -74,9 +78,11 @@ def detect_codec(values: list[object], base: int, where: str) -> tuple[LabelCode
 
     A label column holds a handful of distinct values: each is decoded once.
     """
+    if base not in LABEL_BASES:  # a stored or mapped base of 2 or 10**30 would shift every label
+        raise InputError(f"{where}: label_base must be 0 or 1, not {_shown(base)}; map the labels again")
     if set(map(type, values)) <= {str, type(None)}:  # text files: every value is text (or missing)
         distinct = set(values)
-        codec = _choose_codec({t for v in distinct if v is not None and (t := v.strip())}, base)
+        codec = _choose_codec({t for v in distinct if isinstance(v, str) and (t := v.strip())}, base)
         lookup: dict[object, int | None] = {None: None}
         unreadable = set()
         for value in distinct - {None}:
@@ -115,6 +121,8 @@ def _fail(where: str, bad: list[tuple[int, object]]) -> None:
     more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
     digits = any(_non_ascii_digit(value) for _, value in bad)
     hint = " (digits such as ١ or １ are not ASCII digits: write 0-9)" if digits else ""
+    if not hint and any(_too_large(value) for _, value in bad):
+        hint = f" (a solution number is at most {LARGEST_LABEL:,})"
     raise InputError(
         f"{where}: the label column has values that are not labels: {shown}{more}{hint}; "
         "labels must be solution numbers (0-based, or 1-based with --map label_base=1) or letters A-D"
@@ -125,6 +133,13 @@ def _shown(value: object, limit: int = 24) -> str:
     """A bad label as shown in a message, cut when long (a 5,000-digit number)."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _too_large(value: object) -> bool:
+    """A number (stored as one, or as digits) beyond any solution number."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return not abs(value) <= LARGEST_LABEL  # NaN too
+    return bool(re.fullmatch(r"\s*-?[0-9]{7,}(\.0+)?\s*", str(value), re.ASCII))
 
 
 def _non_ascii_digit(value: object) -> bool:

@@ -144,10 +144,10 @@ def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, sou
     name = "custom" if mapping else LAYOUT_NAMES.get(family, "multiple-choice" if len(solutions) > 2 else "custom")
     if family == "option_a" or (len(solutions) == 3 and name == "custom" and not mapping):
         name = "culture"
-    try:
-        label_base = int(mapping.get("label_base", "0"))
-    except ValueError as exc:
-        raise LayoutError(f"{source}: label_base must be 0 or 1, not '{mapping['label_base']}'") from exc
+    base_text = mapping.get("label_base", "0").strip()
+    if base_text not in ("0", "1"):  # ASCII 0 or 1 only: int() would read "١" as 1 and "2" as a base
+        raise LayoutError(f"{source}: label_base must be 0 or 1, not '{mapping['label_base']}'")
+    label_base = int(base_text)
     return Layout(
         name=name,
         prompt=prompt,

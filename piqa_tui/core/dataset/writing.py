@@ -225,10 +225,12 @@ def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, ob
         raise ExportError(
             f"{out}: the values cannot be stored as Parquet ({first}); export to .jsonl instead"
         ) from None
-    with replacing(out) as tmp:
-        frame.write_parquet(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+    encoded = io.BytesIO()  # polars would report a full disk as a corrupt file: Python's write names it
+    frame.write_parquet(encoded)
+    with replacing(out) as tmp, open(tmp, "wb") as fh:  # a file object: a name not valid UTF-8 works too
+        fh.write(encoded.getbuffer())
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _check_one_type_per_column(data: dict[str, list[object]], out: Path) -> None:

@@ -23,6 +23,7 @@ import json
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -45,6 +46,10 @@ class ServedBackend:
     def __init__(self, url: str, model: str | None = None, *, concurrency: int = 4, timeout: float = 120.0) -> None:
         if not url.startswith(("http://", "https://")):
             raise ModelError(f"server URL {url!r} must start with http:// or https://; e.g. http://127.0.0.1:8000")
+        try:  # "http://[::1" would fail only when the first request is built
+            urllib.parse.urlsplit(url).port  # noqa: B018 -- reading the port checks it
+        except ValueError as exc:
+            raise ModelError(f"server URL {url!r} is not a valid URL ({exc}); e.g. http://127.0.0.1:8000") from None
         if concurrency < 1:
             raise ModelError(f"--concurrency must be at least 1, not {concurrency}")
         self.url = url.rstrip("/").removesuffix("/v1")

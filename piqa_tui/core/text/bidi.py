@@ -119,10 +119,15 @@ def needs_layout(text: str) -> bool:
 _LEVEL = re.compile(r"Level\(\s*(\d+),?\s*\)")
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _embedding_levels(paragraph: str, base_level: int) -> list[int]:
     """Resolved UBA level (rules up to I2) of every character of one paragraph."""
     if not paragraph:
         return []
+    # A lone surrogate (a file name that is not UTF-8) cannot reach the Rust engine; U+FFFD is as neutral.
+    paragraph = _LONE_SURROGATE.sub("\ufffd", paragraph)
     return _unicode_bidi_levels(paragraph, base_level) or _python_bidi_levels(paragraph, base_level)
 
 

@@ -93,7 +93,7 @@ def user_location(dataset_path: Path) -> Path:
     from platformdirs import user_data_dir
 
     dataset_path = dataset_path.resolve()
-    key = hashlib.sha1(str(dataset_path).encode()).hexdigest()[:12]
+    key = hashlib.sha1(os.fsencode(dataset_path)).hexdigest()[:12]  # a name not valid UTF-8 has bytes too
     return Path(user_data_dir("piqa-tui")) / "workspaces" / f"{dataset_path.name}-{key}{WORKSPACE_SUFFIX}"
 
 
@@ -276,7 +276,9 @@ class Workspace:
         return (path, int(size), sha) if path and size and sha else None
 
     def bind(self, path: Path, size: int, sha256: str) -> None:
-        self.set_meta({"dataset_path": str(path.resolve()), "dataset_size": str(size), "dataset_sha256": sha256})
+        # SQLite holds text: a name that is not valid UTF-8 is kept with its odd bytes written \xNN
+        name = os.fsencode(path.resolve()).decode("utf-8", "backslashreplace")
+        self.set_meta({"dataset_path": name, "dataset_size": str(size), "dataset_sha256": sha256})
 
     # ------------------------------------------------------------------ row ids
 
@@ -474,7 +476,7 @@ def _connect_read_only(path: Path, notices: list[str]) -> sqlite3.Connection:
 
 def file_uri(path: Path) -> str:
     """``path`` as an SQLite URI (for ``mode=ro`` / ``immutable=1``), with its special characters escaped."""
-    return f"file:{quote(str(path.resolve()))}"
+    return f"file:{quote(os.fsencode(path.resolve()))}"  # the name's bytes: one not valid UTF-8 opens too
 
 
 def file_identity(path: Path) -> tuple[int, int] | None:

@@ -24,7 +24,7 @@ from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
-from piqa_tui.core.workspace.outputs import check_outputs, workspace_files
+from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, dataset_protected_files
 from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.undo import action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
@@ -201,7 +201,8 @@ class Project:
         # the path, and the workspace's fingerprint is the hash of these bytes.
         source = read_source(path)
         ws_path = Path(workspace) if workspace else default_location(path)
-        prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset parses
+        check_workspace_path(path, ws_path)  # --workspace data.tsv: never SQLite pages in the dataset
+        prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
         if mapping is None and ws_path.is_file():
             mapping = stored_mapping(ws_path)  # chosen in the TUI's mapping dialog: no --map needed again
         dataset = parse_dataset(source, mapping)
@@ -224,7 +225,7 @@ class Project:
         bound = self.workspace.binding()
         if bound is None and not self.workspace.read_only:
             self.workspace.bind(self.dataset.path, self.dataset.size, self.dataset.sha256)
-        elif bound[2] != self.dataset.sha256:
+        elif bound is not None and bound[2] != self.dataset.sha256:  # none yet: a read-only look binds nothing
             self.file_changed = (
                 f"{self.dataset.path} changed since this workspace last saw it "
                 f"({bound[1]} bytes then, {self.dataset.size} now): recorded edits are replayed over the new content; "
@@ -548,11 +549,9 @@ class Project:
     # ------------------------------------------------------------------- output
 
     def protected_files(self) -> dict[Path, str]:
-        """Files no export may write over: the source dataset and the workspace with its WAL/SHM."""
-        protected = {
-            path: "the source dataset (save the edits with ctrl+s in the TUI)" for path in source_files(self.dataset)
-        }
-        return {**protected, **workspace_files(self.workspace_path)}
+        """Files no export may write over: the source dataset, and its workspaces (this one and its default)
+        with their WAL/SHM (see ``outputs``)."""
+        return dataset_protected_files(source_files(self.dataset), self.workspace_path)
 
     def check_outputs(self, outputs: list[Path], replace: bool = False) -> None:
         """Refuse outputs over the dataset or the workspace, and existing files unless ``replace`` (see ``outputs``)."""
