@@ -156,7 +156,14 @@ def _count_touches(monkeypatch: pytest.MonkeyPatch, path: Path) -> dict[str, int
         counts["stat"] += is_path(file)
         return real_stat(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def counting_os_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["open"] += is_path(file)
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(os, "open", counting_os_open)
     monkeypatch.setattr(os, "stat", counting_stat)
     return counts
 

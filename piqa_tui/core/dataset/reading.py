@@ -130,6 +130,7 @@ class SourceFile:
     format: str
     data: bytes
     stamp: tuple[int, int]  # (mtime in ns, size) as checked before reading: a cheap first test for a later change
+    identity: tuple[int, int] = (0, 0)  # (device, inode) from the same stat: "is this path the dataset?" needs no other
 
     @property
     def size(self) -> int:
@@ -156,7 +157,7 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
     data = read_checked(path, status.st_size, "dataset")
     if not data:
         raise InputError(f"{path}: the file is empty; nothing to load")
-    return SourceFile(path, fmt, data, (status.st_mtime_ns, status.st_size))
+    return SourceFile(path, fmt, data, (status.st_mtime_ns, status.st_size), (status.st_dev, status.st_ino))
 
 
 def load_dataset(path: str | os.PathLike[str], mapping: dict[str, str] | None = None) -> Dataset:

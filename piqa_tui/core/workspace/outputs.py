@@ -63,15 +63,27 @@ def workspace_protected_files(workspace: Path) -> dict[Path, str]:
     return protected
 
 
-def check_workspace_path(dataset: Path, workspace: Path) -> None:
+def check_workspace_path(dataset: Path, workspace: Path, identity: tuple[int, int] | None = None) -> None:
     """``OutputRefused`` when ``--workspace`` names the dataset (or its labels file): SQLite would write there,
-    and a "not a database" answer would advise moving the dataset aside."""
-    for source in (dataset, labels_path(dataset)):
+    and a "not a database" answer would advise moving the dataset aside. ``identity`` is the dataset's
+    (device, inode) when the caller has stat'ed it already, so the dataset is not stat'ed again."""
+    if identity is not None:
+        try:
+            info = os.stat(workspace)
+            if (info.st_dev, info.st_ino) == identity:
+                raise OutputRefused(_not_a_workspace(dataset, workspace))
+        except OSError:
+            pass
+    for source in (labels_path(dataset),) if identity is not None else (dataset, labels_path(dataset)):
         if same_file(workspace, source):
-            raise OutputRefused(
-                f"{workspace} is the dataset's own file, not a workspace; give --workspace another file name "
-                f"(the default is {dataset.name}{WORKSPACE_SUFFIX})"
-            )
+            raise OutputRefused(_not_a_workspace(dataset, workspace))
+
+
+def _not_a_workspace(dataset: Path, workspace: Path) -> str:
+    return (
+        f"{workspace} is the dataset's own file, not a workspace; give --workspace another file name "
+        f"(the default is {dataset.name}{WORKSPACE_SUFFIX})"
+    )
 
 
 def default_workspaces(dataset_files: Iterable[Path]) -> list[Path]:

@@ -201,7 +201,7 @@ class Project:
         # the path, and the workspace's fingerprint is the hash of these bytes.
         source = read_source(path)
         ws_path = Path(workspace) if workspace else default_location(path)
-        check_workspace_path(path, ws_path)  # --workspace data.tsv: never SQLite pages in the dataset
+        check_workspace_path(path, ws_path, source.identity)  # --workspace data.tsv: never SQLite pages in the dataset
         prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
         if mapping is None and ws_path.is_file():
             mapping = stored_mapping(ws_path)  # chosen in the TUI's mapping dialog: no --map needed again
