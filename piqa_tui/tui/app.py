@@ -102,7 +102,6 @@ class PiqaApp(App[None]):
         self.exit_note: str | None = None
         self._disk_notified = False
         self.last_input = 0.0
-        self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
 
     def notify(
         self,
@@ -196,6 +195,9 @@ class PiqaApp(App[None]):
     def _opened(self, session: Session, keep_id: str | None) -> None:
         first = self.session is None
         old, self.session = self.session, session
+        session.writes.attach(self)
+        if old is not None:
+            old.writes.abandon()
         if old is not None and old.project.workspace is not None:
             self.workers.cancel_group(self, "validate")
             old.project.workspace.close()
@@ -244,6 +246,12 @@ class PiqaApp(App[None]):
         if main is not None and main.session is session:
             main.item_list.invalidate()
             main.refilter()
+
+    @property
+    def pending(self) -> PendingWrites:
+        """The open session's write queue (screens reach it as ``session.writes``)."""
+        assert self.session is not None, "no session open: nothing can be recorded yet"
+        return self.session.writes
 
     @property
     def main_screen(self) -> MainScreen | None:

@@ -26,6 +26,7 @@ from piqa_tui.core.workspace.preferences import store_direction, store_mapping, 
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.listing import Marks, Validation
 from piqa_tui.tui.model_scores import LOW_MARGIN, ModelScores
+from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.search import SearchIndex
 from piqa_tui.tui.voting import Ballots
 
@@ -69,12 +70,14 @@ class Session:
     notice: str = ""  # something the user should read once the dataset is on screen
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
+    writes: PendingWrites = field(init=False)  # the one route of every write (tui/pending.py)
     _engine: ScoringEngine | None = field(default=None, init=False, repr=False)
     _engine_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self, reviewer: bool, low_margin: float) -> None:
         self.ballots = Ballots(self.project, reviewer)
         self.scores = ModelScores(low_margin=low_margin)
+        self.writes = PendingWrites(self.project.workspace)
 
     @classmethod
     def open(cls, request: OpenRequest, reviewer: bool = False, low_margin: float = LOW_MARGIN) -> Session:
