@@ -753,9 +753,10 @@ class MainScreen(Screen[None]):
         if item_id is None:
             self.notify(f"nothing to {which}", timeout=2)
             return
-        self.after_change([item_id])
-        self.go_to_position(self.project.index[item_id])
-        self.notify(f"{which} on {item_id}", timeout=2)
+        self.after_change([item_id] if item_id else [])
+        if item_id in self.project.index:  # "": a decision on no single item (a cluster marked distinct)
+            self.go_to_position(self.project.index[item_id])
+        self.notify(f"{which} on {item_id or 'a duplicate cluster'}", timeout=2)
 
     # ---------------------------------------------------------- data changed
 
