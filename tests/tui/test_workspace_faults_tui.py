@@ -18,7 +18,6 @@ from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
-from piqa_tui.tui.screens.dialogs import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.session import OpenRequest
@@ -114,7 +113,7 @@ async def test_an_adjudication_made_while_another_process_holds_the_lock_shows_o
         assert screen.ids == ["dz-001"]
         with write_lock_held(db):
             await pilot.press("2")
-            await wait_for(pilot, lambda: isinstance(pilot.app.screen, TextPrompt))
+            await wait_for(pilot, lambda: pilot.app.screen is not screen)  # asked why
             await type_text(pilot, "the second is what people do")
             await pilot.press("enter")
             await wait_for(pilot, lambda: notified(pilot, "workspace busy, retrying: the final label of dz-001"))
