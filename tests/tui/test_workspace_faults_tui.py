@@ -95,6 +95,23 @@ async def test_a_lock_never_released_tells_the_user_what_was_not_recorded(
         await wait_for(pilot, lambda: my_vote(pilot, first) == "1")
 
 
+async def test_reopening_while_votes_wait_says_which_were_not_recorded(darija: Path) -> None:
+    Project.open(darija, annotator="setup").workspace.close()
+    db = darija.with_name(darija.name + ".piqa.sqlite")
+    async with annotate(darija) as pilot:
+        old = pilot.app.session
+        with write_lock_held(db):
+            first = current_id(pilot)
+            await pilot.press("2")
+            await wait_for(pilot, lambda: waiting(pilot) == 1)
+            pilot.app.reload()  # the waiting vote belongs to the session being closed
+            await wait_for(pilot, lambda: pilot.app.session is not old)
+            assert notified(pilot, f"not recorded: your vote on {first}") and not old.writes.queue
+        assert my_vote(pilot, first) is None  # the reopened project: never recorded, never shown
+        await pilot.press("ctrl+q")
+    assert "amina" not in Project.open(darija, annotator="x").state.votes.get(first, {})
+
+
 def split_vote(path: Path, item_id: str) -> None:
     """Two annotators choose one solution and two the other: a disagreement for the reviewer."""
     for who, choice in (("amina", "0"), ("karim", "1"), ("selma", "0"), ("yacine", "1")):

@@ -358,12 +358,12 @@ class DuplicatesScreen(Screen[None]):
             found = len(result.clusters)
             text.append(f"{len(self.clusters)} open", "bold")
             text.append(f" · {found - len(self.clusters)} resolved")
-        done = result is not None and not self.scanning
-        by = f"{result.model}, {result.short_rule}" if done and result.model and result.request.semantic else ""
+        done = None if self.scanning else result  # the finished scan, if any
+        by = f"{done.model}, {done.short_rule}" if done is not None and done.model and done.request.semantic else ""
         text.append(f"  {self.request.describe(by)}", "dim")
-        if done and result.translation_model:
-            same = result.translation_model.startswith(result.model or "\0")
-            text.append(" · translations: " + ("the same model" if same else result.translation_model), "dim")
+        if done is not None and done.translation_model:
+            same = done.translation_model.startswith(done.model or "\0")
+            text.append(" · translations: " + ("the same model" if same else done.translation_model), "dim")
         self.query_one("#dup-header", Static).update(text)
 
     def _watch(self) -> None:
