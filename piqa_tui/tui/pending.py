@@ -1,14 +1,14 @@
-"""The one route of every write the TUI makes: a write that finds the workspace busy is retried until recorded.
+"""The one route of the TUI's actions to the workspace: one that finds it busy is retried until recorded.
 
-Each session owns one queue (``Session.writes``); every screen records through it, never by calling core
-itself. Another process may hold the workspace's write lock for a long time (a large
+Each session owns one queue (``Session.writes``): votes, edits, flags, notes, undo, adjudications and
+duplicate-cluster decisions are recorded through it, never by a screen calling core itself. Another process may hold the workspace's write lock for a long time (a large
 ``votes import``, a backup tool, a stuck script). An action that finds it busy
 is kept here, in order, and retried every ``RETRY_SECONDS`` with a short wait
 so the screen stays responsive; the screen shows it only once it is committed.
 After ``GIVE_UP_SECONDS`` the waiting actions are dropped and the user is told
 which were not recorded. Any other failure (full disk, read-only workspace) is
-reported at once: nothing is shown that was not recorded. The queue holds no
-Textual object of its own: the app lends it its toasts and its timer (``attach``).
+reported at once: nothing is shown that was not recorded. The queue imports
+nothing of Textual: the app lends it its toasts and its timer (``attach``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ class PendingWrites:
         if self.queue:
             names = ", ".join(p.what for p in self.queue)
             self.queue.clear()
-            self.app.notify(f"not recorded: {names} (the workspace was still busy); do them again", severity="error")
+            self.app.notify(
+                f"not recorded: {names} (the workspace was still busy); do them again", severity="error", timeout=30
+            )
         self._stop()
 
     def record(self, what: str, attempt: Callable[[], T], done: Callable[[T], None]) -> None:

@@ -73,7 +73,7 @@ async def test_a_lock_held_past_the_busy_timeout_keeps_votes_pending_until_recor
             assert waiting(pilot) == 2
         await wait_for(pilot, lambda: not waiting(pilot))  # the lock is gone: both are recorded
         assert my_vote(pilot, first) == "1" and my_vote(pilot, second) == "0"
-        assert notified(pilot, "recorded after waiting")
+        await wait_for(pilot, lambda: notified(pilot, "recorded after waiting"))
         await pilot.press("ctrl+q")
     reopened = Project.open(darija, annotator="amina")
     assert reopened.state.votes[first]["amina"].choice == "1" and reopened.state.votes[second]["amina"].choice == "0"
@@ -105,8 +105,8 @@ async def test_reopening_while_votes_wait_says_which_were_not_recorded(darija: P
             await pilot.press("2")
             await wait_for(pilot, lambda: waiting(pilot) == 1)
             pilot.app.reload()  # the waiting vote belongs to the session being closed
-            await wait_for(pilot, lambda: pilot.app.session is not old)
-            assert notified(pilot, f"not recorded: your vote on {first}") and not old.writes.queue
+            await wait_for(pilot, lambda: notified(pilot, f"not recorded: your vote on {first}"))
+            assert pilot.app.session is not old and not old.writes.queue
         assert my_vote(pilot, first) is None  # the reopened project: never recorded, never shown
         await pilot.press("ctrl+q")
     assert "amina" not in Project.open(darija, annotator="x").state.votes.get(first, {})
@@ -133,13 +133,13 @@ async def test_an_adjudication_made_while_another_process_holds_the_lock_shows_o
             await wait_for(pilot, lambda: pilot.app.screen is not screen)  # asked why
             await type_text(pilot, "the second is what people do")
             await pilot.press("enter")
+            await wait_for(pilot, lambda: pilot.app.screen is screen and waiting(pilot) == 1)
             await wait_for(pilot, lambda: notified(pilot, "workspace busy, retrying: the final label of dz-001"))
-            assert pilot.app.screen is screen and waiting(pilot) == 1
             assert screen.ids == ["dz-001"] and "dz-001" not in screen.project.state.adjudications  # not shown as done
             assert not notified(pilot, "dz-001: final label")
         await wait_for(pilot, lambda: not waiting(pilot))  # the lock is gone: recorded, then shown
         assert screen.ids == [] and screen.project.state.adjudications["dz-001"][0] == "1"
-        assert notified(pilot, "dz-001: final label 2") and notified(pilot, "recorded after waiting")
+        await wait_for(pilot, lambda: notified(pilot, "dz-001: final label 2") and notified(pilot, "recorded after"))
         await pilot.press("ctrl+q")
     assert Project.open(darija, annotator="x").state.adjudications["dz-001"][:2] == (
         "1",
@@ -177,7 +177,8 @@ async def test_a_cluster_resolved_while_another_process_holds_the_lock_stays_ope
             assert waiting(pilot) == 1 and not resolution_events(darija)
         await wait_for(pilot, lambda: not waiting(pilot))
         assert listed(screen) == [["dz-006", "dz-019"]]
-        assert "duplicate" in screen.project.state.flags["dz-029"] and notified(pilot, "kept dz-008")
+        assert "duplicate" in screen.project.state.flags["dz-029"]
+        await wait_for(pilot, lambda: notified(pilot, "kept dz-008"))
         await pilot.press("ctrl+q")
     events = resolution_events(darija)  # the flag and the decision: one action
     assert [e.kind for e in events] == ["flag", "dedup"] and {e.action for e in events} == {events[0].seq}
