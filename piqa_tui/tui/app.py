@@ -43,7 +43,6 @@ from piqa_tui.tui.messages import (
     ShowItem,
     Watch,
 )
-from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
 from piqa_tui.tui.screens.help import HelpScreen
@@ -101,7 +100,6 @@ class PiqaApp(App[None]):
         self.error_message: str | None = None
         self.exit_note: str | None = None
         self.last_input = 0.0
-        self.pending = PendingWrites(self, lambda: self.session.project.workspace if self.session else None)
 
     def notify(
         self,
@@ -197,6 +195,9 @@ class PiqaApp(App[None]):
     def _opened(self, session: Session, keep_id: str | None) -> None:
         first = self.session is None
         old, self.session = self.session, session
+        session.writes.attach(self)
+        if old is not None:
+            old.writes.abandon()
         if old is not None and old.project.workspace is not None:
             self.workers.cancel_group(self, "validate")
             old.project.workspace.close()

@@ -1,12 +1,14 @@
-"""Actions waiting for the workspace: a write that found it busy is retried until it is recorded.
+"""The one route of the TUI's actions to the workspace: one that finds it busy is retried until recorded.
 
-Another process may hold the workspace's write lock for a long time (a large
+Each session owns one queue (``Session.writes``): votes, edits, flags, notes, undo, adjudications and
+duplicate-cluster decisions are recorded through it, never by a screen calling core itself. Another process may hold the workspace's write lock for a long time (a large
 ``votes import``, a backup tool, a stuck script). An action that finds it busy
 is kept here, in order, and retried every ``RETRY_SECONDS`` with a short wait
 so the screen stays responsive; the screen shows it only once it is committed.
 After ``GIVE_UP_SECONDS`` the waiting actions are dropped and the user is told
 which were not recorded. Any other failure (full disk, read-only workspace) is
-reported at once: nothing is shown that was not recorded.
+reported at once: nothing is shown that was not recorded. The queue imports
+nothing of Textual: the app lends it its toasts and its timer (``attach``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from piqa_tui.core.errors import PiqaError, WorkspaceBusy
 
@@ -29,27 +31,49 @@ RETRY_SECONDS = 1.0
 RETRY_WAIT = 0.05  # how long one retry waits for the lock: the keys stay live between retries
 GIVE_UP_SECONDS = 120.0
 
+T = TypeVar("T")
+
 
 @dataclass
 class Pending:
     """One action not yet recorded: what to call, what to do once it is, and how to name it to the user."""
 
     what: str
-    attempt: Callable[[], object]
-    done: Callable[[object], None]
+    attempt: Callable[[], Any]
+    done: Callable[[Any], None]
     since: float = field(default_factory=time.monotonic)
 
 
 class PendingWrites:
-    """The app's queue of actions waiting for a busy workspace (one per app)."""
+    """A session's queue of actions waiting for a busy workspace (one per session)."""
 
-    def __init__(self, app: App[object], workspace: Callable[[], Workspace | None]) -> None:
-        self.app = app
+    def __init__(self, workspace: Workspace | None) -> None:
         self.workspace = workspace
         self.queue: deque[Pending] = deque()
+        self._app: App[Any] | None = None
         self._timer: Timer | None = None
 
-    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
+    def attach(self, app: App[Any]) -> None:
+        """Tell the user through ``app``'s toasts and retry on its timer (the session is on screen now)."""
+        self._app = app
+
+    @property
+    def app(self) -> App[Any]:
+        if self._app is None:
+            raise RuntimeError("the write queue is not attached to an app: call attach() first")
+        return self._app
+
+    def abandon(self) -> None:
+        """The session is closing (another file opened, the same one reloaded): say what was not recorded."""
+        if self.queue:
+            names = ", ".join(p.what for p in self.queue)
+            self.queue.clear()
+            self.app.notify(
+                f"not recorded: {names} (the workspace was still busy); do them again", severity="error", timeout=30
+            )
+        self._stop()
+
+    def record(self, what: str, attempt: Callable[[], T], done: Callable[[T], None]) -> None:
         """Run ``attempt`` (which records in the workspace) then ``done`` with its result; when the
         workspace is busy, keep it pending and retry; when it fails otherwise, say so."""
         action = Pending(what, attempt, done)
@@ -74,11 +98,10 @@ class PendingWrites:
             self._timer = self.app.set_interval(RETRY_SECONDS, self._retry)
 
     def _retry(self) -> None:
-        workspace = self.workspace()
         while self.queue:
             head = self.queue[0]
             try:
-                result = self._attempt(head, workspace)
+                result = self._attempt(head, self.workspace)
             except WorkspaceBusy:
                 if time.monotonic() - head.since > GIVE_UP_SECONDS:
                     self._give_up()

@@ -110,6 +110,27 @@ async def test_choose_which_member_to_keep_and_merge_notes(darija: Path) -> None
         assert listed(screen) == []
 
 
+async def test_one_undo_takes_a_resolution_back_whole(darija: Path) -> None:
+    async with curate(darija) as pilot:
+        screen = await open_duplicates(pilot)
+        await pilot.press("j", "enter")  # keep dz-008: dz-029 flagged, the cluster resolved
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, TextPrompt))
+        await pilot.press("enter")  # dz-006 and dz-019 distinct, no reason
+        await wait_for(pilot, lambda: listed(screen) == [])
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
+        project = pilot.app.main_screen.project
+        await pilot.press("u")  # the distinct marking: a decision on no single item
+        await wait_for(pilot, lambda: "dz-006|dz-019" not in project.state.dedup)
+        assert "duplicate" in project.state.flags["dz-029"]
+        await pilot.press("u")  # the flag and the decision, in one step
+        await wait_for(pilot, lambda: not project.state.dedup)
+        assert "duplicate" not in project.state.flags.get("dz-029", {})
+        screen = await open_duplicates(pilot)
+        assert listed(screen) == PLANTED
+
+
 async def test_escape_cancels_a_running_scan(darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     steps: list[int] = []
 

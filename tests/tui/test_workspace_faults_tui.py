@@ -1,6 +1,7 @@
 """The TUI under workspace faults: a lock held by another process, a full disk, a disk turned read-only.
 
-No crash, no loss, and the screen never shows an action that was not committed.
+No crash, no loss, and the screen never shows an action that was not committed: votes, adjudications and
+duplicate-cluster decisions all go through the session's write queue.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
+from piqa_tui.tui.screens.adjudication import AdjudicationScreen
+from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.state.session import OpenRequest
 from tests.conftest import (
@@ -26,16 +29,15 @@ from tests.conftest import (
     write_lock_held,
 )
 
-from .conftest import current_id, main_screen, wait_for
+from .conftest import current_id, main_screen, type_text, wait_for
 
 BUSY_TIMEOUT = 0.2  # seconds: the lock below is held far longer than this
 
 
 @asynccontextmanager
-async def annotate(path: Path, annotator: str = "amina") -> AsyncIterator[Pilot]:
-    app = PiqaApp(
-        AppSettings(OpenRequest(path, annotator=annotator, busy_timeout=BUSY_TIMEOUT), bidi_mode=BidiMode.APP)
-    )
+async def annotate(path: Path, annotator: str = "amina", reviewer: bool = False) -> AsyncIterator[Pilot]:
+    request = OpenRequest(path, annotator=annotator, busy_timeout=BUSY_TIMEOUT)
+    app = PiqaApp(AppSettings(request, bidi_mode=BidiMode.APP, reviewer=reviewer))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await pilot.pause()
@@ -44,6 +46,11 @@ async def annotate(path: Path, annotator: str = "amina") -> AsyncIterator[Pilot]
 
 def notified(pilot: Pilot, text: str) -> bool:
     return any(text in n.message for n in pilot.app._notifications)
+
+
+def waiting(pilot: Pilot) -> int:
+    """How many actions wait in the session's write queue."""
+    return len(pilot.app.session.writes.queue)
 
 
 def my_vote(pilot: Pilot, item_id: str) -> str | None:
@@ -63,10 +70,10 @@ async def test_a_lock_held_past_the_busy_timeout_keeps_votes_pending_until_recor
             await pilot.press("1")  # queued behind the first, in order
             assert my_vote(pilot, first) is None and my_vote(pilot, second) is None  # nothing shown as done
             assert "not voted yet" in str(main_screen(pilot).item_view.query_one("VotePanel").content)
-            assert len(pilot.app.pending.queue) == 2
-        await wait_for(pilot, lambda: not pilot.app.pending.queue)  # the lock is gone: both are recorded
+            assert waiting(pilot) == 2
+        await wait_for(pilot, lambda: not waiting(pilot))  # the lock is gone: both are recorded
         assert my_vote(pilot, first) == "1" and my_vote(pilot, second) == "0"
-        assert notified(pilot, "recorded after waiting")
+        await wait_for(pilot, lambda: notified(pilot, "recorded after waiting"))
         await pilot.press("ctrl+q")
     reopened = Project.open(darija, annotator="amina")
     assert reopened.state.votes[first]["amina"].choice == "1" and reopened.state.votes[second]["amina"].choice == "0"
@@ -83,9 +90,116 @@ async def test_a_lock_never_released_tells_the_user_what_was_not_recorded(
             first = current_id(pilot)
             await pilot.press("2")
             await wait_for(pilot, lambda: notified(pilot, "not recorded: your vote on " + first))
-            assert my_vote(pilot, first) is None and not pilot.app.pending.queue
+            assert my_vote(pilot, first) is None and not waiting(pilot)
         await pilot.press("up", "2")  # the lock is gone: voting again works
         await wait_for(pilot, lambda: my_vote(pilot, first) == "1")
+
+
+async def test_reopening_while_votes_wait_says_which_were_not_recorded(darija: Path) -> None:
+    Project.open(darija, annotator="setup").workspace.close()
+    db = darija.with_name(darija.name + ".piqa.sqlite")
+    async with annotate(darija) as pilot:
+        old = pilot.app.session
+        with write_lock_held(db):
+            first = current_id(pilot)
+            await pilot.press("2")
+            await wait_for(pilot, lambda: waiting(pilot) == 1)
+            pilot.app.reload()  # the waiting vote belongs to the session being closed
+            await wait_for(pilot, lambda: notified(pilot, f"not recorded: your vote on {first}"))
+            assert pilot.app.session is not old and not old.writes.queue
+        assert my_vote(pilot, first) is None  # the reopened project: never recorded, never shown
+        await pilot.press("ctrl+q")
+    assert "amina" not in Project.open(darija, annotator="x").state.votes.get(first, {})
+
+
+def split_vote(path: Path, item_id: str) -> None:
+    """Two annotators choose one solution and two the other: a disagreement for the reviewer."""
+    for who, choice in (("amina", "0"), ("karim", "1"), ("selma", "0"), ("yacine", "1")):
+        project = Project.open(path, annotator=who)
+        project.vote(item_id, choice)
+        project.workspace.close()
+
+
+async def test_an_adjudication_made_while_another_process_holds_the_lock_shows_once_recorded(darija: Path) -> None:
+    split_vote(darija, "dz-001")
+    db = darija.with_name(darija.name + ".piqa.sqlite")
+    async with annotate(darija, annotator="lead", reviewer=True) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AdjudicationScreen))
+        screen = pilot.app.screen
+        assert screen.ids == ["dz-001"]
+        with write_lock_held(db):
+            await pilot.press("2")
+            await wait_for(pilot, lambda: pilot.app.screen is not screen)  # asked why
+            await type_text(pilot, "the second is what people do")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: pilot.app.screen is screen and waiting(pilot) == 1)
+            await wait_for(pilot, lambda: notified(pilot, "workspace busy, retrying: the final label of dz-001"))
+            assert screen.ids == ["dz-001"] and "dz-001" not in screen.project.state.adjudications  # not shown as done
+            assert not notified(pilot, "dz-001: final label")
+        await wait_for(pilot, lambda: not waiting(pilot))  # the lock is gone: recorded, then shown
+        assert screen.ids == [] and screen.project.state.adjudications["dz-001"][0] == "1"
+        await wait_for(pilot, lambda: notified(pilot, "dz-001: final label 2") and notified(pilot, "recorded after"))
+        await pilot.press("ctrl+q")
+    assert Project.open(darija, annotator="x").state.adjudications["dz-001"][:2] == (
+        "1",
+        "the second is what people do",
+    )
+
+
+async def open_duplicates(pilot: Pilot) -> DuplicatesScreen:
+    await pilot.press("D")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, DuplicatesScreen))
+    screen = pilot.app.screen
+    await wait_for(pilot, lambda: screen.result is not None and not screen.scanning, timeout=60)
+    return screen
+
+
+def listed(screen: DuplicatesScreen) -> list[list[str]]:
+    return [[m.id for m in c.members] for c in screen.cluster_list.clusters]
+
+
+def resolution_events(path: Path) -> list:
+    return Project.open(path, annotator="x").workspace.events(["flag", "dedup"])
+
+
+async def test_a_cluster_resolved_while_another_process_holds_the_lock_stays_open_until_recorded(darija: Path) -> None:
+    Project.open(darija, annotator="setup").workspace.close()
+    db = darija.with_name(darija.name + ".piqa.sqlite")
+    async with annotate(darija) as pilot:
+        screen = await open_duplicates(pilot)
+        assert listed(screen) == [["dz-006", "dz-019"], ["dz-008", "dz-029"]]
+        with write_lock_held(db):
+            await pilot.press("j", "enter")  # keep dz-008
+            await wait_for(pilot, lambda: notified(pilot, "workspace busy, retrying: keeping dz-008"))
+            assert listed(screen) == [["dz-006", "dz-019"], ["dz-008", "dz-029"]]  # still open: nothing recorded
+            assert "dz-029" not in screen.project.state.flags and not screen.project.state.dedup
+            assert waiting(pilot) == 1 and not resolution_events(darija)
+        await wait_for(pilot, lambda: not waiting(pilot))
+        assert listed(screen) == [["dz-006", "dz-019"]]
+        assert "duplicate" in screen.project.state.flags["dz-029"]
+        await wait_for(pilot, lambda: notified(pilot, "kept dz-008"))
+        await pilot.press("ctrl+q")
+    events = resolution_events(darija)  # the flag and the decision: one action
+    assert [e.kind for e in events] == ["flag", "dedup"] and {e.action for e in events} == {events[0].seq}
+
+
+async def test_leaving_the_duplicates_screen_before_a_waiting_decision_is_recorded(darija: Path) -> None:
+    Project.open(darija, annotator="setup").workspace.close()
+    db = darija.with_name(darija.name + ".piqa.sqlite")
+    async with annotate(darija) as pilot:
+        screen = await open_duplicates(pilot)
+        with write_lock_held(db):
+            await pilot.press("j", "enter")
+            await wait_for(pilot, lambda: waiting(pilot) == 1)
+            assert "dz-008" in screen.session.marks.duplicates  # the list under it still marks the open cluster
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
+        await wait_for(pilot, lambda: not waiting(pilot))
+        assert "duplicate" in main_screen(pilot).project.state.flags["dz-029"]
+        assert "dz-008" not in screen.session.marks.duplicates and "dz-006" in screen.session.marks.duplicates
+        await pilot.press("ctrl+q")
+    assert Project.open(darija, annotator="x").state.dedup == {"dz-008|dz-029": "keep:dz-008"}
 
 
 @asynccontextmanager

@@ -4,6 +4,9 @@ A decision is an event of kind ``dedup`` in the workspace (``field`` = the
 cluster's key, ``new`` = ``keep:ID`` | ``distinct`` | ``merge:ID``), so it is
 undoable history like every other action. Keeping one flags the other members
 ``duplicate`` (their votes are kept); export drops them with ``--drop-flagged``.
+The flags (or the merged note) and the decision are one action
+(``Project.record``): one transaction, one undo step, so a busy workspace or a
+kill part-way never leaves members flagged while the cluster stays open.
 A cluster marked distinct is never shown again, nor any cluster whose members
 all lie inside it.
 """
@@ -11,7 +14,7 @@ all lie inside it.
 from __future__ import annotations
 
 from piqa_tui.core.dedup.clusters import Cluster
-from piqa_tui.core.workspace.log import Change
+from piqa_tui.core.workspace.log import Change, Part
 from piqa_tui.core.workspace.project import Project
 
 
@@ -52,36 +55,40 @@ def open_clusters(project: Project, clusters: list[Cluster]) -> list[Cluster]:
     return [c for c in clusters if cluster_key(c) not in project.state.dedup and not _hidden(c, index)]
 
 
-def _record(project: Project, cluster: Cluster, decision: str, note: str | None = None) -> None:
-    ws = project._require_workspace()
-    ws.record(project.annotator, "dedup", [Change(None, cluster_key(cluster), None, decision)], note)  # type: ignore[arg-type]
-    project.refresh()
+def _decision(cluster: Cluster, decision: str, note: str | None = None) -> Part:
+    return Part("dedup", (Change(None, cluster_key(cluster), None, decision),), note)
 
 
 def keep_one(project: Project, cluster: Cluster, keep_id: str) -> list[str]:
-    """Keep ``keep_id``; flag every other member of this dataset as a duplicate of it. Returns the flagged ids."""
+    """Keep ``keep_id``; flag every other member of this dataset as a duplicate of it. Returns the flagged ids.
+
+    The flags and the decision are one action: recorded together or not at all, undone in one step.
+    """
     local = [m.id for m in cluster.members if m.source in (None, project.dataset.name) and m.id in project.index]
     flagged = [item_id for item_id in local if item_id != keep_id]
-    for item_id in flagged:
-        project.set_flag(item_id, "duplicate", True, f"duplicate of {keep_id}")
-    _record(project, cluster, f"keep:{keep_id}")
+    flags = tuple(Change(item_id, "duplicate", None, "1") for item_id in flagged)
+    parts = [Part("flag", flags, f"duplicate of {keep_id}")] if flags else []
+    project.record([*parts, _decision(cluster, f"keep:{keep_id}")])
     return flagged
 
 
 def mark_distinct(project: Project, cluster: Cluster, reason: str = "") -> None:
     """Record that the members are different items; the cluster is not shown again."""
-    _record(project, cluster, "distinct", reason or None)
+    project.record([_decision(cluster, "distinct", reason or None)])
 
 
 def merge_notes(project: Project, cluster: Cluster, into_id: str) -> str:
-    """Gather the members' notes into ``into_id``'s note (each prefixed with its id); returns the new note."""
-    parts = [project.state.notes.get(into_id, "")]
+    """Gather the members' notes into ``into_id``'s note (each prefixed with its id); returns the new note.
+
+    The note and the decision are one action, as in ``keep_one``.
+    """
+    before = project.state.notes.get(into_id)
+    texts = [before or ""]
     for member in cluster.members:
         note = project.state.notes.get(member.id, "")
         if member.id != into_id and note and member.id in project.index:
-            parts.append(f"[{member.id}] {note}")
-    merged = "\n".join(p for p in parts if p)
-    if merged != project.state.notes.get(into_id, ""):
-        project.set_note(into_id, merged)
-    _record(project, cluster, f"merge:{into_id}")
+            texts.append(f"[{member.id}] {note}")
+    merged = "\n".join(t for t in texts if t)
+    parts = [Part("note", (Change(into_id, "note", before, merged),))] if merged != (before or "") else []
+    project.record([*parts, _decision(cluster, f"merge:{into_id}")])
     return merged

@@ -71,12 +71,25 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One field change to record: part of an action that undo reverts as a whole."""
+    """One field change to record: part of an action that undo reverts as a whole.
 
-    item_id: str
+    ``item_id`` is None for a decision about no single item (a duplicate cluster's, named by ``field``).
+    """
+
+    item_id: str | None
     field: str
     old: str | None
     new: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Changes of one kind with one note. An action is one or more parts: a compound action (a duplicate
+    cluster resolved: its members flagged and its decision) is recorded in one transaction and undone as one."""
+
+    kind: str
+    changes: tuple[Change, ...]
+    note: str | None = None
 
 
 def default_location(dataset_path: Path) -> Path:
@@ -295,11 +308,22 @@ class Workspace:
     def record(
         self, annotator: str, kind: str, changes: list[Change], note: str | None = None, time: str | None = None
     ) -> int:
-        """Append one action (one or more changes) and return its action id."""
+        """Append one action (one or more changes of one kind) and return its action id."""
+        return self.record_action(annotator, [Part(kind, tuple(changes), note)], time)
+
+    def record_action(self, annotator: str, parts: Iterable[Part], time: str | None = None) -> int:
+        """Append one action made of ``parts``, all in one transaction, and return its action id.
+
+        Every event carries the id (the sequence number of the first), so undo finds and reverts them
+        together; the first part's kind is the action's kind on the undo stack.
+        """
+        rows = [(part.kind, change, part.note) for part in parts for change in part.changes]
+        if not rows:
+            raise WorkspaceError("nothing to record: an action needs at least one change")
         when = time or now()
         with self.write() as conn:
             action = None
-            for change in changes:
+            for kind, change, note in rows:
                 cur = conn.execute(
                     "INSERT INTO events(time, annotator, kind, item_id, field, old, new, action, note)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -308,8 +332,7 @@ class Workspace:
                 if action is None:
                     action = cur.lastrowid
                     conn.execute("UPDATE events SET action = ? WHERE seq = ?", (action, action))
-        if action is None:
-            raise WorkspaceError("nothing to record: an action needs at least one change")
+        assert action is not None  # set by the first INSERT
         return action
 
     def record_marker(
@@ -317,7 +340,7 @@ class Workspace:
         annotator: str,
         kind: str,
         action: int,
-        compensation: Iterable[tuple[str, str, str, str | None, str | None, str | None]] = (),
+        compensation: Iterable[tuple[str, str | None, str, str | None, str | None, str | None]] = (),
     ) -> int:
         """Append an undo/redo marker that points at ``action``, and in the same transaction the
         (kind, item_id, field, old, new, note) events that undo or redo it (see ``undo``), whose action
@@ -327,7 +350,8 @@ class Workspace:
             cur = conn.execute(
                 "INSERT INTO events(time, annotator, kind, action) VALUES (?, ?, ?, ?)", (when, annotator, kind, action)
             )
-            marker = int(cur.lastrowid)
+            marker = cur.lastrowid
+            assert marker is not None  # set by every INSERT
             conn.executemany(
                 "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, action)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -23,7 +23,7 @@ from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
-from piqa_tui.core.workspace.log import Change, Event, Workspace, default_location
+from piqa_tui.core.workspace.log import Change, Event, Part, Workspace, default_location
 from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, dataset_protected_files
 from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.undo import action_events, compensation
@@ -313,9 +313,11 @@ class Project:
             return
         for item_id in item_ids:
             found = self._current_item(item_id)
-            by_annotator = self.state._votes.get(item_id) if found is not None else None
-            for vote in (by_annotator or {}).values():
-                vote.choice = resolve_choice(*found, item_id, vote.cast, vote.key, vote.time, self.history)  # type: ignore[misc]
+            if found is None:
+                continue
+            solutions, keys = found
+            for vote in self.state._votes.get(item_id, {}).values():
+                vote.choice = resolve_choice(solutions, keys, item_id, vote.cast, vote.key, vote.time, self.history)
 
     def _resolve_adjudications(self, item_ids: set[str]) -> None:
         """Point the adjudications on these items at the solution text they chose (``STALE``: set aside).
@@ -441,7 +443,10 @@ class Project:
         elif event.kind == "note":
             self.state.notes[item_id] = event.new or ""
         elif event.kind == "dedup":
-            self.state.dedup[event.field or ""] = event.new or ""
+            if event.new:
+                self.state.dedup[event.field or ""] = event.new
+            else:  # an undone decision: the cluster is open again
+                self.state.dedup.pop(event.field or "", None)
             return
         elif event.kind == "adjudicate":
             self._replay_adjudication(event)
@@ -484,9 +489,24 @@ class Project:
             changes["label"] = str(b if item.label == a else a)
         return self.edit(item_id, changes)
 
+    def record(self, parts: list[Part]) -> int:
+        """Record ``parts`` as one action — one transaction, one undo step — and apply it; returns its id.
+
+        For compound actions (a duplicate cluster resolved: its members flagged and its decision): a busy
+        or failing workspace leaves all of it unrecorded, never half. Every item named must exist.
+        """
+        for part in parts:
+            for change in part.changes:
+                if change.item_id is not None:
+                    self.item(change.item_id)
+        action = self._require_workspace().record_action(self.annotator, parts)
+        self.refresh()
+        return action
+
     def undo(self) -> str | None:
-        """Undo this annotator's last action (an edit, vote, withdrawal, flag, note or adjudication; even one
-        made before a restart); returns the item id."""
+        """Undo this annotator's last action (an edit, vote, withdrawal, flag, note, adjudication or duplicate
+        decision; even one made before a restart); returns the first item id it touched ("" when it touched
+        none: a cluster marked distinct), None when there was nothing to undo."""
         return self._undo_redo("undo")
 
     def redo(self) -> str | None:
@@ -503,7 +523,7 @@ class Project:
             self.annotator, which, stack[-1], [astuple(c) for c in compensation(ws, events, undoing=which == "undo")]
         )
         self.refresh()
-        return events[0].item_id if events else None
+        return next((e.item_id for e in events if e.item_id is not None), "")
 
     def vote(self, item_id: str, choice: str) -> None:
         """Record this annotator's vote: a solution index, 'skip' (unsure) or '' (withdraw).

@@ -1,5 +1,5 @@
-"""Undo and redo of every action an annotator records: edits, votes (withdrawals too), flags, notes and
-adjudications.
+"""Undo and redo of every action an annotator records: edits, votes (withdrawals too), flags, notes,
+adjudications and duplicate-cluster decisions (with the flags and notes they set: one action, one step).
 
 The log is append-only, so undoing records; it never deletes. An undo (or
 redo) is a marker event that names the action; an edit is then replayed
@@ -7,7 +7,8 @@ backwards (or forwards) from its own old and new values. A vote, flag or note
 takes effect by being the latest of its kind, so undoing one records, with the
 marker and in the same transaction, the events that bring back what stood
 before it (the annotator's previous vote on the item, the flag's previous
-state, the note's previous text, the item's previous adjudication or none); redoing records the action's values again.
+state, the note's previous text, the item's previous adjudication or none, the cluster's previous decision or
+none); redoing records the action's values again.
 Those compensating events carry the marker's sequence number as their action,
 so they never appear on an undo stack themselves. The stacks are derived from
 the log, so undo works across restarts.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from piqa_tui.core.workspace.log import Event, Workspace
 
-UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate")
+UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup")
 MARKERS = ("undo", "redo")
 
 
@@ -28,7 +29,7 @@ class Compensation:
     """One event to record with an undo or redo marker."""
 
     kind: str
-    item_id: str
+    item_id: str | None  # None: a cluster's decision (the cluster is the field)
     field: str
     old: str | None
     new: str | None
@@ -57,7 +58,8 @@ def stacks(ws: Workspace, annotator: str) -> tuple[list[int], list[int]]:
 
 
 def action_events(ws: Workspace, action: int) -> list[Event]:
-    """The events of one action, in log order (they follow its first event)."""
+    """The events of one action, in log order (they follow its first event; undo and redo markers pointing at
+    it carry its id too)."""
     sql = "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq >= ? AND action = ?"
     return [Event(*row) for row in ws.conn.execute(sql + " ORDER BY seq", (action, action))]
 
@@ -66,8 +68,8 @@ def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Comp
     """What to record with the marker so that the action's votes, flags and notes are undone (or redone)."""
     found = []
     for event in events:
-        if event.kind == "edit" or event.item_id is None:
-            continue  # an edit is replayed from the marker itself
+        if event.kind == "edit" or event.kind in MARKERS:
+            continue  # an edit is replayed from the marker itself; earlier markers of this action are no part of it
         field = event.field or ""
         if not undoing:
             found.append(Compensation(event.kind, event.item_id, field, event.old, event.new, event.note))
@@ -82,7 +84,8 @@ def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Comp
 def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | None]:
     """(old, new, note) of what stood before ``event``: the annotator's previous vote on the item (the latest by
     time, as votes count; none: withdrawn), or the previous state of the flag (by log order; none: off), or the
-    item's previous adjudication by anyone, with the text it chose (by log order; none: withdrawn)."""
+    item's previous adjudication by anyone (with the text it chose), or the cluster's previous decision by anyone
+    (by log order, as both count; none: withdrawn)."""
     if event.kind == "vote":
         row = ws.conn.execute(
             "SELECT old, new, NULL FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND seq < ?"
@@ -91,10 +94,11 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
         ).fetchone()
         return tuple(row) if row else (None, "", None)  # type: ignore[return-value]
     row = ws.conn.execute(
-        "SELECT old, new, note FROM events WHERE kind = ? AND item_id = ? AND field = ? AND seq < ? ORDER BY seq DESC LIMIT 1",
+        "SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ? AND seq < ?"
+        " ORDER BY seq DESC LIMIT 1",
         (event.kind, event.item_id, event.field, event.seq),
     ).fetchone()
     if row:
         return tuple(row)  # type: ignore[return-value]
-    # Nothing before: a flag was off; an item had no adjudication ("" withdraws one, whoever made it).
-    return (None, "", None) if event.kind == "adjudicate" else (None, "0", None)
+    # Nothing before: a flag was off; an item had no adjudication, a cluster no decision ("" withdraws one).
+    return (None, "0", None) if event.kind == "flag" else (None, "", None)

@@ -139,6 +139,7 @@ class EditingController:
         if item_id is None:
             self.host.notify(f"nothing to {which}", timeout=2)
             return
-        self.host.after_change([item_id])
-        self.host.go_to_position(self.project.index[item_id])
-        self.host.notify(f"{which} on {item_id}", timeout=2)
+        self.host.after_change([item_id] if item_id else [])
+        if item_id in self.project.index:  # "": a decision on no single item (a cluster marked distinct)
+            self.host.go_to_position(self.project.index[item_id])
+        self.host.notify(f"{which} on {item_id or 'a duplicate cluster'}", timeout=2)

@@ -4,7 +4,8 @@ The table lists the disagreements with every vote, the flags and the note
 side by side (one column per solution, naming who chose it); below it, the
 highlighted item as the main screen shows it, gold label included. A digit
 sets the final label, after asking why; ``Project.adjudicate`` logs it with
-the reviewer's name, and the item leaves the queue.
+the reviewer's name (through the session's write queue: a busy workspace is
+retried, and the label shows once recorded), and the item leaves the queue.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
@@ -222,19 +222,24 @@ class AdjudicationScreen(Screen[None]):
         )
 
     def decide(self, item_id: str, choice: int, reason: str) -> None:
-        """Record the final label; the table moves on to the next disagreement."""
-        next_id = None
-        if item_id in self.ids:
-            following = self.ids[self.ids.index(item_id) + 1 :]
-            next_id = following[0] if following else None
-        try:
-            self.project.adjudicate(item_id, choice, reason)
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.notify(f"{item_id}: final label {choice + 1}", timeout=3)
-        self.fill(keep=item_id if self.show_done else next_id)
-        self.app.post_message(ItemsChanged([item_id]))
+        """Record the final label through the session's write queue; once it is recorded the table moves on."""
+
+        def decided(_: object) -> None:
+            self.notify(f"{item_id}: final label {choice + 1}", timeout=3)
+            self.app.post_message(ItemsChanged([item_id]))
+            if self.is_attached:  # the reviewer may have left while a busy workspace kept the label waiting
+                self.fill(keep=item_id if self.show_done else self._following(item_id))
+
+        self.session.writes.record(
+            f"the final label of {item_id}", lambda: self.project.adjudicate(item_id, choice, reason), decided
+        )
+
+    def _following(self, item_id: str) -> str | None:
+        """The item listed after ``item_id`` (None: it was the last, or is not listed)."""
+        if item_id not in self.ids:
+            return None
+        following = self.ids[self.ids.index(item_id) + 1 :]
+        return following[0] if following else None
 
     def on_others_changed(self, message: OthersChanged) -> None:
         """Votes or decisions arrived from another process: the queue follows."""

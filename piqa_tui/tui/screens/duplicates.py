@@ -4,7 +4,8 @@ The scan runs in a thread worker with a progress strip and items/s, and stops
 on escape; the screen answers keys meanwhile. The clusters still open are
 listed at the top; the selected one's members stand side by side below with
 the words that differ lit. Every decision goes through ``core.resolution``
-(logged in the workspace); a resolved cluster leaves the list. The last scan
+(one action in the workspace, recorded through the session's write queue); a
+cluster leaves the list once its decision is recorded. The last scan
 is kept on the session, so coming back shows it again until an item changes.
 """
 
@@ -357,12 +358,12 @@ class DuplicatesScreen(Screen[None]):
             found = len(result.clusters)
             text.append(f"{len(self.clusters)} open", "bold")
             text.append(f" · {found - len(self.clusters)} resolved")
-        done = result is not None and not self.scanning
-        by = f"{result.model}, {result.short_rule}" if done and result.model and result.request.semantic else ""
+        done = None if self.scanning else result  # the finished scan, if any
+        by = f"{done.model}, {done.short_rule}" if done is not None and done.model and done.request.semantic else ""
         text.append(f"  {self.request.describe(by)}", "dim")
-        if done and result.translation_model:
-            same = result.translation_model.startswith(result.model or "\0")
-            text.append(" · translations: " + ("the same model" if same else result.translation_model), "dim")
+        if done is not None and done.translation_model:
+            same = done.translation_model.startswith(done.model or "\0")
+            text.append(" · translations: " + ("the same model" if same else done.translation_model), "dim")
         self.query_one("#dup-header", Static).update(text)
 
     def _watch(self) -> None:
@@ -428,26 +429,39 @@ class DuplicatesScreen(Screen[None]):
 
     # ------------------------------------------------------------ resolving
 
-    def _decide(self, cluster: Cluster, decide: Callable[[], str], distinct: bool = False) -> None:
-        """Run one decision on ``cluster``, report it, and take the cluster off the list."""
-        row = self.cluster_list.cursor
-        decisions = len(self.project.state.dedup)
-        poll = getattr(self.app, "poll", None)
-        if poll is not None:
-            poll()  # decide on what others recorded too (a note written meanwhile is merged)
-        try:
+    def _decide(self, cluster: Cluster, what: str, decide: Callable[[], str], distinct: bool = False) -> None:
+        """Record one decision on ``cluster`` through the session's write queue; once it is recorded,
+        report it and take the cluster off the list (until then it stays listed, open)."""
+
+        def attempt() -> tuple[str, bool]:
+            poll = getattr(self.app, "poll", None)
+            if poll is not None:
+                poll()  # decide on what others recorded too (a note written meanwhile is merged)
+            decisions = len(self.project.state.dedup)
             message = decide()
-        except PiqaError as exc:
-            self.notify(str(exc), severity="error", timeout=8)
+            return message, len(self.project.state.dedup) != decisions + 1  # others decided meanwhile
+
+        def decided(outcome: tuple[str, bool]) -> None:
+            message, others = outcome
+            self.notify(message, timeout=4)
+            self._resolved(cluster, distinct, others)
+
+        self.session.writes.record(what, attempt, decided)
+
+    def _resolved(self, cluster: Cluster, distinct: bool, others: bool) -> None:
+        """``cluster`` is resolved (and, with ``others``, clusters decided elsewhere): list what is still open."""
+        if not self.is_attached:  # left meanwhile: only the main screen's ≈ marks follow
+            if self.result is not None:
+                self.session.marks.duplicates = self.result.duplicate_ids(self.result.open(self.project))
+            self._refresh_main()
             return
-        self.notify(message, timeout=4)
-        if len(self.project.state.dedup) != decisions + 1:  # others decided meanwhile: ask about every cluster
-            self.show_clusters(cursor=row)
+        if others or not any(c is cluster for c in self.clusters):  # ask about every cluster
+            self.show_clusters()
             return
         # Only this decision is new: drop its cluster, and what a "distinct" hides with it.
         members = _member_keys(cluster)
         still_open = [c for c in self.clusters if c is not cluster and not (distinct and _member_keys(c) <= members)]
-        self.show_clusters(row, still_open)
+        self.show_clusters(self.cluster_list.cursor, still_open)
 
     def action_keep(self) -> None:
         cluster = self.cluster_list.current
@@ -460,7 +474,7 @@ class DuplicatesScreen(Screen[None]):
             gone = ", ".join(flagged) if flagged else "nothing in this dataset"
             return f"kept {keep.id}; flagged as duplicate: {gone}"
 
-        self._decide(cluster, decide)
+        self._decide(cluster, f"keeping {keep.id} of its cluster", decide)
 
     def action_distinct(self) -> None:
         cluster = self.cluster_list.current
@@ -476,7 +490,7 @@ class DuplicatesScreen(Screen[None]):
                 mark_distinct(self.project, cluster, reason)
                 return f"{ids}: marked as distinct items; this cluster is not shown again"
 
-            self._decide(cluster, decide, distinct=True)
+            self._decide(cluster, f"marking {ids} distinct", decide, distinct=True)
 
         self.app.push_screen(
             TextPrompt("Mark as distinct", f"{ids} are different items. Why? (optional; enter confirms, esc cancels)"),
@@ -498,7 +512,7 @@ class DuplicatesScreen(Screen[None]):
             merged = merge_notes(self.project, cluster, into.id)
             return f"notes merged into {into.id}" if merged else f"no notes to merge; cluster resolved with {into.id}"
 
-        self._decide(cluster, decide)
+        self._decide(cluster, f"merging the notes into {into.id}", decide)
 
     # -------------------------------------------------------------- options
 

@@ -63,7 +63,7 @@ class MainHost:
         return self.screen.app.push_screen(screen, cast(Any, callback))  # Textual wants a callback returning None
 
     def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
-        self.screen.app.pending.record(what, attempt, done)  # type: ignore[attr-defined]
+        self.session.writes.record(what, attempt, done)
 
     def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
         # A fixed description: Textual's default is the repr of the callable's arguments.

@@ -29,6 +29,7 @@ from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.preferences import store_direction, store_mapping, stored_directions
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.state.ballots import Ballots
 from piqa_tui.tui.state.listing import Marks, Validation
 from piqa_tui.tui.state.model_scores import LOW_MARGIN, ModelScores
@@ -82,6 +83,7 @@ class Session:
     busy: str = ""  # what the main screen is doing that keeps edits off (saving, exporting, searching)
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
+    writes: PendingWrites = field(init=False)  # the one route of every write (tui/pending.py)
     _engine: ScoringEngine | None = field(default=None, init=False, repr=False)
     _engine_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -89,6 +91,7 @@ class Session:
         self.ballots = Ballots(self.project, self.reviewer)
         self.scores = ModelScores(low_margin=low_margin)
         self.unsaved = bool(self.project.state.edited)
+        self.writes = PendingWrites(self.project.workspace)
 
     @classmethod
     def open(
