@@ -17,6 +17,7 @@ from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
+from piqa_tui.tui.messages import Reopen
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
@@ -104,7 +105,7 @@ async def test_reopening_while_votes_wait_says_which_were_not_recorded(darija: P
             first = current_id(pilot)
             await pilot.press("2")
             await wait_for(pilot, lambda: waiting(pilot) == 1)
-            pilot.app.reload()  # the waiting vote belongs to the session being closed
+            pilot.app.post_message(Reopen(first))  # the waiting vote belongs to the session being closed
             await wait_for(pilot, lambda: notified(pilot, f"not recorded: your vote on {first}"))
             assert pilot.app.session is not old and not old.writes.queue
         assert my_vote(pilot, first) is None  # the reopened project: never recorded, never shown
