@@ -89,7 +89,7 @@ def test_wheel_carries_themes_samples_and_templates(installed: Path, tmp_path: P
         """
         import piqa_tui
         from piqa_tui.settings.locations import bundled_sample, bundled_themes
-        from piqa_tui.core.scoring.template_files import shipped_templates
+        from piqa_tui.core.scoring.templates import shipped_templates
         print(piqa_tui.__file__)
         print(sorted(t.name for t in bundled_themes()))
         print(bundled_sample().is_file())

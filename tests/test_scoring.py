@@ -25,7 +25,7 @@ from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
 from piqa_tui.core.scoring.cache import ScoreCache, score_items
 from piqa_tui.core.scoring.results import ItemScore, groups_by_column, summarise
-from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, Template, get_template
+from piqa_tui.core.scoring.templates import Template, get_template, shipped_templates
 
 PIQA_DIR = Path(__file__).resolve().parent / "data" / "piqa-en"
 N_REAL_ITEMS = 60
@@ -36,7 +36,7 @@ THREADS = 2
 # The fast path lays its batch out so that llama.cpp computes every number of an
 # item exactly as a lone evaluation would (cells aligned to the SIMD blocks the
 # attention softmax sums over, whole 4-row tiles in every matrix product; see
-# LlamaBackend._layout). Against a reference whose rows are also all computed
+# core/scoring/batch_layout.py). Against a reference whose rows are also all computed
 # by the 4-row kernel (each solution evaluated alone, padded at the end to a
 # multiple of 4 tokens: later tokens cannot change earlier ones in a causal
 # model) the log-likelihoods then agree to float64 summation order: measured
@@ -136,7 +136,7 @@ class CountingBackend:
 def scored(logliks, lengths, label):
     solutions = tuple("x" * n for n in lengths)
     it = item("goal", *solutions, label=label)
-    return ItemScore.build(it, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(ll, 3) for ll in logliks])
+    return ItemScore.build(it, shipped_templates()["piqa"], [ContinuationScore(ll, 3) for ll in logliks])
 
 
 def test_two_solutions_acc_and_acc_norm_can_disagree():
@@ -331,13 +331,14 @@ def test_a_text_file_renamed_gguf(tmp_path):
 
 
 def test_a_model_larger_than_memory(tmp_path, monkeypatch):
-    from piqa_tui.core.scoring import llama as llama_backend
+    from piqa_tui.core.scoring import gguf_file
+    from piqa_tui.core.scoring.llama import LlamaBackend
 
     model = tmp_path / "big.gguf"
     model.write_bytes(b"GGUF" + b"\0" * 1024)
-    monkeypatch.setattr(llama_backend, "available_memory_bytes", lambda: 100 * 2**20)
+    monkeypatch.setattr(gguf_file, "available_memory_bytes", lambda: 100 * 2**20)
     with pytest.raises(ModelError, match="only 100 MiB of memory is available"):
-        llama_backend.LlamaBackend(model).load()
+        LlamaBackend(model).load()
 
 
 # --------------------------------------------------------------------------- the real model
@@ -512,7 +513,7 @@ AVX512_INFO = (
 
 
 def test_the_alignment_follows_the_kernels_simd_width():
-    from piqa_tui.core.scoring.llama import simd_lanes
+    from piqa_tui.core.scoring.machine import simd_lanes
 
     assert simd_lanes(AVX2_INFO) == 8
     assert simd_lanes(AVX512_INFO) == 16
@@ -535,7 +536,7 @@ ARM_CPUINFO = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 
 
 
 def test_repacking_is_off_on_amx_cpus_on_elsewhere_and_can_be_forced():
-    from piqa_tui.core.scoring.llama import cpu_flags, decide_repack
+    from piqa_tui.core.scoring.machine import cpu_flags, decide_repack
 
     amx, epyc, arm = (cpu_flags(text) for text in (SAPPHIRE_RAPIDS_CPUINFO, EPYC_CPUINFO, ARM_CPUINFO))
     assert "amx_tile" in amx and "avx512f" in epyc and "asimd" in arm
@@ -552,7 +553,7 @@ def test_repacking_is_off_on_amx_cpus_on_elsewhere_and_can_be_forced():
 def test_acc_bytes_divides_by_utf8_bytes_of_the_solution():
     # Arabic letters take 2 bytes each, Tamil 3, Latin 1: per byte, not per character.
     it = item("goal", "ab", "بب", label=1)  # 2 and 4 bytes, 2 characters each
-    s = ItemScore.build(it, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-4.0, 1), ContinuationScore(-6.0, 2)])
+    s = ItemScore.build(it, shipped_templates()["piqa"], [ContinuationScore(-4.0, 1), ContinuationScore(-6.0, 2)])
     assert s.norm_lengths == (2, 2) and s.byte_lengths == (2, 4)  # the delimiter space is not counted
     assert s.normalised == (-2.0, -3.0) and s.normalised_bytes == (-2.0, -1.5)
     assert (s.prediction, s.prediction_norm, s.prediction_bytes) == (0, 0, 1)
@@ -561,7 +562,7 @@ def test_acc_bytes_divides_by_utf8_bytes_of_the_solution():
     assert record["normalised_bytes"] == [-2.0, -1.5] and record["prediction_bytes"] == 1 and record["correct_bytes"]
 
     tamil = item("goal", "கல்", "abcdefghi", label=0)  # 3 characters and 9 bytes; 9 characters and 9 bytes
-    t = ItemScore.build(tamil, BUILTIN_TEMPLATES["piqa"], [ContinuationScore(-9.0, 3), ContinuationScore(-18.0, 3)])
+    t = ItemScore.build(tamil, shipped_templates()["piqa"], [ContinuationScore(-9.0, 3), ContinuationScore(-18.0, 3)])
     assert t.byte_lengths == (9, 9) and t.normalised_bytes == (-1.0, -2.0) and t.normalised == (-3.0, -2.0)
     assert (t.prediction_norm, t.prediction_bytes) == (1, 0)
     summary = summarise([s, t])

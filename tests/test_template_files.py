@@ -12,14 +12,14 @@ import pytest
 
 from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.template_files import (
+from piqa_tui.core.scoring.templates import (
+    Template,
     folder_templates,
     get_template,
     parse_template_text,
     shipped_templates,
     template_catalog,
 )
-from piqa_tui.core.scoring.templates import Template
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -111,6 +115,32 @@ def test_templates_errors_are_one_line(config: Path, tmp_path: Path, capsys: pyt
     for args in (["templates"], ["score", str(data), "--template", "piqa"]):
         line = run_error(args, capsys)
         assert f"{bad}: template 'broken': unknown placeholder {{answer}}" in line
+
+
+def _cap_memory() -> None:
+    """In the child: a read of /dev/zero that is not bounded fails at 4 GiB instead of filling the machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+def test_a_fifo_or_a_link_to_dev_zero_among_the_templates_is_one_line_never_a_hang(config: Path, kind: str) -> None:
+    """The command runs as a real process under a timeout: a blocking read would hang it, not the suite."""
+    bad = config.parent / "templates" / "bad.toml"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    else:
+        bad.symlink_to("/dev/zero")
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "templates"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_cap_memory,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    what = "a FIFO (named pipe)" if kind == "fifo" else "a device"
+    assert f"{bad}: {what}, not a regular file; give a template file saved on disk, or remove it" in lines[0]
 
 
 def test_score_protocol_arguments_are_checked_before_any_model(

@@ -204,7 +204,7 @@ def _keys(where: str, name: str, value: object) -> dict[str, str]:
 
 
 def _templates(where: str, name: str, value: object) -> dict[str, dict[str, object]]:
-    from piqa_tui.core.scoring.template_files import templates_from_table
+    from piqa_tui.core.scoring.templates import templates_from_table
 
     if not isinstance(value, dict):
         raise _fail(where, name, value, "[templates.NAME] tables with a context")

@@ -45,6 +45,7 @@ from piqa_tui.core.scoring.templates import (
     LANGUAGES,
     PROTOCOLS,
     Template,
+    chosen_templates,
 )
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.comparison import comparison_tables
@@ -243,9 +244,9 @@ def _check_numbers(args: argparse.Namespace) -> None:
 def plan_runs(args: argparse.Namespace, config: Config) -> list[ScoreRun]:
     """Every model the command line names (or the configured one), each with every chosen template
     (model after model, so a model is loaded once for all its templates)."""
-    from piqa_tui.settings.template_catalog import chosen_templates
+    from piqa_tui.settings.template_catalog import available_templates
 
-    templates = chosen_templates(args.template, args.protocol, args.context, args.language, config)
+    templates = chosen_templates(available_templates(config), args.template, args.protocol, args.context, args.language)
     return [
         ScoreRun(choice, template, args.solution_only)
         for choice in model_choices(args, config)
@@ -286,10 +287,11 @@ def score_runs(
     from piqa_tui.core.scoring.factory import backend_for
 
     outcomes: list[RunOutcome] = []
-    backend, loaded = None, None
+    backend: ModelBackend | None = None
+    loaded: ModelChoice | None = None
     try:
         for number, one in enumerate(runs, 1):
-            if one.choice != loaded:
+            if backend is None or one.choice != loaded:
                 if backend is not None:
                     backend.close()
                 # In a child process: a crash inside llama.cpp becomes one line and exit 2, not a core dump.
@@ -416,7 +418,7 @@ def write_per_item(path: Path, outcomes: Sequence[RunOutcome], items: Sequence[I
     """One JSON line per item per run, naming the run (``run``), its model key and the model's name, with
     the exact context and continuations scored (``scored_text``)."""
     by_id = {item.id: item for item in items}
-    lines = []
+    lines: list[str] = []
     for o in outcomes:
         scored = o.run.template.solution_only() if o.run.solution_only else o.run.template
         lines.extend(

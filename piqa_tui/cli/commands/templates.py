@@ -58,8 +58,8 @@ def _list(catalog: dict[str, Template], as_json: bool) -> None:
     if as_json:
         print_json({"templates": rows})
         return
-    width = max(len(r["name"]) for r in rows)
-    source_width = max(len(r["source"]) for r in rows)
+    width = max(len(t.name) for t in catalog.values())
+    source_width = max(len(t.source) for t in catalog.values())
     say(f"{'name':<{width}}  lang  {'source':<{source_width}}  description")
     for r in rows:
         say(f"{r['name']:<{width}}  {r['language'] or '-':<4}  {r['source']:<{source_width}}  {r['description']}")

@@ -210,7 +210,7 @@ def score_items(
 
     if todo:
         backend.load()
-    chunk = batch_items or getattr(backend, "batch_items", DEFAULT_BATCH_ITEMS)
+    chunk: int = batch_items or getattr(backend, "batch_items", None) or DEFAULT_BATCH_ITEMS
     for start in range(0, len(todo), chunk):
         if cancel is not None and cancel.is_set():
             break

@@ -14,167 +14,37 @@ the sum of their log-probabilities. What makes it fast is the way
   cost, and a solution's last token is never evaluated at all;
 * log-softmax is computed only over those rows.
 
-The layout also keeps every item's numbers bit-for-bit what a lone evaluation
-of it would give (see ``LlamaBackend._layout``), so a score does not depend on
-which items happened to share its batch. Flash attention stays off: on CPU it
+The layout (``batch_layout``) also keeps every item's numbers bit-for-bit what
+a lone evaluation of it would give, so a score does not depend on which items
+happened to share its batch. This module only feeds that layout to llama.cpp
+and reads the rows back; the file checks are ``gguf_file``'s and the CPU
+probing ``machine``'s. Flash attention stays off: on CPU it
 moves log-likelihoods by tenths of a nat.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import itertools
 import logging
 import os
 import threading
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
+from piqa_tui.core.scoring.batch_layout import MAX_SOLUTIONS, BatchEntry, BatchShape, ItemTokens, lay_out, pack
+from piqa_tui.core.scoring.gguf_file import check_model_file, model_identity
+from piqa_tui.core.scoring.machine import cpu_flags, decide_repack, simd_lanes
 
 log = logging.getLogger(__name__)
 
-GGUF_MAGIC = b"GGUF"
-# Room for the context, KV cache and compute buffers beside the weights.
-_RUNTIME_HEADROOM = 512 * 1024 * 1024
-_IDENTITY_SPAN = 1024 * 1024
-_MAX_SOLUTIONS = 16  # sequence ids one token may carry
 _ROWS_PER_THREAD = 4  # fewer log-softmax rows than this per thread are not worth a hand-off
-
-
-def simd_lanes(system_info: str) -> int:
-    """KV cells llama.cpp's CPU kernels sum together in one SIMD block, from its system-info string.
-
-    The attention's float dot products (llamafile's tinyBLAS, ggml's vec_dot)
-    and its softmax sum along the KV cells in vectors of this many floats: 16
-    with AVX-512, 8 with AVX/AVX2 (and 4 with NEON, which 8 covers). SVE's
-    width is the hardware's (up to 64 floats), so it gets the largest; not
-    measured on such a CPU. The string is ``llama_print_system_info()``'s, which
-    names the features the loaded CPU backend was built with.
-    """
-    features = {
-        name.strip(): value.strip() == "1"
-        for part in system_info.split("|")
-        if "=" in part
-        for name, value in [part.rsplit("=", 1)]
-    }
-    if features.get("SVE"):
-        return 64
-    if features.get("AVX512"):
-        return 16
-    return 8
-
-
-# --------------------------------------------------------------------------- weight repacking
-
-REPACK_SETTINGS = ("auto", "on", "off")
-_AMX_FLAGS = frozenset({"amx_tile", "amx_int8", "amx_bf16"})
-
-
-def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
-    """The CPU's feature flags from /proc/cpuinfo's first ``flags`` line (empty where there is none)."""
-    if cpuinfo is None:
-        try:
-            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-                cpuinfo = f.read()
-        except OSError:
-            return frozenset()
-    for line in cpuinfo.splitlines():
-        name, _, value = line.partition(":")
-        if name.strip() in ("flags", "Features"):  # x86 / ARM
-            return frozenset(value.split())
-    return frozenset()
-
-
-def decide_repack(setting: str, flags: frozenset[str]) -> bool:
-    """Whether llama.cpp may repack weights into its extra CPU buffer types (``use_extra_bufts``).
-
-    ``auto`` repacks unless the CPU advertises AMX: llama.cpp's AMX buffers
-    crash ``llama_decode`` on some Sapphire Rapids VMs (upstream issue #20824;
-    ``llama-perplexity`` dies the same way without ``--no-repack``). Elsewhere
-    repacking is llama.cpp's default and faster (BENCHMARKS.md).
-    """
-    if setting not in REPACK_SETTINGS:
-        raise ModelError(
-            f"repack must be one of {', '.join(REPACK_SETTINGS)}, not {setting!r}; fix the config or --repack"
-        )
-    if setting != "auto":
-        return setting == "on"
-    return not (flags & _AMX_FLAGS)
-
-
-# --------------------------------------------------------------------------- file checks
-
-
-def available_memory_bytes() -> int | None:
-    """Memory the model can use now (MemAvailable), or None when unknown."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _gib(n: int) -> str:
-    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
-
-
-def check_model_file(path: str | os.PathLike[str], *, on_cpu: bool = True) -> Path:
-    """The model path, if it names a readable GGUF file that fits in memory; else ModelError."""
-    path = Path(path).expanduser()
-    if not path.exists():
-        raise ModelError(f"model file not found: {path}; pass the path of a .gguf file with --model")
-    if not path.is_file():
-        raise ModelError(f"model path is not a file: {path}; pass the path of a .gguf file")
-    try:
-        with path.open("rb") as f:
-            magic = f.read(4)
-    except OSError as exc:
-        raise ModelError(f"cannot read model file {path}: {exc.strerror}; check its permissions") from None
-    if magic != GGUF_MAGIC:
-        raise ModelError(
-            f"{path} is not a GGUF model (it does not start with b'GGUF'); "
-            "convert it with llama.cpp's convert_hf_to_gguf.py or download a .gguf file"
-        )
-    size = path.stat().st_size
-    available = available_memory_bytes() if on_cpu else None
-    if available is not None and size + _RUNTIME_HEADROOM > available:
-        raise ModelError(
-            f"model {path.name} needs about {_gib(size + _RUNTIME_HEADROOM)} but only "
-            f"{_gib(available)} of memory is available; use a smaller quantisation "
-            "or offload layers to a GPU with --n-gpu-layers"
-        )
-    return path
-
-
-def model_identity(path: Path) -> str:
-    """Name, size and a hash of the file's first and last MiB: stable across copies and touches.
-
-    The head holds the GGUF metadata and tensor layout, the tail the last
-    tensors' weights, so two different models (even fine-tunes of one base)
-    do not collide, without hashing gigabytes.
-    """
-    size = path.stat().st_size
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        digest.update(f.read(_IDENTITY_SPAN))
-        if size > 2 * _IDENTITY_SPAN:
-            f.seek(size - _IDENTITY_SPAN)
-            digest.update(f.read(_IDENTITY_SPAN))
-    return f"{path.name}:{size}:{digest.hexdigest()[:16]}"
 
 
 # --------------------------------------------------------------------------- llama.cpp glue
@@ -222,62 +92,10 @@ def _last_llama_error() -> str:
     return _recent_log[-1] if _recent_log else "no reason given"
 
 
-@dataclass(slots=True)
-class _Task:
-    """One request laid out for the batch: token sequences, shared prefix, rows to read."""
-
-    index: int
-    n_context: int  # tokens before the first scored token
-    sequences: list[list[int]]  # context + continuation tokens, one per solution
-    prefix: int  # leading tokens evaluated once for all sequences (see LlamaBackend._task)
-    common: int  # leading tokens all sequences share (prefix, plus what alignment copies per sequence)
-
-    @property
-    def n_seq(self) -> int:
-        return len(self.sequences)
-
-    def unique_tokens(self, s: int) -> range:
-        # A sequence's last token predicts nothing we score: never evaluate it.
-        return range(self.prefix, len(self.sequences[s]) - 1)
-
-    def row_owner(self, s: int, pos: int) -> int:
-        """Which copy of the token at ``pos`` gives sequence ``s`` its logits row: -1 for the shared prefix.
-
-        Past the prefix, a token every sequence shares is evaluated once per
-        sequence (see ``LlamaBackend._task``), and each copy computes the same
-        row bit for bit; only the first sequence that evaluates it asks for logits.
-        """
-        if pos < self.prefix:
-            return -1
-        if pos < self.common:
-            return next(o for o in range(self.n_seq) if pos < len(self.sequences[o]) - 1)
-        return s
-
-    def padded_tokens(self, align: int, exact: bool) -> int:
-        """Tokens this task takes in a batch once aligned (see ``LlamaBackend._layout``)."""
-        n = self.prefix
-        for s in range(self.n_seq):
-            n += ((self.prefix - n) % align if exact else 0) + len(self.unique_tokens(s))
-        return n + (-n) % align
-
-
-# A batch entry: [token, position, sequence ids, row key or None when no logits are wanted].
-_Entry = list
-
-
-def _common_prefix(sequences: Sequence[Sequence[int]]) -> int:
-    first = sequences[0]
-    n = min(len(s) for s in sequences)
-    for i in range(n):
-        if any(s[i] != first[i] for s in sequences[1:]):
-            return i
-    return n
-
-
 def _log_probs(
-    logits: np.ndarray, rows: Sequence[int], row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray
+    logits: np.ndarray, rows: Sequence[int], row_targets: list[list[int]], targets: np.ndarray, out: np.ndarray
 ) -> None:
-    """Fill ``out[pair]`` with log p(target | row) for the pairs these rows serve.
+    """Fill ``out[i]`` with log p(targets[i] | row) for the targets these rows predict.
 
     One row at a time through a one-row scratch buffer (1 MiB with a
     262,144-token vocabulary, so it stays in cache): the row's logsumexp, stable,
@@ -291,8 +109,8 @@ def _log_probs(
         np.subtract(row, peak, out=scratch)
         np.exp(scratch, out=scratch)
         norm = np.log(scratch.sum(dtype=np.float64)) + peak
-        pairs = row_pairs[r]
-        out[pairs] = row[targets[pairs]].astype(np.float64) - norm
+        predicted = row_targets[r]
+        out[predicted] = row[targets[predicted]].astype(np.float64) - norm
 
 
 class LlamaBackend:
@@ -306,7 +124,7 @@ class LlamaBackend:
     ``exact`` (the default) they are also those of evaluating each
     solution on its own with every row in llama.cpp's 4-row kernels, to
     1e-5 nats (the final float64 sums are ordered differently; see
-    ``_layout``); without it, every token the solutions share is evaluated
+    ``batch_layout``); without it, every token the solutions share is evaluated
     once and nothing is padded (12% fewer tokens, about 6% faster on PIQA),
     but a solution's score moves from a lone evaluation by up to 1.4 nats
     (p90 0.2) on PIQA.
@@ -334,7 +152,7 @@ class LlamaBackend:
         if n_threads is None:
             n_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         self.n_threads = n_threads
-        # Ubatches hold whole multiples of 8 tokens and tile the batch (see _layout).
+        # Ubatches hold whole multiples of 8 tokens and tile the batch (see batch_layout.BatchShape).
         self.n_ubatch = max(8, min(n_ubatch, n_batch) // 8 * 8)
         self.n_batch = max(self.n_ubatch, n_batch // self.n_ubatch * self.n_ubatch)
         self.n_ctx = max(n_ctx, self.n_batch)
@@ -470,7 +288,8 @@ class LlamaBackend:
             tokens.insert(0, self._bos)
         return tokens
 
-    def _task(self, index: int, request: ScoreRequest) -> _Task:
+    def _item(self, index: int, request: ScoreRequest) -> ItemTokens:
+        """The request's solutions as token sequences, tokenised as lm-evaluation-harness does."""
         context, continuations = request.context, list(request.continuations)
         # lm-evaluation-harness moves the context's trailing whitespace into the continuation.
         stripped = context.rstrip()
@@ -484,146 +303,38 @@ class LlamaBackend:
             # Nothing to condition on: start from BOS (or EOS, as lm-evaluation-harness does).
             context_tokens = context_tokens or [self._bos if self._bos >= 0 else self._eos]
             sequences = [context_tokens + self.tokenize(c, add_bos=False) for c in continuations]
-        # Share whole blocks of `align` tokens only: a block that mixes shared and
-        # own tokens would be summed differently than in a lone evaluation (see _layout).
-        common = _common_prefix(sequences)
-        shared = common // self.align * self.align if self.exact else common
-        return _Task(index, len(context_tokens), sequences, shared, common)
+        return ItemTokens.of(index, len(context_tokens), sequences, self._shape())
+
+    def _shape(self) -> BatchShape:
+        assert self.align is not None, "the alignment is known once the model is loaded"
+        return BatchShape(self.align, self.exact, self.n_batch, self.n_ubatch, self.n_ctx, self.n_seq_max)
 
     # -- scoring --------------------------------------------------------------------
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[tuple[ContinuationScore, ...]]:
         self.load()
         with self._lock:
-            tasks = [self._task(i, r) for i, r in enumerate(requests)]
-            results: list[tuple[ContinuationScore, ...] | None] = [None] * len(tasks)
-            for group in self._pack(tasks):
-                for task, scores in zip(group, self._decode(group)):
-                    results[task.index] = scores
-        return results  # type: ignore[return-value]
+            items = [self._item(i, r) for i, r in enumerate(requests)]
+            results: list[tuple[ContinuationScore, ...]] = [()] * len(items)
+            for group in pack(items, self._shape()):
+                for item, scores in zip(group, self._decode(group)):
+                    results[item.index] = scores
+        return results
 
-    def _pack(self, tasks: list[_Task]) -> list[list[_Task]]:
-        """Group tasks into decodes of at most n_batch tokens and n_seq_max sequences.
-
-        Every token of a group shares one unified KV cache, and attention runs
-        over all of it, so groups are kept to one batch; a task longer than a
-        batch gets a group of its own, decoded in several chunks.
-        """
-        groups: list[list[_Task]] = []
-        current: list[_Task] = []
-        n_tok = n_seq = 0
-        for task in tasks:
-            if task.n_seq > _MAX_SOLUTIONS:
-                raise ModelError(f"an item has {task.n_seq} solutions; scoring supports at most {_MAX_SOLUTIONS}")
-            size = task.padded_tokens(self.align, self.exact)
-            if size > self.n_ctx:
-                raise ModelError(
-                    f"an item needs {size} tokens, more than the context of {self.n_ctx}; shorten it or raise n_ctx"
-                )
-            # One sequence id stays free for the alignment padding.
-            if current and (n_tok + size > self.n_batch or n_seq + task.n_seq > self.n_seq_max - 1):
-                groups.append(current)
-                current, n_tok, n_seq = [], 0, 0
-            current.append(task)
-            n_tok += size
-            n_seq += task.n_seq
-        if current:
-            groups.append(current)
-        return groups
-
-    def _layout(
-        self, group: list[_Task]
-    ) -> tuple[list[_Entry], list[list[int]], list[list[tuple[int, int]]], list[int]]:
-        """Lay a group out as batch entries, output rows and the (row, token) pairs to read.
-
-        Returns the entries (token, position, sequence ids, wants logits), for
-        each output row the indices of the pairs it serves, per task and
-        solution the span of its pairs, and the pairs' target tokens.
-
-        The layout makes every number independent of the batch around it:
-        llama.cpp's CPU kernels sum in SIMD lanes along the KV cells and treat
-        the last ``rows % 4`` rows of a matrix product with another kernel, and
-        8-bit activation quantisation turns those last-bit differences into
-        tenths of a nat. So each sequence's cells start at an index congruent to
-        its position (mod ``align``, the kernels' SIMD width, see ``simd_lanes``;
-        filled with padding tokens on a spare sequence id), and every ubatch has
-        a multiple of 4 tokens and of 4 output rows. An item then scores the
-        same alone or among others.
-        """
-        entries: list[_Entry] = []
-        pad_seq, pad_token = (self.n_seq_max - 1,), max(self._bos, 0)
-        pad_positions = itertools.count()  # llama.cpp wants each sequence's positions consecutive
-
-        def align_to(position: int) -> None:
-            # A cleared cache fills cells in batch order, so the cell index is len(entries).
-            while (len(entries) - position) % self.align:
-                entries.append([pad_token, next(pad_positions), pad_seq, None])
-
-        keys: list[list[list[tuple[int, int, int]]]] = []  # per task, solution, scored token: row key
-        seq0 = 0
-        for t, task in enumerate(group):
-            longest = max(len(s) for s in task.sequences)
-            shared = range(seq0, seq0 + task.n_seq)
-            for pos in range(task.prefix):
-                # A shared token's logits are needed if it predicts a scored token of any solution.
-                wanted = task.n_context - 1 <= pos <= longest - 2
-                entries.append([task.sequences[0][pos], pos, shared, (t, -1, pos) if wanted else None])
-            for s, seq in enumerate(task.sequences):
-                if self.exact:
-                    align_to(task.prefix)
-                for pos in task.unique_tokens(s):
-                    # Logits where this copy's row predicts a scored token (alignment may copy context tokens too).
-                    wanted = pos >= task.n_context - 1 and task.row_owner(s, pos) == s
-                    entries.append([seq[pos], pos, (seq0 + s,), (t, s, pos) if wanted else None])
-            align_to(0)
-            keys.append(
-                [
-                    [(t, task.row_owner(s, pos - 1), pos - 1) for pos in range(task.n_context, len(seq))]
-                    for s, seq in enumerate(task.sequences)
-                ]
-            )
-            seq0 += task.n_seq
-
-        # Whole 4-row blocks of outputs in every ubatch: ask for a few logits nobody reads.
-        for start in range(0, len(entries), self.n_ubatch):
-            window = entries[start : start + self.n_ubatch]
-            missing = -sum(e[3] is not None for e in window) % 4
-            for i in reversed(range(start, start + len(window))):
-                if not missing:
-                    break
-                if entries[i][3] is None:
-                    entries[i][3] = ("spare", i, 0)
-                    missing -= 1
-
-        row_of = {e[3]: r for r, e in enumerate(e for e in entries if e[3] is not None)}
-        row_pairs: list[list[int]] = [[] for _ in row_of]
-        spans: list[list[tuple[int, int]]] = []
-        targets: list[int] = []
-        for task, task_keys in zip(group, keys):
-            task_spans = []
-            for seq, seq_keys in zip(task.sequences, task_keys):
-                start = len(targets)
-                for pos, key in zip(range(task.n_context, len(seq)), seq_keys):
-                    row_pairs[row_of[key]].append(len(targets))
-                    targets.append(seq[pos])
-                task_spans.append((start, len(targets)))
-            spans.append(task_spans)
-        return entries, row_pairs, spans, targets
-
-    def _decode(self, group: list[_Task]) -> list[tuple[ContinuationScore, ...]]:
-        """Evaluate a group of tasks (one decode, or chunks of n_batch); return their scores."""
+    def _decode(self, group: list[ItemTokens]) -> list[tuple[ContinuationScore, ...]]:
+        """Evaluate a group of items (one decode, or chunks of n_batch); return their scores."""
         lc = _llama_cpp()
-        entries, row_pairs, spans, targets = self._layout(group)
-        logprobs = np.zeros(len(targets))
-        target_tokens = np.asarray(targets, dtype=np.int64)
+        plan = lay_out(group, self._shape(), pad_token=max(self._bos, 0))
+        logprobs = np.zeros(len(plan.targets))
+        target_tokens = np.asarray(plan.targets, dtype=np.int64)
         lc.llama_memory_clear(lc.llama_get_memory(self._ctx), True)
-        batch = lc.llama_batch_init(min(self.n_batch, len(entries)), 0, _MAX_SOLUTIONS)
+        batch = lc.llama_batch_init(min(self.n_batch, len(plan.entries)), 0, MAX_SOLUTIONS)
         try:
             row0 = 0
-            for start in range(0, len(entries), self.n_batch):
-                chunk = entries[start : start + self.n_batch]
-                for i, (token, pos, seq_ids, key) in enumerate(chunk):
-                    self._put(batch, i, token, pos, seq_ids, key is not None)
+            for start in range(0, len(plan.entries), self.n_batch):
+                chunk = plan.entries[start : start + self.n_batch]
+                for i, entry in enumerate(chunk):
+                    self._put(batch, i, entry)
                 batch.n_tokens = len(chunk)
                 status = lc.llama_decode(self._ctx, batch)
                 if status != 0:
@@ -632,44 +343,48 @@ class LlamaBackend:
                         "lower n_batch or raise n_ctx"
                     )
                 self.tokens_evaluated += len(chunk)
-                n_out = sum(e[3] is not None for e in chunk)
+                n_out = sum(e.logits for e in chunk)
                 if n_out:
                     # Logits rows come in batch order; read them before the next decode overwrites them.
                     logits = np.ctypeslib.as_array(lc.llama_get_logits(self._ctx), shape=(n_out, self._n_vocab))
-                    self._read_rows(logits, row_pairs[row0 : row0 + n_out], target_tokens, logprobs)
+                    self._read_rows(logits, plan.row_targets[row0 : row0 + n_out], target_tokens, logprobs)
                 row0 += n_out
         finally:
             lc.llama_batch_free(batch)
         return [
-            tuple(ContinuationScore(float(logprobs[a:b].sum()), b - a) for a, b in task_spans) for task_spans in spans
+            tuple(ContinuationScore(float(logprobs[span.start : span.stop].sum()), len(span)) for span in solutions)
+            for solutions in plan.solutions
         ]
 
     @staticmethod
-    def _put(batch, i: int, token: int, pos: int, seq_ids: Sequence[int], output: bool) -> None:
-        batch.token[i] = token
-        batch.pos[i] = pos
-        batch.n_seq_id[i] = len(seq_ids)
+    def _put(batch: Any, i: int, entry: BatchEntry) -> None:
+        """Entry ``i`` of a ``llama_batch`` (a ctypes struct) from one cell of the layout."""
+        batch.token[i] = entry.token
+        batch.pos[i] = entry.position
+        batch.n_seq_id[i] = len(entry.seq_ids)
         ids = batch.seq_id[i]
-        for k, seq_id in enumerate(seq_ids):
+        for k, seq_id in enumerate(entry.seq_ids):
             ids[k] = seq_id
-        batch.logits[i] = output
+        batch.logits[i] = entry.logits
 
-    def _read_rows(self, logits: np.ndarray, row_pairs: list[list[int]], targets: np.ndarray, out: np.ndarray) -> None:
-        """Fill ``out[pair]`` with log p(target | row) for every pair these rows serve.
+    def _read_rows(
+        self, logits: np.ndarray, row_targets: list[list[int]], targets: np.ndarray, out: np.ndarray
+    ) -> None:
+        """Fill ``out[i]`` with log p(targets[i] | row) for every target these rows predict.
 
-        Only rows that serve a pair are normalised, each once, split over the
+        Only rows that predict a target are normalised, each once, split over the
         scoring threads: llama.cpp's threads are idle between decodes, and a
         row's log-softmax over the vocabulary costs about a fifth of computing it.
         """
-        rows = [r for r, pairs in enumerate(row_pairs) if pairs]
+        rows = [r for r, predicted in enumerate(row_targets) if predicted]
         n_parts = min(self.n_threads, len(rows) // _ROWS_PER_THREAD)
         if n_parts < 2:
-            _log_probs(logits, rows, row_pairs, targets, out)
+            _log_probs(logits, rows, row_targets, targets, out)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.n_threads - 1, thread_name_prefix="piqa-logsoftmax")
         parts = [rows[k::n_parts] for k in range(n_parts)]
-        pending = [self._pool.submit(_log_probs, logits, part, row_pairs, targets, out) for part in parts[1:]]
-        _log_probs(logits, parts[0], row_pairs, targets, out)
+        pending = [self._pool.submit(_log_probs, logits, part, row_targets, targets, out) for part in parts[1:]]
+        _log_probs(logits, parts[0], row_targets, targets, out)
         for future in pending:
             future.result()

@@ -85,6 +85,17 @@ class _Duplex:
 # --------------------------------------------------------------------------- the parent
 
 
+# Signals that end a child, with the likely cause in words.
+_SIGNAL_CAUSES: dict[int, str] = {
+    signal.SIGSEGV: "a crash in native code",
+    signal.SIGBUS: "a crash in native code",
+    signal.SIGABRT: "llama.cpp aborted",
+    signal.SIGILL: "an instruction this CPU lacks",
+    signal.SIGKILL: "perhaps out of memory",
+    signal.SIGTERM: "terminated",
+}
+
+
 def _signal_text(exitcode: int | None) -> str:
     """How the child ended, in words: 'was killed by SIGSEGV (a crash in native code)'."""
     if exitcode is None:
@@ -96,14 +107,7 @@ def _signal_text(exitcode: int | None) -> str:
         name = signal.Signals(number).name
     except ValueError:
         name = f"signal {number}"
-    why = {
-        signal.SIGSEGV: "a crash in native code",
-        signal.SIGBUS: "a crash in native code",
-        signal.SIGABRT: "llama.cpp aborted",
-        signal.SIGILL: "an instruction this CPU lacks",
-        signal.SIGKILL: "perhaps out of memory",
-        signal.SIGTERM: "terminated",
-    }.get(number)
+    why = _SIGNAL_CAUSES.get(number)
     return f"was killed by {name}" + (f" ({why})" if why else "")
 
 

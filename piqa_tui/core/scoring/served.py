@@ -25,7 +25,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -175,7 +175,7 @@ class ServedBackend:
     def _get(self, path: str) -> Any:
         return self._request(urllib.request.Request(self.url + path), path)
 
-    def _post(self, path: str, body: dict[str, object], missing_ok: bool = False) -> Any:
+    def _post(self, path: str, body: Mapping[str, object], missing_ok: bool = False) -> Any:
         data = json.dumps(body).encode("utf-8")
         request = urllib.request.Request(self.url + path, data=data, headers={"Content-Type": "application/json"})
         return self._request(request, path, missing_ok)

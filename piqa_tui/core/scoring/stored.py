@@ -24,7 +24,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.cache import SOLUTION_ONLY, ScoreCache
 from piqa_tui.core.scoring.results import ItemScore, item_content_hash
-from piqa_tui.core.scoring.templates import BUILTIN_TEMPLATES, Template
+from piqa_tui.core.scoring.templates import Template, shipped_templates
 
 
 @dataclass(frozen=True)
@@ -95,9 +95,9 @@ def runs_stamp(conn: sqlite3.Connection) -> tuple[int, float]:
     return int(count), float(last)
 
 
-def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] = BUILTIN_TEMPLATES) -> list[StoredRun]:
+def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] | None = None) -> list[StoredRun]:
     """Every (model, template) pair with cached scores, the first scored first (no table is made: a
-    workspace opened read-only can be read)."""
+    workspace opened read-only can be read); ``known`` templates by name, the shipped ones by default."""
     if not _has_table(conn, "model_scores"):
         return []
     query = "SELECT model, template, model_name, template_spec FROM model_runs"
@@ -106,7 +106,7 @@ def stored_runs(conn: sqlite3.Connection, known: Mapping[str, Template] = BUILTI
         if _has_table(conn, "model_runs")
         else {}
     )
-    by_key = _known_by_key(known)
+    by_key = _known_by_key(shipped_templates() if known is None else known)
     runs = []
     for model, key, count, first in conn.execute(
         "SELECT model, template, count(*), min(scored_at) FROM model_scores GROUP BY model, template"
@@ -133,7 +133,7 @@ def stored_scores(conn: sqlite3.Connection, run: StoredRun, items: Sequence[Item
 def model_results(
     conn: sqlite3.Connection,
     items: Sequence[Item],
-    known: Mapping[str, Template] = BUILTIN_TEMPLATES,
+    known: Mapping[str, Template] | None = None,
     *,
     baselines: bool = False,
 ) -> list[tuple[StoredRun, list[ItemScore]]]:

@@ -1,4 +1,4 @@
-"""Prompt templates as data: TOML files (shipped in the package, or the user's), and the culture protocols.
+"""Prompt templates as data: the TOML text of one template file, and a folder of such files.
 
 A template file holds one template, named after the file (``mcq.toml`` is
 ``mcq``); a file whose ``context`` is a table of named variants holds one
@@ -10,23 +10,21 @@ template per variant, named ``FILE-VARIANT``. The keys (docs/scoring.md):
     option_line = "{letter}. {solution}"    option_separator = "\\n"    strip = false
     [meta.COLUMN]  values = {...}  default = "..."  keep_unknown = false
 
-The shipped files are read with ``importlib.resources`` from the data package
-``piqa_tui.prompt_templates``; the user's folder and the config file's tables
-are handed in by the caller (core never reads settings).
+A user's file is read through the guarded reader (``core.dataset.input_file``),
+so a FIFO or a link to ``/dev/zero`` among them is one line, never a hang or a
+full memory.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 import tomllib
 from collections.abc import Mapping
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
 
-from piqa_tui.core.errors import TemplateError
-from piqa_tui.core.scoring.prompt_template import MetaRule, Template
+from piqa_tui.core.dataset.input_file import read_input
+from piqa_tui.core.errors import InputError, TemplateError
+from piqa_tui.core.scoring.templates.template import MetaRule, Template
 
 TEMPLATE_KEYS = frozenset(
     {
@@ -43,15 +41,6 @@ TEMPLATE_KEYS = frozenset(
 )
 META_KEYS = frozenset({"values", "default", "keep_unknown"})
 _BAD_NAME = re.compile(r"[\s\x00-\x1f\x7f]")
-
-# The culture protocols (lm-evaluation-harness's arab_culture and arab_culture_completion tasks).
-PROTOCOLS = ("mcq", "completion")
-CONTEXTS = ("none", "region", "region+country")
-LANGUAGES = ("ar", "en")
-DEFAULT_LANGUAGE = "ar"
-
-
-# --------------------------------------------------------------------------- parsing
 
 
 def parse_template_text(text: str, source: str, name: str) -> list[Template]:
@@ -152,99 +141,24 @@ def _meta_rule(name: str, column: str, rule: object, source: str) -> MetaRule:
     return MetaRule(column, tuple(values.items()), default, keep)
 
 
-# --------------------------------------------------------------------------- where templates come from
-
-
-@functools.cache
-def shipped_templates() -> dict[str, Template]:
-    """The templates shipped in the package (``prompt_templates/*.toml``), by name."""
-    folder = _shipped_folder()
-    found: dict[str, Template] = {}
-    for entry in sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name):
-        for template in parse_template_text(
-            entry.read_text(encoding="utf-8"), f"(shipped) {entry.name}", entry.name.removesuffix(".toml")
-        ):
-            found[template.name] = template
-    return found
-
-
-def _shipped_folder() -> Traversable:
-    try:
-        return resources.files("piqa_tui.prompt_templates")
-    except ModuleNotFoundError:
-        # An editable install made before prompt_templates/ existed does not map the data package
-        # (until `pip install -e .` is run again): read the checkout's folder instead.
-        return Path(__file__).resolve().parents[3] / "prompt_templates"
-
-
 def folder_templates(folder: Path) -> dict[str, Template]:
     """The templates in a folder's ``*.toml`` files (none when it does not exist), by name."""
     found: dict[str, Template] = {}
     if not folder.is_dir():
         return found
     for path in sorted(folder.glob("*.toml")):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise TemplateError(f"{path}: cannot read the template file ({exc}); fix or remove it") from None
-        for template in parse_template_text(text, str(path), path.stem):
+        for template in parse_template_text(read_template_file(path), str(path), path.stem):
             found[template.name] = template
     return found
 
 
-def template_catalog(
-    user_folder: Path | None = None,
-    config_tables: Mapping[str, Mapping[str, object]] | None = None,
-    config_source: str = "config",
-) -> dict[str, Template]:
-    """Every template by name: shipped, then the user's files, then the config file's tables (later wins)."""
-    catalog = dict(shipped_templates())
-    if user_folder is not None:
-        catalog.update(folder_templates(user_folder))
-    for name, table in (config_tables or {}).items():
-        for template in templates_from_table(name, table, f"{config_source} [templates.{name}]"):
-            catalog[template.name] = template
-    return catalog
-
-
-def get_template(
-    name: str,
-    user_templates: Mapping[str, Mapping[str, object]] | None = None,
-    catalog: Mapping[str, Template] | None = None,
-) -> Template:
-    """The template called ``name``: from ``user_templates`` (config tables), else ``catalog`` (default: shipped)."""
-    if user_templates and name in user_templates:
-        for template in templates_from_table(name, user_templates[name], f"config [templates.{name}]"):
-            if template.name == name:
-                return template
-    known = shipped_templates() if catalog is None else catalog
-    if name in known:
-        return known[name]
-    names = ", ".join(sorted({*known, *(user_templates or {})}))
-    raise TemplateError(f"unknown template {name!r}: choose one of {names} (piqa-tui templates lists them)")
-
-
-def protocol_template(
-    protocol: str,
-    context: str = "none",
-    language: str = DEFAULT_LANGUAGE,
-    catalog: Mapping[str, Template] | None = None,
-) -> Template:
-    """The template of one culture protocol: ``mcq`` or ``completion`` × location context × prompt language.
-
-    These equal lm-evaluation-harness's ``arab_culture`` (letters) and
-    ``arab_culture_completion`` (option texts) tasks with COUNTRY/REGION/ARABIC
-    set as ``context`` and ``language`` say; a user file of the same name wins.
-    """
-    for value, allowed, what in (
-        (protocol, PROTOCOLS, "protocol"),
-        (context, CONTEXTS, "context"),
-        (language, LANGUAGES, "language"),
-    ):
-        if value not in allowed:
-            raise TemplateError(f"unknown {what} {value!r}: choose one of {', '.join(allowed)}")
-    return get_template(protocol_template_name(protocol, context, language), catalog=catalog)
-
-
-def protocol_template_name(protocol: str, context: str, language: str) -> str:
-    return f"arab-culture-{protocol}-{language}-{context}"
+def read_template_file(path: Path) -> str:
+    """The text of a template file; TemplateError (one line naming it) when it is no regular UTF-8 file."""
+    try:
+        data = read_input(path, "template file")
+    except InputError as exc:
+        raise TemplateError(f"{exc}, or remove it") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TemplateError(f"{path}: cannot read the template file ({exc}); fix or remove it") from None

@@ -2,8 +2,7 @@
 
 A template is checked when it is made (only its known placeholders), so a bad
 user template fails at load with its name, never halfway through a run. The
-templates themselves are data (TOML files, read by ``template_files``);
-``templates`` is the module callers import.
+templates themselves are data (TOML files, read by ``files``).
 """
 
 from __future__ import annotations
@@ -134,7 +133,7 @@ class Template:
         """The metadata columns the template shows, in order of first use."""
         found: dict[str, None] = {}
         for text in (self.context, self.continuation):
-            found.update((spec, None) for _, f, spec, _ in string.Formatter().parse(text) if f == META)
+            found.update((spec, None) for _, f, spec, _ in string.Formatter().parse(text) if f == META and spec)
         return list(found)
 
     def render_context(self, item: Item) -> str:
@@ -237,7 +236,7 @@ def _render(text: str, values: Mapping[str, str], meta: Callable[[str], str] | N
         parts.append(literal)
         if name is None:
             continue
-        parts.append(meta(spec) if name == META and meta is not None else values[name])
+        parts.append(meta(spec or "") if name == META and meta is not None else values[name])
     return "".join(parts)
 
 
