@@ -149,4 +149,4 @@ class VotingController:
         self.host.open_adjudication()
 
     def set_policy(self) -> None:
-        choose_policy(self.host, self.ballots, lambda policy: self.host.after_change([]))
+        choose_policy(self.host, self.ballots, self.session.writes, lambda policy: self.host.after_change([]))

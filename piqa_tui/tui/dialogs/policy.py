@@ -9,6 +9,7 @@ from piqa_tui.core.votes.decisions import parse_policy, policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.tui.controllers.host import Asker
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
+from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.state.ballots import COMMON_POLICIES, Ballots
 
 
@@ -20,8 +21,9 @@ def _check(value: str) -> str | None:
     return None
 
 
-def choose_policy(app: Asker, ballots: Ballots, done: Callable[[Policy], None]) -> None:
-    """Ask for a policy; store it in the workspace and call ``done`` with it once chosen."""
+def choose_policy(app: Asker, ballots: Ballots, writes: PendingWrites, done: Callable[[Policy], None]) -> None:
+    """Ask for a policy; record it in the workspace through the session's write queue (a busy workspace
+    is retried) and call ``done`` with it once recorded."""
     current = policy_spec(ballots.policy)
 
     def store(spec: str | None) -> None:
@@ -29,12 +31,15 @@ def choose_policy(app: Asker, ballots: Ballots, done: Callable[[Policy], None]) 
             return
         try:
             policy = parse_policy(spec)
-            ballots.set_policy(policy)
         except (PiqaError, ValueError) as exc:
             app.notify(str(exc), severity="error")
             return
-        app.notify(f"decision policy: {ballots.policy_text}", timeout=4)
-        done(policy)
+
+        def recorded(_: None) -> None:
+            app.notify(f"decision policy: {ballots.policy_text}", timeout=4)
+            done(policy)
+
+        writes.record("the decision policy", lambda: ballots.set_policy(policy), recorded)
 
     def chosen(key: str | None) -> None:
         if key == "custom":

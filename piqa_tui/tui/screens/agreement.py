@@ -116,7 +116,7 @@ class AgreementScreen(Screen[None]):
             self.action_recompute()
             self.app.post_message(ItemsChanged([]))  # every item's decision may have changed
 
-        choose_policy(self.app, self.session.ballots, changed)
+        choose_policy(self.app, self.session.ballots, self.session.writes, changed)
 
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:
