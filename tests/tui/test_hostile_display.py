@@ -1,4 +1,4 @@
-"""Hostile data in the TUI (issue 13): escape sequences and markup display harmlessly, a 10 MB field opens.
+"""Hostile data in the TUI: escape sequences and markup display harmlessly, a 10 MB field opens.
 
 The dataset comes from the generated corpus (``tests/hostile_corpus.py``): an
 item id carrying OSC 0 (which would retitle the terminal), prompts with

@@ -1,4 +1,4 @@
-"""Votes belong to solution texts (issue 12): a swap moves them, an edit makes them predate the text, and the
+"""Votes belong to solution texts: a swap moves them, an edit makes them predate the text, and the
 released labels (``export --decided``) count only votes for the text that is released."""
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ ROW_BLOCK = 2048
 COLUMN_BLOCK = 8192  # a tile of 2048 x 8192 float32 similarities is 64 MiB
 TOP_K = 32  # neighbours kept per row and tile: bounds the output when many items are alike
 # From this many vectors on, search through the inverted file instead of comparing every pair: at
-# 10,000 both cost the same, at 20,000 the inverted file is 2.3 times faster (BENCHMARKS.md, issue 16).
+# 10,000 both cost the same, at 20,000 the inverted file is 2.3 times faster (BENCHMARKS.md, "Duplicates at scale").
 INDEX_FROM = 10_000
 # sqrt(n) lists, each query compared with the 8 nearest: recall 0.9995 of the pairs >= 0.9 on the
 # benchmark's 100,000 vectors; 2 sqrt(n) lists or 4 probes cost more or lost more (BENCHMARKS.md).
@@ -410,7 +410,8 @@ def indexed_pairs(
     products (:func:`tiled_pairs`), with the members of the :data:`PROBES` lists
     whose centroids are nearest to it. A pair is missed only when the two
     vectors' lists are far apart, which cosine >= 0.9 neighbours practically
-    never are (recall against comparing every pair: BENCHMARKS.md, issue 16).
+    never are (recall against comparing every pair:
+    BENCHMARKS.md, "Duplicates at scale").
     Unlike FAISS's inverted file, which scans a list one query at a time, the
     queries of a list are compared with it in one matrix product: 100,000
     vectors take seconds instead of 15 s on two cores.
