@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
@@ -22,7 +23,7 @@ from piqa_tui.core.text.terminal_safe import message_line
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports bad usage in one line (and exit code 2), not a usage block."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(BAD_INPUT, f"{self.prog}: error: {message_line(message)} (see {self.prog} --help)\n")
 
 

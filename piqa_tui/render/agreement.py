@@ -220,8 +220,8 @@ class ReportTables:
                     col if j < 4 else rich_text(col, one_line=True, highlight=True),
                     justify="left" if j == 0 else "right",
                 )
-            for row in annotator_rows(report):
-                per.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])
+            for cells in annotator_rows(report):
+                per.add_row(rich_text(cells[0], one_line=True, highlight=True), *cells[1:])
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
         if lines := notes(report):

