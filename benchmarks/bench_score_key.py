@@ -8,9 +8,9 @@ row (``j`` between them). Each figure runs from just before the key is sent to
 the moment the score is in the session's model results, which the item view
 draws on its next frame (Textual refreshes at 60 fps, so add up to ~17 ms).
 The first press also starts the model's child process (which imports
-llama.cpp and loads the model); it is reported apart (issue 14's target: under
+llama.cpp and loads the model); it is reported apart (target: under
 2 s). Items are not in the workspace's cache (a fresh copy of the data is
-used), so every press runs the model. Target (issue 6): within a second.
+used), so every press runs the model. Target: within a second.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ differ by one word, and two categorical columns. Measured with Pilot
 With tmux installed it also times the real ``piqa-tui`` process from spawn to
 the first screen whose header and first row are visible (capture-pane polled
 every 20 ms), which adds interpreter start-up and imports.
-Targets (issue 3): first screen < 1.5 s, moves < 50 ms.
+Targets: first screen < 1.5 s, moves < 50 ms.
 """
 
 from __future__ import annotations

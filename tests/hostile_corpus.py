@@ -1,4 +1,4 @@
-"""A generated corpus of bad and hostile input files (issue 13), built into a folder at test time.
+"""A generated corpus of bad and hostile input files, built into a folder at test time.
 
 Nothing here is checked in as a binary: every file is written by ``build``.
 Each entry is a dataset (or a dataset with a hostile side file) that every

@@ -21,11 +21,7 @@ from piqa_tui.core.text.bidi import (
 from piqa_tui.core.text.bidi_mode import detect_mode
 from piqa_tui.core.text.direction import Direction, Directions, detect_direction, is_rtl
 from piqa_tui.core.text.graphemes import WidthPolicy, cell_width
-from piqa_tui.core.text.reference_strings import (
-    REFERENCE_STRINGS,
-    calibration_lines,
-    check_terminal_lines,
-)
+from piqa_tui.core.text.reference_strings import REFERENCE_STRINGS, calibration_lines
 
 DARIJA = "حط 2 ملاعق سكر في l'eau"
 PARAGRAPH = "حط جوج ملاعق سكر في كاس ديال الما السخون و حركهم مزيان حتى يذوبو قبل ما تزيد الحليب"
@@ -50,7 +46,6 @@ def test_rtl_paragraph_is_wrapped_before_it_is_reordered() -> None:
         # each line is reordered on its own: its first logical word is drawn at the right end
         first_word = line.logical.split()[0]
         assert visual_logical(PARAGRAPH, line).endswith(first_word[::-1])
-        assert line.padded(20).endswith(line.text) and cell_width(line.padded(20)) == 20
 
 
 @pytest.mark.parametrize(
@@ -186,7 +181,7 @@ def test_a_darija_line_opening_with_a_french_word_reads_right_to_left() -> None:
     (line,) = layout(DZ_017, 60, BidiMode.APP)
     assert line.rtl and line.align == "right"
     # the French word comes first in reading order, so it is drawn at the right end
-    assert line.text.endswith("l'ampoule") and line.padded(60).endswith("l'ampoule")
+    assert line.text.endswith("l'ampoule")
     (cut,) = layout(DZ_017, 20, BidiMode.APP, max_lines=1)
     assert cut.text.startswith("…") and cut.text.endswith("l'ampoule")  # the ellipsis where reading ends
 
@@ -251,7 +246,6 @@ def test_calibration_lines_put_every_bar_in_one_column() -> None:
         assert len(rows) == len(REFERENCE_STRINGS) + 1
         columns = {cell_width(row[: row.rindex("|")], policy) for row in rows}
         assert len(columns) == 1
-    assert any("wcwidth" in row for row in check_terminal_lines(BidiMode.APP))
 
 
 def test_needs_layout_is_asked_of_right_to_left_text_controls_and_breaks_only() -> None:

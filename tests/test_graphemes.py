@@ -19,12 +19,16 @@ from piqa_tui.core.text.graphemes import (
     previous_boundary,
     snap_to_boundary,
     truncate,
-    wrap,
     wrap_spans,
 )
 
 SAMPLES = ["கொ", "க்ஷ", "தமிழ்", "ক্ষ", "বাংলা", "क्षि", "हिन्दी", "شَاي", "مُحَمَّد", "e\u0301te\u0301"]
 WORDS = "தமிழ்நாடு বাংলাদেশ हिन्दीभाषा شَايْ مُحَمَّد क्षत्रिय"
+
+
+def wrap(s: str, width: int) -> list[str]:
+    """The lines ``wrap_spans`` cuts ``s`` into, as text."""
+    return [s[a:b] for a, b in wrap_spans(s, width)]
 
 
 def is_mark(ch: str) -> bool:

@@ -1,4 +1,4 @@
-"""Any file, any byte (issue 13): the generated hostile corpus through every subcommand.
+"""Any file, any byte: the generated hostile corpus through every subcommand.
 
 Each corpus file (``tests/hostile_corpus.py``) is run through every
 subcommand in a child process with a time limit, so a hang fails the test

@@ -1,22 +1,10 @@
-"""The layers of the package, enforced: what each layer may import, and no import cycles.
+"""What import-linter leaves to a test: no import cycles between modules, and a command line that starts light.
 
-The rules (docs/architecture.md):
-
-* ``piqa_tui.core`` is pure Python: it imports neither Textual nor the TUI, the
-  CLI or the settings (the faces read settings and hand core plain values).
-  Rich appears only in the display adapter (``core.text.bidi``), whose objects
-  render themselves as Rich renderables; tables and Markdown belong to the faces.
-* ``piqa_tui.render`` (the Rich tables, Markdown and JSON shapes both faces show)
-  imports neither Textual, the TUI, the CLI nor the settings; core never imports it.
-* ``piqa_tui.settings`` imports neither the TUI nor the CLI.
-* ``piqa_tui.tui`` never imports the CLI (the CLI launches the TUI, not the other way).
-  Inside it, ``tui.state`` (the session and what it derives) imports no Textual,
-  screen, widget or controller, and ``tui.controllers`` imports no screen.
-* No module imports itself back through others, counting imports made inside
-  functions too: a lazy import hides start-up cost, not a cycle.
-
-The graph is read from the source with ``ast``, so the test needs no import of
-the package and sees every import, also those made inside functions.
+The layer rules (docs/architecture.md) are import-linter contracts in ``pyproject.toml``, run by
+``lint-imports`` in ``tests/test_static_checks.py``; they see imports made inside functions too. Their
+cycle contract compares siblings package by package; the module graph below, read from the source with
+``ast``, also fails on a module that imports itself back across package levels (a module and its own
+package's ``__init__``, say), which sibling contracts do not look at.
 """
 
 from __future__ import annotations
@@ -24,20 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "piqa_tui"
-
-FORBIDDEN = {
-    "piqa_tui.core": ("textual", "piqa_tui.tui", "piqa_tui.cli", "piqa_tui.settings", "piqa_tui.render"),
-    "piqa_tui.render": ("textual", "piqa_tui.tui", "piqa_tui.cli", "piqa_tui.settings"),
-    "piqa_tui.settings": ("textual", "piqa_tui.tui", "piqa_tui.cli"),
-    "piqa_tui.tui": ("piqa_tui.cli",),
-    # The session and what it derives are plain Python; controllers reach screens only through their host.
-    "piqa_tui.tui.state": ("textual", "piqa_tui.tui.screens", "piqa_tui.tui.controllers", "piqa_tui.tui.widgets"),
-    "piqa_tui.tui.controllers": ("piqa_tui.tui.screens",),
-}
-RICH_ALLOWED_IN_CORE = {"piqa_tui.core.text.bidi"}
 
 
 def module_name(path: Path) -> str:
@@ -71,35 +46,8 @@ def graph() -> dict[str, set[str]]:
     return {name: {m for m in imports_of(path) if m in modules and m != name} for name, path in modules.items()}
 
 
-def all_imports() -> dict[str, set[str]]:
-    return {module_name(p): imports_of(p) for p in PACKAGE.rglob("*.py")}
-
-
 def within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
-
-
-@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
-def test_layer_imports_only_what_it_may(layer: str) -> None:
-    wrong = sorted(
-        f"{module} imports {target}"
-        for module, targets in all_imports().items()
-        if within(module, layer)
-        for target in targets
-        if any(within(target, banned) for banned in FORBIDDEN[layer])
-    )
-    assert wrong == []
-
-
-def test_core_renders_no_tables() -> None:
-    wrong = sorted(
-        f"{module} imports {target}"
-        for module, targets in all_imports().items()
-        if within(module, "piqa_tui.core") and module not in RICH_ALLOWED_IN_CORE
-        for target in targets
-        if within(target, "rich")
-    )
-    assert wrong == []
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:

@@ -1,4 +1,4 @@
-"""Every layout in DESIGN.md is recognised without configuration; anything else takes a mapping."""
+"""Every layout in the README's "Datasets" table is recognised without configuration; others take a mapping."""
 
 from __future__ import annotations
 

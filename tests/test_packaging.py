@@ -3,13 +3,21 @@
 The wheel must carry the themes and samples (found through importlib.resources),
 the ``piqa-tui`` command must work from it, the TUI must open the bundled
 sample, and the sample's workspace must go to the user data folder, never into
-the install folder. The fresh environment borrows the third-party libraries of
-this one (``--system-site-packages``) but gets piqa-tui only from the wheel.
+the install folder.
+
+The fresh environment gets piqa-tui only from the wheel, whatever this one is (the system Python as
+root, a virtual environment, a user install): it is a virtual environment of its own, without system
+site-packages, that borrows the third-party libraries of this one through a ``.pth`` file naming
+this environment's site directories. Python adds a directory named there to ``sys.path`` without
+running the ``.pth`` files inside it, so the editable install's finder
+(``__editable___piqa_tui_*_finder``, which maps ``piqa_tui`` to a checkout) never loads; and every
+command runs isolated (``-I``) from a temporary folder, so the checkout is never the current one.
 """
 
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 import textwrap
@@ -53,7 +61,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     wheel = next((work / "dist").glob("piqa_tui-*.whl"))
     env_dir = work / "env"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    venv.EnvBuilder(system_site_packages=False, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     subprocess.run(
         [
@@ -72,7 +80,22 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         timeout=300,
     )
+    env_site = next(env_dir.glob("lib/python*/site-packages"))
+    (env_site / "borrowed-libraries.pth").write_text("\n".join(library_dirs()) + "\n", encoding="utf-8")
     return env_dir
+
+
+def library_dirs() -> list[str]:
+    """This environment's site directories (and the user's, when Python reads it): the third-party libraries."""
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [d for d in dirs if Path(d).is_dir() and not Path(d).is_relative_to(ROOT)]
+
+
+def python_in(env_dir: Path) -> list[str]:
+    """The environment's Python, isolated: no current folder, no PYTHON* variables, no user site of its own."""
+    return [str(env_dir / "bin" / "python"), "-I"]
 
 
 def fresh_env(tmp_path: Path) -> dict[str, str]:
@@ -98,7 +121,7 @@ def test_wheel_carries_themes_samples_and_templates(installed: Path, tmp_path: P
         """
     )
     out = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", script],
+        [*python_in(installed), "-c", script],
         cwd=tmp_path,
         env=fresh_env(tmp_path),
         capture_output=True,
@@ -114,19 +137,21 @@ def test_wheel_carries_themes_samples_and_templates(installed: Path, tmp_path: P
     )  # the prompt templates travel in the wheel (piqa_tui.prompt_templates)
 
 
-def test_installed_command_validates_the_bundled_sample(installed: Path, tmp_path: Path) -> None:
+def test_installed_command_gives_the_statistics_of_the_bundled_sample(installed: Path, tmp_path: Path) -> None:
     sample = subprocess.run(
         [
-            str(installed / "bin" / "python"),
+            *python_in(installed),
             "-c",
             "from piqa_tui.settings.locations import bundled_sample; print(bundled_sample())",
         ],
+        cwd=tmp_path,
         env=fresh_env(tmp_path),
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     ).stdout.strip()
+    assert sample.startswith(str(installed)), sample  # the wheel's sample, not a checkout's
     done = subprocess.run(
         [str(installed / "bin" / "piqa-tui"), "stats", sample, "--json"],
         cwd=tmp_path,
@@ -168,7 +193,7 @@ def test_installed_tui_opens_the_bundled_sample(installed: Path, tmp_path: Path)
     env = fresh_env(tmp_path)
     env["PIQA_TUI_CONFIG"] = str(tmp_path / "no-config.toml")
     done = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", script],
+        [*python_in(installed), "-c", script],
         cwd=tmp_path,
         env=env,
         capture_output=True,

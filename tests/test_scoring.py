@@ -24,7 +24,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
 from piqa_tui.core.scoring.cache import ScoreCache, score_items
-from piqa_tui.core.scoring.results import ItemScore, groups_by_column, summarise
+from piqa_tui.core.scoring.results import ItemScore, summarise
 from piqa_tui.core.scoring.templates import Template, get_template, shipped_templates
 
 PIQA_DIR = Path(__file__).resolve().parent / "data" / "piqa-en"
@@ -181,7 +181,7 @@ def test_summarise_with_groups_and_unlabelled_items():
         item("g", "s", "t", id="c", dialect="alg"),
         item("g", "s", "t", id="d"),
     ]
-    summary = summarise(scores, groups_by_column(items, "dialect"))
+    summary = summarise(scores, {it.id: it.meta.get("dialect") for it in items})
     assert summary["n"] == 3 and summary["n_unlabelled"] == 1
     assert summary["acc"] == pytest.approx(1 / 3)
     assert summary["acc_norm"] == pytest.approx(2 / 3)

@@ -143,10 +143,13 @@ def test_a_fifo_or_a_link_to_dev_zero_among_the_templates_is_one_line_never_a_ha
     assert f"{bad}: {what}, not a regular file; give a template file saved on disk, or remove it" in lines[0]
 
 
-def test_score_protocol_arguments_are_checked_before_any_model(
+def test_score_protocol_arguments_and_items_are_checked_before_a_model_loads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Without any model package: the "model" named is a file that only starts like a GGUF, so loading it would fail."""
     data = copy_sample("msa-culture.tsv", tmp_path)
+    unloadable = tmp_path / "not-a-model.gguf"
+    unloadable.write_bytes(b"GGUF\x03\x00\x00\x00")
     assert "add --protocol" in run_error(["score", str(data), "--context", "region"], capsys)
     assert "either --template or --protocol" in run_error(
         ["score", str(data), "--template", "piqa", "--protocol", "mcq"], capsys
@@ -154,7 +157,20 @@ def test_score_protocol_arguments_are_checked_before_any_model(
     # a country the Arabic prompt cannot name: one line naming the item, before any model work
     unknown = tmp_path / "atlantis.tsv"
     unknown.write_text(data.read_text(encoding="utf-8").replace("\tMorocco\t", "\tAtlantis\t", 1), encoding="utf-8")
-    line = run_error(["score", str(unknown), "--protocol", "mcq", "--context", "region+country", "--no-cache"], capsys)
+    line = run_error(
+        [
+            "score",
+            str(unknown),
+            "--protocol",
+            "mcq",
+            "--context",
+            "region+country",
+            "--no-cache",
+            "--model",
+            str(unloadable),
+        ],
+        capsys,
+    )
     assert line.startswith(
         "piqa-tui: error: item msa-001: template 'arab-culture-mcq-ar-region+country' cannot translate 'Atlantis'"
     )

@@ -1,4 +1,4 @@
-"""Vote files as teams keep them (issue 12): long or wide, with or without times, in TSV, CSV, JSONL and
+"""Vote files as teams keep them: long or wide, with or without times, in TSV, CSV, JSONL and
 Parquet; times as real instants; every bad line reported while the good ones are imported; withdrawals that
 survive an export and an import. The CLI runs as a real process, so an internal error would show as one."""
 

@@ -1,4 +1,4 @@
-"""The vote record (issue 12): votes follow solution texts, in the column-wise read and the replay alike."""
+"""The vote record: votes follow solution texts, in the column-wise read and the replay alike."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exit codes shared by every subcommand (see DESIGN.md, "Command line")."""
+"""Exit codes shared by every subcommand (listed in the README, "Command line")."""
 
 OK = 0
 DATA_PROBLEMS = 1  # the command ran and found problems in the data

@@ -13,6 +13,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
@@ -25,7 +26,7 @@ from piqa_tui.core.text.terminal_safe import message_line
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports bad usage in one line (and exit code 2), not a usage block."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(BAD_INPUT, f"{self.prog}: error: {message_line(message)} (see {self.prog} --help)\n")
 
 

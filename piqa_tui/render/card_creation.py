@@ -35,7 +35,7 @@ from piqa_tui.render.agreement import (
     report_markdown,
 )
 from piqa_tui.render.markdown import inline_code, markdown_table, one_line
-from piqa_tui.render.values import format_value
+from piqa_tui.render.values import format_figure
 
 FILL = "[More Information Needed]"  # the Hub's own marker for what the authors must write
 LISTED_IDS = 10  # item ids a limitation names before "and N more"
@@ -361,7 +361,8 @@ def model_results(project: Project, items: list[Item], known: Mapping[str, Templ
     if project.workspace is None:
         return []
     rows = []
-    found = stored_model_results(project.workspace.conn, items, **({"known": known} if known is not None else {}))
+    conn = project.workspace.conn
+    found = stored_model_results(conn, items) if known is None else stored_model_results(conn, items, known)
     scored = []
     for run, scores in found:
         summary = summarise(scores)
@@ -372,9 +373,9 @@ def model_results(project: Project, items: list[Item], known: Mapping[str, Templ
                     run.model_name,
                     run.template_name,
                     f"{summary['n']} of {len(items)}",
-                    *(format_value(summary[k]) for k in ("acc", "acc_norm", "acc_bytes")),
+                    *(format_figure(summary, k) for k in ("acc", "acc_norm", "acc_bytes")),
                 ]
-            )  # type: ignore[arg-type]
+            )
     if not rows:
         return []
     lines = [
@@ -417,4 +418,4 @@ def group_results(project: Project, items: list[Item], scored: list[tuple[Stored
 def _acc_cell(figures: Mapping[str, object] | None) -> str:
     if not figures or not figures.get("n"):
         return "—"
-    return f"{format_value(figures['acc'])} ({figures['n']})"  # type: ignore[arg-type]
+    return f"{format_figure(figures, 'acc')} ({figures['n']})"

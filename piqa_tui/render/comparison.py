@@ -27,7 +27,7 @@ _NONE = "—"  # a run with no labelled item in that cell: undefined, never 0
 
 def _value(figures: Figures | None, metric: str) -> str:
     value = None if figures is None else figures.get(metric)
-    return _NONE if value is None else f"{value:.3f}"  # type: ignore[str-format]
+    return _NONE if value is None else f"{value:.3f}"
 
 
 def _n(figures: Figures | None) -> str:

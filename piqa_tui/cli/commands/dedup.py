@@ -23,7 +23,7 @@ from piqa_tui.core.dedup.clusters import (
     SIGNALS,
 )
 from piqa_tui.core.dedup.e5_embeddings import SEMANTIC_THRESHOLD as E5_THRESHOLD
-from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
+from piqa_tui.core.dedup.scan import DuplicateScan, Progress, ScanRequest, scan
 from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,  # None: the best model on this machine (core.dedup.scan.OFFLINE_DEFAULTS)
     )
     with _progress_bar(enabled=sys.stderr.isatty()) as progress:
-        result = scan(project, project.items, request, progress)  # type: ignore[arg-type]
+        result = scan(project, project.items, request, progress)
     if result.model is not None:
         print(f"piqa-tui: semantic signal by {terminal_safe(result.model)} ({result.rule})", file=sys.stderr)
     if result.translation_model is not None:
@@ -120,20 +120,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _progress_bar(enabled: bool) -> Iterator[object]:
+def _progress_bar(enabled: bool) -> Iterator[Progress | None]:
     """A transient bar on stderr when it is a terminal; None (no reporting) otherwise."""
     if not enabled:
         yield None
         return
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        Progress,
-        TaskProgressColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, TaskProgressColumn, TimeRemainingColumn
+    from rich.progress import Progress as ProgressBar
 
-    with Progress(
+    with ProgressBar(
         "finding duplicates",
         BarColumn(),
         TaskProgressColumn(),

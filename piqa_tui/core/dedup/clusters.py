@@ -195,7 +195,7 @@ def _semantic_pairs(
         i, j, sim = similar_pairs(vectors[left], vectors[right], threshold=floor)
     a, b = left[i], right[j]
     keep = a != b  # a unit on both sides is an exact duplicate, reported already
-    if limits is not None:
+    if limits is not None and label is not None:  # both come from the semantic view
         keep &= (label[a] == label[b]) & (sim >= limits[a])
     return a[keep], b[keep], sim[keep]
 

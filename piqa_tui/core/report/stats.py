@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.frames import meta_frame, scripts_maybe_present, text_frame
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.characters import SCRIPTS
+
+if TYPE_CHECKING:
+    import polars as pl
 
 LONG_ITEM_WORDS = 25
 _MAX_CATEGORIES = 50  # a column with more distinct values is free text, not a category
@@ -73,9 +77,15 @@ def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:
         items=n,
         labels=dict(sorted(labels.items())),
         solutions_per_item=dict(sorted(Counter(str(len(i.solutions)) for i in items).items())),
-        mean_prompt_words=float(prompt_words.mean() or 0.0) if n else 0.0,
-        mean_solution_words=float(solution_words.mean() or 0.0) if len(solution_words) else 0.0,
-        share_over_25_words=float((total_words >= LONG_ITEM_WORDS).mean() or 0.0) if n else 0.0,
+        mean_prompt_words=_mean(prompt_words),
+        mean_solution_words=_mean(solution_words),
+        share_over_25_words=_mean(total_words >= LONG_ITEM_WORDS),
         scripts=dict(sorted(((k, v) for k, v in scripts.items() if v), key=lambda kv: -kv[1])),
         categories=categories,
     )
+
+
+def _mean(series: pl.Series) -> float:
+    """The mean of a column of numbers or booleans; 0.0 for an empty one (polars says None)."""
+    value = series.mean()
+    return float(value) if isinstance(value, int | float) else 0.0

@@ -142,7 +142,7 @@ def _accuracy(scores: Sequence[ItemScore]) -> dict[str, object]:
 def summarise(scores: Iterable[ItemScore], groups: Mapping[str, str | None] | None = None) -> dict[str, object]:
     """``acc``, ``acc_norm``, ``acc_bytes``, ``n`` (labelled items), ``n_unlabelled``, ``mean_margin``.
 
-    With ``groups`` (item id -> group value, see :func:`groups_by_column`) the
+    With ``groups`` (item id -> group value, e.g. a metadata column's) the
     result also has ``"groups": {value: {same keys}}``, values sorted; items
     without a value fall in ``"(none)"``.
     """
@@ -155,11 +155,6 @@ def summarise(scores: Iterable[ItemScore], groups: Mapping[str, str | None] | No
             buckets.setdefault(value if value not in (None, "") else "(none)", []).append(s)
         summary["groups"] = {k: _accuracy(buckets[k]) for k in sorted(buckets)}
     return summary
-
-
-def groups_by_column(items: Iterable[Item], column: str) -> dict[str, str | None]:
-    """Item id -> the value of metadata ``column`` (dialect, category, language...)."""
-    return {item.id: item.meta.get(column) for item in items}
 
 
 def with_label(score: ItemScore, label: int | None) -> ItemScore:

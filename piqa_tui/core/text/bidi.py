@@ -102,11 +102,6 @@ class DisplayLine:
     units: tuple[VisualUnit, ...]
     rtl: bool
 
-    def padded(self, width: int) -> str:
-        """``text`` padded with spaces to ``width`` cells on the side its alignment asks."""
-        pad = " " * max(0, width - self.width)
-        return pad + self.text if self.align == "right" else self.text + pad
-
 
 def needs_layout(text: str) -> bool:
     """Whether drawing ``text`` needs :func:`layout`; when not, reordering would change nothing and cutting suffices."""

@@ -338,8 +338,3 @@ def wrap_spans(s: str, width: int, policy: WidthPolicy | None = None) -> list[tu
     for p_start, p_end in paragraph_spans(s):
         spans.extend(_wrap_paragraph(s, p_start, p_end, width, policy))
     return spans
-
-
-def wrap(s: str, width: int, policy: WidthPolicy | None = None) -> list[str]:
-    """``s`` word-wrapped to ``width`` cells, in logical order; see ``wrap_spans``."""
-    return [s[a:b] for a, b in wrap_spans(s, width, policy)]

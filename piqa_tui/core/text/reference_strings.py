@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from piqa_tui.core.text.bidi import BidiMode, layout
-from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy, get_width_policy
+from piqa_tui.core.text.graphemes import WidthPolicy, get_width_policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,17 +55,4 @@ def calibration_lines(policy: WidthPolicy | None = None, mode: BidiMode | str = 
     for ref, line in drawn:
         pad = " " * (column - line.width)
         lines.append(f"{ref.label:<{label_width}}  {line.text}{pad}|  {line.width:>2}  {ref.note}")
-    return lines
-
-
-def check_terminal_lines(mode: BidiMode | str = BidiMode.AUTO) -> list[str]:
-    """The whole ``--check-terminal`` screen: one block per width mode, with instructions."""
-    lines = [
-        "Each block pads the samples to one column by the widths piqa-tui computes.",
-        "Pick the width mode whose '|' bars form a straight column in this terminal.",
-        "",
-    ]
-    for width_mode in WIDTH_MODES:
-        lines.extend(calibration_lines(WidthPolicy(width_mode), mode))
-        lines.append("")
     return lines

@@ -37,7 +37,7 @@ def solution_key(text: str) -> str:
 
 
 def is_solution_field(name: str | None) -> bool:
-    return bool(name) and name.startswith("solution")  # type: ignore[union-attr]
+    return name is not None and name.startswith("solution")
 
 
 @dataclass

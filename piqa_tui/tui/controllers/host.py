@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
-
-
-class Asker(Protocol):
-    """Says a line and asks a question: ``App`` and the main screen both are one."""
-
-    def notify(self, message: str, *, severity: Any = "information", timeout: float | None = None) -> None: ...
-
-    def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> Any: ...
+from piqa_tui.tui.dialogs.asker import Asker
 
 
 class Host(Asker, Protocol):

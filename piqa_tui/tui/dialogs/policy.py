@@ -7,7 +7,7 @@ from collections.abc import Callable
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import parse_policy, policy_spec
 from piqa_tui.core.votes.policy import Policy
-from piqa_tui.tui.controllers.host import Asker
+from piqa_tui.tui.dialogs.asker import Asker
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.state.ballots import COMMON_POLICIES, Ballots

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from piqa_tui.tui.controllers.host import Asker
+from piqa_tui.tui.dialogs.asker import Asker
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 
 
