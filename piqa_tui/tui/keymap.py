@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from piqa_tui.core.votes.flags import FLAG_REASONS
 
@@ -449,7 +449,7 @@ FLAG_ACTIONS: tuple[Action, ...] = (
         "flag_list_save", "enter", "screen.save", "save", "Save the flags (from the list of reasons)", palette=False
     ),
     *(
-        Action(f"flag_toggle_{n}", str(n), f"toggle({n - 1})", f"reason {n}", f"Toggle reason {n} of the list")
+        Action(f"flag_toggle_{n}", str(n), f"toggle_reason({n - 1})", f"reason {n}", f"Toggle reason {n} of the list")
         for n in range(1, len(FLAG_REASONS) + 1)
     ),
 )
@@ -522,7 +522,7 @@ SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
 ALL_ACTIONS: tuple[Action, ...] = tuple(action for _, actions in SECTIONS for action in actions)
 
 
-def bindings(actions: tuple[Action, ...]) -> list[Binding]:
+def bindings(actions: tuple[Action, ...]) -> list[BindingType]:
     """Textual bindings for ``actions``, each with its action id as binding id (for the keymap)."""
     return [
         Binding(a.keys, a.action, a.label, show=a.show, key_display=a.key_display, id=a.id) for a in actions if a.keys
@@ -534,7 +534,7 @@ def action_names(actions: tuple[Action, ...]) -> frozenset[str]:
     return frozenset(a.action.split("(")[0] for a in actions)
 
 
-def unlisted(*action_ids: str) -> list[Binding]:
+def unlisted(*action_ids: str) -> list[BindingType]:
     """App-wide actions bound again on a screen whose own keys fill the footer at 80 columns:
     same keys, same id (so remapping still applies), no footer entry."""
     return [

@@ -92,13 +92,13 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
             " ORDER BY time DESC, seq DESC LIMIT 1",
             (event.item_id, event.annotator, event.seq),
         ).fetchone()
-        return tuple(row) if row else (None, "", None)  # type: ignore[return-value]
+        return tuple(row) if row else (None, "", None)
     row = ws.conn.execute(
         "SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ? AND seq < ?"
         " ORDER BY seq DESC LIMIT 1",
         (event.kind, event.item_id, event.field, event.seq),
     ).fetchone()
     if row:
-        return tuple(row)  # type: ignore[return-value]
+        return tuple(row)
     # Nothing before: a flag was off; an item had no adjudication, a cluster no decision ("" withdraws one).
     return (None, "0", None) if event.kind == "flag" else (None, "", None)

@@ -24,7 +24,7 @@ from piqa_tui.core.scoring.engine import RunProgress, RunResult, stored_model_re
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.stored import StoredRun, runs_stamp
 from piqa_tui.core.scoring.templates import LETTERS, Template
-from piqa_tui.render.values import format_value
+from piqa_tui.render.values import format_figure
 from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.controllers.host import Background, Host
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
@@ -92,7 +92,7 @@ def scores_summary(model: ModelScores, items: list[Item], baseline: bool = False
     summary = model.summary(items, baseline=baseline)
     if not summary["n"]:
         return "no labelled items"
-    return f"acc {format_value(summary['acc'])} · acc_norm {format_value(summary['acc_norm'])} on {summary['n']:,}"
+    return f"acc {format_figure(summary, 'acc')} · acc_norm {format_figure(summary, 'acc_norm')} on {summary['n']:,}"
 
 
 STORED_WATCH_SECONDS = (

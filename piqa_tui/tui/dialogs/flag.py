@@ -93,7 +93,7 @@ class FlagDialog(ModalScreen[FlagChoice | None]):
     def on_mount(self) -> None:
         self.query_one(ReasonList).focus()
 
-    def action_toggle(self, index: int) -> None:
+    def action_toggle_reason(self, index: int) -> None:
         reasons = self.query_one(ReasonList)
         if index < reasons.option_count:
             reasons.toggle(reasons.get_option_at_index(index).value)

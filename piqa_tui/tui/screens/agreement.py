@@ -9,6 +9,7 @@ Markdown tables, ready for a paper or a dataset card.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -24,6 +25,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
+from piqa_tui.tui.dialogs.asker import Asker
 from piqa_tui.tui.dialogs.policy import choose_policy
 from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.dialogs.replace import ask_before_replacing
@@ -116,7 +118,7 @@ class AgreementScreen(Screen[None]):
             self.action_recompute()
             self.app.post_message(ItemsChanged([]))  # every item's decision may have changed
 
-        choose_policy(self.app, self.session.ballots, self.session.writes, changed)
+        choose_policy(cast(Asker, self.app), self.session.ballots, self.session.writes, changed)
 
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:
@@ -149,7 +151,7 @@ class AgreementScreen(Screen[None]):
         def chosen(value: str | None) -> None:
             if value:
                 path = Path(value).expanduser()
-                ask_before_replacing(self.app, [path], lambda: write(path))
+                ask_before_replacing(cast(Asker, self.app), [path], lambda: write(path))
 
         self.app.push_screen(
             TextPrompt("Write agreement", "Markdown file to write the tables to.", suggestion, check), chosen

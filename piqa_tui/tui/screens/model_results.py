@@ -15,6 +15,8 @@ over the items voted on only (``Ballots.visible_items``).
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -162,7 +164,7 @@ class ModelResultsScreen(Screen[None]):
 
     def _breakdown(self, column: str) -> Table:
         items = self.session.ballots.visible_items(self.project.items)
-        groups = self.model.summary(items, column=column)["groups"]
+        groups = cast("dict[str, dict[str, Any]]", self.model.summary(items, column=column)["groups"])
         more = "  (c: next column)" if len(self.columns) > 1 else ""
         table = Table(
             title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0)
@@ -170,7 +172,7 @@ class ModelResultsScreen(Screen[None]):
         table.add_column(column)
         for name in ("n", "acc", "acc_norm", "acc_bytes", "mean margin"):
             table.add_column(name, justify="right")
-        for value, s in groups.items():  # type: ignore[union-attr]
+        for value, s in groups.items():
             mean = s["mean_margin"]
             table.add_row(
                 rich_text(value, one_line=True, highlight=True),

@@ -49,7 +49,7 @@ def typed_character(event: events.Key) -> str | None:
     rules to say.
     """
     text = event.character
-    return text if is_typeable(text) else None
+    return text if text is not None and is_typeable(text) else None
 
 
 class FieldEditor(Widget, can_focus=True):
@@ -362,5 +362,5 @@ class FieldEditor(Widget, can_focus=True):
     def _on_blur(self, event: events.Blur) -> None:
         self.refresh()
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:
         self.focus()
