@@ -63,7 +63,6 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
         )
     return AppSettings(
         request=request,
-        bidi_setting=bidi,
         bidi_mode=resolve_mode(bidi),
         theme=theme_name(args.theme or config.theme),
         keys=dict(config.keys),

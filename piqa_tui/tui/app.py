@@ -66,7 +66,6 @@ class AppSettings:
     """What launch() resolved from the command line and the config file."""
 
     request: OpenRequest | None
-    bidi_setting: str = "auto"
     bidi_mode: BidiMode = BidiMode.APP
     theme: str = "piqa-dark"
     keys: dict[str, str] = field(default_factory=dict)

@@ -12,7 +12,7 @@ dialog and widget takes its bindings from a table here (no ``Binding`` is
 written anywhere else), and a screen names its table as ``ACTIONS``, which the
 command palette lists (``commands.py``).
 
-Voting, flagging and review (issue 4) have their own table, ``VOTE_ACTIONS``:
+Voting, flagging and review have their own table, ``VOTE_ACTIONS``:
 keys 1-4 vote, 0 or s votes unsure, backspace withdraws, f flags, a shows
 agreement, A adjudicates.
 """
@@ -234,7 +234,7 @@ LABEL_ACTIONS: tuple[Action, ...] = (
     Action("label_none", "backspace,delete,0", "none", "no label", "Set no gold label", show=True),
 )
 
-# Voting and review on the main screen (issue 4): a vote moves on to the next item.
+# Voting and review on the main screen: a vote moves on to the next item.
 VOTE_ACTIONS: tuple[Action, ...] = (
     Action(
         "vote_1", "1", "vote(0)", "vote", "Vote for solution 1 and move to the next item", show=True, key_display="1-4"
@@ -270,7 +270,7 @@ VOTE_ACTIONS: tuple[Action, ...] = (
     Action("set_policy", "", "set_policy", "policy", "Set the decision policy (majority 2 of 3, unanimity of 4, ...)"),
 )
 
-# The duplicates screen (issue 5): walk the clusters, choose a member, resolve.
+# The duplicates screen: walk the clusters, choose a member, resolve.
 DUPLICATE_ACTIONS: tuple[Action, ...] = (
     Action("dup_next", "j,down", "next_cluster", "next", "Move to the next duplicate cluster", key_display="j/↓"),
     Action("dup_prev", "k,up", "prev_cluster", "prev", "Move to the previous duplicate cluster", key_display="k/↑"),
@@ -329,7 +329,7 @@ DUPLICATE_ACTIONS: tuple[Action, ...] = (
     ),
 )
 
-# Model scoring on the main screen (issue 6). Escape cancels a running run, else it clears the filters.
+# Model scoring on the main screen. Escape cancels a running run, else it clears the filters.
 SCORING_ACTIONS: tuple[Action, ...] = (
     Action(
         "score_item",

@@ -1,6 +1,6 @@
 """Which column holds the prompt, the solutions, the label and the id.
 
-The layouts met in the wild (DESIGN.md) are recognised from the header alone;
+The layouts met in the wild (PIQA, Global PIQA, COPA/XCOPA, ArabCulture; see the README) are recognised from the header alone;
 anything else takes an explicit mapping such as
 ``prompt=question,solutions=a|b|c,label=answer,id=uid``.
 """

@@ -471,7 +471,7 @@ class Project:
         """Set fields of one item as one undoable action; returns the new item."""
         ws = self._require_workspace()
         item = self.item(item_id)
-        # Typed text is stored in NFC (DESIGN.md); nothing else about it is changed.
+        # Typed text is stored in NFC (the product's rule for stored text); nothing else about it is changed.
         recorded = [Change(item_id, name, field_value(item, name), nfc(value)) for name, value in changes.items()]
         recorded = [c for c in recorded if c.old != c.new]
         if recorded:

@@ -42,7 +42,6 @@ class ModelScores:
         self.model = ""  # the model's file name, for display
         self.identity = ""  # the cache's model key
         self.active = False  # scoring was used on this dataset: the item view shows the panel
-        self.generation = 0  # moves whenever scores are added or dropped
         self._scores: dict[str, tuple[Item, ItemScore]] = {}
         self._baseline: dict[str, tuple[Item, ItemScore]] = {}
         # Every (model, template) the workspace holds scores for, with those scores by item id.
@@ -55,7 +54,6 @@ class ModelScores:
         if template.key != self.template.key or identity != self.identity:
             self._scores.clear()
             self._baseline.clear()
-            self.generation += 1
         self.template, self.identity, self.model = template, identity, model
 
     def put(self, items: Sequence[Item], scores: Iterable[ItemScore], baseline: bool = False) -> None:
@@ -66,7 +64,6 @@ class ModelScores:
             item = by_id.get(score.item_id)
             if item is not None:
                 target[score.item_id] = (item, score)
-        self.generation += 1
 
     def holds_scores(self) -> bool:
         """Whether the session's model has scores here (of any item, the template's or the baseline)."""
@@ -75,7 +72,6 @@ class ModelScores:
     def clear(self) -> None:
         self._scores.clear()
         self._baseline.clear()
-        self.generation += 1
 
     # ---------------------------------------------------------------- reading
 
@@ -144,7 +140,6 @@ class ModelScores:
         self._stored = [
             (run, {s.item_id: (by_id[s.item_id], s) for s in scores if s.item_id in by_id}) for run, scores in found
         ]
-        self.generation += 1
 
     def _is_current(self, run: StoredRun) -> bool:
         return run.model == self.identity and run.template_key == self.template.key
