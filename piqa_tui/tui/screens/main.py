@@ -298,6 +298,8 @@ class MainScreen(Screen[None]):
         item = self.current
         if item is None:
             return
+        if self.editing not in (None, "label"):  # the next field's editor, opened as the conflict was saved
+            self.item_view.block(self.editing).stop_edit()
         self.item_view.select(field)
         if field == "label":
             self._start_editing("label", self.view.open_label_chooser(item))
