@@ -33,6 +33,34 @@ class WorkspaceUnwritable(WorkspaceError):
     """The workspace cannot take a write (full disk, read-only file or folder, I/O error): nothing was recorded."""
 
 
+class EditConflict(PiqaError):
+    """Someone else changed a field since the editor opened on it: nothing was recorded, the user chooses.
+
+    ``theirs`` is the field's value now, ``mine`` what was typed, ``base`` the value the editor opened with;
+    ``by`` and ``when`` say who recorded ``theirs`` and at what time (the log's clock; "" when unknown).
+    """
+
+    def __init__(self, item_id: str, field: str, theirs: str, mine: str, base: str, by: str, when: str) -> None:
+        self.item_id, self.field = item_id, field
+        self.theirs, self.mine, self.base = theirs, mine, base
+        self.by, self.when = by, when
+        super().__init__(
+            f"{field} of {item_id} was changed by {changed_by(by, when)} since you opened it; nothing was recorded"
+        )
+
+
+class UndoRefused(PiqaError):
+    """An undo or redo would overwrite what someone else recorded on the field since: nothing was recorded."""
+
+
+def changed_by(by: str, when: str) -> str:
+    """ "ann at 2026-11-25 23:04 UTC" from a log time (ISO 8601 UTC), for the lines that name who changed a field."""
+    who = by or "someone else"
+    if len(when) >= 16 and when[10] == "T":
+        return f"{who} at {when[:10]} {when[11:16]} UTC"
+    return f"{who} at {when}" if when else who
+
+
 class OutputRefused(PiqaError):
     """An output path would destroy something: the dataset, the workspace, or an existing file without --force."""
 

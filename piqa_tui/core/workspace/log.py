@@ -15,7 +15,7 @@ import sqlite3
 import tempfile
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -317,11 +317,22 @@ class Workspace:
         Every event carries the id (the sequence number of the first), so undo finds and reverts them
         together; the first part's kind is the action's kind on the undo stack.
         """
-        rows = [(part.kind, change, part.note) for part in parts for change in part.changes]
-        if not rows:
+        parts = list(parts)
+        if not any(part.changes for part in parts):
             raise WorkspaceError("nothing to record: an action needs at least one change")
+        action = self.record_checked(annotator, lambda: parts, time)
+        assert action is not None  # there was a change to record
+        return action
+
+    def record_checked(
+        self, annotator: str, build: Callable[[], Iterable[Part]], time: str | None = None
+    ) -> int | None:
+        """Append the action ``build`` returns, calling it under the write lock: what it reads of the log is
+        what the action is recorded on, whoever wrote last. It may raise (nothing is recorded) or return no
+        change (None: nothing was). Returns the action id."""
         when = time or now()
         with self.write() as conn:
+            rows = [(part.kind, change, part.note) for part in build() for change in part.changes]
             action = None
             for kind, change, note in rows:
                 cur = conn.execute(
@@ -332,7 +343,6 @@ class Workspace:
                 if action is None:
                     action = cur.lastrowid
                     conn.execute("UPDATE events SET action = ? WHERE seq = ?", (action, action))
-        assert action is not None  # set by the first INSERT
         return action
 
     def record_marker(
@@ -341,12 +351,15 @@ class Workspace:
         kind: str,
         action: int,
         compensation: Iterable[tuple[str, str | None, str, str | None, str | None, str | None]] = (),
+        check: Callable[[], None] | None = None,
     ) -> int:
         """Append an undo/redo marker that points at ``action``, and in the same transaction the
         (kind, item_id, field, old, new, note) events that undo or redo it (see ``undo``), whose action
-        is the marker's sequence number."""
+        is the marker's sequence number. ``check`` runs first, under the write lock: raising, it records nothing."""
         when = now()
         with self.write() as conn:
+            if check is not None:
+                check()
             cur = conn.execute(
                 "INSERT INTO events(time, annotator, kind, action) VALUES (?, ?, ?, ?)", (when, annotator, kind, action)
             )

@@ -19,7 +19,7 @@ from pathlib import Path
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset, file_digest, parse_dataset, read_source, reassign_ids, source_files
 from piqa_tui.core.dataset.writing import output_files, write_dataset
-from piqa_tui.core.errors import PiqaError, WorkspaceError
+from piqa_tui.core.errors import EditConflict, PiqaError, UndoRefused, WorkspaceError, changed_by
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
@@ -175,6 +175,7 @@ class Project:
         self._solution_keys: dict[str, tuple[str, ...]] = {}
         self._adjudicated_at: dict[str, str] = {}  # item -> the time of its latest adjudication event (withdrawals too)
         self._adjudged: set[str] = set()  # items whose adjudication the refresh under way replayed
+        self.changed_by: dict[tuple[str, str], tuple[str, str]] = {}  # (item, field or "note") -> (annotator, time)
         if workspace is not None:
             self._check_binding()
             self.refresh()
@@ -262,8 +263,9 @@ class Project:
                 event = Event(*row)
                 self._actions.setdefault(action or seq, []).append(event)
                 self._set(item_id, name, new, changed, time, old, retexted)
+                self.changed_by[(item_id or "", name or "")] = (annotator, time)
             elif kind in MARKER_KINDS:
-                self._replay_marker(kind, action or 0, time, changed, retexted)
+                self._replay_marker(kind, action or 0, annotator, time, changed, retexted)
             else:
                 self._apply_other(Event(*row), changed)
         resolve = set(retexted)
@@ -281,11 +283,14 @@ class Project:
         self._adjudged = set()
         return changed
 
-    def _replay_marker(self, kind: str, action: int, time: str, changed: list[str], retexted: set[str]) -> None:
+    def _replay_marker(
+        self, kind: str, action: int, annotator: str, time: str, changed: list[str], retexted: set[str]
+    ) -> None:
         """An undo or redo of an edit action: its fields back to their old (or again to their new) values."""
         for change in self._actions.get(action, []):
             value = change.old if kind == "undo" else change.new
             self._set(change.item_id, change.field, value, changed, time, change.old, retexted)
+            self.changed_by[(change.item_id or "", change.field or "")] = (annotator, time)
 
     # -------------------------------------------------------- votes and texts
 
@@ -442,6 +447,7 @@ class Project:
                 self.state.flags[item_id].pop(event.field or "flag", None)
         elif event.kind == "note":
             self.state.notes[item_id] = event.new or ""
+            self.changed_by[(item_id, "note")] = (event.annotator, event.time)
         elif event.kind == "dedup":
             if event.new:
                 self.state.dedup[event.field or ""] = event.new
@@ -467,19 +473,42 @@ class Project:
             )
         return self.workspace
 
-    def edit(self, item_id: str, changes: dict[str, str]) -> Item:
-        """Set fields of one item as one undoable action; returns the new item."""
+    def edit(self, item_id: str, changes: dict[str, str], base: dict[str, str] | None = None) -> Item:
+        """Set fields of one item as one undoable action; returns the new item.
+
+        ``base`` holds, per field, the value the edit was made on (what the editor opened with): a field
+        someone else has changed since raises ``EditConflict`` and nothing is recorded. A field without
+        a base is set whatever it holds now.
+        """
         ws = self._require_workspace()
         item = self.item(item_id)
-        # Typed text is stored in NFC (the product's rule for stored text); nothing else about it is changed.
-        recorded = [Change(item_id, name, field_value(item, name), nfc(value)) for name, value in changes.items()]
-        recorded = [c for c in recorded if c.old != c.new]
-        if recorded:
+        for name, value in changes.items():
+            with_field(item, name, value)  # validates the field name before recording
+        if all(field_value(item, name) == nfc(value) for name, value in changes.items()):
+            return item  # nothing to record: no write lock taken
+
+        def build() -> list[Part]:
+            self.refresh()  # under the write lock: what other processes recorded until now counts
+            current = self.item(item_id)
+            # Typed text is stored in NFC (the product's rule for stored text); nothing else about it is changed.
+            recorded = [
+                Change(item_id, name, field_value(current, name), nfc(value)) for name, value in changes.items()
+            ]
+            recorded = [c for c in recorded if c.old != c.new]
             for change in recorded:
-                with_field(item, change.field, change.new)  # validates the field name before recording
-            ws.record(self.annotator, "edit", recorded)
+                self._check_base(change, (base or {}).get(change.field))
+            return [Part("edit", tuple(recorded))] if recorded else []
+
+        if ws.record_checked(self.annotator, build) is not None:
             self.refresh()
         return self.item(item_id)
+
+    def _check_base(self, change: Change, base: str | None) -> None:
+        """Raise ``EditConflict`` when ``change``'s field no longer holds ``base`` (None: no base, no check)."""
+        if base is None or nfc(base) == change.old:
+            return
+        by, when = self.changed_by.get((change.item_id or "", change.field), ("", ""))
+        raise EditConflict(change.item_id or "", change.field, change.old or "", change.new or "", base, by, when)
 
     def swap_solutions(self, item_id: str, a: int, b: int) -> Item:
         """Swap two solutions and move the label with them, as one action."""
@@ -520,10 +549,42 @@ class Project:
             return None
         events = action_events(ws, stack[-1])
         ws.record_marker(
-            self.annotator, which, stack[-1], [astuple(c) for c in compensation(ws, events, undoing=which == "undo")]
+            self.annotator,
+            which,
+            stack[-1],
+            [astuple(c) for c in compensation(ws, events, undoing=which == "undo")],
+            check=lambda: self._check_untouched(which, events),
         )
         self.refresh()
         return next((e.item_id for e in events if e.item_id is not None), "")
+
+    def _check_untouched(self, which: str, events: list[Event]) -> None:
+        """Refuse (``UndoRefused``) an undo or redo of an action whose field someone has changed since: the
+        field must hold what the action left (undo) or what its undo left (redo). Run under the write lock."""
+        self.refresh()
+        for event in events:
+            expected = event.new if which == "undo" else event.old
+            current = self._current_value(event)
+            if current is None or current == (expected or ""):
+                continue
+            key = (event.item_id or "", "note" if event.kind == "note" else event.field or "")
+            by, when = self.changed_by.get(key, ("", ""))
+            raise UndoRefused(
+                f"cannot {which} on {event.item_id}: {key[1]} was changed by {changed_by(by, when)} since; "
+                f"nothing was {'undone' if which == 'undo' else 'redone'}"
+            )
+
+    def _current_value(self, event: Event) -> str | None:
+        """What the field of an edit or note event holds now (None: another kind, or a field this file lacks)."""
+        item_id = event.item_id or ""
+        if event.kind == "note":
+            return self.state.notes.get(item_id, "")
+        if event.kind != "edit" or item_id not in self.index:
+            return None
+        try:
+            return field_value(self.item(item_id), event.field or "")
+        except (PiqaError, IndexError):
+            return None
 
     def vote(self, item_id: str, choice: str) -> None:
         """Record this annotator's vote: a solution index, 'skip' (unsure) or '' (withdraw).
@@ -546,11 +607,26 @@ class Project:
             self._require_workspace().record(self.annotator, "flag", changes, note or None)
             self.refresh()
 
-    def set_note(self, item_id: str, text: str) -> None:
+    def set_note(self, item_id: str, text: str, base: str | None = None) -> None:
+        """Record the item's note; with ``base`` (the note the editor opened with), one someone else has
+        changed since raises ``EditConflict`` and nothing is recorded."""
         self.item(item_id)
-        old = self.state.notes.get(item_id)
-        self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, nfc(text))])
-        self.refresh()
+        if base is None:
+            old = self.state.notes.get(item_id)
+            self._require_workspace().record(self.annotator, "note", [Change(item_id, "note", old, nfc(text))])
+            self.refresh()
+            return
+
+        def build() -> list[Part]:
+            self.refresh()  # under the write lock, as for an edit
+            change = Change(item_id, "note", self.state.notes.get(item_id, ""), nfc(text))
+            if change.old == change.new:
+                return []
+            self._check_base(change, base)
+            return [Part("note", (change,))]
+
+        if self._require_workspace().record_checked(self.annotator, build) is not None:
+            self.refresh()
 
     def adjudicate(self, item_id: str, label: int, reason: str) -> None:
         """Set the final label of a disagreement, with a reason; logged like every action.

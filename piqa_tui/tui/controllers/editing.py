@@ -4,16 +4,24 @@ The screen opens the editors (a field's text editor, the label chooser) and
 hands what was typed here. Every change is one action recorded through the
 host (``Host.record``, the pending-writes queue) before the screen shows it;
 an edit that would leave votes on a text they did not choose asks first.
+An edit is recorded on the value its editor opened with: when someone else
+changed the field meanwhile, a dialog shows the three versions and the user
+keeps theirs, keeps mine or merges by hand; an undo over someone else's
+later change is refused with one line.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import EditConflict, UndoRefused
 from piqa_tui.core.votes.blind import may_see_answers
 from piqa_tui.core.workspace.project import field_value
+from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
+from piqa_tui.tui.dialogs.conflict import KEEP_MINE, MERGE, conflict_dialog
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.state.session import Session
 
@@ -27,6 +35,10 @@ class EditingHost(Host, Protocol):
         """Put the cursor on the item at ``position``, clearing filters that hide it."""
         ...
 
+    def edit_field(self, field: str, text: str) -> None:
+        """Open the editor of ``field`` on the current item with ``text`` in it (the label: its chooser)."""
+        ...
+
 
 class EditingController:
     """Records what the user typed, chose, swapped, undid or redid on the item under the host's cursor."""
@@ -35,6 +47,13 @@ class EditingController:
         self.session = session
         self.project = session.project
         self.host = host
+        self._bases: dict[tuple[str, str], str] = {}  # (item, field) -> the value its open editor started from
+
+    def start_edit(self, item: Item, field: str) -> str:
+        """The stored text of ``field`` for an editor opening on it, kept as the base its save is recorded on."""
+        value = self.value_of(item, field)
+        self._bases[(item.id, field)] = value
+        return value
 
     def value_of(self, item: Item, field: str) -> str:
         """The stored text of ``field`` (``note``: this item's note)."""
@@ -64,23 +83,25 @@ class EditingController:
     def save_field(self, item: Item, field: str, value: str) -> None:
         """Record a field's new text (a note goes to the notes, the rest is an undoable edit)."""
         if field == "note":
-            if value != self.project.state.notes.get(item.id, ""):
-                self.host.record(
-                    f"the note on {item.id}",
-                    lambda: self.project.set_note(item.id, value),
-                    lambda _: self.host.after_change([item.id]),
+            base = self._bases.pop((item.id, field), None)
+            if value != (self.project.state.notes.get(item.id, "") if base is None else base):
+                self._record_checked(
+                    item, f"the note on {item.id}", lambda: self.project.set_note(item.id, value, base=base)
                 )
             return
         self.apply_edit(item, {field: value})
 
-    def apply_edit(self, item: Item, changes: dict[str, str]) -> None:
-        """Record an edit; one that would leave votes on a changed text asks first."""
+    def apply_edit(self, item: Item, changes: dict[str, str], base: dict[str, str] | None = None) -> None:
+        """Record an edit on ``base`` (by default what the fields' editors opened with); one that would leave
+        votes on a changed text asks first."""
+        if base is None:
+            base = {name: self._bases.pop((item.id, name)) for name in changes if (item.id, name) in self._bases}
         lost = self.project.votes_invalidated(item.id, changes)
         blind = not may_see_answers(self.project, item.id, self.session.reviewer)
         if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
             lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdigit()]
         if not lost:
-            self._record_edit(item, changes)
+            self._record_edit(item, changes, base)
             return
         whose = (
             "Votes on this item may have chosen"
@@ -97,15 +118,46 @@ class EditingController:
         ]
         self.host.push_screen(
             ChoiceDialog("Votes predate this edit", message, choices),
-            lambda answer: self._record_edit(item, changes) if answer == "edit" else self.host.show_current(),
+            lambda answer: self._record_edit(item, changes, base) if answer == "edit" else self.host.show_current(),
         )
 
-    def _record_edit(self, item: Item, changes: dict[str, str]) -> None:
-        self.host.record(
-            f"the edit of {item.id}",
-            lambda: self.project.edit(item.id, changes),
-            lambda _: self.host.after_change([item.id]),
-        )
+    def _record_edit(self, item: Item, changes: dict[str, str], base: dict[str, str]) -> None:
+        self._record_checked(item, f"the edit of {item.id}", lambda: self.project.edit(item.id, changes, base=base))
+
+    def _record_checked(self, item: Item, what: str, write: Callable[[], object]) -> None:
+        """Record ``write`` through the host; a conflict with someone else's change opens the three-way dialog."""
+
+        def attempt() -> EditConflict | None:
+            try:
+                write()
+            except EditConflict as conflict:  # nothing recorded: the user chooses, not the write queue's error line
+                return conflict
+            return None
+
+        def done(conflict: object) -> None:
+            self.host.after_change([item.id])  # theirs, after a conflict: the screen shows what is stored
+            if isinstance(conflict, EditConflict):
+                self.host.push_screen(conflict_dialog(conflict), lambda answer: self._resolve(item, conflict, answer))
+
+        self.host.record(what, attempt, done)
+
+    def _resolve(self, item: Item, conflict: EditConflict, answer: str | None) -> None:
+        """Keep theirs (nothing to record; also on escape), keep mine (recorded on theirs) or merge by hand."""
+        field = conflict.field
+        if answer == KEEP_MINE:
+            if field == "note":
+                self._record_checked(
+                    item,
+                    f"the note on {item.id}",
+                    lambda: self.project.set_note(item.id, conflict.mine, base=conflict.theirs),
+                )
+            else:
+                self.apply_edit(item, {field: conflict.mine}, base={field: conflict.theirs})
+        elif answer == MERGE:
+            self.host.edit_field(field, conflict.mine)
+            self._bases[(item.id, field)] = conflict.theirs  # the merge is recorded on theirs, not on the start
+        else:
+            self.host.notify(markup_safe(f"kept their {field} of {item.id}; yours was not recorded"), timeout=4)
 
     def swap(self, item: Item, selected: str) -> None:
         """Swap the selected solution (the first when none is) with the next, the label with them."""
@@ -129,13 +181,20 @@ class EditingController:
         self._undo_redo("redo")
 
     def _undo_redo(self, which: str) -> None:
-        self.host.record(
-            which,
-            self.project.undo if which == "undo" else self.project.redo,
-            lambda item_id: self._undone(which, item_id),  # type: ignore[arg-type]
-        )
+        step = self.project.undo if which == "undo" else self.project.redo
 
-    def _undone(self, which: str, item_id: str | None) -> None:
+        def attempt() -> str | UndoRefused | None:
+            try:
+                return step()
+            except UndoRefused as refused:  # someone else changed the field since: their line, as it is
+                return refused
+
+        self.host.record(which, attempt, lambda item_id: self._undone(which, item_id))  # type: ignore[arg-type]
+
+    def _undone(self, which: str, item_id: str | UndoRefused | None) -> None:
+        if isinstance(item_id, UndoRefused):
+            self.host.notify(markup_safe(item_id, one_line=True), severity="warning", timeout=8)
+            return
         if item_id is None:
             self.host.notify(f"nothing to {which}", timeout=2)
             return

@@ -288,9 +288,23 @@ class MainScreen(Screen[None]):
         field = self.item_view.selected
         if field == "label":
             if not self.edits.label_hidden(item):
+                self.edits.start_edit(item, "label")
                 self._start_editing("label", self.view.open_label_chooser(item))
             return
-        self._start_editing(field, self.item_view.block(field).start_edit(self.edits.value_of(item, field)))
+        self._start_editing(field, self.item_view.block(field).start_edit(self.edits.start_edit(item, field)))
+
+    def edit_field_with(self, field: str, text: str) -> None:
+        """Open the editor of ``field`` on the current item with ``text`` in it (a merge by hand)."""
+        item = self.current
+        if item is None:
+            return
+        if self.editing not in (None, "label"):  # the next field's editor, opened as the conflict was saved
+            self.item_view.block(self.editing).stop_edit()
+        self.item_view.select(field)
+        if field == "label":
+            self._start_editing("label", self.view.open_label_chooser(item))
+        else:
+            self._start_editing(field, self.item_view.block(field).start_edit(text))
 
     def _start_editing(self, field: str, editor: FieldEditor | LabelChooser) -> None:
         self.editing = field
@@ -356,7 +370,7 @@ class MainScreen(Screen[None]):
         if field == "label":
             self.notify("the label is chosen, not typed: press e or l", timeout=3)
             return
-        self.app.call_later(self.host.edit_externally, item, field, self.edits.value_of(item, field))
+        self.app.call_later(self.host.edit_externally, item, field, self.edits.start_edit(item, field))
 
     def action_swap_solutions(self) -> None:
         item = self.current

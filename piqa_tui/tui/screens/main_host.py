@@ -107,6 +107,9 @@ class MainHost:
     def go_to_position(self, position: int) -> None:
         self.filtering.go_to_position(position)
 
+    def edit_field(self, field: str, text: str) -> None:
+        self.screen.edit_field_with(field, text)  # type: ignore[attr-defined]
+
     def advance(self) -> None:
         self.view.item_list.move(1)
 
