@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     heading = rich_text(project.dataset.name, "bold", one_line=True)
     statuses = ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
-    console.print(heading + rich_text(f" — policy {policy_spec(found.policy)}; {statuses}", highlight=True))
+    heading.append_text(rich_text(f" — policy {policy_spec(found.policy)}; {statuses}", highlight=True))
+    console.print(heading)
     for item_id, adjudication in aside.items():
         say(message_line(set_aside_line(item_id, adjudication)))
     console.print(ReportTables(found.report))
