@@ -107,5 +107,6 @@ async def test_look_alike_annotators_are_told_apart_on_the_agreement_screen(tmp_
         assert not CONTROL.search(text)
         for _, twin in twins:
             assert show_invisible(twin) in text
+        assert "print alike" in text  # said once, above the tables
         body = pilot.app.screen.query_one("#agreement-body", Static)
         assert not actions_and_links(body.content)

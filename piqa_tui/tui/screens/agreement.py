@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import invisible_twins, twins_line
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
@@ -42,6 +43,8 @@ def summary_view(summary: AgreementSummary) -> RenderableType:
     """The screen's body: the heading, then the tables ``piqa-tui agree`` prints."""
     tables = [BreakdownTable(breakdown) for breakdown in summary.breakdowns.values()]
     heading = rich_text(summary_heading(summary), "bold")
+    if twins := invisible_twins(summary.report.annotators):  # two people who would print as one
+        heading.append_text(rich_text("\n" + twins_line(twins), "yellow"))
     return Group(heading, Text(""), ReportTables(summary.report), *tables)
 
 
