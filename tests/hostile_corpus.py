@@ -273,7 +273,12 @@ def markup_texts(n: int = 10) -> list[str]:
         f"[@click=app.quit]{rng.choice(('q', 'ok', 'category'))}",
         "\\[escaped] [b]x",
     ]
-    return [rng.choice(found) for _ in range(n)] if n > len(found) else rng.sample(found, n)
+    # An action and a link always, the rest drawn: any n of two or more holds both dangers.
+    return (
+        found[:2] + [rng.choice(found) for _ in range(n - 2)]
+        if n > len(found)
+        else found[:2] + rng.sample(found[2:], n - 2)
+    )
 
 
 INVISIBLE_CHARACTERS = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u2061\u3164\ufe0f\U000e0041\u034f\u180e"
@@ -303,7 +308,14 @@ def hostile_names(n: int = 6) -> list[str]:
     ]
 
 
-def hostile_columns_dataset(folder: Path, n_columns: int = 4, n_items: int = 6) -> Path:
+def hostile_columns_dataset(folder: Path) -> Path:
+    """``hostile_columns_tsv`` written to ``folder``."""
+    path = folder / "hostile-columns.tsv"
+    path.write_text(hostile_columns_tsv(), encoding="utf-8")
+    return path
+
+
+def hostile_columns_tsv(n_columns: int = 4, n_items: int = 6) -> str:
     """A dataset whose categorical columns are named and valued with hostile text (no tab or newline in them,
     so the TSV keeps its shape): what ``score --by``, ``stats``, ``agree`` and the results screen show."""
     rng = _rng("columns")
@@ -324,9 +336,7 @@ def hostile_columns_dataset(folder: Path, n_columns: int = 4, n_items: int = 6) 
         ).replace("\r", " ")
         for k in range(n_items)
     ]
-    path = folder / "hostile-columns.tsv"
-    path.write_text("\n".join((header, *rows)) + "\n", encoding="utf-8")
-    return path
+    return "\n".join((header, *rows)) + "\n"
 
 
 def batches(paths: list[Path], size: int = 6) -> list[list[Path]]:
@@ -349,7 +359,8 @@ def entries() -> list[Entry]:
         Entry("lst-folder.jsonl", special="labels-folder"),
         Entry("lst-fifo.jsonl", special="labels-fifo"),
     ]
-    return _text_entries() + huge_label_entries() + _undecodable_entries() + specials + _kernel_entries()
+    hostile = [Entry("hostile-columns.tsv", hostile_columns_tsv().encode())]
+    return _text_entries() + hostile + huge_label_entries() + _undecodable_entries() + specials + _kernel_entries()
 
 
 def _undecodable_entries() -> list[Entry]:
