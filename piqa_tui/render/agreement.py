@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
+from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
 from piqa_tui.core.votes.policy import Policy
@@ -46,7 +47,9 @@ def summary_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
 
 
 def annotator_header(report: AgreementReport) -> list[str]:
-    return ["annotator", "votes", "% with majority", "% with gold", *(f"κ {b}" for b in report.annotators)]
+    """The annotator table's header: a κ column per annotator, named with its invisible characters shown."""
+    pairs = (f"κ {show_invisible(b)}" for b in report.annotators)
+    return ["annotator", "votes", "% with majority", "% with gold", *pairs]
 
 
 # What the annotator table's columns measure: said under every table, so no reader guesses.
@@ -61,7 +64,9 @@ def annotator_rows(report: AgreementReport) -> list[tuple[str, ...]]:
     """Per annotator: votes, % with the majority of the others, % with gold, κ with each other annotator."""
     rows = []
     for a in report.annotators:
-        cells = [a, str(report.votes_per_annotator.get(a, 0)), format_value(report.with_majority[a].value, "%")]
+        # Two names that differ by a zero-width character must not print alike.
+        cells = [show_invisible(a), str(report.votes_per_annotator.get(a, 0))]
+        cells.append(format_value(report.with_majority[a].value, "%"))
         cells.append(format_value(report.with_gold[a].value, "%") if a in report.with_gold else "—")
         cells += ["—" if a == b else format_value(report.cohen[a][b].value) for b in report.annotators]
         rows.append(tuple(cells))
@@ -232,9 +237,9 @@ class ReportTables:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         report = self.report
-        summary = Table(title="Agreement", caption=f"{report.n_items} items · {report.n_votes} votes")
+        summary = Table(title="Agreement", caption=f"{report.n_items:d} items · {report.n_votes:d} votes")
         for col in ("measure", "value", "based on", "note"):
-            summary.add_column(col, justify="right" if col in ("value", "based on") else "left")
+            summary.add_column(rich_text(col), justify="right" if col in ("value", "based on") else "left")
         for row in summary_rows(report):
             summary.add_row(*row[:3], rich_text(row[3], "dim"))  # the note names annotators
         yield summary
@@ -243,7 +248,7 @@ class ReportTables:
             for j, col in enumerate(annotator_header(report)):
                 # annotator names come from the workspace: shown as text, never as markup
                 per.add_column(
-                    col if j < 4 else rich_text(col, one_line=True, highlight=True),
+                    rich_text(col, one_line=True, highlight=j >= 4),
                     justify="left" if j == 0 else "right",
                 )
             for cells in annotator_rows(report):
@@ -264,7 +269,7 @@ class BreakdownTable:
         # Rich styles a title given as str itself; given as Text (safe from markup), it takes the style from it.
         table = Table(title=rich_text(f"Agreement by {self.breakdown.column}", "table.title", one_line=True))
         for j, col in enumerate(breakdown_header(self.breakdown)):
-            table.add_column(col if j else rich_text(col, one_line=True), justify="left" if j == 0 else "right")
+            table.add_column(rich_text(col, one_line=True), justify="left" if j == 0 else "right")
         for row in breakdown_rows(self.breakdown):
             table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])  # group names are data
         yield table

@@ -39,12 +39,12 @@ def _figures_row(figures: Figures | None) -> list[str]:
 
 
 def _table(title: str, first: str | None) -> Table:
-    table = Table(title=Text(title, style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))
-    if first is not None:
-        table.add_column(first, overflow="fold", max_width=28)
+    table = Table(title=rich_text(title, "bold", one_line=True), title_justify="left", box=None, padding=(0, 2, 0, 0))
+    if first is not None:  # a column name is the dataset's: a header given as str would be parsed as markup
+        table.add_column(rich_text(first, one_line=True), overflow="fold", max_width=28)
     table.add_column("run", overflow="fold", max_width=40)
     for name in ("n", *METRICS):
-        table.add_column(name, justify="right", no_wrap=True)
+        table.add_column(rich_text(name), justify="right", no_wrap=True)
     return table
 
 
@@ -91,10 +91,10 @@ def comparison_tables(comparison: Comparison) -> list[Table | Text]:
 def metric_table(comparison: Comparison, column: str | None, metric: str = "acc") -> Table:
     """Runs as columns, ``metric`` in each cell (``n`` beside the value): overall, then ``column``'s values."""
     title = f"{metric} by {column}" if column else f"{metric} overall"
-    table = Table(title=Text(title, style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0))
-    table.add_column(column or "", overflow="fold", max_width=28)
+    table = Table(title=rich_text(title, "bold", one_line=True), title_justify="left", box=None, padding=(0, 2, 0, 0))
+    table.add_column(rich_text(column or "", one_line=True), overflow="fold", max_width=28)
     for label in comparison.runs:
-        table.add_column(rich_text(label), justify="right", overflow="fold", max_width=24)
+        table.add_column(rich_text(label, one_line=True), justify="right", overflow="fold", max_width=24)
 
     def cells(by_run: dict[str, Figures]) -> list[str]:
         return [f"{_value(by_run.get(label), metric)} ({_n(by_run.get(label))})" for label in comparison.runs]

@@ -36,10 +36,12 @@ class StatsTables:
         overview.add_column()
         overview.add_row("items", str(stats.items))
         overview.add_row("gold labels", _counts(stats.gold_counts(), stats.items))
-        overview.add_row("solutions per item", ", ".join(f"{k}: {v}" for k, v in stats.solutions_per_item.items()))
+        overview.add_row(
+            "solutions per item", rich_text(", ".join(f"{k}: {v}" for k, v in stats.solutions_per_item.items()))
+        )
         overview.add_row("mean words (prompt)", f"{stats.mean_prompt_words:.1f}")
         overview.add_row("mean words (solution)", f"{stats.mean_solution_words:.1f}")
-        overview.add_row(f"items over {LONG_ITEM_WORDS} words", f"{stats.share_over_25_words:.1%}")
+        overview.add_row(f"items over {LONG_ITEM_WORDS:d} words", f"{stats.share_over_25_words:.1%}")
         overview.add_row("scripts", _counts(stats.scripts, stats.items))
         yield overview
         for column, counts in stats.categories.items():

@@ -26,7 +26,7 @@ from piqa_tui.core.dataset.layout import Layout, format_mapping
 from piqa_tui.core.dataset.reading import peek_rows
 from piqa_tui.core.errors import LayoutError, PiqaError
 from piqa_tui.core.text.bidi import BidiMode
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.text.terminal_safe import clipboard_safe, terminal_safe
 from piqa_tui.core.workspace.log import checkpoint_file
 from piqa_tui.core.workspace.preferences import resume_position
 from piqa_tui.render.safe_text import markup_safe
@@ -112,6 +112,10 @@ class PiqaApp(App[None]):
         """A toast whose text (often naming data: ids, columns, file names) is shown literally."""
         safe = markup_safe if markup else terminal_safe
         super().notify(safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Copy without control characters: an ESC sequence in the data must not reach the terminal or a paste."""
+        super().copy_to_clipboard(clipboard_safe(text)[0])
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):

@@ -11,10 +11,11 @@ from piqa_tui.cli.commands.dataset_args import (
     open_project,
     print_json,
     say,
+    warn,
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.text.terminal_safe import message_line, terminal_safe
+from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
 from piqa_tui.render.agreement import (
     BreakdownTable,
@@ -25,7 +26,7 @@ from piqa_tui.render.agreement import (
     set_aside_line,
     summary_markdown,
 )
-from piqa_tui.render.safe_text import markup_safe
+from piqa_tui.render.safe_text import rich_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
     found = agreement_summary(project, by)
     aside = set_aside(project)
+    if twins := invisible_twins(found.report.annotators):
+        warn(twins_line(twins))
     if args.json:
         print_json(
             {
@@ -57,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
         print(terminal_safe(summary_markdown(found, project.dataset.name)))
         return OK
     console = Console()
-    console.print(
-        f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — policy {policy_spec(found.policy)}; "
-        + ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
-    )
+    heading = rich_text(project.dataset.name, "bold", one_line=True)
+    statuses = ", ".join(f"{k}: {v}" for k, v in found.statuses.items())
+    heading.append_text(rich_text(f" — policy {policy_spec(found.policy)}; {statuses}", highlight=True))
+    console.print(heading)
     for item_id, adjudication in aside.items():
         say(message_line(set_aside_line(item_id, adjudication)))
     console.print(ReportTables(found.report))

@@ -13,7 +13,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import compute_stats
-from piqa_tui.render.safe_text import markup_safe
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.stats import StatsTables, stats_json
 
 
@@ -28,8 +28,9 @@ def run(args: argparse.Namespace) -> int:
         print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats_json(stats)})
     else:
         console = Console()
-        console.print(
-            f"[bold]{markup_safe(project.dataset.name, one_line=True)}[/] — {project.dataset.format}, layout {project.dataset.layout.name}"
-        )
+        heading = rich_text(project.dataset.name, "bold", one_line=True)
+        dataset = project.dataset
+        heading.append_text(rich_text(f" — {dataset.format}, layout {dataset.layout.name}", highlight=True))
+        console.print(heading)
         console.print(StatsTables(stats))
     return OK

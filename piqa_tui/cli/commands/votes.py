@@ -12,9 +12,10 @@ from piqa_tui.cli.commands.dataset_args import (
     open_project,
     print_json,
     say,
+    warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.core.text.terminal_safe import message_line
+from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, twins_line
 from piqa_tui.core.votes.decisions import (
     parse_policy,
     policy_spec,
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         return DATA_PROBLEMS if result.bad else OK
     for bad in result.bad:
         print(message_line(f"{args.file}: {bad}"), file=sys.stderr)
+    if project.workspace is not None and (twins := invisible_twins(project.workspace.annotator_names())):
+        warn(twins_line(twins))
     if result.stamped:
         say(
             f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}"

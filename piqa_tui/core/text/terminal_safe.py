@@ -13,11 +13,20 @@ closing tag; ``piqa_tui.render.safe_text`` builds on this module for Rich.
 
 ``json_safe`` escapes the same characters inside JSON text with ``\\uXXXX``,
 which any JSON reader decodes back to the exact value.
+
+Two more channels: the clipboard (``clipboard_safe`` drops every control
+character but tab and newline, so a copied value cannot carry an OSC 52, a
+DCS passthrough or a bracketed-paste end into whatever it is pasted into),
+and names that print alike (``show_invisible`` writes zero-width and other
+format characters as ``<U+200B>``; ``invisible_twins`` finds the names that
+differ from another only by them).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 
 from piqa_tui.core.text.characters import BIDI_CONTROLS
 
@@ -27,6 +36,11 @@ _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029]"
 _UNSAFE_IN_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029]")
+_CLIPBOARD_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Characters that draw nothing but are not format characters (Cf): fillers, the combining grapheme
+# joiner, Mongolian vowel separator, Khmer inherent vowels, variation selectors.
+_BLANK_MARKS = "\u034f\u115f\u1160\u17b4\u17b5\u180e\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_INVISIBLE_RE = re.compile(f"[{_BLANK_MARKS}\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\u00ad]")
 MAX_MESSAGE_CHARS = 1000  # a one-line message longer than this is cut in the middle
 
 
@@ -73,3 +87,52 @@ def json_safe(json_text: str) -> str:
     """
     escaped = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped)
+
+
+def clipboard_safe(text: str) -> tuple[str, list[str]]:
+    """``text`` without its control characters (tab and newline kept) and lone surrogates, and what was dropped.
+
+    What goes to the clipboard is pasted into shells and editors: an ESC there
+    can end a bracketed paste and run what follows, so controls are removed,
+    never escaped into look-alike text. The dropped characters come back (as
+    ``U+001B``…, each once) so the caller can say what was left out.
+    """
+    dropped = sorted(set(_CLIPBOARD_UNSAFE.findall(text)))
+    return _CLIPBOARD_UNSAFE.sub("", text), [f"U+{ord(c):04X}" for c in dropped]
+
+
+def is_invisible(char: str) -> bool:
+    """Whether ``char`` draws nothing: a format character (zero-width space, joiners, bidi controls, tags…)."""
+    return unicodedata.category(char) == "Cf" or bool(_INVISIBLE_RE.fullmatch(char))
+
+
+def show_invisible(text: object) -> str:
+    """Terminal-safe ``text`` with every invisible character written as ``<U+200B>``: a name as it really is."""
+    text = text if isinstance(text, str) else str(text)
+    shown = "".join(f"<U+{ord(c):04X}>" if is_invisible(c) else c for c in text)
+    return terminal_safe(shown, one_line=True)
+
+
+def without_invisible(text: str) -> str:
+    """``text`` as it prints: its invisible characters left out."""
+    return "".join(c for c in text if not is_invisible(c))
+
+
+def invisible_twins(names: Iterable[str]) -> list[tuple[str, str]]:
+    """Pairs of distinct names that print alike: they differ only by invisible characters (``se\u200blma``
+    and ``selma``). Each pair is (the first name seen, the other), in the order given."""
+    first: dict[str, str] = {}
+    pairs: list[tuple[str, str]] = []
+    for name in dict.fromkeys(names):
+        key = without_invisible(name)
+        if key in first:
+            pairs.append((first[key], name))
+        else:
+            first[key] = name
+    return pairs
+
+
+def twins_line(pairs: list[tuple[str, str]], what: str = "annotators") -> str:
+    """One warning line naming every pair of look-alike names, their invisible characters made visible."""
+    shown = "; ".join(f"{show_invisible(a)} and {show_invisible(b)}" for a, b in pairs)
+    return message_line(f"{what} that print alike but differ by invisible characters: {shown}")

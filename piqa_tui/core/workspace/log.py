@@ -372,6 +372,11 @@ class Workspace:
             )
         return marker
 
+    def annotator_names(self) -> list[str]:
+        """Everyone who voted or adjudicated, in the order of their first such event."""
+        sql = "SELECT annotator FROM events WHERE kind IN ('vote', 'adjudicate') GROUP BY annotator ORDER BY min(seq)"
+        return [name for (name,) in self.conn.execute(sql)]
+
     def insert_votes(self, votes: Iterable[tuple[str, str, str, str, str | None]], note: str | None = None) -> int:
         """Add (item_id, annotator, choice, time, solution key) votes; ones already recorded are skipped.
         Returns how many were new."""

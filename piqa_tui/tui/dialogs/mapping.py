@@ -20,6 +20,7 @@ from piqa_tui.core.dataset.layout import Layout
 from piqa_tui.core.dataset.reading import preview_items
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.graphemes import truncate
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
 from piqa_tui.tui.keymap import MAPPING_ACTIONS, bindings
 
@@ -131,10 +132,10 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
             items = preview_items(self.columns, self.rows, mapping)
         except PiqaError as exc:
             self.mapping = None
-            self.query_one("#preview", Static).update(f"✗ {exc}")
+            self.query_one("#preview", Static).update(rich_text(f"✗ {exc}"))
             return
         self.mapping = mapping
-        self.query_one("#preview", Static).update("\n".join(preview_lines(items[:PREVIEW_ITEMS])))
+        self.query_one("#preview", Static).update(rich_text("\n".join(preview_lines(items[:PREVIEW_ITEMS]))))
 
     def action_save(self) -> None:
         if self.mapping is not None:

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.bidi import layout
+from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.render.safe_text import rich_text
@@ -30,6 +31,7 @@ from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 from piqa_tui.tui.widgets.item.item_view import ItemView
 from piqa_tui.tui.widgets.item.vote_panel import VotePanel
+from piqa_tui.tui.widgets.plain_table import PlainDataTable
 
 NOTE_CELLS = 28
 
@@ -77,7 +79,7 @@ class AdjudicationScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="adjudication-title", markup=False)
-        yield DataTable(cursor_type="row", zebra_stripes=True, id="adjudication-table")
+        yield PlainDataTable(cursor_type="row", zebra_stripes=True, id="adjudication-table")
         yield Static("", id="adjudication-empty", markup=False)
         yield ItemView(self.project.dataset, id="adjudication-item")
         yield Footer(compact=True)
@@ -103,7 +105,7 @@ class AdjudicationScreen(Screen[None]):
         table.add_column("id", key="id")
         table.add_column("gold", key="gold")
         for n in range(self.width):
-            table.add_column(f"voted {n + 1}", key=f"choice{n}")
+            table.add_column(f"voted {n + 1:d}", key=f"choice{n}")
         table.add_column("unsure", key="unsure")
         if self.show_done:
             table.add_column("final", key="final")
@@ -115,8 +117,10 @@ class AdjudicationScreen(Screen[None]):
         open_count = sum(1 for i in self.ids if self.ballots.status(i) is Status.DISAGREEMENT)
         against = sum(1 for i in self.ids if self.ballots.status(i) is Status.AGAINST_GOLD)
         self.query_one("#adjudication-title", Static).update(
-            f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}, {against} votes against gold"
-            f" · policy {self.ballots.policy_text} · you decide as {self.project.annotator}"
+            rich_text(
+                f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}, {against} votes against gold"
+                f" · policy {self.ballots.policy_text} · you decide as {show_invisible(self.project.annotator)}"
+            )
         )
         self.set_class(not self.ids, "-empty")
         self.query_one("#adjudication-empty", Static).update(
@@ -136,11 +140,15 @@ class AdjudicationScreen(Screen[None]):
         cells: list[Text | str] = [item.id, "—" if item.label is None else str(item.label + 1)]
         for n in range(self.width):
             names = by_choice.get(str(n), [])
-            cells.append(Text(", ".join(names), style="bold") if names else ("" if n < len(item.solutions) else "·"))
-        cells.append(", ".join(by_choice.get(SKIP, [])))
+            cells.append(
+                rich_text(", ".join(map(show_invisible, names)), "bold")
+                if names
+                else ("" if n < len(item.solutions) else "·")
+            )
+        cells.append(", ".join(map(show_invisible, by_choice.get(SKIP, []))))
         if self.show_done:
             adjudicated = self.project.state.adjudications.get(item.id)
-            cells.append(f"{choice_text(adjudicated[0])} by {adjudicated[2]}" if adjudicated else "")
+            cells.append(f"{choice_text(adjudicated[0])} by {show_invisible(adjudicated[2])}" if adjudicated else "")
             reason = adjudicated[1] if adjudicated else ""
             cells.append(layout(reason, NOTE_CELLS, app_bidi_mode(self), max_lines=1)[0].text if reason else "")
         cells.append(", ".join(sorted(self.project.state.flags.get(item.id, {}))))

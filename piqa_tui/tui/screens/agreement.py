@@ -22,9 +22,12 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.terminal_safe import invisible_twins, twins_line
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
+from piqa_tui.render.safe_text import rich_text
+from piqa_tui.tui.clipboard import copy_text
 from piqa_tui.tui.dialogs.asker import Asker
 from piqa_tui.tui.dialogs.policy import choose_policy
 from piqa_tui.tui.dialogs.prompts import TextPrompt
@@ -39,7 +42,10 @@ RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads t
 def summary_view(summary: AgreementSummary) -> RenderableType:
     """The screen's body: the heading, then the tables ``piqa-tui agree`` prints."""
     tables = [BreakdownTable(breakdown) for breakdown in summary.breakdowns.values()]
-    return Group(Text(summary_heading(summary), style="bold"), Text(""), ReportTables(summary.report), *tables)
+    heading = rich_text(summary_heading(summary), "bold")
+    if twins := invisible_twins(summary.report.annotators):  # two people who would print as one
+        heading.append_text(rich_text("\n" + twins_line(twins), "yellow"))
+    return Group(heading, Text(""), ReportTables(summary.report), *tables)
 
 
 class AgreementScreen(Screen[None]):
@@ -71,7 +77,7 @@ class AgreementScreen(Screen[None]):
         self.snapshot: AgreementSummary | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Agreement — {self.project.dataset.name}", id="agreement-title", markup=False)
+        yield Static(rich_text(f"Agreement — {self.project.dataset.name}", one_line=True), id="agreement-title")
         with VerticalScroll():
             yield Static("computing…", id="agreement-body")
         yield Footer(compact=True)
@@ -123,8 +129,9 @@ class AgreementScreen(Screen[None]):
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:
             return
-        self.app.copy_to_clipboard(summary_markdown(self.snapshot, self.project.dataset.name))
-        self.notify("copied the agreement tables as Markdown", timeout=3)
+        copy_text(
+            self.app, summary_markdown(self.snapshot, self.project.dataset.name), "the agreement tables as Markdown"
+        )
 
     def action_write_markdown(self) -> None:
         if self.snapshot is None:

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static
 
 from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthPolicy, get_width_policy
 from piqa_tui.core.text.reference_strings import calibration_lines
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.settings.locations import config_path
 from piqa_tui.tui.keymap import CHECK_TERMINAL_ACTIONS, bindings
 from piqa_tui.tui.terminal import cell_widths
@@ -111,7 +112,9 @@ class CheckTerminalScreen(Screen[None]):
         self.app.refresh(layout=True)
         for screen in self.app.screen_stack:
             screen.refresh(layout=True)
-        self.query_one("#ct-status", Static).update(f"Using width mode {mode!r} for this session; press w to keep it.")
+        self.query_one("#ct-status", Static).update(
+            rich_text(f"Using width mode {mode!r} for this session; press w to keep it.")
+        )
         self._draw()
 
     def action_write(self) -> None:
@@ -119,10 +122,10 @@ class CheckTerminalScreen(Screen[None]):
         try:
             path = write_width_policy(mode)
         except OSError as exc:
-            self.query_one("#ct-status", Static).update(f"Could not write the config file: {exc}")
+            self.query_one("#ct-status", Static).update(rich_text(f"Could not write the config file: {exc}"))
             return
         self.action_apply()
-        self.query_one("#ct-status", Static).update(f'Saved width_policy = "{mode}" in {path}.')
+        self.query_one("#ct-status", Static).update(rich_text(f'Saved width_policy = "{mode}" in {path}.'))
 
     def action_close(self) -> None:
         if self.standalone:

@@ -10,6 +10,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.settings.locations import config_path
 from piqa_tui.tui.keymap import HELP_ACTIONS, SECTIONS, Action, bindings
 from piqa_tui.tui.state.listing import MARK_LEGEND
@@ -68,7 +69,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_row("", "", "")
         table.add_row(
             "",
-            Text(f'Remap keys by action id in {config_path()}, e.g.\n[keys]\nnext_item = "j,down,ctrl+n"'),
+            rich_text(f'Remap keys by action id in {config_path()}, e.g.\n[keys]\nnext_item = "j,down,ctrl+n"'),
             "",
         )
         return table

@@ -7,6 +7,8 @@ from textual.containers import Center, Middle
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
+from piqa_tui.render.safe_text import rich_text
+
 
 class LoadingScreen(Screen[None]):
     DEFAULT_CSS = """
@@ -26,5 +28,5 @@ class LoadingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Middle():
             with Center():
-                yield Static(f"opening {self.dataset_name} …", markup=False)
+                yield Static(rich_text(f"opening {self.dataset_name} …", one_line=True))
             yield LoadingIndicator()

