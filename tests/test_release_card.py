@@ -64,7 +64,7 @@ def test_working_card_says_how_many_edits_are_unsaved(tmp_path: Path, capsys: py
     dataset = decided_workspace(tmp_path, capsys)
     assert main(["card", str(dataset)]) == 0
     card = capsys.readouterr().out
-    assert "Work in progress" in card and "1 edited item is not saved to the file" in card
+    assert "Work in progress" in card and "1 edited item is not saved to the file (`dz-024`)" in card
 
 
 def test_a_split_column_gives_the_items_per_split(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

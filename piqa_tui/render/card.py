@@ -38,6 +38,7 @@ from piqa_tui.render.card_creation import (
     considerations_section,
     creation_section,
     gather_facts,
+    ids,
     model_results,
     pseudonymise,
 )
@@ -116,7 +117,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
     body = [
         f"# Dataset Card for {options.pretty_name or FILL}",
         "",
-        *what_is_described(project, items, options),
+        *what_is_described(project, items, options, facts),
         *description_section(dataset, items, stats, languages, model_results(project, items, options.known_templates)),
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
@@ -145,7 +146,7 @@ def table_of_contents(lines: list[str]) -> list[str]:
     return out
 
 
-def what_is_described(project: Project, items: list[Item], options: CardOptions) -> list[str]:
+def what_is_described(project: Project, items: list[Item], options: CardOptions, facts: CardFacts) -> list[str]:
     """One paragraph saying whether the card describes a release (a file as written) or work in progress."""
     source = inline_code(one_line(project.dataset.name))
     if options.release is not None:
@@ -157,9 +158,10 @@ def what_is_described(project: Project, items: list[Item], options: CardOptions)
         ]
     if project.workspace is None:
         return [f"This card describes the file {source} as it is: {len(items)} items.", ""]
-    edited = len(project.state.edited)
+    edited = [item.id for item in project.items if item.id in project.state.edited]  # in file order
     unsaved = (
-        f"{edited} edited item{'s' if edited != 1 else ''} {'is' if edited == 1 else 'are'} not saved to the file"
+        f"{len(edited)} edited item{'s' if len(edited) != 1 else ''} {'is' if len(edited) == 1 else 'are'} "
+        f"not saved to the file ({ids(edited, facts.rows)})"
         if edited
         else "every edit is saved to the file"
     )
@@ -247,6 +249,13 @@ def structure_section(
     lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
     lines += ["### Data Splits", ""]
     lines += markdown_table(["split", "items", "file"], split_rows(dataset, items, options))
+    if column := split_column(dataset.meta_columns):
+        lines += [
+            "",
+            f"The splits are the values of the column {inline_code(one_line(column))}, all in one file: the "
+            f"metadata above loads the whole file as the split {inline_code(options.split)}; filter on the column, "
+            "or publish one file per split.",
+        ]
     lines += ["", "#### Label balance", ""]
     lines += markdown_table(
         ["gold label", "items", "share"],
