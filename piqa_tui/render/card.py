@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ from piqa_tui.render.card_creation import (
     considerations_section,
     creation_section,
     gather_facts,
+    ids,
     model_results,
     pseudonymise,
 )
@@ -66,6 +68,7 @@ class CardOptions:
         None  # to recognise the templates of cached scores (default: shipped)
     )
     pseudonyms: bool = False  # annotators and editors named "annotator N", not as the workspace records them
+    release: str | None = None  # the file a release wrote (``export --card``): the card describes it, not the work
 
 
 def size_category(n: int) -> str:
@@ -84,7 +87,12 @@ def front_matter(
         "task_categories": ["multiple-choice"],
         "task_ids": ["multiple-choice-qa"],
         "size_categories": [size_category(len(items))],
-        "configs": [{"config_name": "default", "data_files": [{"split": options.split, "path": dataset.name}]}],
+        "configs": [
+            {
+                "config_name": "default",
+                "data_files": [{"split": options.split, "path": options.release or dataset.name}],
+            }
+        ],
     }
 
 
@@ -109,6 +117,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
     body = [
         f"# Dataset Card for {options.pretty_name or FILL}",
         "",
+        *what_is_described(project, items, options, facts),
         *description_section(dataset, items, stats, languages, model_results(project, items, options.known_templates)),
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
@@ -116,10 +125,11 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *additional_section(options),
     ]
     outline = table_of_contents(body)
+    head = body.index("## Dataset Description")  # the title and what the card describes come before the contents
     return (
         yaml_block(front_matter(dataset, items, languages, options))
         + "\n"
-        + "\n".join([*body[:2], "## Table of Contents", "", *outline, "", *body[2:]]).rstrip("\n")
+        + "\n".join([*body[:head], "## Table of Contents", "", *outline, "", *body[head:]]).rstrip("\n")
         + "\n"
     )
 
@@ -134,6 +144,34 @@ def table_of_contents(lines: list[str]) -> list[str]:
             anchor = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
             out.append(f"{'  ' * (len(match.group(1)) - 2)}- [{title}](#{anchor})")
     return out
+
+
+def what_is_described(project: Project, items: list[Item], options: CardOptions, facts: CardFacts) -> list[str]:
+    """One paragraph saying whether the card describes a release (a file as written) or work in progress."""
+    source = inline_code(one_line(project.dataset.name))
+    if options.release is not None:
+        return [
+            f"This card describes the release {inline_code(one_line(options.release))}, written by "
+            f"`piqa-tui export --decided` from {source} and its workspace: {len(items)} items, with the labels "
+            "the votes and adjudications decided, exactly as the release holds them.",
+            "",
+        ]
+    if project.workspace is None:
+        return [f"This card describes the file {source} as it is: {len(items)} items.", ""]
+    edited = [item.id for item in project.items if item.id in project.state.edited]  # in file order
+    unsaved = (
+        f"{len(edited)} edited item{'s' if len(edited) != 1 else ''} {'is' if len(edited) == 1 else 'are'} "
+        f"not saved to the file ({ids(edited, facts.rows)})"
+        if edited
+        else "every edit is saved to the file"
+    )
+    return [
+        f"**Work in progress.** This card describes {source} with its workspace's edits, as curation stands now: "
+        f"{unsaved}, and the label balance is the label column's, before the votes' decisions. "
+        "For the card of what is released, write it with `piqa-tui export PATH --decided --to OUT --card README.md`, "
+        "or run `piqa-tui card OUT` on the released file.",
+        "",
+    ]
 
 
 # --------------------------------------------------------------------------- Dataset Description
@@ -210,7 +248,14 @@ def structure_section(
         ]
     lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
     lines += ["### Data Splits", ""]
-    lines += markdown_table(["split", "items", "file"], [[options.split, str(len(items)), one_line(dataset.name)]])
+    lines += markdown_table(["split", "items", "file"], split_rows(dataset, items, options))
+    if column := split_column(dataset.meta_columns):
+        lines += [
+            "",
+            f"The splits are the values of the column {inline_code(one_line(column))}, all in one file: the "
+            f"metadata above loads the whole file as the split {inline_code(options.split)}; filter on the column, "
+            "or publish one file per split.",
+        ]
     lines += ["", "#### Label balance", ""]
     lines += markdown_table(
         ["gold label", "items", "share"],
@@ -222,6 +267,23 @@ def structure_section(
             [one_line(column), "items"], [[one_line(k) or "(empty)", str(v)] for k, v in counts.items()]
         )
     return lines + [""]
+
+
+def split_column(meta_columns: list[str]) -> str | None:
+    """The metadata column that names each item's split (``split``, any case), if the file has one."""
+    return next((c for c in meta_columns if c.strip().lower() == "split"), None)
+
+
+def split_rows(dataset: Dataset, items: list[Item], options: CardOptions) -> list[list[str]]:
+    """Items per split: per value of the file's split column when it has one, else the whole file as one split."""
+    name = one_line(options.release or dataset.name)
+    column = split_column(dataset.meta_columns)
+    if column is None:
+        return [[options.split, str(len(items)), name]]
+    counts = Counter(item.meta.get(column, "") for item in items)
+    return [
+        [one_line(value) or "(empty)", str(n), f"{name} ({inline_code(column)} column)"] for value, n in counts.items()
+    ]
 
 
 def example_row(dataset: Dataset, item: Item) -> dict[str, object]:

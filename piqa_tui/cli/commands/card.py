@@ -80,13 +80,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
-    """The card's metadata from the options and the config file, checked."""
+def card_options(args: argparse.Namespace, dataset_name: str, release: str | None = None) -> CardOptions:
+    """The card's metadata from the options and the config file, checked; ``release`` names the file an
+    export wrote, which the card then describes (``export`` has no --name or --license: placeholders stay)."""
     from piqa_tui.settings.config import load_config
     from piqa_tui.settings.template_catalog import available_templates
 
     config = load_config()
-    licence = args.license or config.license
+    licence = getattr(args, "license", None) or config.license
     if licence is not None and not _IDENTIFIER.match(licence):
         raise PiqaError(
             f"--license {licence!r} is not a licence identifier; use the Hub's, e.g. cc-by-4.0, mit or other"
@@ -95,15 +96,17 @@ def card_options(args: argparse.Namespace, dataset_name: str) -> CardOptions:
         warn(
             f"licence {licence!r} is not one of the Hub's common identifiers; check it at huggingface.co/docs/hub/repositories-licenses"
         )
-    name = " ".join(args.name.split()) if args.name else None
-    if args.name is not None and not name:
+    given = getattr(args, "name", None)
+    name = " ".join(given.split()) if given else None
+    if given is not None and not name:
         raise PiqaError("--name is empty; give the dataset's name, e.g. --name 'Algerian Darija PIQA'")
     return CardOptions(
         pretty_name=name,
         license=licence,
-        split=args.split or split_of(dataset_name),
+        split=getattr(args, "split", None) or split_of(release or dataset_name),
         known_templates=available_templates(config),
-        pseudonyms=args.pseudonyms,
+        pseudonyms=getattr(args, "pseudonyms", False),
+        release=release,
     )
 
 

@@ -60,6 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--drop-invalid", action="store_true", help="leave out the items that fail validation (errors of validate)"
     )
     parser.add_argument(
+        "--card",
+        metavar="FILE",
+        help="also write the dataset card of the release to FILE (e.g. README.md): its counts, labels and splits",
+    )
+    parser.add_argument(
         "--vote-columns", action="store_true", help="add votes per choice and the decision status as columns"
     )
     parser.add_argument(
@@ -185,8 +190,9 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
+    card = [Path(args.card)] if args.card else []
     project.check_outputs(
-        output_files(project.dataset, Path(args.to), args.format), replace=args.force
+        [*output_files(project.dataset, Path(args.to), args.format), *card], replace=args.force
     )  # before any work
     decided = args.decided or args.only_decided
     release = export_items(project, decided, args.drop_flagged, args.only_decided, args.drop_invalid)
@@ -202,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
         replace=args.force,
         escape_formulas=args.escape_formulas,
     )
+    if args.card:
+        write_release_card(project, args, items, written[0])
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
     formulas = formula_cells(*output_table(project.dataset, items, extra or None)) if spreadsheet else None
     if args.json:
@@ -216,9 +224,22 @@ def run(args: argparse.Namespace) -> int:
         print_changes(release.changes)
     elif args.drop_invalid:
         say(f"left out {_items(release.left_out['invalid'])} that fail validation")
+    if args.card:
+        say(f"wrote the release's card to {args.card}")
     if formulas:
         say(_formula_note(formulas, args.escape_formulas))
     return OK
+
+
+def write_release_card(project: Project, args: argparse.Namespace, items: list[Item], written: Path) -> None:
+    """Write the card of the items just written (the release), with the workspace's agreement and curation."""
+    from piqa_tui.cli.commands.card import card_options
+    from piqa_tui.core.dataset.atomic import atomic_write
+    from piqa_tui.render.card import dataset_card
+
+    card = args.card
+    release = written.name if written.resolve().parent == Path(card).resolve().parent else str(written)
+    atomic_write(Path(card), dataset_card(project, card_options(args, project.dataset.name, release), items))
 
 
 def _summary(
