@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
+from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.votes.files import canonical_time
 from piqa_tui.core.workspace.project import Project
 
@@ -36,3 +37,21 @@ def test_a_time_whose_utc_value_leaves_the_year_range_is_one_bad_line(
     assert votes_now["dz-003"]["amina"].time == "2999-12-31T18:59:59.000000Z"
     with pytest.raises(ValueError, match="out of range"):
         canonical_time("2999-12-31T23:59:59-00:01")
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-le", "utf-32-be"])
+def test_a_utf32_file_is_named_as_utf32_not_ragged_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    path = tmp_path / "wide.tsv"
+    path.write_bytes("id\tprompt\tsolution0\tsolution1\tlabel\na\tp\tx\ty\t0\n".encode(encoding))
+    code = main(["validate", str(path)])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(lines) == 1 and lines[0].endswith(f"{path}: UTF-32 is not supported; save it as UTF-8")
+
+
+def test_utf16_files_are_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "narrow.tsv"
+    path.write_bytes("id\tprompt\tsolution0\tsolution1\tlabel\na\tp\tx\ty\t0\n".encode("utf-16"))
+    assert [item.prompt for item in load_dataset(path).items] == ["p"]

@@ -257,6 +257,8 @@ def _with_labels_file(layout: Layout, path: Path) -> Layout:
 
 def decode(data: bytes, path: Path) -> str:
     """Text of a file in UTF-8 (BOM optional) or UTF-16 with BOM; InputError otherwise."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)) or _looks_like_utf32(data):
+        raise InputError(f"{path}: UTF-32 is not supported; save it as UTF-8")
     if data.startswith(codecs.BOM_UTF8):
         data, encoding = data[len(codecs.BOM_UTF8) :], "utf-8"
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -286,6 +288,16 @@ def _looks_like_utf16(data: bytes) -> bool:
         return False
     half = len(head) // 2
     return head[1::2].count(0) > half * 0.6 or head[0::2].count(0) > half * 0.6
+
+
+def _looks_like_utf32(data: bytes) -> bool:
+    """Text in UTF-32 without a BOM: in most 4-byte units of the first kilobyte, three bytes are NUL."""
+    head = data[: 1024 - 1024 % 4]
+    units = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
+    if len(units) < 2:
+        return False
+    wide = sum(unit[1:] == b"\x00\x00\x00" or unit[:3] == b"\x00\x00\x00" for unit in units)
+    return wide > len(units) * 0.6
 
 
 class Records(Sequence):
