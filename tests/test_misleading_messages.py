@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from piqa_tui.cli.main import main
 from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.votes.files import canonical_time
+from piqa_tui.core.workspace.log import write_refusal
 from piqa_tui.core.workspace.project import Project
 
 from .conftest import copy_sample
@@ -55,3 +58,33 @@ def test_utf16_files_are_still_read(tmp_path: Path) -> None:
     path = tmp_path / "narrow.tsv"
     path.write_bytes("id\tprompt\tsolution0\tsolution1\tlabel\na\tp\tx\ty\t0\n".encode("utf-16"))
     assert [item.prompt for item in load_dataset(path).items] == ["p"]
+
+
+def _immutable(path: Path) -> bool:
+    """Mark ``path`` immutable with chattr; False where the file system or the user cannot."""
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_an_immutable_workspace_is_reported_as_unwritable_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = copy_sample("darija-algerian.tsv", tmp_path)
+    votes = tmp_path / "v.tsv"
+    votes.write_text("item_id\tannotator\tchoice\ttime\ndz-001\tamina\t1\t2026-11-20T09:00:00Z\n", encoding="utf-8")
+    assert main(["votes", "import", str(dataset), str(votes)]) == 0
+    workspace = dataset.with_name(dataset.name + ".piqa.sqlite")
+    if shutil.which("chattr") is None or not _immutable(workspace):
+        pytest.skip("chattr +i is not available here")
+    try:
+        capsys.readouterr()
+        votes.write_text("item_id\tannotator\tchoice\ttime\ndz-002\tamina\t1\t2026-11-20T09:00:00Z\n", encoding="utf-8")
+        code = main(["votes", "import", str(dataset), str(votes)])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert write_refusal(workspace) is not None
+    finally:
+        subprocess.run(["chattr", "-i", str(workspace)], check=True)
+    assert code == 2 and len(lines) == 1, lines
+    assert "cannot be written (the file is immutable or append-only" in lines[0]
+    assert "disk I/O" not in lines[0] and "nothing was recorded" in lines[0]
+    assert write_refusal(workspace) is None
