@@ -63,7 +63,7 @@ class Dataset:
     items: list[Item]
     sha256: str
     size: int
-    newline: str = "\n"
+    newline: str = "\n"  # the rows' line ending
     final_newline: bool = True
     schema: pl.Schema | None = None  # for Parquet round trips
     raw_ids: list[str] | None = field(default=None, repr=False)
@@ -71,6 +71,7 @@ class Dataset:
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
     shape: str | None = None  # nested.SHAPE: ArabCulture's nested JSONL, read flat and written back nested
     stamp: tuple[int, int] | None = None  # (mtime in ns, size) of the file as read: see ``SourceFile``
+    header_newline: str | None = None  # the first line's ending, where it differs from the rows'
 
     @property
     def name(self) -> str:
@@ -169,10 +170,10 @@ def load_dataset(path: str | os.PathLike[str], mapping: dict[str, str] | None = 
 def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> Dataset:
     """The dataset in ``source``'s bytes: rows, layout, labels and items (ids: see ``build_items``)."""
     path, fmt = source.path, source.format
-    newline, final_newline = "\n", True
+    newline, final_newline, header_newline = "\n", True, None
     text = None if fmt == "parquet" else _text(source)
     if text is not None:
-        newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
+        header_newline, newline = line_endings(text)
         final_newline = text.endswith("\n")
     columns, rows, schema, raw_lines, shape = _columns_and_rows(source, text)
     layout = detect_layout(columns, mapping, source=str(path))
@@ -187,12 +188,27 @@ def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> 
         path, fmt, columns, rows, layout, codec, [], source.sha256, source.size, newline, final_newline, schema
     )
     dataset.stamp = source.stamp
+    dataset.header_newline = header_newline if header_newline != newline else None
     if text is not None and fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
         dataset.shape = shape
         dataset.ascii_json = text.isascii() and "\\u" in text
     dataset.items = build_items(dataset, labels)
     return dataset
+
+
+def line_endings(text: str) -> tuple[str, str]:
+    """The first line's ending and the rows' (the last line's, or the one before it when the file has no final
+    newline), each "\\r\\n" or "\\n": an export of an untouched file keeps both, even where they differ."""
+    first = text.find("\n")
+    header = "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+    if text.endswith("\n"):
+        rows = "\r\n" if text.endswith("\r\n") else "\n"
+    elif (last := text.rfind("\n")) > first:
+        rows = "\r\n" if text[last - 1] == "\r" else "\n"
+    else:
+        rows = header
+    return header, rows
 
 
 def _text(source: SourceFile) -> str:
