@@ -88,3 +88,21 @@ def test_an_immutable_workspace_is_reported_as_unwritable_and_why(
     assert "cannot be written (the file is immutable or append-only" in lines[0]
     assert "disk I/O" not in lines[0] and "nothing was recorded" in lines[0]
     assert write_refusal(workspace) is None
+
+
+def test_a_failing_command_prints_its_error_alone_and_a_finishing_one_its_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = copy_sample("darija-algerian.tsv", tmp_path)
+    votes = tmp_path / "v.tsv"
+    votes.write_text("item_id\tannotator\tchoice\ttime\ndz-001\tamina\t1\t2026-11-20T09:00:00Z\n", encoding="utf-8")
+    assert main(["votes", "import", str(dataset), str(votes)]) == 0
+    text = dataset.read_text(encoding="utf-8")
+    dataset.write_text(text.replace("\t", "\t ", 1), encoding="utf-8")  # changed since the workspace was bound
+    capsys.readouterr()
+    assert main(["votes", "import", str(dataset), str(tmp_path / "missing.tsv")]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "error:" in lines[0] and "missing.tsv" in lines[0], lines
+    assert main(["stats", str(dataset)]) == 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "warning:" in lines[0], lines

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
+from piqa_tui.cli.commands.dataset_args import end_warnings
 from piqa_tui.cli.exit_codes import BAD_INPUT
 from piqa_tui.core.errors import PiqaError, os_error_reason
 from piqa_tui.core.text.bidi_mode import BidiMode
@@ -58,14 +59,18 @@ def command_parser(name: str) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    finished = False
     try:
         if argv and argv[0] in COMMANDS:
             args = command_parser(argv[0]).parse_args(argv[1:])
-            return int(args.run(args))
-        args = tui_parser().parse_args(argv)
-        from piqa_tui.cli.open_tui import launch
+            code = int(args.run(args))
+        else:
+            args = tui_parser().parse_args(argv)
+            from piqa_tui.cli.open_tui import launch
 
-        return launch(args)
+            code = launch(args)
+        finished = True
+        return code
     except PiqaError as exc:
         print(f"piqa-tui: error: {message_line(exc)}", file=sys.stderr)
         return BAD_INPUT
@@ -95,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return BAD_INPUT
+    finally:
+        end_warnings(show=finished)  # a failed command's error line stands alone on stderr
 
 
 # SQLite's names for a fault of the disk or of another process, not of the program.
