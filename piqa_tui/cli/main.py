@@ -17,7 +17,6 @@ from typing import NoReturn
 
 from piqa_tui import __version__
 from piqa_tui.cli.commands import COMMANDS
-from piqa_tui.cli.commands.dataset_args import end_warnings
 from piqa_tui.cli.exit_codes import BAD_INPUT
 from piqa_tui.core.errors import PiqaError, os_error_reason
 from piqa_tui.core.text.bidi_mode import BidiMode
@@ -101,7 +100,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         return BAD_INPUT
     finally:
-        end_warnings(show=finished)  # a failed command's error line stands alone on stderr
+        _end_warnings(show=finished)
+
+
+def _end_warnings(show: bool) -> None:
+    """Print a finished command's held warnings, or drop a failed one's so its error line stands alone on stderr.
+
+    Only a command that warned has loaded the module that holds them; the command line starts without it.
+    """
+    held = sys.modules.get("piqa_tui.cli.commands.dataset_args")
+    if held is not None:
+        held.end_warnings(show)
 
 
 # SQLite's names for a fault of the disk or of another process, not of the program.
