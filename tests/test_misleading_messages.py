@@ -106,3 +106,30 @@ def test_a_failing_command_prints_its_error_alone_and_a_finishing_one_its_warnin
     assert main(["stats", str(dataset)]) == 0
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "warning:" in lines[0], lines
+
+
+def _wide(tmp_path: Path, extra: int) -> Path:
+    """A 3-row dataset with ``extra`` categorical columns beside the PIQA ones."""
+    names = [f"c{k}" for k in range(extra)]
+    lines = ["\t".join(["id", "prompt", "solution0", "solution1", "label", *names])]
+    for row in range(3):
+        lines.append("\t".join([f"r{row}", f"p{row}", "a", "b", "0", *(["x"] * extra)]))
+    path = tmp_path / "wide.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["stats", "agree"])
+def test_many_columns_print_twenty_breakdowns_and_one_line_for_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    path = _wide(tmp_path, 300)
+    assert main([command, str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "280 more columns: use --json or --by COLUMN" in out
+    assert "c19" in out and "c20" not in out
+    assert main([command, str(path), "--by", "c250"]) == 0
+    out = capsys.readouterr().out
+    assert "c250" in out and "more columns" not in out
+    assert main([command, str(path), "--json"]) == 0
+    assert "c299" in capsys.readouterr().out

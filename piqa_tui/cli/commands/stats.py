@@ -14,16 +14,24 @@ from piqa_tui.cli.commands.dataset_args import (
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import compute_stats
 from piqa_tui.render.safe_text import rich_text
-from piqa_tui.render.stats import StatsTables, stats_json
+from piqa_tui.render.stats import SHOWN_BREAKDOWNS, StatsTables, stats_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
+    parser.add_argument(
+        "--by",
+        action="append",
+        metavar="COLUMN",
+        help="show the breakdown of this column (default: the first 20 categorical columns)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     stats = compute_stats(project.items, project.dataset.meta_columns)
+    if args.by:
+        stats.categories = {column: stats.categories.get(column, {}) for column in args.by}
     if args.json:
         print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats_json(stats)})
     else:
@@ -32,5 +40,5 @@ def run(args: argparse.Namespace) -> int:
         dataset = project.dataset
         heading.append_text(rich_text(f" — {dataset.format}, layout {dataset.layout.name}", highlight=True))
         console.print(heading)
-        console.print(StatsTables(stats))
+        console.print(StatsTables(stats, limit=None if args.by else SHOWN_BREAKDOWNS))
     return OK
