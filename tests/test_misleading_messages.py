@@ -133,3 +133,14 @@ def test_many_columns_print_twenty_breakdowns_and_one_line_for_the_rest(
     assert "c250" in out and "more columns" not in out
     assert main([command, str(path), "--json"]) == 0
     assert "c299" in capsys.readouterr().out
+
+
+def test_stats_by_names_any_metadata_column_and_refuses_an_unknown_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = copy_sample("darija-algerian.tsv", tmp_path)
+    assert main(["stats", str(dataset), "--by", "msa_translation"]) == 0
+    assert "msa_translation" in capsys.readouterr().out
+    assert main(["stats", str(dataset), "--by", "nope"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--by nope: no such metadata column" in lines[0]
