@@ -115,6 +115,29 @@ def test_crlf_and_missing_final_newline_are_kept(tmp_path: Path) -> None:
     assert (tmp_path / "out.csv").read_bytes() == path.read_bytes()
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("mixed.tsv", b"goal\tsol1\tsol2\tlabel\r\nopen a jar\ttwist\tpull\t0\nboil water\tpot\tsock\t0\n"),
+        ("mixed.csv", b"goal,sol1,sol2,label\r\nopen a jar,twist,pull,0\nboil water,pot,sock,0\n"),
+        ("mixed.tsv", b"goal\tsol1\tsol2\tlabel\nopen a jar\ttwist\tpull\t0\r\nboil water\tpot\tsock\t0\r\n"),
+        ("mixed.csv", b'goal,sol1,sol2,label\r\n"open\na jar",twist,pull,0\nboil water,pot,sock,0'),
+        (
+            "mixed.jsonl",
+            b'{"goal": "a", "sol1": "b", "sol2": "c", "label": 0}\r\n{"goal": "d", "sol1": "e", "sol2": "f", "label": 1}\n',
+        ),
+    ],
+)
+def test_a_header_line_ending_unlike_the_rows_is_kept(name: str, data: bytes, tmp_path: Path) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    ds = load_dataset(path)
+    out = tmp_path / ("out" + path.suffix)
+    write_dataset(ds, ds.items, out)
+    assert out.read_bytes() == data
+    write_dataset(ds, ds.items, tmp_path / "other.jsonl" if path.suffix != ".jsonl" else tmp_path / "other.tsv")
+
+
 def test_edits_reach_the_export_and_nothing_else_changes(piqa_copy: Path, tmp_path: Path) -> None:
     project = Project.open(piqa_copy, annotator="amina")
     project.edit("r5", {"solution1": "Use a spoon.", "label": "0"})

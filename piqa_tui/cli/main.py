@@ -58,14 +58,18 @@ def command_parser(name: str) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    finished = False
     try:
         if argv and argv[0] in COMMANDS:
             args = command_parser(argv[0]).parse_args(argv[1:])
-            return int(args.run(args))
-        args = tui_parser().parse_args(argv)
-        from piqa_tui.cli.open_tui import launch
+            code = int(args.run(args))
+        else:
+            args = tui_parser().parse_args(argv)
+            from piqa_tui.cli.open_tui import launch
 
-        return launch(args)
+            code = launch(args)
+        finished = True
+        return code
     except PiqaError as exc:
         print(f"piqa-tui: error: {message_line(exc)}", file=sys.stderr)
         return BAD_INPUT
@@ -95,6 +99,18 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return BAD_INPUT
+    finally:
+        _end_warnings(show=finished)
+
+
+def _end_warnings(show: bool) -> None:
+    """Print a finished command's held warnings, or drop a failed one's so its error line stands alone on stderr.
+
+    Only a command that warned has loaded the module that holds them; the command line starts without it.
+    """
+    held = sys.modules.get("piqa_tui.cli.commands.dataset_args")
+    if held is not None:
+        held.end_warnings(show)
 
 
 # SQLite's names for a fault of the disk or of another process, not of the program.

@@ -8,6 +8,13 @@ from rich.table import Table
 from piqa_tui.core.report.stats import LONG_ITEM_WORDS, DatasetStats
 from piqa_tui.render.safe_text import rich_text
 
+SHOWN_BREAKDOWNS = 20  # per-column tables printed before the rest is summarised in one line (100,000 columns happen)
+
+
+def more_columns_line(hidden: int) -> str:
+    """The one line that stands for the per-column tables left out, and how to get them."""
+    return f"{hidden} more column{'s' if hidden != 1 else ''}: use --json or --by COLUMN"
+
 
 def stats_json(stats: DatasetStats) -> dict[str, object]:
     """The statistics as plain values, the means and shares rounded."""
@@ -24,10 +31,11 @@ def stats_json(stats: DatasetStats) -> dict[str, object]:
 
 
 class StatsTables:
-    """The overview table, then one table per categorical column."""
+    """The overview table, then one table per categorical column: the first ``limit``, then a line for the rest."""
 
-    def __init__(self, stats: DatasetStats) -> None:
+    def __init__(self, stats: DatasetStats, limit: int | None = SHOWN_BREAKDOWNS) -> None:
         self.stats = stats
+        self.limit = limit
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         stats = self.stats
@@ -44,7 +52,9 @@ class StatsTables:
         overview.add_row(f"items over {LONG_ITEM_WORDS:d} words", f"{stats.share_over_25_words:.1%}")
         overview.add_row("scripts", _counts(stats.scripts, stats.items))
         yield overview
-        for column, counts in stats.categories.items():
+        columns = list(stats.categories.items())
+        shown = columns if self.limit is None else columns[: self.limit]
+        for column, counts in shown:
             # Column names and values are the dataset's: shown as text, never parsed as markup.
             table = Table(title=rich_text(column, "table.title", one_line=True), title_justify="left")
             table.add_column("value")
@@ -55,6 +65,8 @@ class StatsTables:
                     rich_text(value or "(empty)", highlight=True), str(count), f"{count / max(stats.items, 1):.1%}"
                 )
             yield table
+        if len(shown) < len(columns):
+            yield rich_text(more_columns_line(len(columns) - len(shown)), "dim")
 
 
 def _counts(counts: dict[str, int], total: int) -> str:

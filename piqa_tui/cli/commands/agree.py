@@ -27,6 +27,7 @@ from piqa_tui.render.agreement import (
     summary_markdown,
 )
 from piqa_tui.render.safe_text import rich_text
+from piqa_tui.render.stats import SHOWN_BREAKDOWNS, more_columns_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
+    hidden = 0
+    if not args.by and not args.json and not args.markdown and len(by) > SHOWN_BREAKDOWNS:
+        hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
     found = agreement_summary(project, by)
     aside = set_aside(project)
     if twins := invisible_twins(found.report.annotators):
@@ -69,4 +73,6 @@ def run(args: argparse.Namespace) -> int:
     console.print(ReportTables(found.report))
     for breakdown in found.breakdowns.values():
         console.print(BreakdownTable(breakdown))
+    if hidden:
+        say(more_columns_line(hidden))
     return OK

@@ -51,6 +51,17 @@ def say(*parts: object, sep: str = " ") -> None:
     print(terminal_safe(sep.join(map(str, parts))))
 
 
+_held: list[str] = []  # warnings of the running command, printed when it ends (see end_warnings)
+
+
 def warn(message: object) -> None:
-    """One terminal-safe warning line on stderr."""
-    print(f"piqa-tui: warning: {message_line(message)}", file=sys.stderr)
+    """One terminal-safe warning line for stderr, held until the command ends: one that fails shows its error alone."""
+    _held.append(f"piqa-tui: warning: {message_line(message)}")
+
+
+def end_warnings(show: bool) -> None:
+    """Print the held warnings on stderr when ``show`` (the command finished), else drop them (it failed)."""
+    lines = list(_held)
+    _held.clear()
+    for line in lines if show else []:
+        print(line, file=sys.stderr)

@@ -63,7 +63,7 @@ class Dataset:
     items: list[Item]
     sha256: str
     size: int
-    newline: str = "\n"
+    newline: str = "\n"  # the rows' line ending
     final_newline: bool = True
     schema: pl.Schema | None = None  # for Parquet round trips
     raw_ids: list[str] | None = field(default=None, repr=False)
@@ -71,6 +71,7 @@ class Dataset:
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
     shape: str | None = None  # nested.SHAPE: ArabCulture's nested JSONL, read flat and written back nested
     stamp: tuple[int, int] | None = None  # (mtime in ns, size) of the file as read: see ``SourceFile``
+    header_newline: str | None = None  # the first line's ending, where it differs from the rows'
 
     @property
     def name(self) -> str:
@@ -169,10 +170,10 @@ def load_dataset(path: str | os.PathLike[str], mapping: dict[str, str] | None = 
 def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> Dataset:
     """The dataset in ``source``'s bytes: rows, layout, labels and items (ids: see ``build_items``)."""
     path, fmt = source.path, source.format
-    newline, final_newline = "\n", True
+    newline, final_newline, header_newline = "\n", True, None
     text = None if fmt == "parquet" else _text(source)
     if text is not None:
-        newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
+        header_newline, newline = line_endings(text)
         final_newline = text.endswith("\n")
     columns, rows, schema, raw_lines, shape = _columns_and_rows(source, text)
     layout = detect_layout(columns, mapping, source=str(path))
@@ -187,12 +188,27 @@ def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> 
         path, fmt, columns, rows, layout, codec, [], source.sha256, source.size, newline, final_newline, schema
     )
     dataset.stamp = source.stamp
+    dataset.header_newline = header_newline if header_newline != newline else None
     if text is not None and fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
         dataset.shape = shape
         dataset.ascii_json = text.isascii() and "\\u" in text
     dataset.items = build_items(dataset, labels)
     return dataset
+
+
+def line_endings(text: str) -> tuple[str, str]:
+    """The first line's ending and the rows' (the last line's, or the one before it when the file has no final
+    newline), each "\\r\\n" or "\\n": an export of an untouched file keeps both, even where they differ."""
+    first = text.find("\n")
+    header = "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+    if text.endswith("\n"):
+        rows = "\r\n" if text.endswith("\r\n") else "\n"
+    elif (last := text.rfind("\n")) > first:
+        rows = "\r\n" if text[last - 1] == "\r" else "\n"
+    else:
+        rows = header
+    return header, rows
 
 
 def _text(source: SourceFile) -> str:
@@ -257,6 +273,8 @@ def _with_labels_file(layout: Layout, path: Path) -> Layout:
 
 def decode(data: bytes, path: Path) -> str:
     """Text of a file in UTF-8 (BOM optional) or UTF-16 with BOM; InputError otherwise."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)) or _looks_like_utf32(data):
+        raise InputError(f"{path}: UTF-32 is not supported; save it as UTF-8")
     if data.startswith(codecs.BOM_UTF8):
         data, encoding = data[len(codecs.BOM_UTF8) :], "utf-8"
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -286,6 +304,16 @@ def _looks_like_utf16(data: bytes) -> bool:
         return False
     half = len(head) // 2
     return head[1::2].count(0) > half * 0.6 or head[0::2].count(0) > half * 0.6
+
+
+def _looks_like_utf32(data: bytes) -> bool:
+    """Text in UTF-32 without a BOM: in most 4-byte units of the first kilobyte, three bytes are NUL."""
+    head = data[: 1024 - 1024 % 4]
+    units = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
+    if len(units) < 2:
+        return False
+    wide = sum(unit[1:] == b"\x00\x00\x00" or unit[:3] == b"\x00\x00\x00" for unit in units)
+    return wide > len(units) * 0.6
 
 
 class Records(Sequence):

@@ -114,11 +114,22 @@ def write_dataset(
             dataset, items, rows, columns, newline, verbatim=not extra_columns, nested=dataset.shape == SHAPE
         )
     else:
-        text = _delimited_text(rows, columns, "\t" if fmt == "tsv" else ",", newline, out, escape_formulas)
+        text = _delimited_text(
+            rows, columns, "\t" if fmt == "tsv" else ",", newline, out, escape_formulas, _header_newline(dataset, fmt)
+        )
+    if fmt == "jsonl" and (first := _header_newline(dataset, fmt)) != newline and newline in text:
+        end = text.index(newline)  # a JSON line holds no raw line break, so its first one ends the first row
+        text = text[:end] + first + text[end + len(newline) :]
     if not dataset.final_newline and dataset.format == fmt and text.endswith(newline):
         text = text[: -len(newline)]
     atomic_write(out, text)
     return written
+
+
+def _header_newline(dataset: Dataset, fmt: str) -> str:
+    """The first line's ending in an export: the source's own where it differs from its rows' and the format is kept."""
+    same = dataset.format == fmt
+    return dataset.header_newline if same and dataset.header_newline else dataset.newline
 
 
 def _jsonl_text(
@@ -191,7 +202,10 @@ def _delimited_text(
     newline: str,
     out: Path,
     escape_formulas: bool = False,
+    header_newline: str | None = None,
 ) -> str:
+    """CSV or TSV text; the header line ends with ``header_newline`` (default: ``newline``), the rows with ``newline``."""
+    first = header_newline or newline
     if delimiter == "\t":
         lines = ["\t".join(_escaped(c, escape_formulas) for c in columns)]
         for number, row in enumerate(rows, 2):
@@ -203,10 +217,10 @@ def _delimited_text(
                         "edit the text or export to .csv/.jsonl"
                     )
             lines.append("\t".join(values))
-        return "".join(line + newline for line in lines)
+        return lines[0] + first + "".join(line + newline for line in lines[1:])
     buffer = io.StringIO(newline="")
+    csv.writer(buffer, lineterminator=first).writerow([_escaped(c, escape_formulas) for c in columns])
     writer = csv.writer(buffer, lineterminator=newline)
-    writer.writerow([_escaped(c, escape_formulas) for c in columns])
     writer.writerows([_escaped(as_text(row.get(c)), escape_formulas) for c in columns] for row in rows)
     return buffer.getvalue()
 

@@ -188,9 +188,12 @@ def canonical_time(value: str) -> str:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)  # no offset: read as UTC (said in docs/voting.md)
     try:
-        return parsed.astimezone(UTC).strftime(_LOG_TIME)
+        utc = parsed.astimezone(UTC)
     except OverflowError:
         raise ValueError(f"time '{_shown(text)}' is out of range in UTC") from None
+    if not YEARS[0] <= utc.year <= YEARS[1]:  # the offset can carry a time just inside the range out of it
+        raise ValueError(f"time '{_shown(text)}' is {utc.year} in UTC, out of range ({YEARS[0]}-{YEARS[1]})")
+    return utc.strftime(_LOG_TIME)
 
 
 _DIGITS = re.compile(r"[0-9]{1,4}")

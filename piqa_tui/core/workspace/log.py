@@ -9,6 +9,7 @@ The current state (and undo/redo) is derived from the log; see ``project``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sqlite3
@@ -636,9 +637,14 @@ def storage_error(
         )
     if name == "SQLITE_FULL":
         return WorkspaceUnwritable(f"{path}: the disk is full; {consequence}; free some space and try again")
-    if name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN") or name == "SQLITE_PERM":
+    refusal = (
+        write_refusal(path)
+        if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR"))
+        else None
+    )
+    if refusal is not None or name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or name == "SQLITE_PERM":
         return WorkspaceUnwritable(
-            f"{path}: the workspace cannot be written (read-only file, folder or disk); "
+            f"{path}: the workspace cannot be written ({refusal or 'read-only file, folder or disk'}); "
             f"{consequence}; make it writable or open a copy with --workspace"
         )
     if name.startswith("SQLITE_IOERR"):
@@ -648,3 +654,25 @@ def storage_error(
     if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or not name:
         return WorkspaceError(f"{path}: not a usable workspace database ({exc}); move it aside and reopen")
     return WorkspaceError(f"{path}: {exc}; {consequence}")
+
+
+_REFUSALS = {
+    errno.EPERM: "the file is immutable or append-only: lsattr shows it, chattr -i clears it",
+    errno.EACCES: "no permission to write the file",
+    errno.EROFS: "the disk is mounted read-only",
+}
+
+
+def write_refusal(path: Path) -> str | None:
+    """Why the system refuses to open the workspace (or its folder) for writing, in words; None when it does not.
+
+    SQLite reports such a refusal as a read-only database or a disk I/O error; the open says which it is.
+    """
+    try:
+        if path.exists():
+            os.close(os.open(path, os.O_RDWR))
+        elif not os.access(path.parent, os.W_OK):
+            return "the folder is read-only"
+    except OSError as exc:
+        return _REFUSALS.get(exc.errno or 0, exc.strerror or str(exc))
+    return None
