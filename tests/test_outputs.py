@@ -241,6 +241,7 @@ MODULE_WRITE_CALLS = {  # ambiguous names (str.replace), counted on these module
 GUARD_CALLS = {"check_outputs"}
 # Writers that write no output a user names, each with why the guard is not theirs.
 NOT_OUTPUTS = {
+    "piqa_tui.core.workspace.log:write_refusal": "opens the workspace read-write and closes it, writing nothing: why SQLite could not",
     "piqa_tui.core.workspace.project:Project.save": "the one write over the source: saving the edits (ctrl+s)",
     "piqa_tui.core.workspace.log:Workspace._restore_deleted": "the workspace written back to its own path",
     "piqa_tui.core.workspace.log:Workspace._set_aside": "this session's copy beside a replaced workspace",
