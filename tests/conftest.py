@@ -127,3 +127,18 @@ def fill_disk(folder: Path) -> Path:
         except OSError:
             pass
     return filler
+
+
+def vote_as_twins(data: Path) -> list[tuple[str, str]]:
+    """Each name and its look-alike vote on every item, differently: two people, one printed name."""
+    from piqa_tui.core.workspace.project import Project
+    from tests.hostile_corpus import invisible_twins
+
+    twins = invisible_twins()
+    for name, twin in twins:
+        for annotator, choice in ((name, "0"), (twin, "1")):
+            project = Project.open(data, annotator=annotator)
+            for item in project.items:
+                project.vote(item.id, choice)
+            project.workspace.close()
+    return twins

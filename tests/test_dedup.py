@@ -922,10 +922,10 @@ def test_a_cpu_without_avx2_falls_back_to_the_next_model(monkeypatch: pytest.Mon
     import platform
 
     from piqa_tui.core.dedup import scan as duplicate_scan
-    from piqa_tui.core.scoring import llama
+    from piqa_tui.core.scoring import machine
 
     monkeypatch.setattr(platform, "machine", lambda: "x86_64")
-    monkeypatch.setattr(llama, "cpu_flags", lambda cpuinfo=None: frozenset({"sse2", "avx"}))
+    monkeypatch.setattr(machine, "cpu_flags", lambda cpuinfo=None: frozenset({"sse2", "avx"}))
     with pytest.raises(ModelError, match="lacks AVX2 and FMA"):
         duplicate_scan.choose_embedder(None, duplicate_scan.E5)
     embedder = duplicate_scan.choose_embedder(None)

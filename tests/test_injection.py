@@ -18,7 +18,7 @@ import pytest
 
 from piqa_tui.cli.main import main
 from piqa_tui.core.text.terminal_safe import show_invisible
-from piqa_tui.core.workspace.project import Project
+from tests.conftest import vote_as_twins
 from tests.hostile_corpus import hostile_columns_dataset, invisible_twins, markup_texts
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -43,18 +43,6 @@ def assert_inert(out: str) -> None:
     assert not CONTROL.search(out), repr(sorted(set(CONTROL.findall(out))))
     tags = {m.group() for text in markup_texts(20) for m in MARKUP_TAG.finditer(text)}
     assert any(tag in out for tag in tags), "the data's markup should be printed literally"
-
-
-def vote_as_twins(data: Path) -> list[tuple[str, str]]:
-    """Each name and its look-alike vote on every item, differently: two people, one printed name."""
-    twins = invisible_twins()
-    for name, twin in twins:
-        for annotator, choice in ((name, "0"), (twin, "1")):
-            project = Project.open(data, annotator=annotator)
-            for item in project.items:
-                project.vote(item.id, choice)
-            project.workspace.close()
-    return twins
 
 
 def test_stats_prints_hostile_columns_and_values_inertly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

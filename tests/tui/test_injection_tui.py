@@ -18,10 +18,10 @@ from rich.console import Console
 from textual.widgets import Static
 
 from piqa_tui.core.text.terminal_safe import clipboard_safe, show_invisible
-from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.agreement import AgreementScreen
 from piqa_tui.tui.screens.model_results import ModelResultsScreen
-from tests.hostile_corpus import hostile_columns_dataset, invisible_twins
+from tests.conftest import vote_as_twins
+from tests.hostile_corpus import hostile_columns_dataset
 
 from .conftest import curate, main_screen, wait_for
 
@@ -90,13 +90,7 @@ async def test_copy_leaves_the_escape_sequences_out_and_says_so(tmp_path: Path) 
 
 async def test_look_alike_annotators_are_told_apart_on_the_agreement_screen(tmp_path: Path) -> None:
     data = hostile_columns_dataset(tmp_path)
-    twins = invisible_twins()
-    for name, twin in twins:
-        for annotator, choice in ((name, "0"), (twin, "1")):
-            project = Project.open(data, annotator=annotator)
-            for item in project.items:
-                project.vote(item.id, choice)
-            project.workspace.close()
+    twins = vote_as_twins(data)
     async with curate(data, size=(250, 60), annotator="lead", reviewer=True) as pilot:
         await pilot.press("a")
         await wait_for(

