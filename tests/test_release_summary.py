@@ -80,3 +80,94 @@ def test_only_decided_and_drop_invalid_leave_those_items_out(every_status: Path,
         cli("export", str(every_status), "--to", str(out), "--drop-invalid", "--json", "--force").stdout
     )
     assert summary["items"] == 35 and summary["left_out"] == {"invalid": 1} and "statuses" not in summary
+
+
+def cli_fails(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", *args], capture_output=True, text=True)
+    assert "Traceback" not in done.stderr and done.returncode != 0, done.stderr
+    return done.stderr
+
+
+def stored_defaults(path: Path) -> dict[str, object]:
+    workspace = Project.open(path).workspace
+    assert workspace is not None
+    return json.loads(workspace.get_meta("release_defaults") or "null")
+
+
+@pytest.fixture
+def team_set(every_status: Path, tmp_path: Path) -> Path:
+    """A copy of the set with every status, its workspace beside it, for a test that changes the defaults."""
+    for source in every_status.parent.iterdir():
+        if source.name.startswith(every_status.name):
+            (tmp_path / source.name).write_bytes(source.read_bytes())
+    return tmp_path / every_status.name
+
+
+def test_make_default_records_the_options_and_later_releases_apply_them(team_set: Path, tmp_path: Path) -> None:
+    out = tmp_path / "release.tsv"
+    done = cli("export", str(team_set), "--to", str(out), "--only-decided", "--drop-invalid", "--make-default")
+    assert "release defaults are now: only decided, drop invalid" in done.stdout
+    assert stored_defaults(team_set) == {"only_decided": True, "drop_invalid": True}
+    assert written_ids(out) == ["dz-001", "dz-002", "dz-004"]
+
+    done = cli("export", str(team_set), "--to", str(out), "--decided", "--force")  # the defaults, unasked
+    assert written_ids(out) == ["dz-001", "dz-002", "dz-004"]
+    assert "project defaults: only decided, drop invalid" in done.stdout
+    assert "left out: 32 undecided, 1 invalid" in done.stdout
+    summary = json.loads(cli("export", str(team_set), "--to", str(out), "--decided", "--json", "--force").stdout)
+    assert summary["project_defaults"] == {"only_decided": True, "drop_invalid": True}
+    assert summary["left_out"] == {"undecided": 32, "invalid": 1} and summary["items"] == 3
+
+
+def test_include_undecided_and_keep_invalid_override_the_defaults_for_one_run(team_set: Path, tmp_path: Path) -> None:
+    out = tmp_path / "release.tsv"
+    cli("export", str(team_set), "--to", str(out), "--only-decided", "--drop-invalid", "--make-default")
+    done = cli("export", str(team_set), "--to", str(out), "--decided", "--include-undecided", "--force")
+    assert len(written_ids(out)) == 35 and "dz-012" not in written_ids(out)  # undecided in, the invalid one out
+    assert "overridden this run: --include-undecided" in done.stdout
+    cli("export", str(team_set), "--to", str(out), "--decided", "--keep-invalid", "--force")
+    assert written_ids(out) == ["dz-001", "dz-002", "dz-004", "dz-012"]
+    cli("export", str(team_set), "--to", str(out), "--include-undecided", "--keep-invalid", "--force")
+    assert len(written_ids(out)) == 36
+    assert stored_defaults(team_set) == {"only_decided": True, "drop_invalid": True}  # one run, not the default
+
+
+def test_make_default_with_neither_option_clears_the_defaults(team_set: Path, tmp_path: Path) -> None:
+    out = tmp_path / "release.tsv"
+    cli("export", str(team_set), "--to", str(out), "--drop-invalid", "--make-default")
+    assert stored_defaults(team_set) == {"drop_invalid": True}
+    done = cli("export", str(team_set), "--to", str(out), "--decided", "--force")
+    assert "project defaults: drop invalid" in done.stdout and len(written_ids(out)) == 35
+    done = cli("export", str(team_set), "--to", str(out), "--make-default", "--force")
+    assert "release defaults are cleared" in done.stdout and len(written_ids(out)) == 36
+    assert stored_defaults(team_set) == {}
+    done = cli("export", str(team_set), "--to", str(out), "--decided", "--force")
+    assert "project defaults" not in done.stdout and len(written_ids(out)) == 36
+
+
+def test_defaults_do_not_touch_an_export_of_the_working_dataset(team_set: Path, tmp_path: Path) -> None:
+    out = tmp_path / "release.tsv"
+    cli("export", str(team_set), "--to", str(out), "--only-decided", "--drop-invalid", "--make-default")
+    done = cli("export", str(team_set), "--to", str(out), "--force")  # not a release: every item, as edited
+    assert len(written_ids(out)) == 36 and "project defaults" not in done.stdout
+
+
+def test_an_option_and_its_override_together_are_refused(team_set: Path, tmp_path: Path) -> None:
+    out = str(tmp_path / "release.tsv")
+    assert "not allowed with" in cli_fails(
+        "export", str(team_set), "--to", out, "--only-decided", "--include-undecided"
+    )
+    assert "not allowed with" in cli_fails("export", str(team_set), "--to", out, "--drop-invalid", "--keep-invalid")
+
+
+def test_unreadable_defaults_are_one_line_and_make_default_resets_them(team_set: Path, tmp_path: Path) -> None:
+    workspace = Project.open(team_set).workspace
+    assert workspace is not None
+    workspace.set_meta({"release_defaults": '{"only_decided": "yes"}'})  # written by no version of piqa-tui
+    workspace.close()
+    out = tmp_path / "release.tsv"
+    error = cli_fails("export", str(team_set), "--to", str(out), "--decided")
+    assert "release defaults are unreadable" in error and "--make-default" in error and error.count("\n") == 1
+    assert not out.exists()
+    cli("export", str(team_set), "--to", str(out), "--only-decided", "--make-default")
+    assert stored_defaults(team_set) == {"only_decided": True}

@@ -19,7 +19,7 @@ from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 from ..conftest import copy_sample
-from .conftest import curate, main_screen, type_text, wait_for
+from .conftest import curate, current_id, main_screen, type_text, wait_for
 
 RAB = "র\u200c্যাব"  # Bengali: with the ZWNJ the ya-phala stays visible; without it the word takes a reph
 TYPED = [
@@ -109,8 +109,9 @@ def test_a_format_character_is_a_key_textual_calls_unprintable() -> None:
     for character in "\u200c\u200d\u00ad\u200e":
         key = events.Key(_character_to_key(character), character)
         assert not key.is_printable and typed_character(key) == character
-    for name, character in (("tab", "\t"), ("enter", "\r"), ("escape", "\x1b"), ("ctrl+a", "\x01"), ("up", None)):
-        assert typed_character(events.Key(name, character)) is None
+    silent: list[tuple[str, str | None]] = [("tab", "\t"), ("enter", "\r"), ("escape", "\x1b"), ("ctrl+a", "\x01")]
+    for name, control in [*silent, ("up", None)]:
+        assert typed_character(events.Key(name, control)) is None
     composed = "ক\u09cd\u200dষ"  # an input method's composed text, sent as one key
     assert typed_character(events.Key("composed", composed)) == composed
 
@@ -121,3 +122,83 @@ async def test_keys_that_type_nothing_still_type_nothing(bengali: Path) -> None:
         editor = focused_editor(pilot)
         await pilot.press("a", "tab")  # tab leaves the field for the next one: no tab character is typed
         assert "\t" not in editor.value and editor.value.startswith("a")
+
+
+# An input method commits a whole syllable or word at once. Each commit below is one such text.
+COMMITS = [
+    "র\u200c্যাব",  # Bengali: ZWNJ before the virama keeps the ya-phala
+    "क्\u200dष",  # Devanagari: ZWJ asks for the half form of the conjunct
+    "می\u200cخواهم",  # Arabic script, Persian spelling: ZWNJ between the prefix and the verb
+    "a\u034fb",  # the combining grapheme joiner
+    "葛\U000e0100☺\ufe0f",  # an ideographic and an emoji variation selector
+    "e\u0301\u0323",  # a base letter with two combining marks (NFC: ẹ́, U+1EB9 U+0301)
+]
+COMMITTED = unicodedata.normalize("NFC", " ".join(COMMITS))
+
+
+def commit_events(text: str, how: str) -> list[events.Event]:
+    """The events an input method's commit of ``text`` reaches the app as.
+
+    ``key``: one key event carrying the whole commit (a driver that passes the commit on as it came);
+    ``burst``: its UTF-8 at once on the terminal, through Textual's own parser (a key per code point);
+    ``bracketed``: the commit as a bracketed paste, through the same parser.
+    """
+    from textual._xterm_parser import XTermParser
+
+    if how == "key":
+        return [events.Key("composed", text)]
+    sent = text if how == "burst" else f"\x1b[200~{text}\x1b[201~"
+    return [token for token in XTermParser().feed(sent) if isinstance(token, events.Event)]
+
+
+async def commit(pilot: Pilot, how: str) -> None:
+    """Send every commit of ``COMMITS``, a space between them, as ``how`` delivers an input method's text."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for n, text in enumerate(COMMITS):
+        for event in commit_events(text if n == 0 else " " + text, how):
+            event.set_sender(pilot.app)
+            driver.send_message(event)
+    await pilot.pause()
+
+
+HOWS = ["key", "burst", "bracketed"]
+
+
+@pytest.mark.parametrize("how", HOWS)
+async def test_committed_text_reaches_the_field_and_the_exported_file(bengali: Path, tmp_path: Path, how: str) -> None:
+    async with curate(bengali) as pilot:
+        await pilot.press("tab", "e", "ctrl+u")
+        editor = focused_editor(pilot)
+        await commit(pilot, how)
+        assert editor.value == COMMITTED
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: main_screen(pilot).project.item("bn-001").solutions[0] == COMMITTED)
+    out = tmp_path / "out.tsv"
+    Project.open(bengali).export(out)
+    row = out.read_bytes().split(b"\n")[1].split(b"\t")
+    assert row[0] == b"bn-001" and row[2] == COMMITTED.encode("utf-8")
+
+
+@pytest.mark.parametrize("how", HOWS)
+async def test_committed_text_reaches_the_note(bengali: Path, how: str) -> None:
+    async with curate(bengali) as pilot:
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
+        await commit(pilot, how)
+        assert focused_editor(pilot).value == COMMITTED
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: main_screen(pilot).project.state.notes.get("bn-001") == COMMITTED)
+    assert Project.open(bengali).state.notes["bn-001"].encode("utf-8") == COMMITTED.encode("utf-8")
+
+
+@pytest.mark.parametrize("how", HOWS)
+async def test_committed_text_reaches_the_search_box_and_finds_the_item(bengali: Path, how: str) -> None:
+    Project.open(bengali, annotator="setup").edit("bn-003", {"solution1": f"আগে {COMMITTED} পরে"})
+    async with curate(bengali) as pilot:
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
+        await commit(pilot, how)
+        assert focused_editor(pilot).value == COMMITTED
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: current_id(pilot) == "bn-003")  # the one item holding the text

@@ -5,7 +5,10 @@ dataset's policy) instead of the gold column, and says how many items of each
 status it wrote and how many fail validation; ``--only-decided`` leaves out the
 items the votes have not decided (disagreement, needs votes) and
 ``--drop-invalid`` those that fail validation (an error of ``validate``);
-``--vote-columns`` adds
+``--make-default`` records those two choices as the project's release defaults
+(workspace meta ``release_defaults``), which every later ``--decided`` export
+applies and names (``--include-undecided`` / ``--keep-invalid`` override them
+for one run); ``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
 flagged for removal (e.g. duplicates resolved by keeping another copy).
@@ -15,6 +18,7 @@ OUT is never the dataset itself or its workspace; an existing OUT needs ``--forc
 from __future__ import annotations
 
 import argparse
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +35,7 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.dataset.checks import check_items
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.writing import FORMATS, formula_cells, output_files, output_table
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
@@ -42,6 +47,7 @@ if TYPE_CHECKING:
 REMOVAL_FLAGS = ("remove", "duplicate")
 REPORTED = (Status.AGREED, Status.ADJUDICATED, Status.AGAINST_GOLD, Status.DISAGREEMENT, Status.NEEDS_VOTES)
 UNDECIDED = (Status.DISAGREEMENT, Status.NEEDS_VOTES)  # the file's label stands: no decision replaces it
+RELEASE_DEFAULTS_KEY = "release_defaults"  # workspace meta: a JSON object, e.g. {"drop_invalid": true}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,13 +57,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--decided", action="store_true", help="write the label decided by the votes (policy) where there is one"
     )
-    parser.add_argument(
+    undecided = parser.add_mutually_exclusive_group()
+    undecided.add_argument(
         "--only-decided",
         action="store_true",
         help="with --decided (implied): leave out the items in disagreement or needing votes",
     )
-    parser.add_argument(
+    undecided.add_argument(
+        "--include-undecided",
+        action="store_true",
+        help="with --decided (implied): write the undecided items this once, whatever the project's default",
+    )
+    invalid = parser.add_mutually_exclusive_group()
+    invalid.add_argument(
         "--drop-invalid", action="store_true", help="leave out the items that fail validation (errors of validate)"
+    )
+    invalid.add_argument(
+        "--keep-invalid",
+        action="store_true",
+        help="write the items that fail validation this once, whatever the project's default",
+    )
+    parser.add_argument(
+        "--make-default",
+        action="store_true",
+        help="with --decided (implied): make this run's --only-decided/--drop-invalid the project's release "
+        "defaults (neither given: clear them)",
     )
     parser.add_argument(
         "--card",
@@ -80,6 +104,88 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="CSV/TSV: prefix ' to cells beginning with = + - @ so spreadsheets show them as text "
         "(changes those values; off by default)",
     )
+
+
+@dataclass(frozen=True)
+class ReleaseDefaults:
+    """The release options a team made the project's default: every ``--decided`` export applies them."""
+
+    only_decided: bool = False
+    drop_invalid: bool = False
+
+    def words(self) -> list[str]:
+        """The defaults as the summary names them, e.g. ["only decided", "drop invalid"]."""
+        return [words for on, words in ((self.only_decided, "only decided"), (self.drop_invalid, "drop invalid")) if on]
+
+    def to_json(self) -> str:
+        """The meta value: only the options that are on (``{}``: none, a deliberate choice that travels too)."""
+        return json.dumps({name: True for name in ("only_decided", "drop_invalid") if getattr(self, name)})
+
+    @classmethod
+    def parse(cls, text: str) -> ReleaseDefaults:
+        """The defaults a workspace holds; a value no version of piqa-tui wrote is refused, never guessed at."""
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        known = ("only_decided", "drop_invalid")
+        if not isinstance(value, dict) or any(not isinstance(value.get(k, False), bool) for k in known):
+            raise PiqaError(
+                f"the workspace's release defaults are unreadable ({text[:60]!r}); set them again with "
+                "`piqa-tui export PATH --to OUT --make-default` plus --only-decided and/or --drop-invalid"
+            )
+        return cls(**{k: value.get(k, False) for k in known})
+
+
+def release_defaults(project: Project) -> ReleaseDefaults:
+    """The project's release defaults (none when it has no workspace or never made any)."""
+    text = project.workspace.get_meta(RELEASE_DEFAULTS_KEY) if project.workspace else None
+    return ReleaseDefaults.parse(text) if text else ReleaseDefaults()
+
+
+def set_release_defaults(project: Project, defaults: ReleaseDefaults) -> None:
+    """Record ``defaults`` in the workspace meta, in one write (a merge carries the key to other machines)."""
+    if project.workspace is None:
+        raise PiqaError("making release defaults needs a workspace; open the dataset once in piqa-tui first")
+    project.workspace.set_meta({RELEASE_DEFAULTS_KEY: defaults.to_json()})
+
+
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """What this run leaves out, after the project's defaults and this run's overrides."""
+
+    decided: bool
+    only_decided: bool
+    drop_invalid: bool
+    defaults: ReleaseDefaults
+    overridden: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, project: Project) -> ReleaseOptions:
+        decided = args.decided or args.only_decided or args.include_undecided or args.make_default
+        if args.make_default:  # this run's options are the new defaults: the old ones do not apply
+            return cls(decided, args.only_decided, args.drop_invalid, ReleaseDefaults())
+        defaults = release_defaults(project) if decided else ReleaseDefaults()
+        overridden = tuple(
+            flag
+            for flag, on, default in (
+                ("--include-undecided", args.include_undecided, defaults.only_decided),
+                ("--keep-invalid", args.keep_invalid, defaults.drop_invalid),
+            )
+            if on and default
+        )
+        only = args.only_decided or (defaults.only_decided and not args.include_undecided)
+        drop = args.drop_invalid or (defaults.drop_invalid and not args.keep_invalid)
+        return cls(decided, only, drop, defaults, overridden)
+
+    def defaults_line(self) -> str | None:
+        """The summary line naming the project's defaults this run applied (and what it overrode)."""
+        if not self.defaults.words():
+            return None
+        line = "project defaults: " + ", ".join(self.defaults.words())
+        if self.overridden:
+            return f"{line} (overridden this run: {', '.join(self.overridden)})"
+        return f"{line} (--include-undecided / --keep-invalid override them for one run)"
 
 
 @dataclass
@@ -189,13 +295,14 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args)
+    project = open_project(args, create=args.make_default)
     card = [Path(args.card)] if args.card else []
     project.check_outputs(
         [*output_files(project.dataset, Path(args.to), args.format), *card], replace=args.force
     )  # before any work
-    decided = args.decided or args.only_decided
-    release = export_items(project, decided, args.drop_flagged, args.only_decided, args.drop_invalid)
+    options = ReleaseOptions.of(args, project)
+    decided = options.decided
+    release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
     items = release.items
     extra = vote_columns(project, items) if args.vote_columns else {}
     if args.flag_column:
@@ -210,19 +317,26 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.card:
         write_release_card(project, args, items, written[0])
+    made = ReleaseDefaults(options.only_decided, options.drop_invalid) if args.make_default else None
+    if made is not None:
+        set_release_defaults(project, made)  # once the release it describes is written
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
     formulas = formula_cells(*output_table(project.dataset, items, extra or None)) if spreadsheet else None
     if args.json:
-        print_json(_summary(project, release, written, formulas, args))
+        print_json(_summary(project, release, written, formulas, options, made, args.escape_formulas))
         return OK
     dropped = len(project.items) - len(items)
     say(
         f"wrote {len(items)} items ({len(project.state.edited)} edited, {dropped} dropped) to {', '.join(map(str, written))}"
     )
+    if line := options.defaults_line():
+        say(line)
+    if made is not None:
+        say(_made_line(made))
     if decided:
-        print_release(release, args.only_decided, args.drop_invalid)
+        print_release(release, options.only_decided, options.drop_invalid)
         print_changes(release.changes)
-    elif args.drop_invalid:
+    elif options.drop_invalid:
         say(f"left out {_items(release.left_out['invalid'])} that fail validation")
     if args.card:
         say(f"wrote the release's card to {args.card}")
@@ -242,8 +356,20 @@ def write_release_card(project: Project, args: argparse.Namespace, items: list[I
     atomic_write(Path(card), dataset_card(project, card_options(args, project.dataset.name, release), items))
 
 
+def _made_line(made: ReleaseDefaults) -> str:
+    if not made.words():
+        return "the project's release defaults are cleared: export --decided writes every item unless told otherwise"
+    return f"the project's release defaults are now: {', '.join(made.words())} (every export --decided applies them)"
+
+
 def _summary(
-    project: Project, release: Release, written: list[Path], formulas: int | None, args: argparse.Namespace
+    project: Project,
+    release: Release,
+    written: list[Path],
+    formulas: int | None,
+    options: ReleaseOptions,
+    made: ReleaseDefaults | None,
+    escaped: bool,
 ) -> dict[str, object]:
     """What ``export --json`` prints."""
     summary: dict[str, object] = {
@@ -254,12 +380,15 @@ def _summary(
     if release.found:
         summary["gold_changes"] = [change.to_json() for change in release.changes]
         summary["statuses"] = release.statuses()
-    if release.found or args.drop_invalid:
+    if release.found or options.drop_invalid:
         summary["invalid"] = release.invalid_written()
         summary["left_out"] = release.left_out
+    if options.decided:
+        summary["project_defaults"] = json.loads((made or options.defaults).to_json())
+        summary["overridden"] = list(options.overridden)
     if formulas is not None:
         summary["formula_cells"] = formulas
-        summary["formulas_escaped"] = bool(args.escape_formulas)
+        summary["formulas_escaped"] = bool(escaped)
     return summary
 
 
