@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"round": declared.name, **found.to_json()})
         return OK
-    say(f"round {declared.name or '(unnamed)'}: {found.items} items, {found.validators_per_item} validations each")
+    k = found.validators_per_item
+    say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
     _annotators(found.annotators)
     needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
     say(f"items by validations still needed — {needs}")

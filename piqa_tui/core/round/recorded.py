@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from piqa_tui.core.round.declaration import Round
 from piqa_tui.core.workspace.log import Change, Part, Workspace
+from piqa_tui.core.workspace.project import Project
 
 ROUND_KIND = "round"
 ASSIGN_KIND = "assign"
@@ -87,16 +88,21 @@ def assignment_part(before: Assignment, after: Assignment, note: str) -> Part | 
     return Part(ASSIGN_KIND, tuple(changes), note) if changes else None
 
 
-_read: weakref.WeakKeyDictionary[Workspace, tuple[int, Assignment]] = weakref.WeakKeyDictionary()
+_read: weakref.WeakKeyDictionary[Project, tuple[object, Assignment]] = weakref.WeakKeyDictionary()
 
 
-def assigned_items(workspace: Workspace | None, annotator: str) -> frozenset[str]:
-    """The item ids assigned to ``annotator`` now. Read once per state of the log (a queue asks per item):
-    the assignment is read again only when the workspace has events it had not when last read."""
-    if workspace is None:
+def assigned_to(project: Project, annotator: str | None = None) -> frozenset[str]:
+    """The item ids assigned to ``annotator`` (default: the project's) as the project has replayed the log.
+
+    A queue asks once per item: the assignment is read again only when the project has applied new events
+    (its log position, which ``Ballots`` keys its decisions on too), so asking costs a set lookup.
+    """
+    if project.workspace is None:
         return frozenset()
-    last = workspace.last_seq()
-    cached = _read.get(workspace)
-    if cached is None or cached[0] != last:
-        cached = _read[workspace] = (last, assignment_in_force(workspace))
-    return cached[1].mine(annotator)
+    position = getattr(project, "_applied", None)
+    if position is None:  # no replay position to go by: ask the log itself
+        position = project.workspace.last_seq()
+    cached = _read.get(project)
+    if cached is None or cached[0] != position:
+        cached = _read[project] = (position, assignment_in_force(project.workspace))
+    return cached[1].mine(annotator or project.annotator)

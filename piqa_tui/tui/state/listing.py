@@ -15,7 +15,7 @@ from typing import Protocol
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.round.recorded import assigned_items
+from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
@@ -132,10 +132,8 @@ QUEUES: dict[str, Queue] = {
         Queue("unvoted", "items you have not voted on", lambda s, pos, it: not has_voted(s.project, it.id)),
         Queue(
             "assigned",
-            "items the round assigned to you that you have not voted on",
-            lambda s, pos, it: (
-                it.id in assigned_items(s.project.workspace, s.project.annotator) and not has_voted(s.project, it.id)
-            ),
+            "items assigned to you, not yet voted on",
+            lambda s, pos, it: it.id in assigned_to(s.project) and not has_voted(s.project, it.id),
         ),
         Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
         Queue("edited", "items changed in this workspace", lambda s, pos, it: it.id in s.project.state.edited),
