@@ -72,7 +72,11 @@ def _json(declared: Round, found: Draw, changes: int) -> dict[str, object]:
 def _report(declared: Round, found: Draw, changes: int, top_up: bool) -> None:
     pairs = sum(len(names) for names in found.assignment.items.values())
     recorded = f"{changes} change{'s' * (changes != 1)} recorded" if changes else "nothing changed"
-    kept = f"; kept {found.kept}, took {found.released} back from people who left" if top_up else ""
+    kept = (
+        f"; kept {found.kept}, took {found.released} back from people who left or may no longer take them"
+        if top_up
+        else ""
+    )
     say(
         f"assigned {pairs} (item, validator) pairs over {len(found.assignment.items)} items "
         f"(seed {found.seed}{kept}); {recorded}"

@@ -51,9 +51,8 @@ def _import(args: argparse.Namespace) -> int:
         print_json({"recorded": part is not None, "round": declared.to_json()})
     else:
         done = "imported" if part is not None else "already in force; nothing recorded"
-        say(
-            f"round {declared.name or '(unnamed)'} {done}: {_summary(declared)}; next: piqa-tui assign {project.dataset.path}"
-        )
+        after = f"next: piqa-tui assign {project.dataset.path}"
+        say(f"round {declared.name or '(unnamed)'} {done}: {_summary(declared)}; {after}")
     return OK
 
 

@@ -47,7 +47,9 @@ class Draw:
     unstaffed: tuple[Unstaffed, ...]
     seed: int
     kept: int = 0  # (item, validator) pairs a top-up kept
-    released: int = 0  # pairs a top-up took from someone who left (their item was not done)
+    released: int = (
+        0  # pairs a top-up took back: the validator left or may no longer take the item, and had not done it
+    )
 
 
 def check_columns(declared: Round, columns: Iterable[str], source: str) -> None:

@@ -181,15 +181,17 @@ def round_from_table(table: Mapping[str, object], where: _Where) -> Round:
     annotators = table.get("annotator", [])
     if not isinstance(annotators, list) or not annotators:
         raise RoundError(
-            f'{where.source}: the round names no annotators; add one [[annotator]] table per person (name = "…", roles = […])'
+            f"{where.source}: the round names no annotators; "
+            'add one [[annotator]] table per person (name = "…", roles = […])'
         )
     people = tuple(_annotator(entry, n, where) for n, entry in enumerate(annotators))
-    names = [a.name for a in people]
-    twice = next((name for name in names if names.count(name) > 1), None)
-    if twice is not None:
-        raise RoundError(
-            f"{where.annotator(names.index(twice, names.index(twice) + 1))}: {twice!r} is named twice; give each person one [[annotator]] table"
-        )
+    seen: set[str] = set()
+    for n, person in enumerate(people):
+        if person.name in seen:
+            raise RoundError(
+                f"{where.annotator(n)}: {person.name!r} is named twice; give each person one [[annotator]] table"
+            )
+        seen.add(person.name)
     return Round(
         name=_text(table.get("name", ""), "name", where.key("name"), allow_empty=True),
         seed=_integer(table.get("seed", 0), "seed", where.key("seed"), minimum=0),
