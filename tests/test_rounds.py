@@ -19,7 +19,7 @@ import pytest
 
 from piqa_tui.cli.main import main
 from piqa_tui.core.round.assignment import draw
-from piqa_tui.core.round.declaration import parse_round
+from piqa_tui.core.round.declaration import Round, parse_round
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.workspace import undo
 from piqa_tui.core.workspace.project import Project
@@ -224,7 +224,7 @@ def test_validators_come_from_the_items_country_with_balanced_load_in_each(tmp_p
 
 def test_the_recorded_round_reads_back_as_declared() -> None:
     declared = parse_round(doc_round(ARAB), "round.toml")
-    again = type(declared).from_canonical(declared.canonical())
+    again = Round.from_canonical(declared.canonical())
     assert again.canonical() == declared.canonical()
     assert again.annotator("rep-maghreb").values("country") == ("Algeria", "Morocco", "Tunisia")
     assert [a.name for a in again.validators] == sorted(a.name for a in declared.annotators if a.validates)

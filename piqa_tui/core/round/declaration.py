@@ -108,8 +108,8 @@ class Round:
         """The round as the workspace records it: sorted keys, no spaces, text as is (one text per round)."""
         return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
-    @classmethod
-    def from_canonical(cls, text: str) -> Round:
+    @staticmethod
+    def from_canonical(text: str) -> Round:
         """The round a workspace recorded (``canonical``), checked as a file would be."""
         try:
             table = json.loads(text)
