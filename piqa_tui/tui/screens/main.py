@@ -20,10 +20,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.tui.clipboard import copy_text
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
 from piqa_tui.tui.messages import Checked, DisplayChanged, ItemsChanged, MarksChanged, OthersChanged, ShowItem, Watch
 from piqa_tui.tui.screens.main_host import MainHost
+from piqa_tui.tui.state.listing import Filters, filtered_positions
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.item.field_block import FieldClicked
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
@@ -161,8 +163,16 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.on_resize()
         self.scoring.load_cached()
-        if self._start is not None:
+        if assigned_to(self.project) and filtered_positions(self.session, Filters(queue="assigned")):
+            self.call_after_refresh(self._open_assigned)
+        elif self._start is not None:
             self.call_after_refresh(self.filtering.go_to_position, self._start)
+
+    def _open_assigned(self) -> None:
+        """A round gave this annotator items they have not voted on: open on those (where they left off when
+        it is one of them)."""
+        self.filtering.set_filters(Filters(queue="assigned"), keep=self._start)
+        self.notify("your assigned items not yet voted on — v goes to the next; esc shows every item", timeout=4)
 
     def on_unmount(self) -> None:
         self.scoring.stop()

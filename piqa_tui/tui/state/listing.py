@@ -15,6 +15,7 @@ from typing import Protocol
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
@@ -129,6 +130,11 @@ QUEUES: dict[str, Queue] = {
     for q in (
         Queue("all", "every item", lambda s, pos, it: True),
         Queue("unvoted", "items you have not voted on", lambda s, pos, it: not has_voted(s.project, it.id)),
+        Queue(
+            "assigned",
+            "items assigned to you, not yet voted on",
+            lambda s, pos, it: it.id in assigned_to(s.project) and not has_voted(s.project, it.id),
+        ),
         Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
         Queue("edited", "items changed in this workspace", lambda s, pos, it: it.id in s.project.state.edited),
         Queue("invalid", "items with a problem validate reports", lambda s, pos, it: s.validation.is_invalid(pos)),

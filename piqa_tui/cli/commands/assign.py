@@ -1,0 +1,88 @@
+"""``piqa-tui assign PATH [--seed N] [--top-up]``: draw who validates which item, as one undoable action."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
+from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.core.round.assignment import Draw, check_columns, draw
+from piqa_tui.core.round.declaration import Round, RoundError
+from piqa_tui.core.round.recorded import assignment_in_force, assignment_part, round_in_force
+from piqa_tui.core.votes.blind import has_voted
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_dataset_arguments(parser)
+    parser.add_argument("--seed", type=int, metavar="N", help="seed of the draw (default: the round's)")
+    parser.add_argument(
+        "--top-up",
+        action="store_true",
+        help="keep the assignment in force and fill only missing places (someone left or joined)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    project = open_project(args, create=True)
+    declared = round_in_force(project.workspace)
+    if declared is None:
+        raise RoundError(
+            f"{project.dataset.path}: no round in its workspace; import one first with "
+            "piqa-tui round PATH import ROUND.toml"
+        )
+    check_columns(declared, project.dataset.meta_columns, "the round in force")
+    before = assignment_in_force(project.workspace)
+    found = draw(
+        declared,
+        project.items,
+        args.seed,
+        keep=before if args.top_up else None,
+        done=lambda item_id, name: has_voted(project, item_id, name),
+    )
+    note = f"seed {found.seed}{' top-up' if args.top_up else ''}"
+    part = assignment_part(before, found.assignment, note)
+    if part is not None:
+        project.record([part])
+    changes = len(part.changes) if part is not None else 0
+    if args.json:
+        print_json(_json(declared, found, changes))
+    else:
+        _report(declared, found, changes, args.top_up)
+    return DATA_PROBLEMS if found.unstaffed else OK
+
+
+def _loads(declared: Round, found: Draw) -> dict[str, int]:
+    load = Counter(name for names in found.assignment.items.values() for name in names)
+    return {a.name: load[a.name] for a in declared.validators} | dict(load)
+
+
+def _json(declared: Round, found: Draw, changes: int) -> dict[str, object]:
+    return {
+        "seed": found.seed,
+        "changes_recorded": changes,
+        "kept": found.kept,
+        "released": found.released,
+        "per_annotator": _loads(declared, found),
+        "assignment": {item: list(names) for item, names in found.assignment.items.items()},
+        "unstaffed": [u.to_json() for u in found.unstaffed],
+    }
+
+
+def _report(declared: Round, found: Draw, changes: int, top_up: bool) -> None:
+    pairs = sum(len(names) for names in found.assignment.items.values())
+    recorded = f"{changes} change{'s' * (changes != 1)} recorded" if changes else "nothing changed"
+    kept = (
+        f"; kept {found.kept}, took {found.released} back from people who left or may no longer take them"
+        if top_up
+        else ""
+    )
+    say(
+        f"assigned {pairs} (item, validator) pairs over {len(found.assignment.items)} items "
+        f"(seed {found.seed}{kept}); {recorded}"
+    )
+    say("per validator: " + ", ".join(f"{name} {n}" for name, n in _loads(declared, found).items()))
+    if found.unstaffed:
+        say(f"{len(found.unstaffed)} item{'s' * (len(found.unstaffed) != 1)} cannot be fully staffed:")
+        for unstaffed in found.unstaffed:
+            say(f"  {unstaffed.line()}")

@@ -1,0 +1,96 @@
+"""``piqa-tui progress PATH [--by COLUMN]``: how far the round is, per annotator, per item and per group."""
+
+from __future__ import annotations
+
+import argparse
+
+from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
+from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.round.assignment import check_columns
+from piqa_tui.core.round.declaration import RoundError
+from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, round_progress
+from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_dataset_arguments(parser)
+    parser.add_argument(
+        "--by",
+        action="append",
+        metavar="COLUMN",
+        help="coverage per value of this column (default: the columns of the round's 'same' rules)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    project = open_project(args)
+    declared = round_in_force(project.workspace)
+    if declared is None:
+        raise RoundError(
+            f"{project.dataset.path}: no round in its workspace; import one with piqa-tui round PATH import ROUND.toml"
+        )
+    by = args.by or list(declared.routing.same)
+    for column in by:
+        if column not in project.dataset.meta_columns:
+            shown = ", ".join(project.dataset.meta_columns[:10]) or "none"
+            raise RoundError(f"--by {column}: no such metadata column (have: {shown})")
+    check_columns(declared, project.dataset.meta_columns, "the round in force")
+    found = round_progress(project, declared, assignment_in_force(project.workspace), by)
+    if args.json:
+        print_json({"round": declared.name, **found.to_json()})
+        return OK
+    k = found.validators_per_item
+    say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
+    _annotators(found.annotators)
+    needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
+    say(f"items by validations still needed — {needs}")
+    for column, groups in found.groups.items():
+        say(f"by {column}: " + "; ".join(_group(g) for g in groups))
+    return OK
+
+
+_HEADINGS = ("annotator", "assigned", "done", "remaining", "items/h", "median s/item", "to finish")
+
+
+def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
+    table = [_HEADINGS] + [
+        (
+            row.name + ("" if row.active else " (left)"),
+            str(row.assigned),
+            str(row.done),
+            str(row.remaining),
+            _figure(row.pace.items_per_hour),
+            _figure(row.pace.median_seconds, 0),
+            duration(row.pace.seconds_for(row.remaining)),
+        )
+        for row in rows
+    ]
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(_HEADINGS))]
+    for cells in table:
+        say(
+            "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+            )
+        )
+
+
+def _group(group: GroupProgress) -> str:
+    share = "—" if group.coverage is None else f"{group.coverage:.0%}"
+    return f"{group.value or '(empty)'} {group.validated}/{group.wanted} ({share}, {group.items} items)"
+
+
+def _figure(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def duration(seconds: float | None) -> str:
+    """A time to finish as a person reads it: 0 s, 45 s, 12 min, 3 h 05 min (— when the pace is unknown)."""
+    if seconds is None:
+        return "—"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
