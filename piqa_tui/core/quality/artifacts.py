@@ -41,6 +41,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -609,7 +610,7 @@ class ArtifactReport:
     alpha: float = ALPHA
     min_count: int = MIN_COUNT
 
-    @property
+    @cached_property
     def shortcut_ids(self) -> frozenset[str]:
         return frozenset(s.item_id for s in self.shortcuts)
 
