@@ -255,3 +255,22 @@ def test_lines_show_data_text_only_through_the_safe_renderer() -> None:
     items = [entry(f"id\x1b[2J{i}", (f"a{i} zq\x1b]0;x\x07", f"b{i}"), 0) for i in range(8)]
     text = "\n".join(analyse(items).lines())
     assert "\x1b" not in text and "\x07" not in text and "\\x1b" in text
+
+
+def test_the_card_has_the_section_with_the_cue_word_and_its_items(tmp_path: Path) -> None:
+    from piqa_tui.render.card import dataset_card
+
+    data = tmp_path / "planted.tsv"
+    rows = ["id\tprompt\tsolution0\tsolution1\tlabel"]
+    for i in range(24):
+        label = i % 3 % 2
+        solutions = [f"use the cloth number {i}", f"use the brush number {i}"]
+        if i % 2 == 0:
+            solutions[label] += " surely|`x`"  # a pipe and backticks: the table and the code span hold
+        rows.append(f"c-{i:02d}\tHow do you clean thing {i}?\t{solutions[0]}\t{solutions[1]}\t{label}")
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    card = dataset_card(Project.open(data, annotator="lead"))
+    section = card.split("### Annotation artifacts")[1].split("\n## ")[0]
+    assert "| Latin script | `` surely\\|`x` `` | 12/12 |" in section
+    assert "Items a shortcut answers" in section and "`c-00`, `c-02`" in section
+    assert "| characters | 12 | 0 | 12 | 12/12 = 100.0% (p = 0.00024) **beyond chance** |" in section
