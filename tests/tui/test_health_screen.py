@@ -48,6 +48,10 @@ async def test_the_health_screen_opens_shows_the_artifacts_and_closes(tmp_path: 
         assert "'surely': gold in 12 of 12 solutions with it" in text
         assert "Items a shortcut answers: 12" in text
         assert "piqa-tui score PATH --solution-only" in text  # no baseline stored: how to get one
+        measured = app.screen.measured
+        await pilot.press("r")  # measured again, the same
+        await wait_for(pilot, lambda: app.screen.measured > measured)
+        assert health_text(app.screen) == text
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is main)
 

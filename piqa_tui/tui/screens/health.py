@@ -31,6 +31,8 @@ from piqa_tui.tui.keymap import HEALTH_ACTIONS, bindings
 from piqa_tui.tui.messages import OthersChanged
 from piqa_tui.tui.state.session import Session
 
+RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
+
 
 class Report(Protocol):
     """What the screen shows of a report: its lines of plain text."""
@@ -111,6 +113,7 @@ class HealthScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.text: str | None = None  # the reports once measured
+        self.measured = 0  # how many times they were measured
 
     def compose(self) -> ComposeResult:
         title = f"Dataset health — {self.session.project.dataset.name}"
@@ -125,12 +128,19 @@ class HealthScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="health", description="measure_health")
     def measure(self) -> None:
         worker = get_current_worker()
-        text = report_text(self.session)
+        for attempt in range(RETRIES):
+            try:
+                text = report_text(self.session)
+                break
+            except RuntimeError:  # the votes changed size under us (another process's, applied meanwhile)
+                if attempt == RETRIES - 1:
+                    raise
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show, text)
 
     def _show(self, text: str) -> None:
         self.text = text
+        self.measured += 1
         self.query_one("#health-body", Static).update(report_view(text))
 
     def on_others_changed(self, message: OthersChanged) -> None:
@@ -142,6 +152,7 @@ class HealthScreen(Screen[None]):
 
     def action_recompute(self) -> None:
         self.session.marks.artifacts.forget()
+        self.text = None
         self.query_one("#health-body", Static).update("measuring…")
         self.measure()
 
