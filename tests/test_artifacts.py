@@ -274,3 +274,17 @@ def test_the_card_has_the_section_with_the_cue_word_and_its_items(tmp_path: Path
     assert "| Latin script | `` surely\\|`x` `` | 12/12 |" in section
     assert "Items a shortcut answers" in section and "`c-00`, `c-02`" in section
     assert "| characters | 12 | 0 | 12 | 12/12 = 100.0% (p = 0.00024) **beyond chance** |" in section
+
+
+def test_without_a_language_column_each_script_is_a_language_and_indic_nukta_folds() -> None:
+    """Devanagari with and without nukta (ज़रूर, जरूर) is one word; Tamil and Latin words are tested apart."""
+    spellings = ["ज़रूर", "जरूर"]
+    items = [entry(f"h{i}", (f"पानी {i} " + spellings[i % 2], f"पानी {i} दूध"), 0) for i in range(8)] + [
+        entry(f"t{i}", (f"தண்ணீர் {i} water", f"தண்ணீர் {i} milk"), 1) for i in range(8)
+    ]
+    report = analyse(items)
+    assert [w.language for w in report.words] == ["Devanagari script", "Latin script", "Tamil script"]
+    devanagari = report.words[0]
+    assert [(c.word, c.solutions, c.gold) for c in devanagari.cues] == [("जरूर", 8, 8)]
+    latin, tamil = report.words[1], report.words[2]
+    assert [c.word for c in latin.cues] == ["milk"] and tamil.tested == 1 and not tamil.cues
