@@ -257,6 +257,7 @@ def test_outline_has_the_sections_of_a_published_card(tmp_path: Path, capsys: py
         "### Social Impact of Dataset",
         "### Discussion of Biases",
         "### Other Known Limitations",
+        "### Annotation artifacts",
         "## Additional Information",
         "### Dataset Curators",
         "### Licensing Information",

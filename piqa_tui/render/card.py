@@ -23,6 +23,7 @@ import yaml
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.dataset.writing import current_rows
+from piqa_tui.core.quality.artifacts import ALPHA, LENGTH_RULES, ArtifactReport, RuleTest, artifact_report
 from piqa_tui.core.report.languages import (
     LanguageReport,
     detect_languages,
@@ -122,6 +123,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
         *considerations_section(facts),
+        *annotation_artifacts_section(project, items, options, facts.rows),
         *additional_section(options),
     ]
     outline = table_of_contents(body)
@@ -338,6 +340,104 @@ def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
         holds = f"{label_description(dataset)}, one per line in {inline_code(dataset.layout.labels_file)}"
         table.append([inline_code("label"), holds, "; ".join(map(inline_code, labels[:EXAMPLE_VALUES]))])
     return markdown_table(["column", "holds", "example values"], table)
+
+
+# --------------------------------------------------------------------------- Annotation artifacts
+
+
+def _rule_cell(rule: RuleTest, tests: int = 1) -> str:
+    """A rule's accuracy, the items it answers and its p-value, marked when beyond chance."""
+    if not rule.answered:
+        return "— (every item tied)"
+    mark = " **beyond chance**" if rule.significant(ALPHA, tests) else ""
+    return f"{rule.correct}/{rule.answered} = {rule.correct / rule.answered:.1%} (p = {rule.p_value:.2g}){mark}"
+
+
+def _artifact_tables(report: ArtifactReport) -> list[str]:
+    """Length rules, label positions and the solution-only runs, one table each."""
+    lines = markdown_table(
+        [
+            "length in",
+            "gold longest",
+            "gold shortest",
+            "longest tied",
+            "always pick the longer",
+            "always pick the shorter",
+        ],
+        [
+            [b.unit, str(b.gold_longest), str(b.gold_shortest), str(b.tied_longest)]
+            + [_rule_cell(b.longer, LENGTH_RULES), _rule_cell(b.shorter, LENGTH_RULES)]
+            for b in report.lengths
+        ],
+    )
+    lines += [
+        "",
+        *markdown_table(
+            ["solutions", "gold per position", "test against equal shares"],
+            [
+                [str(p.solutions), " / ".join(map(str, p.counts)), f"{p.test}, p = {p.p_value:.2g}"]
+                for p in report.positions
+            ],
+        ),
+    ]
+    if report.baselines:
+        lines += [
+            "",
+            *markdown_table(
+                ["solution-only run", "acc", "acc_norm"],
+                [[one_line(b.run), _rule_cell(b.acc), _rule_cell(b.acc_norm)] for b in report.baselines],
+            ),
+        ]
+    else:
+        lines += ["", "No solution-only baseline is stored: `piqa-tui score PATH --solution-only` scores one."]
+    return lines
+
+
+def annotation_artifacts_section(
+    project: Project, items: list[Item], options: CardOptions, rows: dict[str, int] | None = None
+) -> list[str]:
+    """Shortcuts to the gold solution a model could take (``core.quality.artifacts``): length, position, cue
+    words, the solution-only baseline, and the items a shortcut answers."""
+    report = artifact_report(project, items, options.known_templates)
+    lines = [
+        "### Annotation artifacts",
+        "",
+        f"Measured over the {report.labelled} items with a label (the votes' decision, else the label column). "
+        f"Accuracies are tested one-sided against chance with exact binomial tests (α = {ALPHA}; Bonferroni over "
+        f"the {LENGTH_RULES} length rules); words are dedup's folded words, tested per language as in Gardner et al. "
+        f"(2021), each in at least {report.min_count} solutions, with Holm's correction.",
+        "",
+    ]
+    if not report.labelled:
+        return lines
+    lines += _artifact_tables(report)
+    cues = [c for found in report.words for c in found.cues]
+    tested = ", ".join(f"{one_line(w.language)}: {w.tested}" for w in report.words) or "none"
+    lines += ["", f"Words tested per language: {tested}."]
+    if cues:
+        lines += [
+            "",
+            *markdown_table(
+                ["language", "word", "gold / solutions with it", "p (Holm)", "items"],
+                [
+                    [
+                        one_line(c.language),
+                        inline_code(c.word),
+                        f"{c.gold}/{c.solutions}",
+                        f"{c.adjusted:.2g}",
+                        ids(list(c.items), rows),
+                    ]
+                    for c in cues
+                ],
+            ),
+        ]
+    flagged = [s.item_id for s in report.shortcuts]
+    lines += [
+        "",
+        f"Items a shortcut answers (a cue word only in the gold solution, or a length rule beyond chance "
+        f"that a solution-only run follows): {len(flagged)}" + (f": {ids(flagged, rows)}." if flagged else "."),
+    ]
+    return lines + [""]
 
 
 # --------------------------------------------------------------------------- Additional Information

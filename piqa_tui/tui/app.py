@@ -45,6 +45,7 @@ from piqa_tui.tui.messages import (
 )
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
+from piqa_tui.tui.screens.health import HealthScreen
 from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
@@ -327,7 +328,7 @@ class PiqaApp(App[None]):
     # -------------------------------------------------------------- actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("quit", "help") and isinstance(self.focused, (FieldEditor, LabelChooser)):
+        if action in ("quit", "help", "health") and isinstance(self.focused, (FieldEditor, LabelChooser)):
             return False  # their keys type text there; ctrl+q still quits
         return True
 
@@ -358,6 +359,10 @@ class PiqaApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def action_health(self) -> None:
+        if self.session is not None and not isinstance(self.screen, HealthScreen):
+            self.push_screen(HealthScreen(self.session))
 
     def action_check_terminal(self) -> None:
         self.push_screen(CheckTerminalScreen())

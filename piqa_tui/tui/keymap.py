@@ -160,6 +160,14 @@ APP_ACTIONS: tuple[Action, ...] = (
         "Show reference strings to check how this terminal draws text widths",
     ),
     Action(
+        "health",
+        "H",
+        "health",
+        "health",
+        "Show the dataset's health before release: annotation artifacts (length, label position, cue words, the "
+        "solution-only baseline) and the items a shortcut answers",
+    ),
+    Action(
         "quit",
         "q",
         "quit",
@@ -409,6 +417,13 @@ AGREEMENT_ACTIONS: tuple[Action, ...] = (
     ),
 )
 
+# The dataset health screen (H).
+HEALTH_ACTIONS: tuple[Action, ...] = (
+    Action("health_close", "escape,q,H", "close", "back", "Go back to the item list", show=True),
+    Action("health_recompute", "r", "recompute", "recompute", "Measure everything again", show=True),
+    Action("health_copy", "y", "copy_text", "copy", "Copy the reports as plain text", show=True),
+)
+
 # The adjudication screen (A, reviewer mode).
 ADJUDICATION_ACTIONS: tuple[Action, ...] = (
     Action("adj_close", "escape,q,A", "close", "back", "Go back to the item list", show=True),
@@ -511,6 +526,7 @@ SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("Model scoring", SCORING_ACTIONS),
     ("Model results (R)", MODEL_RESULTS_ACTIONS),
     ("Agreement (a)", AGREEMENT_ACTIONS),
+    ("Dataset health (H)", HEALTH_ACTIONS),
     ("Adjudication (A)", ADJUDICATION_ACTIONS),
     ("Flag dialog (f)", FLAG_ACTIONS),
     ("Terminal check", CHECK_TERMINAL_ACTIONS),
@@ -553,6 +569,7 @@ CONTEXTS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("the duplicates screen", DUPLICATE_ACTIONS + APP_ACTIONS),
     ("the model results screen", MODEL_RESULTS_ACTIONS + APP_ACTIONS),
     ("the agreement screen", AGREEMENT_ACTIONS + APP_ACTIONS),
+    ("the health screen", HEALTH_ACTIONS + APP_ACTIONS),
     ("the adjudication screen", ADJUDICATION_ACTIONS + APP_ACTIONS),
     ("the flag dialog", FLAG_ACTIONS + APP_ACTIONS),
     ("the terminal check", CHECK_TERMINAL_ACTIONS + APP_ACTIONS),

@@ -8,6 +8,7 @@ of the queues are tested without a screen.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Protocol
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.quality.artifacts import ArtifactReport, artifact_report
 from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
@@ -75,12 +77,46 @@ class Validation:
         return True
 
 
+class Artifacts:
+    """The annotation artifacts of the items this user may see (all of them in reviewer mode), measured once
+    per state of the workspace log and policy: the health screen shows the report, the queue its items."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stamp: object = None
+        self._report: ArtifactReport | None = None
+
+    @staticmethod
+    def _stamp_of(s: Sources) -> object:
+        project = s.project
+        return (getattr(project, "_applied", None), id(project.items), len(project.items), s.ballots.policy)
+
+    def report(self, s: Sources) -> ArtifactReport:
+        """The report (a second or two on 100,000 items the first time: the health screen asks from a worker)."""
+        with self._lock:
+            stamp = self._stamp_of(s)
+            if self._report is None or stamp != self._stamp:
+                items = s.ballots.visible_items(s.project.items)
+                self._report, self._stamp = artifact_report(s.project, items), stamp
+            return self._report
+
+    def forget(self) -> None:
+        """Measure again on the next ask (new scores may be stored, which the log does not show)."""
+        with self._lock:
+            self._report = None
+
+    def answers(self, s: Sources, item: Item) -> bool:
+        """Whether a shortcut answers ``item``."""
+        return item.id in self.report(s).shortcut_ids
+
+
 @dataclass
 class Marks:
     """Marks from other features (dedup, model scoring) by item id; the list shows them."""
 
     duplicates: set[str] = field(default_factory=set)
     model_disagrees: set[str] = field(default_factory=set)
+    artifacts: Artifacts = field(default_factory=Artifacts)
 
 
 class Sources(Protocol):
@@ -164,6 +200,11 @@ QUEUES: dict[str, Queue] = {
             "solution-only",
             "the model picks gold without the prompt (M baseline)",
             lambda s, pos, it: s.scores.shortcut(it) and s.ballots.visible(it.id),
+        ),
+        Queue(
+            "shortcut",
+            "a shortcut answers it: a cue word only in the gold solution, or length and the M baseline",
+            lambda s, pos, it: s.ballots.visible(it.id) and s.marks.artifacts.answers(s, it),
         ),
         # Several models (every model and template scored for the project, from the workspace).
         Queue(
