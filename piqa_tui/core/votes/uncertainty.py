@@ -310,6 +310,22 @@ class Replicates:
 def replicates(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int) -> Replicates:
     """Fleiss' κ (on items with ``fleiss_raters`` votes), α, AC1 and each pair's κ on every resample of the items."""
     units = _units(votes)
+    return _figures(votes, units, _resampled(units, bootstrap), fleiss_raters)
+
+
+def weighted_figures(votes: CodedVotes, multiplicity: np.ndarray, fleiss_raters: int) -> Replicates:
+    """The figures of the votes with each item counted ``multiplicity[r, i]`` times, for every row r:
+    what one resample is (a row of ones gives the figures of the votes themselves)."""
+    units = _units(votes)
+    rows = np.atleast_2d(multiplicity).astype(float)
+    pooled = np.zeros((len(rows), len(units.size)))
+    for r, row in enumerate(rows):  # a loop over rows (resamples), not items
+        pooled[r] = np.bincount(units.of_item, weights=row, minlength=len(units.size))
+    return _figures(votes, units, iter([pooled]), fleiss_raters)
+
+
+def _figures(votes: CodedVotes, units: _Units, draws: Iterator[np.ndarray], fleiss_raters: int) -> Replicates:
+    """Every figure for each row of unit counts in ``draws``: one matrix product per chunk, no loop over items."""
     k = votes.n_categories
     identity = gwet_weights(k)
     features = [_fleiss_features(units.counts, fleiss_raters), _alpha_features(units.counts)]
@@ -319,7 +335,7 @@ def replicates(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int) -> R
     found: dict[str, list[np.ndarray]] = {"fleiss": [], "alpha": [], "ac1": [], "cohen": []}
     m = max(fleiss_raters, 2)
     cells = _pair_cells(units, k)
-    for drawn in _resampled(units, bootstrap):
+    for drawn in draws:
         sums = drawn @ stacked
         found["fleiss"].append(_fleiss_from_sums(sums[:, widths[0] : widths[1]], m))
         found["alpha"].append(_alpha_from_sums(sums[:, widths[1] : widths[2]]))
