@@ -50,7 +50,7 @@ def summary_rows(report: AgreementReport) -> list[tuple[str, ...]]:
     return [(*row[:3], format_interval(i) if i else "", row[3]) for row, i in zip(rows, shown)]
 
 
-AC1_NOTE = "chance-corrected like κ, but stays meaningful when one label dominates"
+AC1_NOTE = "κ's companion: stays meaningful when one label dominates"
 
 
 def interval_heading(bootstrap: Bootstrap) -> str:
@@ -94,8 +94,11 @@ def pair_header(report: AgreementReport) -> list[str]:
 
 
 def method_line(report: AgreementReport) -> str:
-    """How the intervals were made, said under the tables ("" without intervals)."""
-    return f"{report.intervals.bootstrap.describe()}." if report.intervals else ""
+    """How the intervals were made, and the caution if these votes are too few to say anything
+    ("" without intervals or caution)."""
+    method = f"{report.intervals.bootstrap.describe()}." if report.intervals else ""
+    caution = f"Caution: {report.caution}." if report.caution else ""
+    return " ".join(part for part in (caution, method) if part)
 
 
 def annotator_header(report: AgreementReport) -> list[str]:
