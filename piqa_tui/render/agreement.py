@@ -50,7 +50,7 @@ def summary_rows(report: AgreementReport) -> list[tuple[str, ...]]:
     return [(*row[:3], format_interval(i) if i else "", row[3]) for row, i in zip(rows, shown)]
 
 
-AC1_NOTE = "κ's companion: stays meaningful when one label dominates"
+AC1_NOTE = "holds up where one label dominates, unlike κ"
 
 
 def interval_heading(bootstrap: Bootstrap) -> str:
