@@ -218,29 +218,45 @@ class _Units:
     pairs: list[tuple[int, int]]  # annotator codes (lower, higher) of each pair index
 
 
-def _patterns(votes: CodedVotes) -> np.ndarray | None:
-    """One integer per item that is equal exactly for items with the same votes by the same people
-    (None when the annotators are too many to code that in 62 bits)."""
+def _patterns(votes: CodedVotes) -> tuple[np.ndarray, int] | None:
+    """One integer per item that is equal exactly for items with the same votes by the same people, and
+    the bound of those integers (None when the annotators are too many to code that in 62 bits)."""
     base = votes.n_categories + 1
-    if len(votes.annotators) * np.log2(base) > 62:
+    bits = len(votes.annotators) * np.log2(base)
+    if bits > 62:
         return None
-    code = np.zeros(len(votes.items), np.int64)
-    np.add.at(code, votes.item, (votes.choice + 1) * np.power(base, votes.annotator, dtype=np.int64))
-    return code
+    digit = (votes.choice + 1) * np.power(base, votes.annotator, dtype=np.int64)
+    if bits <= 52:  # a float sum of integers below 2**53 is exact
+        code = np.bincount(votes.item, weights=digit, minlength=len(votes.items)).astype(np.int64)
+    else:
+        code = np.zeros(len(votes.items), np.int64)
+        np.add.at(code, votes.item, digit)
+    return code, int(base) ** len(votes.annotators)
+
+
+def _renumber(codes: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct codes in order and each code's index among them (``np.unique`` without sorting when
+    the codes are small)."""
+    if bound > 4 * len(codes) + 65536:
+        values, inverse = np.unique(codes, return_inverse=True)
+        return values, inverse.ravel()
+    used = np.bincount(codes, minlength=bound) > 0
+    return np.flatnonzero(used), (np.cumsum(used) - 1)[codes]
 
 
 def _units(votes: CodedVotes) -> _Units:
     n_items, k = len(votes.items), votes.n_categories
-    pattern = _patterns(votes)
-    if pattern is None:
+    found = _patterns(votes)
+    if found is None:
         first_item, of_item = np.arange(n_items), np.arange(n_items)
     else:
-        first_item, of_item = np.unique(pattern, return_index=True, return_inverse=True)[1:]
-        of_item = of_item.ravel()
+        kinds, of_item = _renumber(*found)
+        order = np.argsort(of_item, kind="stable")
+        first_item = order[np.searchsorted(of_item[order], np.arange(len(kinds)))]
     lower, higher = votes.pairs
     n_ann = len(votes.annotators)
-    pair_codes, pair_index = np.unique(votes.annotator[lower] * n_ann + votes.annotator[higher], return_inverse=True)
-    cell = pair_index.ravel() * k * k + votes.choice[lower] * k + votes.choice[higher]
+    pair_codes, pair_index = _renumber(votes.annotator[lower] * n_ann + votes.annotator[higher], n_ann * n_ann)
+    cell = pair_index * k * k + votes.choice[lower] * k + votes.choice[higher]
     first = np.zeros(n_items, bool)
     first[first_item] = True
     kept = first[votes.item[lower]]
