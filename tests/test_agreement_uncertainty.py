@@ -281,13 +281,19 @@ def test_scale_pools_items_so_100000_items_cost_little() -> None:
 # --------------------------------------------------------------------------- the command
 
 
-def test_agree_shows_intervals_and_ac1_and_takes_seed_and_resamples(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    dataset = tmp_path / "darija-algerian.tsv"
+def voted_sample(folder: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The Darija sample with the sample votes imported into its workspace."""
+    dataset = folder / "darija-algerian.tsv"
     dataset.write_bytes((SAMPLES / "darija-algerian.tsv").read_bytes())
     assert main(["votes", "import", str(dataset), str(SAMPLES / "votes-darija-algerian.tsv")]) == 0
     capsys.readouterr()
+    return dataset
+
+
+def test_agree_shows_intervals_and_ac1_and_takes_seed_and_resamples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = voted_sample(tmp_path, capsys)
 
     def agree(*extra: str) -> dict:
         assert main(["agree", str(dataset), "--json", *extra]) == 0
@@ -324,3 +330,19 @@ def sample_votes() -> Votes:
 def test_markdown_without_intervals_keeps_the_old_columns() -> None:
     report = agreement_report(rater_table_votes("irr_anxiety.csv"), 6)
     assert "| measure | value | based on | note |" in report_markdown(report)
+
+
+def test_the_card_states_the_intervals_and_ac1_agree_gives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset = voted_sample(tmp_path, capsys)
+    assert main(["agree", str(dataset), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    card = tmp_path / "README.md"
+    assert main(["card", str(dataset), "--to", str(card)]) == 0
+    text = card.read_text(encoding="utf-8")
+    low, high = found["intervals"]["fleiss_kappa"]
+    assert f"| Fleiss' κ | {found['fleiss_kappa']:.3f} | 36 items | [{low:.3f}, {high:.3f}] |" in text
+    assert f"| Gwet's AC1 | {found['gwet_ac1']:.3f} |" in text
+    low, high = found["intervals"]["cohen_kappa"]["amina"]["sara"]
+    assert f"| amina – sara | {found['cohen_kappa']['amina']['sara']:.3f} | [{low:.3f}, {high:.3f}] | 36 |" in text
+    assert "95% intervals: percentile bootstrap over items, 1000 resamples, seed 0." in text
+    assert "too few items to say anything" in text  # the categories hold 4-10 items each
