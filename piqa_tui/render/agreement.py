@@ -165,8 +165,7 @@ def breakdown_rows(breakdown: AgreementBreakdown) -> list[tuple[str, ...]]:
 def breakdown_method(breakdown: AgreementBreakdown) -> str:
     """How the groups' intervals were made, and the rule behind the caution column."""
     intervals = next((r.intervals for r in breakdown.groups.values() if r.intervals), None)
-    rule = CAUTION_RULE + (f" {intervals.bootstrap.describe()}, within each group." if intervals else "")
-    return rule
+    return CAUTION_RULE + (f" {intervals.bootstrap.describe()}, within each group." if intervals else "")
 
 
 CAUTION_RULE = (
@@ -288,7 +287,7 @@ def intervals_json(intervals: Intervals | None) -> dict[str, Any] | None:
     """Each interval as ``[low, high]`` (``None`` where there is none, its reason under ``reasons``), and the method."""
     if intervals is None:
         return None
-    b = intervals.bootstrap
+    made = intervals.bootstrap
     named = {
         "fleiss_kappa": intervals.fleiss,
         "krippendorff_alpha": intervals.krippendorff,
@@ -300,7 +299,12 @@ def intervals_json(intervals: Intervals | None) -> dict[str, Any] | None:
     cohen_reasons = {a: {b: i.reason for b, i in row.items() if i.reason} for a, row in intervals.cohen.items()}
     if any(cohen_reasons.values()):
         reasons["cohen_kappa"] = {a: row for a, row in cohen_reasons.items() if row}
-    method = {"method": "percentile bootstrap over items", "resamples": b.resamples, "level": b.level, "seed": b.seed}
+    method = {
+        "method": "percentile bootstrap over items",
+        "resamples": made.resamples,
+        "level": made.level,
+        "seed": made.seed,
+    }
     return {**found, **method, "reasons": reasons}
 
 

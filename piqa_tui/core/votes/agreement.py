@@ -535,12 +535,10 @@ class AgreementReport:
         if self.intervals is None:
             return None
         for name, interval in (("κ", self.intervals.fleiss), ("α", self.intervals.krippendorff)):
-            if interval.width is not None and interval.low is not None and interval.high is not None:
-                if interval.width > MAX_WIDTH:
-                    return (
-                        f"too uncertain to say anything: {name} anywhere from {interval.low:.2f} to {interval.high:.2f}"
-                    )
-                return None
+            low, high = interval.low, interval.high
+            if low is not None and high is not None:
+                wide = high - low > MAX_WIDTH
+                return f"too uncertain to say anything: {name} anywhere from {low:.2f} to {high:.2f}" if wide else None
         return None
 
 
