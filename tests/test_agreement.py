@@ -221,7 +221,10 @@ def test_undefined_is_rendered_as_undefined() -> None:
     console = Console(record=True, width=120)
     console.print(ReportTables(report))
     text = console.export_text()
-    assert "undefined" in text and "0.000" not in text and "1.000" not in text
+    # AC1 is 1 here, and rightly (its chance agreement is 0): the one line allowed to say 1.000.
+    kappa_lines = [line for line in text.splitlines() if "AC1" not in line]
+    assert "undefined" in text and not any("0.000" in line or "1.000" in line for line in kappa_lines)
+    assert report.ac1.value == 1.0
 
 
 # --------------------------------------------------------------------------- the other measures
@@ -272,7 +275,7 @@ def test_report_json_has_the_documented_keys() -> None:
 def test_markdown_and_rich_views() -> None:
     report = agreement_report(VOTES, 3)
     lines = report_markdown(report).splitlines()
-    assert "| measure | value | based on | note |" in lines
+    assert "| measure | value | based on | note |" in lines  # no interval column unless asked for
     assert any(line.startswith("| a | 4 |") for line in lines)
     console = Console(record=True, width=120)
     console.print(ReportTables(report))

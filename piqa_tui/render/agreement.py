@@ -14,9 +14,10 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
 from piqa_tui.core.text.terminal_safe import show_invisible
-from piqa_tui.core.votes.agreement import AgreementBreakdown, AgreementReport
+from piqa_tui.core.votes.agreement import MAX_WIDTH, MIN_ITEMS, AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
 from piqa_tui.core.votes.policy import Policy
+from piqa_tui.core.votes.uncertainty import Bootstrap, Interval, Intervals
 from piqa_tui.core.workspace.vote_targets import Adjudication
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.safe_text import rich_text
@@ -25,25 +26,79 @@ from piqa_tui.render.values import format_value
 # --------------------------------------------------------------------------- rows
 
 
-def summary_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
-    """(measure, value, based on, note) rows shared by the Rich and Markdown views."""
+def summary_header(report: AgreementReport) -> list[str]:
+    """The measures table's header: its interval column only where intervals were computed."""
+    interval = [interval_heading(report.intervals.bootstrap)] if report.intervals else []
+    return ["measure", "value", "based on", *interval, "note"]
+
+
+def summary_rows(report: AgreementReport) -> list[tuple[str, ...]]:
+    """(measure, value, based on, [interval,] note) rows shared by the Rich and Markdown views."""
     f = report.fleiss
     fleiss_note = f"{f.raters_per_item} raters per item; left out: {f.items_left_out} items" if f.items_used else ""
-    return [
+    ac1, alpha, unanimous = report.ac1, report.krippendorff, report.unanimous
+    intervals = report.intervals
+    rows: list[tuple[str, ...]] = [
         ("Fleiss' κ", format_value(f.value), f"{f.items_used} items", f.reason or fleiss_note),
-        (
-            "Krippendorff's α (nominal)",
-            format_value(report.krippendorff.value),
-            f"{report.krippendorff.n} items",
-            report.krippendorff.reason or "",
-        ),
-        (
-            "Unanimous",
-            format_value(report.unanimous.value, "%"),
-            f"{report.unanimous.n} items",
-            report.unanimous.reason or "",
-        ),
+        ("Gwet's AC1", format_value(ac1.value), f"{ac1.n} items", ac1.reason or AC1_NOTE),
+        ("Krippendorff's α (nominal)", format_value(alpha.value), f"{alpha.n} items", alpha.reason or ""),
+        ("Unanimous", format_value(unanimous.value, "%"), f"{unanimous.n} items", unanimous.reason or ""),
     ]
+    if intervals is None:
+        return rows
+    shown = (intervals.fleiss, intervals.ac1, intervals.krippendorff, None)
+    return [(*row[:3], format_interval(i) if i else "", row[3]) for row, i in zip(rows, shown)]
+
+
+AC1_NOTE = "holds up where one label dominates, unlike κ"
+
+
+def interval_heading(bootstrap: Bootstrap) -> str:
+    return f"{bootstrap.level:.0%} interval"
+
+
+def format_interval(interval: Interval) -> str:
+    """``[0.412, 0.538]``, or "undefined" (the reason is in the JSON)."""
+    if interval.low is None or interval.high is None:
+        return "undefined"
+    return f"[{format_value(interval.low)}, {format_value(interval.high)}]"
+
+
+def with_interval(value: float | None, interval: Interval | None) -> str:
+    """A value and its interval in one cell: ``0.475 [0.412, 0.538]``."""
+    if interval is None or value is None:
+        return format_value(value)
+    return f"{format_value(value)} {format_interval(interval)}"
+
+
+def pair_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
+    """(pair, Cohen's κ, interval, items) for every pair of annotators that shares an item (needs intervals)."""
+    if report.intervals is None:
+        return []
+    rows = []
+    for i, a in enumerate(report.annotators):
+        for b in report.annotators[i + 1 :]:
+            kappa = report.cohen[a][b]
+            interval = report.intervals.cohen.get(a, {}).get(b)
+            if kappa.n:
+                shown = format_interval(interval) if interval else "undefined"
+                rows.append(
+                    (f"{show_invisible(a)} – {show_invisible(b)}", format_value(kappa.value), shown, str(kappa.n))
+                )
+    return rows
+
+
+def pair_header(report: AgreementReport) -> list[str]:
+    heading = interval_heading(report.intervals.bootstrap) if report.intervals else "interval"
+    return ["pair", "Cohen's κ", heading, "items"]
+
+
+def method_line(report: AgreementReport) -> str:
+    """How the intervals were made, and the caution if these votes are too few to say anything
+    ("" without intervals or caution)."""
+    method = f"{report.intervals.bootstrap.describe()}." if report.intervals else ""
+    caution = f"Caution: {report.caution}." if report.caution else ""
+    return " ".join(part for part in (caution, method) if part)
 
 
 def annotator_header(report: AgreementReport) -> list[str]:
@@ -86,21 +141,37 @@ def notes(report: AgreementReport) -> list[str]:
 
 
 def breakdown_header(breakdown: AgreementBreakdown) -> list[str]:
-    return [breakdown.column, "items", "Fleiss' κ", "Krippendorff's α", "unanimous"]
+    intervals = next((r.intervals for r in breakdown.groups.values() if r.intervals), None)
+    spread = [f"κ {interval_heading(intervals.bootstrap)}"] if intervals else []
+    return [breakdown.column, "items", "Fleiss' κ", "Krippendorff's α", "unanimous", *spread, "Gwet's AC1", "caution"]
 
 
 def breakdown_rows(breakdown: AgreementBreakdown) -> list[tuple[str, ...]]:
-    """(group, items, Fleiss' κ, α, % unanimous) per group."""
-    return [
-        (
-            g,
-            str(r.n_items),
-            format_value(r.fleiss.value),
-            format_value(r.krippendorff.value),
-            format_value(r.unanimous.value, "%"),
-        )
-        for g, r in breakdown.groups.items()
-    ]
+    """(group, items, Fleiss' κ, α, % unanimous, [κ interval,] AC1, caution) per group.
+
+    The new columns come after the old ones, so a table pasted before reads the same from the left."""
+    rows = []
+    for g, r in breakdown.groups.items():
+        cells = [g, str(r.n_items), format_value(r.fleiss.value), format_value(r.krippendorff.value)]
+        cells.append(format_value(r.unanimous.value, "%"))
+        if r.intervals:
+            cells.append(format_interval(r.intervals.fleiss))
+        ac1_interval = r.intervals.ac1 if r.intervals else None
+        cells += [with_interval(r.ac1.value, ac1_interval), r.caution or ""]
+        rows.append(tuple(cells))
+    return rows
+
+
+def breakdown_method(breakdown: AgreementBreakdown) -> str:
+    """How the groups' intervals were made, and the rule behind the caution column."""
+    intervals = next((r.intervals for r in breakdown.groups.values() if r.intervals), None)
+    return CAUTION_RULE + (f" {intervals.bootstrap.describe()}, within each group." if intervals else "")
+
+
+CAUTION_RULE = (
+    f"caution: a group with fewer than {MIN_ITEMS} items with 2+ votes, or whose κ interval is wider than "
+    f"{MAX_WIDTH}, is too small to say anything about its agreement."
+)
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -109,16 +180,21 @@ def breakdown_rows(breakdown: AgreementBreakdown) -> list[tuple[str, ...]]:
 def report_markdown(report: AgreementReport) -> str:
     """GitHub-flavoured Markdown tables, pasteable into a dataset card."""
     out = [f"{report.n_items} items, {report.n_votes} votes, {len(report.annotators)} annotators", ""]
-    out += markdown_table(["measure", "value", "based on", "note"], summary_rows(report))
+    out += markdown_table(summary_header(report), summary_rows(report))
     if report.annotators:
         out += [""] + markdown_table(annotator_header(report), annotator_rows(report))
         out += ["", ANNOTATOR_COLUMNS_NOTE]
+    if pairs := pair_rows(report):
+        out += [""] + markdown_table(pair_header(report), pairs)
+    if method := method_line(report):
+        out += ["", method]
     out += [""] + [f"* {line}" for line in notes(report)] if notes(report) else []
     return "\n".join(out) + "\n"
 
 
 def breakdown_markdown(breakdown: AgreementBreakdown) -> str:
-    return "\n".join(markdown_table(breakdown_header(breakdown), breakdown_rows(breakdown))) + "\n"
+    table = markdown_table(breakdown_header(breakdown), breakdown_rows(breakdown))
+    return "\n".join([*table, "", breakdown_method(breakdown)]) + "\n"
 
 
 def describe_policy(policy: Policy) -> str:
@@ -200,7 +276,40 @@ def report_json(report: AgreementReport) -> dict[str, Any]:
         "percent_with_majority": {a: m.value for a, m in report.with_majority.items()},
         "percent_with_gold": {a: m.value for a, m in report.with_gold.items()},
         "reasons": _reasons(report),
+        "gwet_ac1": report.ac1.value,
+        "gwet_ac1_items": report.ac1.n,
+        "intervals": intervals_json(report.intervals),
+        "caution": report.caution,
     }
+
+
+def intervals_json(intervals: Intervals | None) -> dict[str, Any] | None:
+    """Each interval as ``[low, high]`` (``None`` where there is none, its reason under ``reasons``), and the method."""
+    if intervals is None:
+        return None
+    made = intervals.bootstrap
+    named = {
+        "fleiss_kappa": intervals.fleiss,
+        "krippendorff_alpha": intervals.krippendorff,
+        "gwet_ac1": intervals.ac1,
+    }
+    found: dict[str, Any] = {key: _bounds(i) for key, i in named.items()}
+    found["cohen_kappa"] = {a: {b: _bounds(i) for b, i in row.items()} for a, row in intervals.cohen.items()}
+    reasons: dict[str, Any] = {key: i.reason for key, i in named.items() if i.reason}
+    cohen_reasons = {a: {b: i.reason for b, i in row.items() if i.reason} for a, row in intervals.cohen.items()}
+    if any(cohen_reasons.values()):
+        reasons["cohen_kappa"] = {a: row for a, row in cohen_reasons.items() if row}
+    method = {
+        "method": "percentile bootstrap over items",
+        "resamples": made.resamples,
+        "level": made.level,
+        "seed": made.seed,
+    }
+    return {**found, **method, "reasons": reasons}
+
+
+def _bounds(interval: Interval) -> list[float] | None:
+    return None if interval.low is None or interval.high is None else [interval.low, interval.high]
 
 
 def _reasons(report: AgreementReport) -> dict[str, Any]:
@@ -210,6 +319,7 @@ def _reasons(report: AgreementReport) -> dict[str, Any]:
         ("fleiss_kappa", report.fleiss.measure),
         ("krippendorff_alpha", report.krippendorff),
         ("percent_unanimous", report.unanimous),
+        ("gwet_ac1", report.ac1),
     ):
         if m.reason:
             reasons[key] = m.reason
@@ -238,10 +348,10 @@ class ReportTables:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         report = self.report
         summary = Table(title="Agreement", caption=f"{report.n_items:d} items · {report.n_votes:d} votes")
-        for col in ("measure", "value", "based on", "note"):
-            summary.add_column(rich_text(col), justify="right" if col in ("value", "based on") else "left")
+        for col in summary_header(report):
+            summary.add_column(rich_text(col), justify="left" if col in ("measure", "note") else "right")
         for row in summary_rows(report):
-            summary.add_row(*row[:3], rich_text(row[3], "dim"))  # the note names annotators
+            summary.add_row(*row[:-1], rich_text(row[-1], "dim"))  # the note names annotators
         yield summary
         if report.annotators:
             per = Table(title="Annotators")
@@ -255,6 +365,15 @@ class ReportTables:
                 per.add_row(rich_text(cells[0], one_line=True, highlight=True), *cells[1:])
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
+        if pairs := pair_rows(report):
+            table = Table(title="Cohen's κ per pair")
+            for j, col in enumerate(pair_header(report)):
+                table.add_column(rich_text(col), justify="left" if j == 0 else "right")
+            for row in pairs:
+                table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])  # names are data
+            yield table
+        if method := method_line(report):
+            yield rich_text(method, "dim")
         if lines := notes(report):
             yield Group(*(rich_text(line, "dim") for line in lines))
 
@@ -271,5 +390,6 @@ class BreakdownTable:
         for j, col in enumerate(breakdown_header(self.breakdown)):
             table.add_column(rich_text(col, one_line=True), justify="left" if j == 0 else "right")
         for row in breakdown_rows(self.breakdown):
-            table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])  # group names are data
-        yield table
+            table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:-1], rich_text(row[-1], "yellow"))
+        yield table  # group names are data: shown as text, never as markup
+        yield rich_text(breakdown_method(self.breakdown), "dim")

@@ -17,6 +17,7 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
+from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
@@ -36,6 +37,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--by", action="append", metavar="COLUMN", help="break down by this column (default: every categorical column)"
     )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables to paste into a paper")
+    add_interval_arguments(parser)
+
+
+def add_interval_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--resamples`` and ``--seed``: how the bootstrap intervals are made (the defaults give the same every run)."""
+    parser.add_argument(
+        "--resamples",
+        type=_resamples,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"bootstrap resamples of the items for the {DEFAULT_LEVEL * 100:.0f}%% intervals "
+        f"(default {DEFAULT_RESAMPLES}; 0: no intervals)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"seed of the bootstrap (default {DEFAULT_SEED})"
+    )
+
+
+def _resamples(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no intervals) or more, got {text}")
+    return value
+
+
+def bootstrap_of(args: argparse.Namespace) -> Bootstrap | None:
+    """The bootstrap the arguments ask for (None: ``--resamples 0``, no intervals)."""
+    return Bootstrap(args.resamples, DEFAULT_LEVEL, args.seed) if args.resamples else None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     hidden = 0
     if not args.by and not args.json and not args.markdown and len(by) > SHOWN_BREAKDOWNS:
         hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
-    found = agreement_summary(project, by)
+    found = agreement_summary(project, by, bootstrap=bootstrap_of(args))
     aside = set_aside(project)
     if twins := invisible_twins(found.report.annotators):
         warn(twins_line(twins))

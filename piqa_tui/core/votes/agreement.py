@@ -1,4 +1,4 @@
-"""Inter-annotator agreement on gold-label votes: Fleiss' κ, Cohen's κ, Krippendorff's α.
+"""Inter-annotator agreement on gold-label votes: Fleiss' κ, Cohen's κ, Krippendorff's α, Gwet's AC1.
 
 Input is the latest vote per item and annotator as ``(item_id, annotator, choice)``
 triples, with "unsure/skip" votes already left out by the caller. Choices are
@@ -7,8 +7,9 @@ count matrices, so 100,000 items cost well under a second.
 
 The values equal statsmodels' ``fleiss_kappa``, scikit-learn's
 ``cohen_kappa_score`` and the ``krippendorff`` package (nominal) on the same
-votes. A value that is mathematically undefined is ``None`` with a reason; it is
-never shown as 0 or 1.
+votes; AC1/AC2 equal the ``irrCAC`` package's. A value that is mathematically undefined
+is ``None`` with a reason; it is never shown as 0 or 1. Bootstrap intervals come from
+:mod:`piqa_tui.core.votes.uncertainty` when the report is asked for them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,16 @@ from itertools import compress
 from typing import Literal
 
 import numpy as np
+
+from piqa_tui.core.votes.uncertainty import (
+    Bootstrap,
+    GwetWeights,
+    Interval,
+    Intervals,
+    bootstrap_intervals,
+    gwet_coefficient,
+    gwet_weights,
+)
 
 Vote = tuple[str, str, int]
 Weights = Literal["linear", "quadratic"] | None
@@ -335,6 +346,31 @@ def percent_unanimous(votes: Iterable[Vote] | VoteTable, n_categories: int | Non
     return Measure(100.0 * float(unanimous.mean()), None, int(multi.sum()))
 
 
+def gwet_ac1(votes: Iterable[Vote] | VoteTable, n_categories: int | None = None) -> Measure:
+    """Gwet's AC1 (nominal): any number of raters, missing ratings allowed; ``n`` counts items with 2+ votes.
+
+    Unlike κ it stays meaningful when one label dominates: its chance agreement shrinks as the votes
+    pile into one category instead of tending to 1.
+    """
+    return gwet_ac2(votes, "identity", n_categories)
+
+
+def gwet_ac2(
+    votes: Iterable[Vote] | VoteTable, weights: GwetWeights = "quadratic", n_categories: int | None = None
+) -> Measure:
+    """Gwet's AC2: AC1 with partial credit between ordered categories (0 < 1 < 2 …), for ordinal scales.
+
+    ``weights`` as irrCAC names them (``identity`` gives AC1); the categories are the table's 0..q-1.
+    """
+    table = _table(votes, n_categories)
+    if table.n_categories < 2:
+        return Measure.undefined("only one category: chance agreement is 1, AC1 undefined")
+    value, n = gwet_coefficient(table.counts, gwet_weights(table.n_categories, weights))
+    if not n:
+        return Measure.undefined(NO_MULTI_VOTE_ITEMS)
+    return Measure(value, None if value is not None else "chance agreement is 1, AC1 undefined", n)
+
+
 def _pair_tables(table: VoteTable) -> dict[tuple[int, int], np.ndarray]:
     """Contingency table (K × K counts) per annotator pair (lo, hi) that shares an item."""
     first, second = table.pairs
@@ -465,6 +501,9 @@ def _rates(table: VoteTable, counted: np.ndarray, hit: np.ndarray, reason: str) 
 
 # --------------------------------------------------------------------------- report
 
+MIN_ITEMS = 30  # items with 2+ votes below which a group's figures say nothing
+MAX_WIDTH = 0.4  # an interval wider than this says nothing either
+
 
 @dataclass(frozen=True)
 class AgreementReport:
@@ -480,6 +519,27 @@ class AgreementReport:
     with_majority: dict[str, Measure]
     with_gold: dict[str, Measure] = field(default_factory=dict)
     votes_per_annotator: dict[str, int] = field(default_factory=dict)
+    ac1: Measure = field(default_factory=lambda: Measure.undefined(NO_MULTI_VOTE_ITEMS))
+    intervals: Intervals | None = None  # None: not asked for (``bootstrap=None``)
+
+    @property
+    def caution(self) -> str | None:
+        """Why these figures are too uncertain to say anything, in plain words (None: they can be read).
+
+        The rule: fewer than ``MIN_ITEMS`` items with 2+ votes, or a κ interval (α's where κ has none)
+        wider than ``MAX_WIDTH``.
+        """
+        pairable = self.krippendorff.n
+        if pairable < MIN_ITEMS:
+            return f"too few items to say anything: {pairable} with 2+ votes, {MIN_ITEMS} needed"
+        if self.intervals is None:
+            return None
+        for name, interval in (("κ", self.intervals.fleiss), ("α", self.intervals.krippendorff)):
+            low, high = interval.low, interval.high
+            if low is not None and high is not None:
+                wide = high - low > MAX_WIDTH
+                return f"too uncertain to say anything: {name} anywhere from {low:.2f} to {high:.2f}" if wide else None
+        return None
 
 
 def renamed_report(report: AgreementReport, names: Mapping[str, str]) -> AgreementReport:
@@ -496,6 +556,12 @@ def renamed_report(report: AgreementReport, names: Mapping[str, str]) -> Agreeme
         with_majority={name(a): m for a, m in report.with_majority.items()},
         with_gold={name(a): m for a, m in report.with_gold.items()},
         votes_per_annotator={name(a): n for a, n in report.votes_per_annotator.items()},
+        intervals=None
+        if report.intervals is None
+        else replace(
+            report.intervals,
+            cohen={name(a): {name(b): i for b, i in row.items()} for a, row in report.intervals.cohen.items()},
+        ),
     )
 
 
@@ -503,11 +569,13 @@ def agreement_report(
     votes: Iterable[Vote] | VoteTable,
     n_categories: int | None = None,
     gold: Mapping[str, int | None] | np.ndarray | None = None,
+    bootstrap: Bootstrap | None = None,
 ) -> AgreementReport:
-    """Compute every measure once over the same encoded votes (``gold`` as in :func:`agreement_with_gold`)."""
+    """Compute every measure once over the same encoded votes (``gold`` as in :func:`agreement_with_gold`);
+    with ``bootstrap``, the intervals of κ, α, AC1 and each pair's κ too."""
     table = _table(votes, n_categories)
     per_ann = np.bincount(table.annotator, minlength=len(table.annotators))
-    return AgreementReport(
+    report = AgreementReport(
         n_items=len(table.items),
         n_votes=table.n_votes,
         annotators=table.annotators,
@@ -518,7 +586,30 @@ def agreement_report(
         with_majority=agreement_with_majority(table),
         with_gold=_gold_rates(table, gold_labels(table, gold)) if gold is not None else {},
         votes_per_annotator={a: int(per_ann[i]) for i, a in enumerate(table.annotators)},
+        ac1=gwet_ac1(table),
     )
+    return report if bootstrap is None else replace(report, intervals=report_intervals(table, report, bootstrap))
+
+
+def report_intervals(table: VoteTable, report: AgreementReport, bootstrap: Bootstrap) -> Intervals:
+    """The bootstrap intervals of ``report``'s figures; a figure undefined on the votes themselves has
+    none, for the reason it is undefined."""
+    if not table.n_votes:
+        none = Interval.undefined(NO_MULTI_VOTE_ITEMS)
+        return Intervals(bootstrap, none, none, none, {})
+    found = bootstrap_intervals(table, bootstrap, report.fleiss.raters_per_item)
+    cohen = {a: {b: _unless_undefined(report.cohen[a][b], i) for b, i in row.items()} for a, row in found.cohen.items()}
+    return Intervals(
+        bootstrap,
+        _unless_undefined(report.fleiss.measure, found.fleiss),
+        _unless_undefined(report.krippendorff, found.krippendorff),
+        _unless_undefined(report.ac1, found.ac1),
+        cohen,
+    )
+
+
+def _unless_undefined(measure: Measure, interval: Interval) -> Interval:
+    return interval if measure.value is not None else Interval.undefined(measure.reason or "undefined")
 
 
 # --------------------------------------------------------------------------- breakdown
@@ -538,8 +629,10 @@ def agreement_by(
     n_categories: int | None = None,
     gold: Mapping[str, int | None] | np.ndarray | None = None,
     column: str = "group",
+    bootstrap: Bootstrap | None = None,
 ) -> AgreementBreakdown:
-    """Split the votes by each item's group (``group_of(item_id)``) and report each group.
+    """Split the votes by each item's group (``group_of(item_id)``) and report each group
+    (with ``bootstrap``, its intervals from resampling the group's own items).
 
     Items whose group is ``None`` (or missing from a mapping) form the group
     ``"(none)"``; groups are ordered by name.
@@ -550,7 +643,8 @@ def agreement_by(
     groups = sorted(set(names))
     code = {g: j for j, g in enumerate(groups)}
     item_group = np.fromiter((code[g] for g in names), np.int64, len(names))
-    return agreement_by_codes(table, item_group, groups, None if gold is None else gold_labels(table, gold), column)
+    labels = None if gold is None else gold_labels(table, gold)
+    return agreement_by_codes(table, item_group, groups, labels, column, bootstrap=bootstrap)
 
 
 def agreement_by_codes(
@@ -560,6 +654,7 @@ def agreement_by_codes(
     gold: np.ndarray | None = None,
     column: str = "group",
     whole: AgreementReport | None = None,
+    bootstrap: Bootstrap | None = None,
 ) -> AgreementBreakdown:
     """:func:`agreement_by` with the groups already coded: ``item_group`` holds an index into ``groups``
     for each of the table's items, ``gold`` their labels (-1: none). Groups come in ``groups``' order;
@@ -573,5 +668,5 @@ def agreement_by_codes(
             reports[name] = whole
         elif in_group.any():
             subset = table.subset(in_group[table.item])
-            reports[name] = agreement_report(subset, gold=None if gold is None else gold[in_group])
+            reports[name] = agreement_report(subset, gold=None if gold is None else gold[in_group], bootstrap=bootstrap)
     return AgreementBreakdown(column, reports)

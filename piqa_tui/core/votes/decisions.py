@@ -21,10 +21,12 @@ from piqa_tui.core.votes.agreement import (
     agreement_report,
 )
 from piqa_tui.core.votes.policy import STATUSES, Decision, Policy, Status
+from piqa_tui.core.votes.uncertainty import Bootstrap
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE, Adjudication
 
 POLICY_KEY = "decision_policy"
+DEFAULT_BOOTSTRAP = Bootstrap()  # 1,000 resamples of the items, 95%, seed 0: the same intervals every run
 
 
 # ------------------------------------------------------------------ decisions
@@ -209,9 +211,10 @@ def _per_vote_item(per_item: np.ndarray, pos: np.ndarray, missing: int) -> np.nd
 
 
 def project_agreement(
-    project: Project, by: list[str] | None = None
+    project: Project, by: list[str] | None = None, bootstrap: Bootstrap | None = DEFAULT_BOOTSTRAP
 ) -> tuple[AgreementReport, dict[str, AgreementBreakdown]]:
-    """The agreement report of the recorded votes, overall and broken down by categorical columns.
+    """The agreement report of the recorded votes, overall and broken down by categorical columns,
+    with bootstrap intervals (``bootstrap=None``: none).
 
     Gold labels and groups are the dataset's; items voted on that the dataset does not have
     count without gold, in the group "(none)".
@@ -221,7 +224,7 @@ def project_agreement(
     pos = _positions(project, votes)
     labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
     gold = _per_vote_item(labels, pos, -1)
-    report = agreement_report(votes, n_categories=n_categories, gold=gold)
+    report = agreement_report(votes, n_categories=n_categories, gold=gold, bootstrap=bootstrap)
     breakdowns = {}
     for column in by or []:
         values = ["(none)" if (v := item.meta.get(column, "")) is None else str(v) for item in project.items]
@@ -233,7 +236,8 @@ def project_agreement(
         present = sorted(in_use, key=names.__getitem__)  # groups ordered by name
         rank = np.zeros(len(names), np.int64)
         rank[present] = np.arange(len(present))
-        breakdowns[column] = agreement_by_codes(votes, rank[group], [names[k] for k in present], gold, column, report)
+        groups = [names[k] for k in present]
+        breakdowns[column] = agreement_by_codes(votes, rank[group], groups, gold, column, report, bootstrap)
     return report, breakdowns
 
 
@@ -247,8 +251,14 @@ class AgreementSummary:
     breakdowns: dict[str, AgreementBreakdown]
 
 
-def agreement_summary(project: Project, by: list[str] | None = None, policy: Policy | None = None) -> AgreementSummary:
-    """The summary ``agree``, the dataset card and the TUI's agreement screen show (``by``: columns to break down by)."""
+def agreement_summary(
+    project: Project,
+    by: list[str] | None = None,
+    policy: Policy | None = None,
+    bootstrap: Bootstrap | None = DEFAULT_BOOTSTRAP,
+) -> AgreementSummary:
+    """The summary ``agree``, the dataset card and the TUI's agreement screen show (``by``: columns to break
+    down by; ``bootstrap``: how the intervals are made, None for none)."""
     policy = policy or project_policy(project)
-    report, breakdowns = project_agreement(project, by)
+    report, breakdowns = project_agreement(project, by, bootstrap)
     return AgreementSummary(policy, decision_counts(project, policy), report, breakdowns)

@@ -1,9 +1,9 @@
-"""Agreement, live: Fleiss' κ, Cohen's κ, Krippendorff's α, % unanimous, per annotator and per column.
+"""Agreement, live: Fleiss' κ, Gwet's AC1, Cohen's κ, Krippendorff's α, % unanimous, per annotator and per column.
 
 The numbers are core's ``AgreementSummary`` (the one ``piqa-tui agree``
-prints), computed in a worker thread when the screen opens and again whenever
-votes arrive, and drawn by the tables of ``piqa_tui.render.agreement``. ``y`` copies them as
-Markdown tables, ready for a paper or a dataset card.
+prints, with its default bootstrap intervals: 1,000 resamples, seed 0), computed in a worker thread when
+the screen opens and again whenever votes arrive, and drawn by the tables of ``piqa_tui.render.agreement``.
+``y`` copies them as Markdown tables, ready for a paper or a dataset card.
 """
 
 from __future__ import annotations
