@@ -10,5 +10,5 @@ COMMANDS: dict[str, str] = {
     "score": "score items with a local GGUF model",
     "templates": "prompt templates, and one rendered on an item",
     "card": "Hugging Face dataset card (README.md with YAML metadata)",
-    "workspace": "check a workspace file, or back it up while others work",
+    "workspace": "check a workspace file, back it up while others work, merge another copy's work in, list conflicts",
 }
