@@ -13,6 +13,8 @@ from pathlib import Path
 
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.workspace.project import FieldConflict, Project
+from piqa_tui.tui.state.listing import Filters, filtered_positions
+from piqa_tui.tui.state.session import OpenRequest, Session
 
 from .conftest import SAMPLES, copy_sample
 
@@ -157,6 +159,9 @@ def test_concurrent_edits_and_their_resolution_derived_from_the_log(tmp_path: Pa
     assert on_a.state.notes["dz-003"] == "both notes, merged by hand"
     listed = cli("workspace", "conflicts", str(a / DATA), code=1).stdout.splitlines()
     assert len(listed) == 1 and listed[0].startswith("dz-002 prompt:")
+    session = Session.open(OpenRequest(a / DATA, annotator="amina"))  # the TUI's queue
+    queue = filtered_positions(session, Filters(queue="conflicts"))
+    assert [session.project.items[pos].id for pos in queue] == ["dz-002"]
 
 
 def test_undo_after_a_merge_undoes_the_annotators_own_last_action(tmp_path: Path) -> None:

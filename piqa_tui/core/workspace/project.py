@@ -365,6 +365,10 @@ class Project:
         """The fields (and notes) in conflict, in file order then by field name."""
         return sorted(self._conflicts.values(), key=lambda c: (self.index.get(c.item_id, -1), c.field))
 
+    def in_conflict(self, item_id: str) -> bool:
+        """Whether a field or the note of the item is in conflict (the conflicts queue)."""
+        return any(key[0] == item_id for key in self._conflicts)
+
     def resolve_conflict(self, item_id: str, field: str, value: str) -> None:
         """Settle a conflict on ``field`` (``"note"``: the note) with ``value``: an edit made on the value in force,
         recorded even when it keeps that value, so the decision travels and clears the conflict everywhere."""
