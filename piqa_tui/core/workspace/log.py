@@ -13,6 +13,7 @@ import errno
 import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
 import uuid
@@ -58,8 +59,10 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_by_uid ON events(uid);
 CREATE INDEX IF NOT EXISTS events_in_order ON events(clock, uid);
 """
 # Every new event's global id and clock, set per row inside the recording transaction: the clock is one above
-# every clock the log holds (its own and any merged in), so locally seq order is clock order.
-NEW_UID = "lower(hex(randomblob(16)))"
+# every clock the log holds (its own and any merged in), so locally seq order is clock order. The id is a
+# random prefix drawn per connection and a count: unique everywhere, and one connection's ids are neighbours in
+# the id index (wholly random ids made a 300,000-vote import twice as slow).
+NEW_UID = "'{writer}' || printf('%016x', (SELECT COALESCE(MAX(seq), 0) FROM events) + 1)"
 NEXT_CLOCK = "(SELECT COALESCE(MAX(clock), 0) FROM events) + 1"
 # The canonical order of the log, the same on every machine that holds the same events.
 CANONICAL = "clock, uid"
@@ -159,6 +162,7 @@ class Workspace:
             ) from None
         self._identity = file_identity(self.path)
         self._finalizer = self._checkpoint_at_exit()
+        self._new_uid = NEW_UID.format(writer=secrets.token_hex(8))
         # An older workspace read without migrating it: its ids and clocks are computed by a view (see _legacy_view).
         self.legacy = read_only and _legacy_view(self.conn)
 
@@ -357,7 +361,7 @@ class Workspace:
             for kind, change, note in rows:
                 cur = conn.execute(
                     "INSERT INTO events(time, annotator, kind, item_id, field, old, new, action, note, uid, clock)"
-                    f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {NEW_UID}, {NEXT_CLOCK})",
+                    f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {self._new_uid}, {NEXT_CLOCK})",
                     (when, annotator, kind, change.item_id, change.field, change.old, change.new, action, note),
                 )
                 if action is None:
@@ -381,14 +385,14 @@ class Workspace:
             if check is not None:
                 check()
             cur = conn.execute(
-                f"INSERT INTO events(time, annotator, kind, action, uid, clock) VALUES (?, ?, ?, ?, {NEW_UID}, {NEXT_CLOCK})",
+                f"INSERT INTO events(time, annotator, kind, action, uid, clock) VALUES (?, ?, ?, ?, {self._new_uid}, {NEXT_CLOCK})",
                 (when, annotator, kind, action),
             )
             marker = cur.lastrowid
             assert marker is not None  # set by every INSERT
             conn.executemany(
                 "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, action, uid, clock)"
-                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {NEW_UID}, {NEXT_CLOCK})",
+                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {self._new_uid}, {NEXT_CLOCK})",
                 [(when, annotator, *event, marker) for event in compensation],
             )
         return marker
@@ -410,7 +414,7 @@ class Workspace:
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
             conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
                 "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note, uid, clock)"
-                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {NEW_UID}, {NEXT_CLOCK})",
+                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {self._new_uid}, {NEXT_CLOCK})",
                 votes,
             )
             return conn.total_changes - before
@@ -422,7 +426,7 @@ class Workspace:
             before = conn.total_changes
             conn.executemany(
                 "INSERT INTO events(item_id, annotator, new, time, old, note, kind, field, uid, clock)"
-                f" SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'adjudicate', 'label', {NEW_UID}, {NEXT_CLOCK} WHERE NOT EXISTS (SELECT 1 FROM events"
+                f" SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'adjudicate', 'label', {self._new_uid}, {NEXT_CLOCK} WHERE NOT EXISTS (SELECT 1 FROM events"
                 " WHERE item_id = ?1 AND kind = 'adjudicate' AND annotator = ?2 AND time = ?4 AND new IS ?3)",
                 rows,
             )
