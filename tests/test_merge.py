@@ -277,6 +277,9 @@ def test_merge_refuses_itself_a_stranger_and_another_dataset(tmp_path: Path) -> 
     assert "this workspace itself" in merge(a, a, code=2).stderr
     (b / WS).write_text("not a database\n")
     assert "not a piqa-tui workspace" in merge(a, b, code=2).stderr
+    (b / WS).unlink()
+    sqlite3.connect(b / WS).execute("CREATE TABLE other(x)")  # SQLite, but no event log
+    assert "not a piqa-tui workspace" in merge(a, b, code=2).stderr
     other = tmp_path / "other"
     other.mkdir()
     copy_sample("tamil.tsv", other)

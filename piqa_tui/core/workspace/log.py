@@ -535,6 +535,8 @@ _LEGACY_FIELDS = "seq, time, annotator, kind, item_id, field, old, new, note"
 def _missing_order(conn: sqlite3.Connection) -> tuple[list[str], bool]:
     """The order columns the events table lacks, and whether some events have no id (written by an older program)."""
     columns = {row[1] for row in conn.execute("PRAGMA main.table_info(events)")}
+    if not columns:
+        return [], False  # no event log: not a workspace, which whoever reads it says
     missing = [name for name in ("uid", "clock") if name not in columns]
     if missing:
         return missing, True
