@@ -288,3 +288,29 @@ def test_merge_refuses_itself_a_stranger_and_another_dataset(tmp_path: Path) -> 
     refused = merge(a, b, code=2).stderr
     assert "different dataset file" in refused and "--force" in refused
     assert json.loads(merge(a, b, "--force", "--json").stdout)["new"] == {"vote": 1}
+
+
+def test_an_undo_made_on_the_value_in_force_clears_the_conflict_everywhere(tmp_path: Path) -> None:
+    start = origin(tmp_path / "origin")
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(start, a)
+    shutil.copytree(start, b)
+    on_a, on_b = Project.open(a / DATA, annotator="amina"), Project.open(b / DATA, annotator="bilal")
+    on_a.edit("dz-009", {"prompt": "amina's"})
+    on_b.vote("dz-001", "0")  # one event more: bilal's edit has the higher clock, so it is the one in force
+    on_b.edit("dz-009", {"prompt": "bilal's"})
+    on_a.workspace.close()  # type: ignore[union-attr]
+    merge(b, a)
+    on_b.refresh()
+    (conflict,) = on_b.conflicts()
+    assert (conflict.current, conflict.current_by, conflict.other, conflict.other_by) == (
+        "bilal's",
+        "bilal",
+        "amina's",
+        "amina",
+    )
+    assert on_b.undo() == "dz-009"
+    assert on_b.conflicts() == []
+    on_b.workspace.close()  # type: ignore[union-attr]
+    merge(a, b)
+    assert conflicts(a) == (0, [])
