@@ -569,9 +569,10 @@ def _migrate(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE events ADD COLUMN {name} {'TEXT' if name == 'uid' else 'INTEGER'}")
         conn.create_function("legacy_uid", 10, legacy_uid, deterministic=True)
         offset = _clock_offset(conn, "clock" not in missing)
-        conn.execute("UPDATE events SET clock = seq + ? WHERE clock IS NULL", (offset,))
-        conn.execute(
-            f"UPDATE events SET uid = legacy_uid(?, {_LEGACY_FIELDS}) WHERE uid IS NULL", (_workspace_id(conn),)
+        conn.execute(  # one pass over the rows: both columns at once
+            f"UPDATE events SET clock = IFNULL(clock, seq + ?), uid = IFNULL(uid, legacy_uid(?, {_LEGACY_FIELDS}))"
+            " WHERE uid IS NULL OR clock IS NULL",
+            (offset, _workspace_id(conn)),
         )
         conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         conn.execute("COMMIT")
