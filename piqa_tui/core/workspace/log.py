@@ -58,12 +58,13 @@ _ORDER_SCHEMA = """
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_uid ON events(uid);
 CREATE INDEX IF NOT EXISTS events_in_order ON events(clock, uid);
 """
-# Every new event's global id and clock, set per row inside the recording transaction: the clock is one above
-# every clock the log holds (its own and any merged in), so locally seq order is clock order. The id is a
-# random prefix drawn per connection and a count: unique everywhere, and one connection's ids are neighbours in
-# the id index (wholly random ids made a 300,000-vote import twice as slow).
-NEW_UID = "'{writer}' || printf('%016x', (SELECT COALESCE(MAX(seq), 0) FROM events) + 1)"
-NEXT_CLOCK = "(SELECT COALESCE(MAX(clock), 0) FROM events) + 1"
+# Every new event's global id and clock, set per row inside the recording transaction (see Workspace._stamps):
+# the clock is one above every clock the log holds (its own and any merged in), so locally seq order is clock
+# order. The id is a random prefix drawn per connection and a count: unique everywhere, and one connection's ids
+# are neighbours in the id index (wholly random ids made a 300,000-vote import twice as slow).
+_NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) FROM events) + 1"
+NEW_UID = "'{writer}' || printf('%016x', " + _NEXT_SEQ + ")"
+_CLOCK_GAP = "SELECT (SELECT COALESCE(MAX(clock), 0) FROM events) - (SELECT COALESCE(MAX(seq), 0) FROM events)"
 # The canonical order of the log, the same on every machine that holds the same events.
 CANONICAL = "clock, uid"
 EVENT_COLUMNS = "seq, time, annotator, kind, item_id, field, old, new, action, note"  # Event's fields, in order
@@ -329,6 +330,13 @@ class Workspace:
 
     # ------------------------------------------------------------------- events
 
+    def _stamps(self, conn: sqlite3.Connection) -> str:
+        """The SQL of a new row's id and clock in the transaction under way: the next sequence number plus the
+        gap, taken once, between the highest clock and the highest sequence number, so the first row's clock is
+        one above every clock and each next row's one more (one lookup per row, not two)."""
+        gap = int(conn.execute(_CLOCK_GAP).fetchone()[0])
+        return f"{self._new_uid}, {_NEXT_SEQ} + {gap}"
+
     def record(
         self, annotator: str, kind: str, changes: list[Change], note: str | None = None, time: str | None = None
     ) -> int:
@@ -361,7 +369,7 @@ class Workspace:
             for kind, change, note in rows:
                 cur = conn.execute(
                     "INSERT INTO events(time, annotator, kind, item_id, field, old, new, action, note, uid, clock)"
-                    f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {self._new_uid}, {NEXT_CLOCK})",
+                    f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {self._stamps(conn)})",
                     (when, annotator, kind, change.item_id, change.field, change.old, change.new, action, note),
                 )
                 if action is None:
@@ -385,14 +393,14 @@ class Workspace:
             if check is not None:
                 check()
             cur = conn.execute(
-                f"INSERT INTO events(time, annotator, kind, action, uid, clock) VALUES (?, ?, ?, ?, {self._new_uid}, {NEXT_CLOCK})",
+                f"INSERT INTO events(time, annotator, kind, action, uid, clock) VALUES (?, ?, ?, ?, {self._stamps(conn)})",
                 (when, annotator, kind, action),
             )
             marker = cur.lastrowid
             assert marker is not None  # set by every INSERT
             conn.executemany(
                 "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, action, uid, clock)"
-                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {self._new_uid}, {NEXT_CLOCK})",
+                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {self._stamps(conn)})",
                 [(when, annotator, *event, marker) for event in compensation],
             )
         return marker
@@ -414,7 +422,7 @@ class Workspace:
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
             conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
                 "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note, uid, clock)"
-                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {self._new_uid}, {NEXT_CLOCK})",
+                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {self._stamps(conn)})",
                 votes,
             )
             return conn.total_changes - before
@@ -426,7 +434,7 @@ class Workspace:
             before = conn.total_changes
             conn.executemany(
                 "INSERT INTO events(item_id, annotator, new, time, old, note, kind, field, uid, clock)"
-                f" SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'adjudicate', 'label', {self._new_uid}, {NEXT_CLOCK} WHERE NOT EXISTS (SELECT 1 FROM events"
+                f" SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'adjudicate', 'label', {self._stamps(conn)} WHERE NOT EXISTS (SELECT 1 FROM events"
                 " WHERE item_id = ?1 AND kind = 'adjudicate' AND annotator = ?2 AND time = ?4 AND new IS ?3)",
                 rows,
             )
