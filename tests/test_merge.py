@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from piqa_tui.core.votes.decisions import parse_policy, policy_spec, project_policy, set_project_policy
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.workspace.project import FieldConflict, Project
 from piqa_tui.tui.state.listing import Filters, filtered_positions
@@ -314,3 +315,18 @@ def test_an_undo_made_on_the_value_in_force_clears_the_conflict_everywhere(tmp_p
     on_b.workspace.close()  # type: ignore[union-attr]
     merge(a, b)
     assert conflicts(a) == (0, [])
+
+
+def test_the_decision_policy_travels_and_a_different_one_is_named(tmp_path: Path) -> None:
+    start = origin(tmp_path / "origin")
+    a, b, c = (tmp_path / name for name in "abc")
+    for machine in (a, b, c):
+        shutil.copytree(start, machine)
+    set_project_policy(Project.open(b / DATA), parse_policy("unanimity:2"))
+    set_project_policy(Project.open(c / DATA), parse_policy("majority:2/3"))
+    taken = json.loads(merge(a, b, "--json").stdout)
+    assert taken["meta_taken"] == ["decision_policy"] and taken["meta_differences"] == []
+    assert policy_spec(project_policy(Project.open(a / DATA))) == policy_spec(parse_policy("unanimity:2"))
+    kept = merge(a, c).stdout
+    assert "settings differ (this workspace's kept): decision_policy" in kept
+    assert policy_spec(project_policy(Project.open(a / DATA))) == policy_spec(parse_policy("unanimity:2"))
