@@ -10,7 +10,7 @@ COMMANDS: dict[str, str] = {
     "score": "score items with a local GGUF model",
     "templates": "prompt templates, and one rendered on an item",
     "card": "Hugging Face dataset card (README.md with YAML metadata)",
-    "workspace": "check a workspace file, or back it up while others work",
+    "workspace": "check a workspace file, back it up while others work, merge another copy's work in, list conflicts",
     "round": "declare an annotation round (people, roles, routing) from a TOML file, or show it",
     "assign": "draw who validates which item under the round's rules (--top-up fills gaps)",
     "progress": "how far the round is: per annotator, per item, per group",

@@ -38,6 +38,26 @@ from piqa_tui.core.workspace.vote_targets import (
 )
 
 MARKER_KINDS = ("undo", "redo")
+RESOLVED_NOTE = "resolved conflict"  # the note of the edit that settles a conflict
+
+
+@dataclass(frozen=True, slots=True)
+class FieldConflict:
+    """A field (``"note"`` for an item's note) two people changed concurrently, on copies merged since: the later
+    change in canonical order (``current``, in force) was made on ``base``, not on the ``other`` value it replaced.
+
+    Derived from the log alone, so every machine holding the same events shows the same conflicts.
+    """
+
+    item_id: str
+    field: str
+    base: str
+    current: str
+    other: str
+    current_by: str
+    current_time: str
+    other_by: str
+    other_time: str
 
 
 def default_annotator() -> str:
@@ -176,6 +196,8 @@ class Project:
         self._adjudicated_at: dict[str, str] = {}  # item -> the time of its latest adjudication event (withdrawals too)
         self._adjudged: set[str] = set()  # items whose adjudication the refresh under way replayed
         self.changed_by: dict[tuple[str, str], tuple[str, str]] = {}  # (item, field or "note") -> (annotator, time)
+        self._conflicts: dict[tuple[str, str], FieldConflict] = {}  # (item, field or "note") -> its open conflict
+        self._clock = 0  # the highest clock applied: events below it arrived by a merge (see refresh)
         if workspace is not None:
             self._check_binding()
             self.refresh()
@@ -244,24 +266,29 @@ class Project:
     # --------------------------------------------------------------- replaying
 
     def refresh(self) -> list[str]:
-        """Apply events recorded since the last refresh (by any process); returns changed item ids."""
+        """Apply events recorded since the last refresh (by any process), in canonical order; returns changed
+        item ids. Events that sort before one already applied (a merge brought them) rebuild everything."""
         if self.workspace is None:
             return []
         upto = self.workspace.last_seq()
         if upto <= self._applied:
             return []
+        low, high = self.workspace.clocks(self._applied, upto)
+        if self._applied and low <= self._clock:
+            return self._rebuild()
+        self._clock = max(self._clock, high)
         changed: list[str] = []
         retexted: set[str] = set()  # items whose solution texts changed: their votes may point elsewhere now
         votes = self.state._votes  # None while the current votes are kept column-wise
         for row in self.workspace.event_rows(after=self._applied, upto=upto, votes=votes is not None):
             seq, time, annotator, kind, item_id, name, old, new, action, note = row
-            self._applied = seq
             if kind == "vote":  # the bulk of a large log: handled inline, without an Event object
                 apply_vote(votes, item_id, annotator, new, time, old)  # type: ignore[arg-type]
                 changed.append(item_id)
             elif kind == "edit":
                 event = Event(*row)
                 self._actions.setdefault(action or seq, []).append(event)
+                self._note_concurrent((item_id or "", name or ""), old, new, annotator, time)
                 self._set(item_id, name, new, changed, time, old, retexted)
                 self.changed_by[(item_id or "", name or "")] = (annotator, time)
             elif kind in MARKER_KINDS:
@@ -283,14 +310,82 @@ class Project:
         self._adjudged = set()
         return changed
 
+    def _rebuild(self) -> list[str]:
+        """Derive everything again from the file's items and the whole log, in canonical order (events came in
+        below the applied ones: a merge); returns every item id."""
+        self.items = list(self.dataset.items)
+        self.state = ProjectState()
+        self.history = SolutionHistory()
+        self._solution_keys = {}
+        self._adjudicated_at = {}
+        self._adjudged = set()
+        self._actions = {}
+        self.changed_by = {}
+        self._conflicts = {}
+        self._applied = self._vote_seq = self._clock = 0
+        self.refresh()
+        return [item.id for item in self.items]
+
     def _replay_marker(
         self, kind: str, action: int, annotator: str, time: str, changed: list[str], retexted: set[str]
     ) -> None:
         """An undo or redo of an edit action: its fields back to their old (or again to their new) values."""
         for change in self._actions.get(action, []):
             value = change.old if kind == "undo" else change.new
+            made_on = change.new if kind == "undo" else change.old
+            self._note_concurrent((change.item_id or "", change.field or ""), made_on, value, annotator, time)
             self._set(change.item_id, change.field, value, changed, time, change.old, retexted)
             self.changed_by[(change.item_id or "", change.field or "")] = (annotator, time)
+
+    # -------------------------------------------------------------- conflicts
+
+    def _note_concurrent(self, key: tuple[str, str], made_on: str | None, new: str | None, by: str, time: str) -> None:
+        """Before a change of ``key`` is applied: made on the value in force, it settles any conflict there; made
+        on another value while the one in force came from an earlier event, it is a conflict (unless both sides
+        wrote the same text)."""
+        value = self._value_in_force(key)
+        earlier = self.changed_by.get(key)
+        if value is None or (made_on or "") == value:
+            self._conflicts.pop(key, None)
+        elif earlier is not None and (new or "") != value:
+            self._conflicts[key] = FieldConflict(*key, made_on or "", new or "", value, by, time, *earlier)
+
+    def _value_in_force(self, key: tuple[str, str]) -> str | None:
+        """What a field (or ``"note"``) of an item holds now; None: no such item or field."""
+        item_id, name = key
+        if name == "note":
+            return self.state.notes.get(item_id, "")
+        pos = self.index.get(item_id)
+        try:
+            return None if pos is None else field_value(self.items[pos], name)
+        except (PiqaError, IndexError, ValueError):
+            return None
+
+    def conflicts(self) -> list[FieldConflict]:
+        """The fields (and notes) in conflict, in file order then by field name."""
+        return sorted(self._conflicts.values(), key=lambda c: (self.index.get(c.item_id, -1), c.field))
+
+    def in_conflict(self, item_id: str) -> bool:
+        """Whether a field or the note of the item is in conflict (the conflicts queue)."""
+        return any(key[0] == item_id for key in self._conflicts)
+
+    def resolve_conflict(self, item_id: str, field: str, value: str) -> None:
+        """Settle a conflict on ``field`` (``"note"``: the note) with ``value``: an edit made on the value in force,
+        recorded even when it keeps that value, so the decision travels and clears the conflict everywhere."""
+        ws = self._require_workspace()
+        if field != "note":
+            with_field(self.item(item_id), field, value)  # validates the field name before recording
+
+        def build() -> list[Part]:
+            self.refresh()  # under the write lock: the value in force is what the resolution is made on
+            current = self._value_in_force((item_id, field))
+            if current is None:
+                raise PiqaError(f"no item with id '{item_id}' or no field '{field}'")
+            kind = "note" if field == "note" else "edit"
+            return [Part(kind, (Change(item_id, field, current, nfc(value)),), RESOLVED_NOTE)]
+
+        ws.record_checked(self.annotator, build)
+        self.refresh()
 
     # -------------------------------------------------------- votes and texts
 
@@ -446,6 +541,7 @@ class Project:
             else:
                 self.state.flags[item_id].pop(event.field or "flag", None)
         elif event.kind == "note":
+            self._note_concurrent((item_id, "note"), event.old, event.new, event.annotator, event.time)
             self.state.notes[item_id] = event.new or ""
             self.changed_by[(item_id, "note")] = (event.annotator, event.time)
         elif event.kind == "dedup":

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from piqa_tui.core.workspace.log import Event, Workspace
+from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
 
 UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup")
 MARKERS = ("undo", "redo")
@@ -43,7 +43,7 @@ def stacks(ws: Workspace, annotator: str) -> tuple[list[int], list[int]]:
     kinds = ", ".join(f"'{k}'" for k in (*UNDOABLE, *MARKERS))
     rows = ws.conn.execute(
         f"SELECT kind, action FROM events WHERE annotator = ? AND kind IN ({kinds})"
-        " AND (kind IN ('undo', 'redo') OR seq = action) ORDER BY seq",
+        f" AND (kind IN ('undo', 'redo') OR seq = action) ORDER BY {CANONICAL}",
         (annotator,),
     )
     for kind, action in rows:
@@ -58,10 +58,10 @@ def stacks(ws: Workspace, annotator: str) -> tuple[list[int], list[int]]:
 
 
 def action_events(ws: Workspace, action: int) -> list[Event]:
-    """The events of one action, in log order (they follow its first event; undo and redo markers pointing at
-    it carry its id too)."""
-    sql = "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note FROM events WHERE seq >= ? AND action = ?"
-    return [Event(*row) for row in ws.conn.execute(sql + " ORDER BY seq", (action, action))]
+    """The events of one action, in canonical order (they follow its first event; undo and redo markers pointing
+    at it carry its id too)."""
+    sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE seq >= ? AND action = ? ORDER BY {CANONICAL}"
+    return [Event(*row) for row in ws.conn.execute(sql, (action, action))]
 
 
 def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Compensation]:
@@ -83,19 +83,20 @@ def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Comp
 
 def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | None]:
     """(old, new, note) of what stood before ``event``: the annotator's previous vote on the item (the latest by
-    time, as votes count; none: withdrawn), or the previous state of the flag (by log order; none: off), or the
-    item's previous adjudication by anyone (with the text it chose), or the cluster's previous decision by anyone
-    (by log order, as both count; none: withdrawn)."""
+    time, as votes count; none: withdrawn), or the previous state of the flag (in canonical order; none: off), or
+    the item's previous adjudication by anyone (with the text it chose), or the cluster's previous decision by
+    anyone (in canonical order, as both count; none: withdrawn)."""
+    before = "(clock, uid) < (SELECT clock, uid FROM events WHERE seq = ?)"
     if event.kind == "vote":
         row = ws.conn.execute(
-            "SELECT old, new, NULL FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND seq < ?"
-            " ORDER BY time DESC, seq DESC LIMIT 1",
+            f"SELECT old, new, NULL FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND {before}"
+            " ORDER BY time DESC, clock DESC, uid DESC LIMIT 1",
             (event.item_id, event.annotator, event.seq),
         ).fetchone()
         return tuple(row) if row else (None, "", None)
     row = ws.conn.execute(
-        "SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ? AND seq < ?"
-        " ORDER BY seq DESC LIMIT 1",
+        f"SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ? AND {before}"
+        " ORDER BY clock DESC, uid DESC LIMIT 1",
         (event.kind, event.item_id, event.field, event.seq),
     ).fetchone()
     if row:

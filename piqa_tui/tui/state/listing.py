@@ -174,6 +174,11 @@ QUEUES: dict[str, Queue] = {
         Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
         Queue("edited", "items changed in this workspace", lambda s, pos, it: it.id in s.project.state.edited),
         Queue("invalid", "items with a problem validate reports", lambda s, pos, it: s.validation.is_invalid(pos)),
+        Queue(
+            "conflicts",
+            "items with a field two people changed at once (merged copies): to resolve",
+            lambda s, pos, it: s.project.in_conflict(it.id),
+        ),
         Queue("needs-votes", "items without enough votes to decide", _status_is(Status.NEEDS_VOTES)),
         Queue("agreed", "items whose votes agree under the policy", _status_is(Status.AGREED)),
         Queue("disagreement", "items whose votes disagree: to adjudicate", _status_is(Status.DISAGREEMENT)),

@@ -1,0 +1,181 @@
+"""Bringing another copy's work into a workspace: the union of two event logs.
+
+Every event has a global id (``uid``) and a Lamport clock, so a merge inserts
+the other copy's events this one lacks, keeping their ids, clocks, times and
+authors; the current state is then derived again in canonical order, the same
+on every machine whatever order the copies were merged in. A vote or an
+adjudication already held by content (the same vote file imported on both
+machines) is not counted twice. All of it is one write transaction: a merge
+that fails or is killed leaves the workspace as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from piqa_tui.core.errors import PiqaError, WorkspaceError
+from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Workspace, storage_error
+
+# The settings that travel with the work: the decision policy, the kept column mapping and the release defaults.
+# (The policy's key is core.votes.decisions.POLICY_KEY; that module stands on this package.)
+SHARED_META = ("decision_policy", "mapping")
+SHARED_META_PREFIX = "release"
+
+# An event the target already holds by content, though under another id (see Workspace.insert_votes and
+# insert_adjudications): the same vote or adjudication imported from one file on both machines.
+_SAME_VOTE = "SELECT seq FROM events WHERE kind = 'vote' AND item_id = ? AND annotator = ? AND time = ? AND new IS ?"
+_SAME_ADJUDICATION = (
+    "SELECT seq FROM events WHERE kind = 'adjudicate' AND item_id = ? AND annotator = ? AND time = ? AND new IS ?"
+)
+_INSERT = (
+    "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, uid, clock)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+@dataclass
+class MergeReport:
+    """What a merge brought: new events by kind, how many were here already, and the settings."""
+
+    source: Path
+    new: Counter[str] = field(default_factory=Counter)
+    already: int = 0
+    meta_taken: list[str] = field(default_factory=list)  # settings the target lacked, taken from the source
+    meta_differences: list[str] = field(default_factory=list)  # settings both have, differently: the target's kept
+
+    @property
+    def added(self) -> int:
+        return sum(self.new.values())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "source": str(self.source),
+            "new": dict(sorted(self.new.items())),
+            "added": self.added,
+            "already": self.already,
+            "meta_taken": self.meta_taken,
+            "meta_differences": self.meta_differences,
+        }
+
+
+def merge_workspace(target: Workspace, source_path: Path, force: bool = False) -> MergeReport:
+    """Insert, in the source's canonical order, every event of the workspace at ``source_path`` that ``target``
+    lacks, and take the shared settings it has no value for; one transaction. Refuses (``PiqaError``) the target
+    itself, a file that is not a workspace, and one bound to a different dataset file unless ``force``."""
+    _refuse_self(target, source_path)
+    source = _open_source(source_path)
+    try:
+        _check_binding(target, source, force)
+        rows = _source_events(source)
+        meta = _shared_meta(source)
+    finally:
+        source.close()
+    report = MergeReport(source_path)
+    with target.write() as conn:
+        _insert_events(conn, rows, report)
+        _merge_meta(conn, meta, report)
+    return report
+
+
+def _refuse_self(target: Workspace, source_path: Path) -> None:
+    try:
+        same = source_path.exists() and os.path.samefile(source_path, target.path)
+    except OSError:
+        same = False
+    if same:
+        raise PiqaError(f"{source_path} is this workspace itself; name another copy's workspace file to merge")
+
+
+def _open_source(path: Path) -> Workspace:
+    """The other copy, opened read-only (it may sit on a read-only mount); one line when it is no workspace."""
+    if not path.is_file():
+        raise PiqaError(f"{path}: no such workspace file; name another copy's DATASET.piqa.sqlite")
+    try:
+        source = Workspace(path, read_only=True)
+    except WorkspaceError as exc:
+        raise PiqaError(f"{path}: not a piqa-tui workspace ({exc}); name another copy's DATASET.piqa.sqlite") from None
+    try:
+        source.conn.execute("SELECT seq, uid, clock FROM events LIMIT 1").fetchall()
+        source.conn.execute("SELECT key, value FROM meta LIMIT 1").fetchall()
+    except sqlite3.Error:
+        source.close()
+        raise PiqaError(
+            f"{path}: not a piqa-tui workspace (no event log); name another copy's DATASET.piqa.sqlite"
+        ) from None
+    return source
+
+
+def _check_binding(target: Workspace, source: Workspace, force: bool) -> None:
+    """Copies of one workspace are bound to the same dataset file; another file's edits would replay over it."""
+    mine, theirs = target.binding(), source.binding()
+    if force or mine is None or theirs is None or mine[2] == theirs[2]:
+        return
+    raise PiqaError(
+        f"{source.path} was made on a different dataset file (sha256 {theirs[2][:12]}…, this one's "
+        f"{mine[2][:12]}…); merge it only if it is the same dataset: --force merges anyway and its edits "
+        "replay over this file's content"
+    )
+
+
+def _source_events(source: Workspace) -> list[tuple]:
+    sql = f"SELECT {EVENT_COLUMNS}, uid, clock FROM events ORDER BY {CANONICAL}"
+    try:
+        return source.conn.execute(sql).fetchall()
+    except sqlite3.Error as exc:
+        raise storage_error(source.path, exc, "nothing was merged") from None
+
+
+def _shared_meta(source: Workspace) -> dict[str, str]:
+    rows = source.conn.execute("SELECT key, value FROM meta").fetchall()
+    return {key: value for key, value in rows if key in SHARED_META or key.startswith(SHARED_META_PREFIX)}
+
+
+def _insert_events(conn: sqlite3.Connection, rows: list[tuple], report: MergeReport) -> None:
+    """Insert the events the target lacks; then point each one's action (a local sequence number) at the
+    target's sequence number of the same event."""
+    here = dict(conn.execute("SELECT uid, seq FROM events"))
+    seqs: dict[int, int] = {}  # the source's sequence number -> the target's, for every event both now hold
+    actions: list[tuple[int, int]] = []  # (target seq, source action) of the inserted events
+    for seq, time, annotator, kind, item_id, name, old, new, action, note, uid, clock in rows:
+        found = here.get(uid)
+        if found is None:
+            found = _held_by_content(conn, kind, item_id, annotator, time, new)
+        if found is not None:
+            seqs[seq] = found
+            report.already += 1
+            continue
+        cur = conn.execute(_INSERT, (time, annotator, kind, item_id, name, old, new, note, uid, clock))
+        assert cur.lastrowid is not None  # set by every INSERT
+        seqs[seq] = cur.lastrowid
+        report.new[kind] += 1
+        if action is not None:
+            actions.append((cur.lastrowid, action))
+    conn.executemany(
+        "UPDATE events SET action = ? WHERE seq = ?", [(seqs.get(action), target) for target, action in actions]
+    )
+
+
+def _held_by_content(
+    conn: sqlite3.Connection, kind: str, item_id: str | None, annotator: str, time: str, new: str | None
+) -> int | None:
+    """The target's sequence number of a vote or adjudication it holds under another id, if any."""
+    sql = _SAME_VOTE if kind == "vote" else _SAME_ADJUDICATION if kind == "adjudicate" else None
+    if sql is None:
+        return None
+    row = conn.execute(sql, (item_id, annotator, time, new)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _merge_meta(conn: sqlite3.Connection, meta: dict[str, str], report: MergeReport) -> None:
+    """Take each shared setting the target lacks; one both have, differently, stays the target's and is named."""
+    for key, value in sorted(meta.items()):
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (key, value))
+            report.meta_taken.append(key)
+        elif row[0] != value:
+            report.meta_differences.append(f"{key}: kept {row[0]!r}, the other copy has {value!r}")
