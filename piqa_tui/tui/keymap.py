@@ -108,6 +108,13 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     ),
     Action("redo", "U,ctrl+y", "redo", "redo", "Redo the edit you undid", key_display="U"),
     Action(
+        "resolve_conflict",
+        "C",
+        "resolve_conflict",
+        "resolve",
+        "Resolve a field changed on two machines before a merge: keep one version, or merge by hand",
+    ),
+    Action(
         "save",
         "ctrl+s",
         "save",

@@ -18,10 +18,17 @@ from typing import Protocol
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import EditConflict, UndoRefused
 from piqa_tui.core.votes.blind import may_see_answers
-from piqa_tui.core.workspace.project import field_value
+from piqa_tui.core.workspace.project import FieldConflict, field_value
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
-from piqa_tui.tui.dialogs.conflict import KEEP_MINE, MERGE, conflict_dialog
+from piqa_tui.tui.dialogs.conflict import (
+    KEEP_CURRENT,
+    KEEP_MINE,
+    KEEP_OTHER,
+    MERGE,
+    conflict_dialog,
+    merge_conflict_dialog,
+)
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.state.session import Session
 
@@ -48,6 +55,7 @@ class EditingController:
         self.project = session.project
         self.host = host
         self._bases: dict[tuple[str, str], str] = {}  # (item, field) -> the value its open editor started from
+        self._settling: set[tuple[str, str]] = set()  # (item, field) whose editor merges a conflict by hand
 
     def start_edit(self, item: Item, field: str) -> str:
         """The stored text of ``field`` for an editor opening on it, kept as the base its save is recorded on."""
@@ -82,6 +90,11 @@ class EditingController:
 
     def save_field(self, item: Item, field: str, value: str) -> None:
         """Record a field's new text (a note goes to the notes, the rest is an undoable edit)."""
+        if (item.id, field) in self._settling:  # a merge by hand: recorded as the conflict's resolution
+            self._settling.discard((item.id, field))
+            self._bases.pop((item.id, field), None)
+            self._record_resolution(item, field, value)
+            return
         if field == "note":
             base = self._bases.pop((item.id, field), None)
             if value != (self.project.state.notes.get(item.id, "") if base is None else base):
@@ -158,6 +171,41 @@ class EditingController:
             self._bases[(item.id, field)] = conflict.theirs  # the merge is recorded on theirs, not on the start
         else:
             self.host.notify(markup_safe(f"kept their {field} of {item.id}; yours was not recorded"), timeout=4)
+
+    # ------------------------------------------------- conflicts from merged machines
+
+    def resolve_conflict(self, item: Item) -> None:
+        """A field of ``item`` changed on two machines before a merge: keep the version shown, the other, or
+        merge by hand. Each answer is recorded (keeping the one shown too), so the decision travels."""
+        found = [c for c in self.project.conflicts() if c.item_id == item.id]
+        if not found:
+            self.host.notify(
+                markup_safe(f"no conflict on {item.id}; the filter's conflicts queue (F) lists the items with one"),
+                timeout=4,
+            )
+            return
+        conflict = found[0]
+        self.host.push_screen(merge_conflict_dialog(conflict), lambda answer: self._settle(item, conflict, answer))
+
+    def _settle(self, item: Item, conflict: FieldConflict, answer: str | None) -> None:
+        if answer in (KEEP_CURRENT, KEEP_OTHER):
+            self._record_resolution(
+                item, conflict.field, conflict.current if answer == KEEP_CURRENT else conflict.other
+            )
+        elif answer == MERGE:
+            self._settling.add((item.id, conflict.field))
+            self._bases[(item.id, conflict.field)] = conflict.current
+            self.host.edit_field(conflict.field, conflict.current)
+
+    def _record_resolution(self, item: Item, field: str, value: str) -> None:
+        def done(_: object) -> None:
+            self.host.after_change([item.id])
+            left = sum(c.item_id == item.id for c in self.project.conflicts())
+            more = f"; {left} more on this item: press C again" if left else ""
+            self.host.notify(markup_safe(f"conflict on {field} of {item.id} resolved{more}"), timeout=4)
+
+        what = f"the resolution of {field} on {item.id}"
+        self.host.record(what, lambda: self.project.resolve_conflict(item.id, field, value), done)
 
     def swap(self, item: Item, selected: str) -> None:
         """Swap the selected solution (the first when none is) with the next, the label with them."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from piqa_tui.core.errors import EditConflict, changed_by
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.workspace.project import FieldConflict
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 
 KEEP_THEIRS, KEEP_MINE, MERGE = "theirs", "mine", "merge"
+KEEP_CURRENT, KEEP_OTHER = "current", "other"
 
 
 def shown(field: str, value: str) -> str:
@@ -37,3 +39,29 @@ def conflict_dialog(conflict: EditConflict) -> ChoiceDialog:
         (MERGE, "Merge by hand", "edit my version again, then save"),
     ]
     return ChoiceDialog("Someone else changed this field", conflict_message(conflict), choices)
+
+
+def merge_conflict_message(conflict: FieldConflict) -> str:
+    """The two versions made concurrently on two machines, who made each and when, and the one both started from."""
+    field = conflict.field
+    where = terminal_safe(f"{field} of {conflict.item_id}", one_line=True)
+    current_by = terminal_safe(changed_by(conflict.current_by, conflict.current_time), one_line=True)
+    other_by = terminal_safe(changed_by(conflict.other_by, conflict.other_time), one_line=True)
+    return (
+        f"{where} was changed on two machines before their work was merged. "
+        "The version shown now won only by the log's order: choose the one to keep.\n\n"
+        f"Shown now (by {current_by}):\n{shown(field, conflict.current)}\n\n"
+        f"The other (by {other_by}):\n{shown(field, conflict.other)}\n\n"
+        f"Both started from:\n{shown(field, conflict.base)}"
+    )
+
+
+def merge_conflict_dialog(conflict: FieldConflict) -> ChoiceDialog:
+    """Keep the version shown, keep the other, or merge by hand: each is recorded, so the choice travels."""
+    choices: list[tuple[str | None, str, str]] = [
+        (KEEP_CURRENT, "Keep the one shown", "record it as the decision"),
+        (KEEP_OTHER, "Keep the other", "record the other version"),
+    ]
+    if conflict.field != "label":  # a label is chosen, not typed: one of the two
+        choices.append((MERGE, "Merge by hand", "edit the one shown, then save"))
+    return ChoiceDialog("Changed on two machines", merge_conflict_message(conflict), choices)

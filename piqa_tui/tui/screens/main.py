@@ -383,6 +383,11 @@ class MainScreen(Screen[None]):
             return
         self.app.call_later(self.host.edit_externally, item, field, self.edits.start_edit(item, field))
 
+    def action_resolve_conflict(self) -> None:
+        item = self.current
+        if item is not None:
+            self.edits.resolve_conflict(item)
+
     def action_swap_solutions(self) -> None:
         item = self.current
         if item is not None:

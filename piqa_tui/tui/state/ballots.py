@@ -171,7 +171,9 @@ class Ballots:
         status = self._status_words(item_id)
         adjudication = self.project.state.adjudications.get(item_id)
         if adjudication is not None and adjudication.label == STALE:
-            return f"{status}  ·  {set_aside_reason(adjudication)}"
+            status = f"{status}  ·  {set_aside_reason(adjudication)}"
+        if self.project.in_conflict(item_id):
+            status += "  ·  changed on two machines before a merge: press C to choose the version"
         return status
 
     def _status_words(self, item_id: str) -> str:
