@@ -1,0 +1,1 @@
+"""Label quality: which labels and items to distrust before release."""
