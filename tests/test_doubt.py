@@ -91,7 +91,9 @@ def _round_verdict(seed: int, planted: bool) -> tuple[np.ndarray, np.ndarray, np
     table = VoteTable.from_votes(found.triples, 2)
     rows = np.array([int(i[1:]) for i in table.items])
     decided = np.where(table.counts.max(axis=1) >= 2, table.counts.argmax(axis=1), -1)  # majority 2 of 3
-    models = [ModelProbabilities(str(m), softmax(ll[rows]), np.ones(len(rows), bool)) for m, ll in enumerate(found.logliks)]
+    models = [
+        ModelProbabilities(str(m), softmax(ll[rows]), np.ones(len(rows), bool)) for m, ll in enumerate(found.logliks)
+    ]
     result = crowdlab(table, models)
     assert result is not None
     _, score = examined_labels(found.gold[rows], decided, result.posterior)

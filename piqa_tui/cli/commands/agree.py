@@ -17,6 +17,7 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
@@ -38,6 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables to paste into a paper")
 
 
+def doubt_json(project: Project) -> dict[str, object]:
+    """The labels in doubt, each with its score and reason (``piqa-tui audit`` lists them with the annotators)."""
+    from piqa_tui.core.quality.audit import audit_labels
+    from piqa_tui.settings.template_catalog import available_templates
+
+    return audit_labels(project, known=available_templates(), annotators=False).to_json()
+
+
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
@@ -57,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
+                "doubt": doubt_json(project),
             }
         )
         return OK

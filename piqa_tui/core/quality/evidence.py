@@ -86,9 +86,13 @@ def model_probabilities(
 
 
 def read_evidence(
-    project: Project, policy: Policy | None = None, known: Mapping[str, Template] | None = None
+    project: Project,
+    policy: Policy | None = None,
+    known: Mapping[str, Template] | None = None,
+    times: bool = True,
 ) -> Evidence:
-    """Everything the audit needs, read once; ``known`` templates by name (the shipped ones by default)."""
+    """Everything the audit needs, read once; ``known`` templates by name (the shipped ones by default);
+    without ``times`` the vote times are not read (``seconds`` is empty): scoring labels needs none."""
     k = max(map(len, map(attrgetter("solutions"), project.items)), default=2)
     table, positions = _known_votes(project, k)
     labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
@@ -98,6 +102,6 @@ def read_evidence(
         np.int64,
         len(positions),
     )
-    seconds = _vote_times(project, table)
+    seconds = _vote_times(project, table) if times else np.zeros(0)
     models = model_probabilities(project, positions, k, known)
     return Evidence(table, positions, seconds, labels[positions], decided, models)

@@ -80,23 +80,7 @@ class DoubtSection:
     top: int = DEFAULT_TOP
 
     def to_json(self) -> dict[str, object]:
-        items = []
-        for doubt in self.audit.ranked(self.top):
-            entry = doubt.to_json()
-            sure = self.audit.sureness(doubt.item_id)
-            if sure is not None:
-                entry["dawid_skene"] = {"posterior": [round(p, 4) for p in sure[0]], "sure": round(sure[1], 4)}
-            items.append(entry)
-        return {
-            "labels_in_doubt": {
-                "threshold": DOUBT_BELOW,
-                "scored": self.audit.scored,
-                "count": self.audit.in_doubt_count,
-                "models": [m.name for m in self.audit.evidence.models],
-                "note": self.audit.note,
-                "items": items,
-            }
-        }
+        return {"labels_in_doubt": self.audit.to_json(self.top)}
 
     def lines(self) -> list[str]:
         audit = self.audit
