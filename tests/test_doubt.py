@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from cleanlab.multiannotator import get_label_quality_multiannotator, get_label_quality_multiannotator_ensemble
 
-from piqa_tui.core.quality.crowdlab import ModelProbabilities, crowdlab
-from piqa_tui.core.quality.doubt import DOUBT_BELOW, examined_labels, reason_line
+from piqa_tui.core.quality.crowdlab import Crowdlab, ModelProbabilities, crowdlab
+from piqa_tui.core.quality.doubt import DOUBT_BELOW, Grounds, examined_labels, grounds, reason_line
 from piqa_tui.core.quality.evidence import softmax
 from piqa_tui.core.votes.agreement import VoteTable
 from tests.simulated_votes import simulate
@@ -138,13 +138,28 @@ def test_the_weaker_of_gold_and_decided_is_examined() -> None:
 
 
 def test_reasons_read_in_plain_words() -> None:
-    weights = np.array([0.1, 0.2, 0.9])
-    two_against_one = np.array([0, 0, 1])
-    line = reason_line(0, "decided", two_against_one, weights, [1, 1, 1], 1)
-    assert line == "2 of 3 voted 1, but the two are the least reliable and all models prefer 2"
-    line = reason_line(1, "gold", np.array([0, 0, 0]), np.array([0.5, 0.5, 0.5]), [0, 0], 0)
-    assert line == "gold is 2, but 3 of 3 voted 1 and both models prefer 1"
-    line = reason_line(1, "gold", np.array([1, 0, 0]), np.array([0.1, 0.5, 0.6]), [0], 0)
-    assert line == "gold is 2, but 2 of 3 voted 1 and the one who voted 2 is the least reliable and the model prefers 1"
-    line = reason_line(0, "gold and decided", np.array([0, 0, 1]), np.array([0.5, 0.5, 0.5]), [], 1)
-    assert line == "gold is 1 and 2 of 3 voted for it, but the weighted votes favour 2"
+    """Two annotators of low weight outvote one of high weight on the first item; on the second, gold is
+    outvoted by everyone; the third has no model and no weaker voters."""
+    votes = [("a", "low1", 0), ("a", "low2", 0), ("a", "high", 1)]
+    votes += [("b", "low1", 0), ("b", "low2", 0), ("b", "high", 0)]
+    votes += [("c", "low1", 0), ("c", "high", 0), ("c", "mid", 1)]
+    table = VoteTable.from_votes(votes, 2)
+    weights = np.array([0.9, 0.1, 0.2, 0.5])  # high, low1, low2, mid (sorted names)
+    found = Crowdlab(np.array([0, 0, 0]), np.zeros(3), np.zeros(3), np.full((3, 2), 0.5), weights, np.zeros(3))
+    prefer_2 = np.array([[0.2, 0.8], [0.9, 0.1], [0.5, 0.5]])
+    models = [ModelProbabilities(f"m{m}", prefer_2, np.array([True, True, False])) for m in range(3)]
+    rows, label = np.arange(3), np.array([0, 1, 0])
+    lines = [
+        reason_line(g) for g in grounds(table, rows, label, ["decided", "gold", "gold and decided"], found, models)
+    ]
+    assert lines == [
+        "2 of 3 voted 1, but the two are the least reliable and all models prefer 2",
+        "gold is 2, but 3 of 3 voted 1 and all models prefer 1",
+        "gold is 1 and 2 of 3 voted for it, but the weighted votes favour 1",
+    ]
+    one = Grounds(1, "gold", 3, 1, 0, 2, True, 1, 0, 1, 0)
+    assert reason_line(one) == (
+        "gold is 2, but 2 of 3 voted 1 and the one who voted 2 is the least reliable and the model prefers 1"
+    )
+    both = Grounds(0, "decided", 3, 2, 1, 1, False, 2, 1, 1, 1)
+    assert reason_line(both) == "2 of 3 voted 1, but 1 of 2 models prefer 2"

@@ -40,11 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def doubt_json(project: Project) -> dict[str, object]:
-    """The labels in doubt, each with its score and reason (``piqa-tui audit`` lists them with the annotators)."""
+    """The labels in doubt, each with its score and reason (``piqa-tui audit`` adds the posteriors and the annotators)."""
     from piqa_tui.core.quality.audit import audit_labels
     from piqa_tui.settings.template_catalog import available_templates
 
-    return audit_labels(project, known=available_templates(), annotators=False).to_json()
+    audit = audit_labels(project, known=available_templates(), annotators=False)
+    return {**audit.summary_json(), "items": [doubt.brief_json() for doubt in audit.ranked()]}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -61,17 +61,20 @@ class LabelAudit:
         label, score = self._examined
         return {self.ids[i]: float(score[i]) for i in np.flatnonzero(label >= 0).tolist()}
 
-    def to_json(self, limit: int | None = None) -> dict[str, object]:
-        """The labels in doubt (``limit``: the lowest that many) with the figures that frame them, each with
-        Dawid–Skene's posterior and how sure it is when fitted."""
+    def summary_json(self) -> dict[str, object]:
+        """The figures that frame the labels in doubt: threshold, labels scored and in doubt, model runs used."""
         return {
             "threshold": DOUBT_BELOW,
             "scored": self.scored,
             "count": self.in_doubt_count,
             "models": [m.name for m in self.evidence.models],
             "note": self.note,
-            "items": [self._item_json(doubt) for doubt in self.ranked(limit)],
         }
+
+    def to_json(self, limit: int | None = None) -> dict[str, object]:
+        """The labels in doubt (``limit``: the lowest that many), each with CROWDLAB's and Dawid–Skene's
+        posteriors (how sure, when fitted)."""
+        return {**self.summary_json(), "items": [self._item_json(doubt) for doubt in self.ranked(limit)]}
 
     def _item_json(self, doubt: Doubt) -> dict[str, object]:
         found = doubt.to_json()

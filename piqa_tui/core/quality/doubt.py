@@ -38,6 +38,16 @@ class Doubt:
     def in_doubt(self) -> bool:
         return self.score < DOUBT_BELOW
 
+    def brief_json(self) -> dict[str, object]:
+        """Which label, its score and why."""
+        return {
+            "id": self.item_id,
+            "label": self.label,
+            "which": self.which,
+            "score": round(self.score, 4),
+            "reason": self.reason,
+        }
+
     def to_json(self) -> dict[str, object]:
         return {
             "id": self.item_id,
@@ -65,61 +75,129 @@ def _count(n: int) -> str:
     return NUMBERS[n] if n < len(NUMBERS) else str(n)
 
 
-def _models_phrase(predictions: list[int], label: int) -> str | None:
-    """What the models that scored the item say against ``label`` (None: none of them disagrees)."""
-    against = [p for p in predictions if p != label]
-    if not against:
+@dataclass(frozen=True)
+class Grounds:
+    """What one item's reason line rests on, as counts (solutions 0-based, -1: none)."""
+
+    label: int  # the label in doubt
+    which: str  # "gold", "decided" or "gold and decided"
+    votes: int
+    for_label: int  # votes for ``label``
+    other: int  # the most voted other solution
+    for_other: int
+    least_reliable: bool  # every annotator who voted ``label`` weighs less than every one who did not
+    models: int  # model runs that scored the item
+    favourite: int  # the other solution most of them prefer
+    for_favourite: int
+    consensus: int
+
+
+def _models_phrase(g: Grounds) -> str | None:
+    """What the models that scored the item say against its label (None: none of them disagrees)."""
+    if g.favourite < 0:
         return None
-    favourite = max(set(against), key=against.count)
-    n, m = len(predictions), against.count(favourite)
-    if n == 1:
-        return f"the model prefers {favourite + 1}"
-    if m == n:
-        return f"{'both' if n == 2 else 'all'} models prefer {favourite + 1}"
-    return f"{m} of {n} models prefer {favourite + 1}"
+    if g.models == 1:
+        return f"the model prefers {g.favourite + 1}"
+    if g.for_favourite == g.models:
+        return f"{'both' if g.models == 2 else 'all'} models prefer {g.favourite + 1}"
+    return f"{g.for_favourite} of {g.models} models prefer {g.favourite + 1}"
 
 
-def _reliability_phrase(weights: np.ndarray, choices: np.ndarray, label: int, named: bool) -> str | None:
-    """Whether those who voted ``label`` are all less reliable than all who voted otherwise (``named``: the
-    line has just counted them, so "the two" says who)."""
-    mine, others = weights[choices == label], weights[choices != label]
-    if not len(mine) or not len(others) or mine.max() >= others.min():
+def _reliability_phrase(g: Grounds) -> str | None:
+    """Whether those who voted the label are the least reliable; a line that has just counted them says "the two"."""
+    if not g.least_reliable:
         return None
-    if named:
-        return "that one is the least reliable" if len(mine) == 1 else f"the {_count(len(mine))} are the least reliable"
-    who = "the one" if len(mine) == 1 else f"the {_count(len(mine))}"
-    return f"{who} who voted {label + 1} {'is' if len(mine) == 1 else 'are'} the least reliable"
+    one = g.for_label == 1
+    if g.which != "gold":
+        return "that one is the least reliable" if one else f"the {_count(g.for_label)} are the least reliable"
+    who = "the one" if one else f"the {_count(g.for_label)}"
+    return f"{who} who voted {g.label + 1} {'is' if one else 'are'} the least reliable"
 
 
-def reason_line(
-    label: int, which: str, choices: np.ndarray, weights: np.ndarray, predictions: list[int], consensus: int
-) -> str:
+def reason_line(g: Grounds) -> str:
     """Why a label is in doubt, in one line: "2 of 3 voted 1, but the two are the least reliable and all
     models prefer 2" (solutions counted from 1)."""
-    n, mine = len(choices), int((choices == label).sum())
-    if which == "decided":
-        lead = f"{mine} of {n} voted {label + 1}"
-    elif which == "gold and decided":
-        lead = f"gold is {label + 1} and {mine} of {n} voted for it"
+    if g.which == "decided":
+        lead = f"{g.for_label} of {g.votes} voted {g.label + 1}"
+    elif g.which == "gold and decided":
+        lead = f"gold is {g.label + 1} and {g.for_label} of {g.votes} voted for it"
     else:
-        lead = f"gold is {label + 1}"
+        lead = f"gold is {g.label + 1}"
     against = []
-    if which == "gold" and mine < n:
-        other = np.bincount(choices[choices != label]).argmax()
-        against.append(f"{int((choices == other).sum())} of {n} voted {other + 1}")
-    named = which != "gold"
-    for phrase in (_reliability_phrase(weights, choices, label, named), _models_phrase(predictions, label)):
-        if phrase:
-            against.append(phrase)
+    if g.which == "gold" and g.other >= 0:
+        against.append(f"{g.for_other} of {g.votes} voted {g.other + 1}")
+    against += [phrase for phrase in (_reliability_phrase(g), _models_phrase(g)) if phrase]
     if not against:
-        against.append(f"the weighted votes favour {consensus + 1}")
+        against.append(f"the weighted votes favour {g.consensus + 1}")
     return f"{lead}, but {' and '.join(against)}"
 
 
-def _which(gold: int, decided: int, label: int) -> str:
-    if gold == label and decided == label:
-        return "gold and decided"
-    return "gold" if gold == label else "decided"
+def _which(gold: np.ndarray, decided: np.ndarray, label: np.ndarray) -> list[str]:
+    both = (gold == label) & (decided == label)
+    return np.where(both, "gold and decided", np.where(gold == label, "gold", "decided")).tolist()
+
+
+def _least_reliable(table: VoteTable, rows: np.ndarray, label: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Per item of ``rows``: everyone who voted its label weighs less than everyone who voted otherwise."""
+    where = np.full(len(table.items), -1)
+    where[rows] = np.arange(len(rows))
+    at = where[table.item]
+    kept = at >= 0
+    at, choice, w = at[kept], table.choice[kept], weight[table.annotator[kept]]
+    mine = choice == label[at]
+    heaviest_mine = np.full(len(rows), -np.inf)
+    lightest_other = np.full(len(rows), np.inf)
+    np.maximum.at(heaviest_mine, at[mine], w[mine])
+    np.minimum.at(lightest_other, at[~mine], w[~mine])
+    return np.isfinite(heaviest_mine) & np.isfinite(lightest_other) & (heaviest_mine < lightest_other)
+
+
+def _model_favourites(
+    models: list[ModelProbabilities], rows: np.ndarray, label: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item of ``rows``: models that scored it, the other solution most prefer (-1: none), how many do."""
+    scored = np.zeros(len(rows), np.int64)
+    against = np.zeros((len(rows), k), np.int64)
+    for model in models:
+        pick = np.argmax(model.probs[rows], axis=1)
+        used = model.scored[rows]
+        scored += used
+        np.add.at(against, (np.flatnonzero(used & (pick != label)), pick[used & (pick != label)]), 1)
+    most = against.max(axis=1)
+    return scored, np.where(most > 0, np.argmax(against, axis=1), -1), most
+
+
+def grounds(
+    table: VoteTable,
+    rows: np.ndarray,
+    label: np.ndarray,
+    which: list[str],
+    found: Crowdlab,
+    models: list[ModelProbabilities],
+) -> list[Grounds]:
+    """The grounds of the items at ``rows`` (table items) for their ``label``, worked out for all at once."""
+    n = np.arange(len(rows))
+    counts = table.counts[rows]
+    for_label = counts[n, label]
+    others = counts.copy()
+    others[n, label] = -1
+    other, for_other = np.argmax(others, axis=1), others.max(axis=1)
+    least = _least_reliable(table, rows, label, found.annotator_weight)
+    scored, favourite, for_favourite = _model_favourites(models, rows, label, table.n_categories)
+    columns = (
+        label.tolist(),
+        which,
+        table.raters[rows].tolist(),
+        for_label.tolist(),
+        np.where(for_other > 0, other, -1).tolist(),
+        for_other.tolist(),
+        least.tolist(),
+        scored.tolist(),
+        favourite.tolist(),
+        for_favourite.tolist(),
+        found.consensus[rows].tolist(),
+    )
+    return [Grounds(*values) for values in zip(*columns)]
 
 
 def doubts(
@@ -138,16 +216,15 @@ def doubts(
     label, score = examined_labels(gold, decided, found.posterior)
     ranked = np.flatnonzero(label >= 0)
     ranked = ranked[np.argsort(score[ranked], kind="stable")][:limit]
-    order = np.argsort(table.item, kind="stable")
-    starts = np.searchsorted(table.item[order], np.arange(len(table.items) + 1))
-    out = []
-    for i in ranked.tolist():
-        votes = order[starts[i] : starts[i + 1]]
-        choices = table.choice[votes]
-        weights = found.annotator_weight[table.annotator[votes]]
-        predictions = [int(np.argmax(m.probs[i])) for m in models if m.scored[i]]
-        which = _which(int(gold[i]), int(decided[i]), int(label[i]))
-        line = reason_line(int(label[i]), which, choices, weights, predictions, int(found.consensus[i]))
-        posterior = tuple(float(p) for p in found.posterior[i])
-        out.append(Doubt(ids[i], int(label[i]), which, float(score[i]), int(found.consensus[i]), posterior, line))
-    return out
+    chosen = label[ranked]
+    which = _which(gold[ranked], decided[ranked], chosen)
+    posteriors = found.posterior[ranked].tolist()
+    return [
+        Doubt(ids[i], g.label, g.which, s, g.consensus, tuple(p), reason_line(g))
+        for i, s, g, p in zip(
+            ranked.tolist(),
+            score[ranked].tolist(),
+            grounds(table, ranked, chosen, which, found, models),
+            posteriors,
+        )
+    ]

@@ -9,6 +9,8 @@ scored (or scored before an edit) has no probability from it. Reading changes no
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import repeat
@@ -18,10 +20,11 @@ import numpy as np
 
 from piqa_tui.core.quality.annotators import vote_seconds
 from piqa_tui.core.quality.crowdlab import ModelProbabilities
-from piqa_tui.core.scoring.stored import model_results
+from piqa_tui.core.scoring.results import item_content_hash
+from piqa_tui.core.scoring.stored import StoredRun, stored_runs
 from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.votes.agreement import VoteTable
-from piqa_tui.core.votes.decisions import decisions, vote_table
+from piqa_tui.core.votes.decisions import decided_labels, vote_table
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.core.workspace.project import Project
 
@@ -63,24 +66,53 @@ def _vote_times(project: Project, table: VoteTable) -> np.ndarray:
     return vote_seconds(times)
 
 
+def _stored_logliks(conn: sqlite3.Connection, run: StoredRun) -> dict[str, str]:
+    """The run's log-likelihoods by item hash, as stored (JSON lists).
+
+    Read straight from the score cache's table, all of the run at once: ``ScoreCache.lookup`` builds an
+    object per solution, several seconds for two runs of 100,000 items, and only the log-likelihoods count here.
+    """
+    query = "SELECT item_hash, logliks FROM model_scores WHERE model = ? AND template = ?"
+    return dict(conn.execute(query, (run.model, run.template_key)))
+
+
+def _run_logliks(stored: dict[str, str], hashes: list[str], sizes: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Items × solutions log-likelihoods of one run (unscored rows: 0 then -inf), and which items it scored:
+    as ``stored_scores``, a stored score with another count of solutions is not the item's."""
+    rows = [r for r, h in enumerate(hashes) if h in stored]
+    values = json.loads("[" + ",".join(stored[hashes[r]] for r in rows) + "]") if rows else []
+    logliks = np.full((len(hashes), k), -np.inf)
+    logliks[:, 0] = 0.0
+    scored = np.zeros(len(hashes), bool)
+    if values and all(len(row) == k == sizes[r] for r, row in zip(rows, values)):  # the usual case: one array
+        logliks[rows] = np.array(values, float)
+        scored[rows] = True
+        return logliks, scored
+    for r, row in zip(rows, values):
+        if len(row) == sizes[r] <= k:
+            logliks[r, : len(row)] = row
+            logliks[r, len(row) :] = -np.inf
+            scored[r] = True
+    return logliks, scored
+
+
 def model_probabilities(
     project: Project, positions: np.ndarray, k: int, known: Mapping[str, Template] | None = None
 ) -> list[ModelProbabilities]:
     """Every stored run's probabilities for the items at ``positions`` (runs that scored none left out)."""
     if project.workspace is None:
         return []
+    conn = project.workspace.conn
+    runs = [run for run in stored_runs(conn, known) if run.template is not None and not run.baseline]
+    if not runs:
+        return []
     items = [project.items[p] for p in positions.tolist()]
-    row = {item.id: r for r, item in enumerate(items)}
+    hashes = [item_content_hash(item) for item in items]
+    sizes = [len(item.solutions) for item in items]
     found = []
-    for run, scores in model_results(project.workspace.conn, items, known):
-        logliks = np.full((len(items), k), -np.inf)
-        scored = np.zeros(len(items), bool)
-        for score in scores:
-            r = row[score.item_id]
-            logliks[r, : len(score.logliks)] = score.logliks
-            scored[r] = True
+    for run in runs:
+        logliks, scored = _run_logliks(_stored_logliks(conn, run), hashes, sizes, k)
         if scored.any():
-            logliks[~scored, 0] = 0.0  # rows never read: kept finite
             found.append(ModelProbabilities(run.label, softmax(logliks), scored))
     return found
 
@@ -96,12 +128,7 @@ def read_evidence(
     k = max(map(len, map(attrgetter("solutions"), project.items)), default=2)
     table, positions = _known_votes(project, k)
     labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
-    decided_by_id = decisions(project, policy)
-    decided = np.fromiter(
-        (-1 if (d := decided_by_id[project.items[p].id].label) is None else d for p in positions.tolist()),
-        np.int64,
-        len(positions),
-    )
+    decided = decided_labels(project, policy)[positions]
     seconds = _vote_times(project, table) if times else np.zeros(0)
     models = model_probabilities(project, positions, k, known)
     return Evidence(table, positions, seconds, labels[positions], decided, models)

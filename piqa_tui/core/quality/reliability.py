@@ -149,19 +149,24 @@ def mace_start(n_annotators: int, k: int, seed: int = 0, noise: float = 0.5) -> 
 def _mace_expectations(
     table: VoteTable, knowing: np.ndarray, strategy: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """E-step: the answer's marginals per item, expected (annotator, vote) spam counts, expected knowing counts."""
-    k, n_ann = table.n_categories, len(table.annotators)
-    spam = knowing[table.annotator, 0] * strategy[table.annotator, table.choice]  # P(vote | spamming)
+    """E-step: the answer's marginals per item, expected (annotator, vote) spam counts, expected knowing counts.
+
+    A vote's likelihood takes two values only — P(spam)·strategy when the answer is another solution, that
+    plus P(knows) when it is the one voted — so each item's product is one sum of logs over its votes and
+    one more over the votes for each solution; a vote is either spam or known, so its two shares add to 1.
+    """
+    k, n_ann, n_items = table.n_categories, len(table.annotators), len(table.items)
+    spam = knowing[table.annotator, 0] * strategy[table.annotator, table.choice]
     knows = knowing[table.annotator, 1]
-    per_answer = [spam + knows * (table.choice == c) for c in range(k)]  # P(vote | answer c)
-    marginals = np.stack([np.exp(_per_item(table, np.log(p))) for p in per_answer], axis=1) / k
+    log_spam = np.log(spam)
+    voted = np.bincount(table.item * k + table.choice, weights=np.log(spam + knows) - log_spam, minlength=n_items * k)
+    marginals = np.exp(_per_item(table, log_spam)[:, None] + voted.reshape(n_items, k)) / k
     total = marginals.sum(axis=1)[table.item]
-    spam_share = spam * sum(marginals[table.item, c] / per_answer[c] for c in range(k)) / total
-    knows_share = marginals[table.item, table.choice] * knows / (spam + knows) / total
-    spam_counts = np.bincount(table.annotator * k + table.choice, weights=spam_share, minlength=n_ann * k)
+    knows_share = marginals[table.item, table.choice] / total * knows / (spam + knows)
+    spam_counts = np.bincount(table.annotator * k + table.choice, weights=1 - knows_share, minlength=n_ann * k)
     knowing_counts = np.stack(
         [
-            np.bincount(table.annotator, weights=spam_share, minlength=n_ann),
+            np.bincount(table.annotator, weights=1 - knows_share, minlength=n_ann),
             np.bincount(table.annotator, weights=knows_share, minlength=n_ann),
         ],
         axis=1,
