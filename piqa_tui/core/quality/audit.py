@@ -55,12 +55,6 @@ class LabelAudit:
         """Labels in doubt: scored items whose weaker label scores below ``DOUBT_BELOW``."""
         return int((self._examined[1] < DOUBT_BELOW).sum())
 
-    @cached_property
-    def scores(self) -> dict[str, float]:
-        """Each scored item's label-quality score, by item id (low = likely wrong)."""
-        label, score = self._examined
-        return {self.ids[i]: float(score[i]) for i in np.flatnonzero(label >= 0).tolist()}
-
     def summary_json(self) -> dict[str, object]:
         """The figures that frame the labels in doubt: threshold, labels scored and in doubt, model runs used."""
         return {
@@ -83,13 +77,11 @@ class LabelAudit:
             found["dawid_skene"] = {"posterior": [round(p, 4) for p in sure[0]], "sure": round(sure[1], 4)}
         return found
 
-    def ranked(self, limit: int | None = None, only_in_doubt: bool = True) -> list[Doubt]:
-        """The scored items, lowest score first, with their reasons (``only_in_doubt``: below the threshold)."""
+    def ranked(self, limit: int | None = None) -> list[Doubt]:
+        """The labels in doubt, lowest score first (``limit``: the lowest that many), with their reasons."""
         if self.crowdlab is None:
             return []
-        wanted = self.in_doubt_count if only_in_doubt else None
-        if limit is not None:
-            wanted = limit if wanted is None else min(wanted, limit)
+        wanted = self.in_doubt_count if limit is None else min(limit, self.in_doubt_count)
         e = self.evidence
         return doubts(e.table, self.ids, e.gold, e.decided, self.crowdlab, e.models, wanted)
 

@@ -34,10 +34,6 @@ class Doubt:
     posterior: tuple[float, ...]  # CROWDLAB's weighted average per solution
     reason: str
 
-    @property
-    def in_doubt(self) -> bool:
-        return self.score < DOUBT_BELOW
-
     def brief_json(self) -> dict[str, object]:
         """Which label, its score and why."""
         return {
