@@ -20,6 +20,7 @@ from piqa_tui.core.quality.reliability import DawidSkene, Mace
 from piqa_tui.core.votes.agreement import VoteTable
 
 BREAK_SECONDS = 30 * 60  # a longer gap between two votes is a break
+FLAG_MIN_VOTES = 20  # fewer votes than this: too few to flag an annotator for anything
 QUARTER_MIN_VOTES = 20  # drift is judged only when each quarter holds this many votes
 DRIFT_DROP = 0.15  # ... and flagged when agreement with the consensus falls by this much
 DRIFT_P = 0.001  # ... with a one-sided two-proportion z-test below this p-value
@@ -154,9 +155,11 @@ def _drifted(first: Span, last: Span) -> bool:
     return 0.5 * math.erfc((p1 - p2) / spread / math.sqrt(2)) < DRIFT_P
 
 
-def _flags(accuracy: float, competence: float, first: Span, last: Span, k: int) -> tuple[str, ...]:
-    """Why to talk to an annotator, in words; empty when nothing stands out."""
-    flags = []
+def _flags(accuracy: float, competence: float, first: Span, last: Span, k: int, votes: int) -> tuple[str, ...]:
+    """Why to talk to an annotator, in words; empty when nothing stands out (or too few votes to say)."""
+    flags: list[str] = []
+    if votes < FLAG_MIN_VOTES:
+        return ()
     chance = 1 / k
     if accuracy < chance - CHANCE_MARGIN:
         flags.append(f"systematically picks another solution (accuracy {accuracy:.2f}, chance {chance:.2f})")
@@ -202,7 +205,7 @@ def annotator_figures(
                 _span(rows, per, gaps),
                 first,
                 last,
-                _flags(accuracy, knows, first, last, table.n_categories),
+                _flags(accuracy, knows, first, last, table.n_categories, n),
             )
         )
     return found

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from piqa_tui.core.quality.annotators import BREAK_SECONDS, AnnotatorFigures, Span
 from piqa_tui.core.quality.audit import LabelAudit
 from piqa_tui.core.quality.doubt import DOUBT_BELOW
+from piqa_tui.core.text.graphemes import cell_width
 
 DEFAULT_TOP = 20
 
@@ -49,8 +50,7 @@ class AnnotatorsSection:
         out = ["annotators"]
         if self.audit.note:
             return [*out, f"  {self.audit.note}"]
-        names = [f.name for f in self.audit.annotators]
-        width = max(map(len, names), default=9)
+        width = max([9, *(cell_width(f.name) for f in self.audit.annotators)])
         out.append(
             f"  {'annotator':<{width}}  votes  accuracy  competence  weight  majority  gold  votes/h  s/item  drift"
         )
@@ -66,7 +66,7 @@ class AnnotatorsSection:
     def _row(f: AnnotatorFigures, width: int) -> str:
         o = f.overall
         return (
-            f"  {f.name:<{width}}  {f.votes:>5}  {f.accuracy:>8.2f}  {f.competence:>10.2f}  {_num(f.weight):>6}"
+            f"  {f.name}{' ' * (width - cell_width(f.name))}  {f.votes:>5}  {f.accuracy:>8.2f}  {f.competence:>10.2f}  {_num(f.weight):>6}"
             f"  {_pct(o.with_majority):>8}  {_pct(o.with_gold):>4}  {_num(o.votes_per_hour, 0):>7}"
             f"  {_num(o.median_seconds, 0):>6}  {_drift(f.first, f.last)}"
         )
