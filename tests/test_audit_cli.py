@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
+from piqa_tui.core.quality.audit import audit_labels
+from piqa_tui.tui.state.doubt import labels_in_doubt
 from piqa_tui.tui.state.listing import Filters, filtered_positions
 from piqa_tui.tui.state.session import OpenRequest, Session
 from tests.conftest import copy_sample
@@ -81,6 +83,14 @@ def test_the_doubt_queue_lists_them_lowest_first_and_the_status_gives_the_reason
     assert status.endswith(f"label in doubt: {items[0]['reason']}")
     session.project.vote(items[0]["id"], "0")  # the log moved: the status no longer shows a stale reason
     assert "label in doubt" not in session.ballots.status_text(items[0]["id"])
+    policy = session.ballots.policy
+    for change in ("a vote", "an edit"):  # the queue follows both; an edit also unscored the item for the models
+        if change == "an edit":
+            session.project.edit(items[1]["id"], {"prompt": "How to do it, edited?"})
+        fresh = audit_labels(session.project, policy, annotators=False).by_id
+        assert {k: d.score for k, d in labels_in_doubt(session.project, policy).items()} == {
+            k: d.score for k, d in fresh.items()
+        }
 
 
 def test_without_shared_items_the_audit_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from piqa_tui.core.quality.annotators import AnnotatorFigures, annotator_figures
-from piqa_tui.core.quality.crowdlab import Crowdlab, crowdlab
+from piqa_tui.core.quality.crowdlab import Crowdlab, ModelProbabilities, crowdlab
 from piqa_tui.core.quality.doubt import DOUBT_BELOW, Doubt, doubts, examined_labels
 from piqa_tui.core.quality.evidence import Evidence, read_evidence
 from piqa_tui.core.quality.reliability import DawidSkene, Mace, dawid_skene, mace
@@ -107,13 +107,15 @@ def audit_labels(
     policy: Policy | None = None,
     known: Mapping[str, Template] | None = None,
     annotators: bool = True,
+    models: list[ModelProbabilities] | None = None,
 ) -> LabelAudit:
     """The label audit of ``project``'s current votes, labels and stored model scores; it changes nothing.
 
     Without ``annotators`` only the labels are scored (no Dawid–Skene, MACE or per-annotator figures,
-    no vote times read): what ``agree --json`` and the TUI's queue need, at a third of the cost.
+    no vote times read): what ``agree --json`` and the TUI's queue need, at a third of the cost. ``models``:
+    the stored runs' probabilities already read (``evidence.every_item_models``).
     """
-    evidence = read_evidence(project, policy, known, times=annotators)
+    evidence = read_evidence(project, policy, known, times=annotators, models=models)
     table = evidence.table
     ids = [project.items[p].id for p in evidence.positions.tolist()]
     if not table.n_votes or not (table.raters > 1).any():

@@ -33,6 +33,10 @@ class ModelProbabilities:
     probs: np.ndarray  # items × solutions
     scored: np.ndarray  # items: bool
 
+    def rows(self, at: np.ndarray) -> ModelProbabilities:
+        """The same model over the items at ``at``."""
+        return ModelProbabilities(self.name, self.probs[at], self.scored[at])
+
 
 @dataclass(frozen=True, eq=False)
 class Crowdlab:

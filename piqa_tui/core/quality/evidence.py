@@ -117,18 +117,31 @@ def model_probabilities(
     return found
 
 
+def solution_count(project: Project) -> int:
+    """The most solutions an item has: the width of every per-solution array here."""
+    return max(map(len, map(attrgetter("solutions"), project.items)), default=2)
+
+
+def every_item_models(project: Project, known: Mapping[str, Template] | None = None) -> list[ModelProbabilities]:
+    """``model_probabilities`` for every item of the dataset, in file order: what a caller keeps while the votes
+    change (the probabilities change only with the items' text and the stored runs)."""
+    return model_probabilities(project, np.arange(len(project.items)), solution_count(project), known)
+
+
 def read_evidence(
     project: Project,
     policy: Policy | None = None,
     known: Mapping[str, Template] | None = None,
     times: bool = True,
+    models: list[ModelProbabilities] | None = None,
 ) -> Evidence:
     """Everything the audit needs, read once; ``known`` templates by name (the shipped ones by default);
-    without ``times`` the vote times are not read (``seconds`` is empty): scoring labels needs none."""
-    k = max(map(len, map(attrgetter("solutions"), project.items)), default=2)
+    without ``times`` the vote times are not read (``seconds`` is empty): scoring labels needs none;
+    ``models`` (from ``every_item_models``, for the items as they are now) spares reading the stored runs."""
+    k = solution_count(project)
     table, positions = _known_votes(project, k)
     labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
     decided = decided_labels(project, policy)[positions]
     seconds = _vote_times(project, table) if times else np.zeros(0)
-    models = model_probabilities(project, positions, k, known)
-    return Evidence(table, positions, seconds, labels[positions], decided, models)
+    found = model_probabilities(project, positions, k, known) if models is None else [m.rows(positions) for m in models]
+    return Evidence(table, positions, seconds, labels[positions], decided, found)
