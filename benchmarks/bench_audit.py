@@ -17,22 +17,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from bench_votes import timed  # noqa: E402  (the real CLI in a fresh process, timed)
+
 START = datetime(2026, 11, 20, 8)
 ANNOTATORS = {"amina": 0.92, "yacine": 0.8, "sara": 0.9}
-
-
-def timed(args: list[str]) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", *args], capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"{args}: exit {proc.returncode}: {proc.stderr}")
-    return elapsed
 
 
 def gold_labels(data: Path) -> list[int]:
