@@ -179,7 +179,7 @@ def annotator_figures(
     seconds: np.ndarray,
     gold: np.ndarray,
     ds: DawidSkene,
-    competence: Mace,
+    mace_fit: Mace,
     weights: np.ndarray | None = None,
 ) -> list[AnnotatorFigures]:
     """Every annotator's figures, in the table's (sorted) order; ``seconds`` per vote, ``gold`` per item (-1: none)."""
@@ -194,7 +194,7 @@ def annotator_figures(
         quarter = n // 4
         first = _span(rows[:quarter], per, gaps[:quarter])
         last = _span(rows[n - quarter :], per, gaps[n - quarter :]) if quarter else _span(rows[:0], per, gaps[:0])
-        accuracy, knows = float(ds.accuracy[a]), float(competence.competence[a])
+        accuracy, knows = float(ds.accuracy[a]), float(mace_fit.competence[a])
         found.append(
             AnnotatorFigures(
                 name,
