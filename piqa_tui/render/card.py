@@ -123,6 +123,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
         *considerations_section(facts),
+        *doubt_lines(project, options),
         *annotation_artifacts_section(project, items, options, facts.rows),
         *additional_section(options),
     ]
@@ -134,6 +135,25 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         + "\n".join([*body[:head], "## Table of Contents", "", *outline, "", *body[head:]]).rstrip("\n")
         + "\n"
     )
+
+
+def doubt_lines(project: Project, options: CardOptions) -> list[str]:
+    """The count of labels in doubt, under the known limitations (nothing without items two annotators share)."""
+    from piqa_tui.core.quality.audit import audit_labels
+    from piqa_tui.core.quality.doubt import DOUBT_BELOW
+
+    if project.workspace is None:
+        return []
+    audit = audit_labels(project, known=options.known_templates, annotators=False)
+    if audit.crowdlab is None:
+        return []
+    runs = len(audit.evidence.models)
+    return [
+        f"- {audit.in_doubt_count} of {audit.scored} labels checked against the votes are in doubt: their CROWDLAB "
+        f"label-quality score (the votes weighted by each annotator's agreement with the others, and {runs} stored "
+        f"model run{'s' if runs != 1 else ''}) is below {DOUBT_BELOW}. `piqa-tui audit` lists them with the reasons.",
+        "",
+    ]
 
 
 def table_of_contents(lines: list[str]) -> list[str]:

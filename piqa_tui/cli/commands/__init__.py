@@ -7,6 +7,7 @@ COMMANDS: dict[str, str] = {
     "dedup": "exact, lexical and semantic near-duplicates; --against for leakage",
     "votes": "import or export votes as long-format files",
     "agree": "inter-annotator agreement from recorded votes",
+    "audit": "annotator reliability and the labels most likely wrong, with reasons",
     "score": "score items with a local GGUF model",
     "templates": "prompt templates, and one rendered on an item",
     "card": "Hugging Face dataset card (README.md with YAML metadata)",

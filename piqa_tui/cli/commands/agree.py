@@ -18,6 +18,7 @@ from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
@@ -70,6 +71,15 @@ def bootstrap_of(args: argparse.Namespace) -> Bootstrap | None:
     return Bootstrap(args.resamples, DEFAULT_LEVEL, args.seed) if args.resamples else None
 
 
+def doubt_json(project: Project) -> dict[str, object]:
+    """The labels in doubt, each with its score and reason (``piqa-tui audit`` adds the posteriors and the annotators)."""
+    from piqa_tui.core.quality.audit import audit_labels
+    from piqa_tui.settings.template_catalog import available_templates
+
+    audit = audit_labels(project, known=available_templates(), annotators=False)
+    return {**audit.summary_json(), "items": [doubt.brief_json() for doubt in audit.ranked()]}
+
+
 def run(args: argparse.Namespace) -> int:
     project = open_project(args)
     by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
@@ -89,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
+                "doubt": doubt_json(project),
             }
         )
         return OK

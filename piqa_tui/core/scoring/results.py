@@ -22,9 +22,12 @@ from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template
 # --------------------------------------------------------------------------- results
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False) without a new encoder a call
+
+
 def item_content_hash(item: Item) -> str:
     """Hash of what scoring reads from an item: prompt, question and solutions."""
-    payload = json.dumps([item.prompt, item.question, list(item.solutions)], ensure_ascii=False)
+    payload = _ENCODER.encode([item.prompt, item.question, list(item.solutions)])
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

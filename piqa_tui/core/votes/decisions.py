@@ -191,6 +191,14 @@ def decisions(project: Project, policy: Policy | None = None) -> dict[str, Decis
     return found
 
 
+def decided_labels(project: Project, policy: Policy | None = None) -> np.ndarray:
+    """Per item (file order), its decided label (agreed, against gold, adjudicated), -1 for none: the labels of
+    ``decisions`` as one array, without building a decision per item."""
+    label, adjudicated = _decided(project, policy or project_policy(project))[1:]
+    label[list(adjudicated)] = list(adjudicated.values())
+    return label
+
+
 def decision_counts(project: Project, policy: Policy | None = None) -> dict[str, int]:
     """Items per status (the status words, in the order of ``Status``), without building a decision per item."""
     status = _decided(project, policy or project_policy(project))[0]

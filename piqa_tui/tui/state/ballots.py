@@ -25,6 +25,7 @@ from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.render.agreement import describe_policy, set_aside_reason
+from piqa_tui.tui.state.doubt import known_doubt
 
 # One cell in the list's mark column per status (needs-votes has none: it is the common case).
 STATUS_MARKS: dict[Status, str] = {
@@ -169,6 +170,8 @@ class Ballots:
     def status_text(self, item_id: str) -> str:
         """The item's status in words; an adjudication set aside by an edit says so after it."""
         status = self._status_words(item_id)
+        if (doubt := known_doubt(self.project, self.policy, item_id)) is not None:
+            status = f"{status}  ·  label in doubt: {doubt.reason}"  # as the "doubt" queue last worked it out
         adjudication = self.project.state.adjudications.get(item_id)
         if adjudication is not None and adjudication.label == STALE:
             status = f"{status}  ·  {set_aside_reason(adjudication)}"

@@ -22,6 +22,7 @@ from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.state.ballots import STATUS_MARKS, Ballots
+from piqa_tui.tui.state.doubt import labels_in_doubt
 from piqa_tui.tui.state.model_scores import ModelScores
 
 
@@ -221,6 +222,12 @@ QUEUES: dict[str, Queue] = {
             "models-disagree",
             "the models pick different solutions",
             lambda s, pos, it: s.scores.models_disagree(it),
+        ),
+        Queue(
+            "doubt",
+            "labels most likely wrong (votes, annotator reliability, models), lowest score first",
+            lambda s, pos, it: it.id in labels_in_doubt(s.project, s.ballots.policy) and s.ballots.visible(it.id),
+            order=lambda s, it: labels_in_doubt(s.project, s.ballots.policy)[it.id].score,
         ),
         Queue(
             "model-wrong-agreed",

@@ -1,0 +1,71 @@
+"""The labels in doubt as the TUI shows them: the label audit's, worked out again only once the workspace log moved.
+
+Scoring every label costs a fraction of a second on 100,000 items once the stored model runs are read,
+so the "doubt" queue asks for it (``labels_in_doubt``) and the item view only reads what the queue last
+worked out, if it still holds (``known_doubt``): voting never waits for the audit. The runs' probabilities
+(a second or more to read for two runs of 100,000 items) are kept until the runs or the items' texts change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from operator import is_
+from weakref import WeakKeyDictionary
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.quality.audit import audit_labels
+from piqa_tui.core.quality.crowdlab import ModelProbabilities
+from piqa_tui.core.quality.doubt import Doubt
+from piqa_tui.core.quality.evidence import every_item_models
+from piqa_tui.core.scoring.stored import runs_stamp
+from piqa_tui.core.scoring.templates import Template
+from piqa_tui.core.votes.decisions import policy_spec
+from piqa_tui.core.votes.policy import Policy
+from piqa_tui.core.workspace.project import Project
+
+_worked_out: WeakKeyDictionary[Project, tuple[object, dict[str, Doubt]]] = WeakKeyDictionary()
+_read: WeakKeyDictionary[Project, tuple[object, list[Item], list[ModelProbabilities]]] = WeakKeyDictionary()
+
+
+def _stamp(project: Project, policy: Policy) -> object:
+    """Changes with every event the log records (by this process or another) and with the policy."""
+    return getattr(project, "_applied", None), policy_spec(policy)
+
+
+def _known_templates() -> Mapping[str, Template] | None:
+    from piqa_tui.settings.template_catalog import available_templates
+
+    try:
+        return available_templates()
+    except PiqaError:  # a bad user template file: the shipped templates still read their scores
+        return None
+
+
+def _models(project: Project) -> list[ModelProbabilities]:
+    """The stored runs' probabilities for every item, read again when a run was stored or an item's text changed
+    (an edit replaces the item object)."""
+    stamp = runs_stamp(project.workspace.conn) if project.workspace is not None else None
+    items = project.items
+    kept = _read.get(project)
+    if kept is not None and kept[0] == stamp and len(kept[1]) == len(items) and all(map(is_, kept[1], items)):
+        return kept[2]
+    models = every_item_models(project, _known_templates())
+    _read[project] = (stamp, list(items), models)
+    return models
+
+
+def labels_in_doubt(project: Project, policy: Policy) -> dict[str, Doubt]:
+    """The labels in doubt by item id, lowest score first (worked out again when the log has moved)."""
+    stamp = _stamp(project, policy)
+    found = _worked_out.get(project)
+    if found is None or found[0] != stamp:
+        audit = audit_labels(project, policy, annotators=False, models=_models(project))
+        found = _worked_out[project] = (stamp, audit.by_id)
+    return found[1]
+
+
+def known_doubt(project: Project, policy: Policy, item_id: str) -> Doubt | None:
+    """The item's doubt as last worked out, if that still holds; never works it out."""
+    found = _worked_out.get(project)
+    return found[1].get(item_id) if found is not None and found[0] == _stamp(project, policy) else None
