@@ -47,14 +47,15 @@ def test_audit_json_names_the_planted_annotators_and_the_wrong_gold(
     assert first["reason"] and 0.5 <= first["dawid_skene"]["sure"] <= 1
 
 
-def test_audit_text_has_both_sections_and_twenty_labels_by_default(
+def test_audit_text_has_every_section_and_twenty_labels_by_default(
     planted: tuple[Path, set[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["audit", str(planted[0])]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "annotators"
     heading = next(n for n, line in enumerate(lines) if line.startswith("labels in doubt:"))
-    assert len(lines) - heading - 1 == 20
+    artifacts = next(n for n, line in enumerate(lines) if line.startswith("Annotation artifacts over "))
+    assert artifacts - heading - 2 == 20  # the twenty labels, then a blank line before the artifacts
     assert any(line.startswith("  shifter: systematically picks another solution") for line in lines)
     assert ", but " in lines[heading + 1]
 

@@ -30,12 +30,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def sections(args: argparse.Namespace) -> list[Section]:
     """The audit's sections for the dataset ``args`` names, in the order they print."""
+    from piqa_tui.core.quality.artifacts import artifact_report
     from piqa_tui.core.quality.audit import audit_labels
-    from piqa_tui.core.quality.sections import audit_sections
+    from piqa_tui.core.quality.sections import ArtifactsSection, audit_sections
     from piqa_tui.settings.template_catalog import available_templates
 
     project = open_project(args)
-    return [*audit_sections(audit_labels(project, known=available_templates()), args.top)]
+    known = available_templates()
+    return [
+        *audit_sections(audit_labels(project, known=known), args.top),
+        ArtifactsSection(artifact_report(project, known=known)),
+    ]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from piqa_tui.core.quality.annotators import BREAK_SECONDS, AnnotatorFigures, Span
+from piqa_tui.core.quality.artifacts import ArtifactReport
 from piqa_tui.core.quality.audit import LabelAudit
 from piqa_tui.core.quality.doubt import DOUBT_BELOW
 from piqa_tui.core.text.graphemes import cell_width
@@ -101,3 +102,16 @@ class DoubtSection:
 def audit_sections(audit: LabelAudit, top: int = DEFAULT_TOP) -> list[AnnotatorsSection | DoubtSection]:
     """The sections ``piqa-tui audit`` prints from the label audit, in order."""
     return [AnnotatorsSection(audit), DoubtSection(audit, top)]
+
+
+@dataclass(frozen=True)
+class ArtifactsSection:
+    """The annotation artifacts (``artifacts.ArtifactReport``) as the audit's section "artifacts"."""
+
+    report: ArtifactReport
+
+    def to_json(self) -> dict[str, object]:
+        return {"artifacts": self.report.to_json()}
+
+    def lines(self) -> list[str]:
+        return self.report.lines()  # its first line names it

@@ -53,7 +53,34 @@ def annotation_artifacts(session: Session) -> Report:
     return session.marks.artifacts.report(session)
 
 
-REPORTS: tuple[HealthReport, ...] = (HealthReport("Annotation artifacts", annotation_artifacts),)
+class _Lines:
+    """Lines already made: what a report that is more than one section shows."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+
+    def lines(self) -> list[str]:
+        return self._lines
+
+
+def annotators_and_doubt(session: Session) -> Report:
+    """Annotator reliability and the labels in doubt (``core.quality``): a reviewer's view, since it judges every
+    annotator's votes; in blind mode one line says so."""
+    if not session.reviewer:
+        return _Lines(["Shown to reviewers (start with --reviewer): it judges every annotator's votes."])
+    from piqa_tui.core.quality.audit import audit_labels
+    from piqa_tui.core.quality.sections import audit_sections
+    from piqa_tui.core.text.terminal_safe import terminal_safe
+
+    audit = audit_labels(session.project, session.ballots.policy)
+    found = [line for section in audit_sections(audit) for line in section.lines()]
+    return _Lines([terminal_safe(line, one_line=True) for line in found])
+
+
+REPORTS: tuple[HealthReport, ...] = (
+    HealthReport("Annotation artifacts", annotation_artifacts),
+    HealthReport("Annotators and labels in doubt", annotators_and_doubt),
+)
 
 
 def scope_line(session: Session) -> str:
