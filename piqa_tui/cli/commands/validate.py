@@ -10,6 +10,7 @@ from piqa_tui.cli.commands.dataset_args import (
     print_json,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dataset.checks import RULES, CheckConfig, check_items, summary
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
@@ -37,8 +38,11 @@ def run(args: argparse.Namespace) -> int:
         rules=frozenset(args.rule) if args.rule else None,
         skip=frozenset(args.skip),
     )
-    project = open_project(args)
-    problems = check_items(project.items, project.dataset.raw_ids, config)
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args)
+        progress.show(f"checking {len(project.items):,} items")
+        problems = check_items(project.items, project.dataset.raw_ids, config)
     errors = sum(1 for p in problems if p.level == "error")
     if args.json:
         print_json(
