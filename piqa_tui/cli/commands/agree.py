@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         progress.show(f"counting the votes on {len(project.items):,} items")
         by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
         hidden = 0
-        if not args.by and not args.json and not args.markdown and len(by) > SHOWN_BREAKDOWNS:
+        if not args.by and not args.json and len(by) > SHOWN_BREAKDOWNS:
             hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
         found = agreement_summary(project, by)
         aside = set_aside(project)
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         return OK
     if args.markdown:  # the very text the TUI's agreement screen copies (y) and saves (w)
         print(terminal_safe(summary_markdown(found, project.dataset.name)))
+        if hidden:
+            say(f"\n{more_columns_line(hidden)}")
         return OK
     console = Console()
     heading = rich_text(project.dataset.name, "bold", one_line=True)
