@@ -298,6 +298,12 @@ def invisible_twins(names: tuple[str, ...] = ("selma", "amina", "karim")) -> lis
     return [(name, invisible_twin(name, rng)) for name in names]
 
 
+def id_twins(n: int = 3) -> list[tuple[str, str]]:
+    """(item id, a look-alike id) pairs: two items a reader cannot tell apart."""
+    rng = _rng("ids")
+    return [(f"item-{k}", invisible_twin(f"item-{k}", rng)) for k in range(n)]
+
+
 def hostile_names(n: int = 6) -> list[str]:
     """Column names, category values, ids and annotator names mixing escapes, markup and invisible characters."""
     rng = _rng("names")

@@ -28,6 +28,8 @@ from tests.hostile_corpus import (
     hostile_configs,
     hostile_votes,
     huge_label_entries,
+    id_twins,
+    invisible_twins,
     kernel_files,
     label_base_specs,
     undecodable_names,
@@ -456,3 +458,57 @@ async def test_the_tui_opens_votes_and_exports_a_file_whose_name_is_not_utf8(tmp
             pilot, lambda: any(p.name.endswith(path.suffix) and ".export" in p.name for p in tmp_path.iterdir())
         )
     assert app.error_message is None
+
+
+# ------------------------------------------------------------ names that print alike (in process)
+
+
+def test_validate_names_item_ids_that_print_alike(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from piqa_tui.core.text.terminal_safe import show_invisible
+
+    rows = "".join(f"{item_id}\tp{k}\ta\tb\t0\tn\n" for k, pair in enumerate(id_twins()) for item_id in pair)
+    path = tmp_path / "ids.tsv"
+    path.write_text(HEADER + rows, encoding="utf-8")
+    code, out, err = _run(["validate", str(path)], capsys)
+    assert code == 0 and "item ids that print alike" in err
+    _one_line(err, *(f"{a} and {show_invisible(b)}" for a, b in id_twins()))
+
+
+def test_validate_names_a_file_that_prints_like_its_neighbour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from piqa_tui.core.text.terminal_safe import show_invisible
+
+    ((name, twin),) = invisible_twins(("data",))
+    for stem in (name, twin):
+        (tmp_path / f"{stem}.tsv").write_text(HEADER + "a\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    code, _, err = _run(["validate", str(tmp_path / f"{twin}.tsv")], capsys)
+    assert code == 0
+    _one_line(err, "file names that print alike", f"{name}.tsv and {show_invisible(twin)}.tsv")
+    (tmp_path / f"{name}.tsv").unlink()
+    assert _run(["validate", str(tmp_path / f"{twin}.tsv")], capsys)[2] == ""  # alone, it is just a name
+
+
+def test_votes_import_shows_the_invisible_characters_of_a_rejected_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from piqa_tui.core.text.terminal_safe import show_invisible
+
+    data = tmp_path / "data.tsv"
+    data.write_text(HEADER + "a1\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    ((_, twin),) = invisible_twins(("a1",))
+    (name, other), *_ = invisible_twins()
+    votes = tmp_path / "votes.tsv"
+    votes.write_text(
+        "item_id\tannotator\tchoice\ttime\n"
+        f"{twin}\tamina\t1\t2026-01-01T00:00:00Z\n"
+        f"a1\t{name}\t0\t2026-01-01T00:00:01Z\na1\t{other}\t1\t2026-01-01T00:00:02Z\n",
+        encoding="utf-8",
+    )
+    code, out, err = _run(["votes", "import", str(data), str(votes)], capsys)
+    lines = err.splitlines()
+    assert code == 1 and len(lines) == 2 and "2 new" in out, err
+    assert show_invisible(twin) in lines[0] and "<U+" in lines[0]  # the bad line, then the held warning
+    assert f"{name} and {show_invisible(other)}" in lines[1]
+    code, out, err = _run(["votes", "import", str(data), str(votes), "--json"], capsys)
+    assert json.loads(out)["bad"] and "print alike" in err and err.count("\n") == 1
