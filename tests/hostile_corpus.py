@@ -224,7 +224,8 @@ def conflicting_key_tables(n: int = 12) -> list[tuple[dict[str, str], str, str]]
         free = sorted(key_names(owner.keys) - key_names(taker.keys))
         if not free or owner.id == taker.id:
             continue
-        keys = ",".join([rng.choice(free), *rng.sample(sorted(key_names(taker.keys)), rng.randint(0, 1))])
+        own = sorted(key_names(taker.keys))  # an action may have no key of its own yet
+        keys = ",".join([rng.choice(free), *rng.sample(own, rng.randint(0, min(1, len(own))))])
         found.append(({taker.id: keys}, taker.id, owner.id))
     return found
 

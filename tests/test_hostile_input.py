@@ -34,6 +34,7 @@ from tests.hostile_corpus import (
     label_base_specs,
     undecodable_names,
 )
+from tests.hostile_generators import dataset_variants, output_aliases, vote_file_variants
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTROL_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -512,3 +513,106 @@ def test_votes_import_shows_the_invisible_characters_of_a_rejected_id(
     assert f"{name} and {show_invisible(other)}" in lines[1]
     code, out, err = _run(["votes", "import", str(data), str(votes), "--json"], capsys)
     assert json.loads(out)["bad"] and "print alike" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------ generated variants (in process, fast)
+
+GENERATED_DATASETS = 100  # each through the commands below: a few hundred runs in all
+GENERATED_COMMANDS = [["validate"], ["validate", "--json"], ["stats"], ["agree", "--markdown"], ["card"]]
+
+
+def _generated_problems(record: dict[str, object], faults: tuple[str, ...]) -> list[str]:
+    """What is wrong with one in-process run: the exit code, a traceback, raw control bytes, too many lines."""
+    err, out = str(record["err"]), str(record["out"])
+    found = []
+    if record["code"] not in (0, 1, 2):
+        found.append(f"exit {record['code']}")
+    if "Traceback" in err or "internal error" in err:
+        found.append("internal error")
+    if CONTROL_BYTES.search(out + err):
+        found.append(f"control byte {CONTROL_BYTES.search(out + err)!r}")
+    if len(err.splitlines()) > max(1, len(faults)):
+        found.append(f"{len(err.splitlines())} lines on stderr for {len(faults)} fault(s)")
+    return found
+
+
+def test_generated_datasets_through_the_commands(tmp_path: Path) -> None:
+    from tests.hostile_corpus import run_in_process
+
+    failures = []
+    for variant in dataset_variants(GENERATED_DATASETS):
+        path = variant.write(tmp_path)
+        for command in GENERATED_COMMANDS:
+            record = run_in_process([command[0], str(path), *command[1:]])
+            if problems := _generated_problems(record, variant.faults):
+                failures.append(f"{variant.name} {variant.faults} {command}: {problems}: {str(record['err'])[:300]}")
+    assert not failures, f"seed {SEED}:\n" + "\n".join(failures[:20])
+
+
+def test_generated_vote_files_keep_their_good_lines(tmp_path: Path) -> None:
+    from tests.hostile_corpus import run_in_process
+
+    failures = []
+    for variant in vote_file_variants(40, [f"q{k}" for k in range(5)]):
+        folder = tmp_path / variant.name  # a workspace of its own: warnings are about this file's names alone
+        folder.mkdir()
+        data = folder / "data.tsv"
+        data.write_text(HEADER + "".join(f"q{k}\tp{k}\ta\tb\t0\tn\n" for k in range(5)), encoding="utf-8")
+        votes = variant.write(folder)
+        record = run_in_process(["votes", "import", str(data), str(votes)])
+        bad = len([line for line in str(record["err"]).splitlines() if "warning:" not in line])
+        problems = _generated_problems(record, variant.faults)
+        if bad > len(variant.faults):
+            problems.append(f"{bad} rejected lines for {len(variant.faults)} bad one(s)")
+        if _lines(votes) > len(variant.faults) and not _kept(data):  # one fault per bad line
+            problems.append("the good lines were lost")
+        if problems:
+            failures.append(f"{variant.name} {variant.faults}: {problems}: {str(record['err'])[:300]}")
+    assert not failures, f"seed {SEED}:\n" + "\n".join(failures[:20])
+
+
+def test_no_writer_replaces_the_dataset_or_its_workspace_by_any_name(tmp_path: Path) -> None:
+    from piqa_tui.core.workspace.project import Project
+    from tests.hostile_corpus import run_in_process
+
+    data = tmp_path / "data.tsv"
+    data.write_text(HEADER + "q0\tp\ta\tb\t0\tn\nq1\tp\ta\tb\t1\tn\n", encoding="utf-8")
+    project = Project.open(data, annotator="amina")
+    project.vote("q0", "1")
+    workspace = project.workspace.path
+    project.workspace.close()
+    before = {p: p.read_bytes() for p in (data, workspace)}
+    failures = []
+    for how, target in output_aliases(data, workspace):
+        t = str(target)
+        for argv in (
+            ["export", str(data), "--to", t, "--force"],
+            ["card", str(data), "--to", t, "--force"],
+            ["votes", "export", str(data), t, "--force"],
+            ["workspace", "backup", str(workspace), t, "--force"],
+        ):
+            record = run_in_process(argv)
+            problems = _generated_problems(record, ("alias",))
+            if record["code"] == 0:
+                problems.append("accepted")
+            if {p: p.read_bytes() for p in before} != before:
+                problems.append("CHANGED THE FILE")
+            if problems:
+                failures.append(f"{how} ({t}) {argv[0]}: {problems}: {str(record['err'])[:200]}")
+    assert not failures, f"seed {SEED}:\n" + "\n".join(failures[:20])
+
+
+def _lines(votes: Path) -> int:
+    return len(votes.read_bytes().splitlines()) - 1
+
+
+def _kept(data: Path) -> bool:
+    """Whether the workspace of ``data`` holds any vote (what an import with a good line must leave)."""
+    from piqa_tui.core.workspace.project import Project
+
+    project = Project.open(data)
+    try:
+        return project.workspace is not None and bool(project.workspace.annotator_names())
+    finally:
+        if project.workspace is not None:
+            project.workspace.close()
