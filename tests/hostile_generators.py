@@ -250,6 +250,18 @@ def output_aliases(dataset: Path, workspace: Path, rng: random.Random | None = N
         chain = links / f"chain-{rng.randint(0, 999)}-{target.name}"
         chain.symlink_to(link)
         found.append((f"a symlink to a symlink to {how}", chain))
+        hard = links / f"hard-{rng.randint(0, 999)}-{target.name}"
+        hard.hardlink_to(target)
+        found.append((f"a hard link to {how}", hard))
+        found.append((f"{how} through a linked folder", _linked_folder(folder, links) / target.name))
     for suffix in ("-wal", "-shm"):
         found.append((f"the workspace's {suffix[1:].upper()}", workspace.with_name(workspace.name + suffix)))
     return rng.sample(found, len(found))
+
+
+def _linked_folder(folder: Path, links: Path) -> Path:
+    """A symlink to ``folder`` (made once): the dataset reached through another folder name."""
+    alias = links / "same-folder"
+    if not alias.is_symlink():
+        alias.symlink_to(folder)
+    return alias
