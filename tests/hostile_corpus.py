@@ -470,13 +470,14 @@ def run_in_process(argv: list[str]) -> dict[str, object]:
 
     streams = [io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True) for _ in range(2)]
     with contextlib.redirect_stdout(streams[0]), contextlib.redirect_stderr(streams[1]):
+        code: int | str
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse
             code = exc.code if isinstance(exc.code, int) else 2
         except UnicodeEncodeError as exc:  # what a real terminal stream would have raised
             code = f"unencodable output: {exc}"
-    out, err = (s.buffer.getvalue().decode("utf-8", "replace") for s in streams)  # type: ignore[attr-defined]
+    out, err = (s.buffer.getvalue().decode("utf-8", "replace") for s in streams)
     return {"argv": argv, "code": code, "out": out, "err": err}
 
 

@@ -105,7 +105,7 @@ def _problems(record: dict[str, object]) -> list[str]:
 
 def test_every_command_survives_every_corpus_file(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
     failures = [
-        f"{name}: {' '.join(map(str, record['argv']))}: {', '.join(problems)}: {str(record['err'])[:300]!r}"
+        f"{name}: {' '.join(map(str, _argv(record)))}: {', '.join(problems)}: {str(record['err'])[:300]!r}"
         for name, records in corpus_runs.items()
         for record in records
         if (problems := _problems(record))
@@ -114,9 +114,15 @@ def test_every_command_survives_every_corpus_file(corpus_runs: dict[str, list[di
     assert sum(map(len, corpus_runs.values())) > 300  # every file got every command
 
 
+def _argv(record: dict[str, object]) -> list[str]:
+    argv = record["argv"]
+    assert isinstance(argv, list)
+    return argv
+
+
 def _record(runs: dict[str, list[dict[str, object]]], name: str, command: str, *flags: str) -> dict[str, object]:
     for record in runs[name]:
-        argv = record["argv"]
+        argv = _argv(record)
         if argv[0] == command and all(f in argv for f in flags) and (flags or "--json" not in argv):
             return record
     raise AssertionError(f"no {command} run for {name}")
@@ -328,7 +334,7 @@ def test_file_names_that_are_not_utf8_work_everywhere(corpus_runs: dict[str, lis
     the odd bytes as visible escapes."""
     for name in undecodable_names():
         for record in corpus_runs[name]:
-            if record["argv"][:2] == ["votes", "import"]:  # the hostile votes file: refused for its own reason
+            if _argv(record)[:2] == ["votes", "import"]:  # the hostile votes file: refused for its own reason
                 assert "repeats column" in str(record["err"]), record
                 continue
             assert record["code"] in (0, 1), (SEED, name, record)
@@ -579,6 +585,7 @@ def test_no_writer_replaces_the_dataset_or_its_workspace_by_any_name(tmp_path: P
     data.write_text(HEADER + "q0\tp\ta\tb\t0\tn\nq1\tp\ta\tb\t1\tn\n", encoding="utf-8")
     project = Project.open(data, annotator="amina")
     project.vote("q0", "1")
+    assert project.workspace is not None
     workspace = project.workspace.path
     project.workspace.close()
     before = {p: p.read_bytes() for p in (data, workspace)}
