@@ -7,10 +7,17 @@ would otherwise mount widgets on screens that are already closing.
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
 import pytest
 from textual import events
 
 from piqa_tui.tui.screens.main import MainScreen
+from tests.conftest import ROOT, copy_sample
 from tests.tui.conftest import make_app, wait_for
 
 BURSTS = [
@@ -46,3 +53,26 @@ async def test_quit_while_the_dataset_opens_leaves_nothing_open(darija) -> None:
             app.post_message(key)
         await wait_for(pilot, lambda: not app.is_running)
     assert app.return_code == 0 and app._exception is None
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_real_terminal_quits_cleanly_with_keys_typed_after_q(tmp_path: Path) -> None:
+    """``q`` and a burst of keys in one tmux send-keys: the program exits 0 and prints no traceback."""
+    from tests.test_e2e_tmux import Terminal
+
+    data = copy_sample("darija-algerian.tsv", tmp_path)
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "PIQA_TUI_CONFIG": str(tmp_path / "none.toml"), "TERM": "xterm-256color"}
+    status = tmp_path / "status"
+    # The pane stays open after the program ends, so what it printed last (a traceback) can be read.
+    term = Terminal(f"{sys.executable} -m piqa_tui.cli.main {data}; echo $? > {status}; sleep 30", 100, 30, env)
+    try:
+        term.wait_for("1/36", timeout=30)
+        term._tmux("send-keys", "-t", term.name, *"q a d e ? / 1 2 a e d".split())
+        deadline = time.monotonic() + 15
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        screen = term.screen()
+    finally:
+        term.close()
+    assert status.read_text().strip() == "0" and "Error" not in screen and "Traceback" not in screen, screen
