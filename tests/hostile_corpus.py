@@ -224,7 +224,8 @@ def conflicting_key_tables(n: int = 12) -> list[tuple[dict[str, str], str, str]]
         free = sorted(key_names(owner.keys) - key_names(taker.keys))
         if not free or owner.id == taker.id:
             continue
-        keys = ",".join([rng.choice(free), *rng.sample(sorted(key_names(taker.keys)), rng.randint(0, 1))])
+        own = sorted(key_names(taker.keys))  # an action may have no key of its own yet
+        keys = ",".join([rng.choice(free), *rng.sample(own, rng.randint(0, min(1, len(own))))])
         found.append(({taker.id: keys}, taker.id, owner.id))
     return found
 
@@ -296,6 +297,12 @@ def invisible_twins(names: tuple[str, ...] = ("selma", "amina", "karim")) -> lis
     """(name, a look-alike of it) pairs: the two print alike but are different annotators."""
     rng = _rng("twins")
     return [(name, invisible_twin(name, rng)) for name in names]
+
+
+def id_twins(n: int = 3) -> list[tuple[str, str]]:
+    """(item id, a look-alike id) pairs: two items a reader cannot tell apart."""
+    rng = _rng("ids")
+    return [(f"item-{k}", invisible_twin(f"item-{k}", rng)) for k in range(n)]
 
 
 def hostile_names(n: int = 6) -> list[str]:
@@ -463,13 +470,14 @@ def run_in_process(argv: list[str]) -> dict[str, object]:
 
     streams = [io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True) for _ in range(2)]
     with contextlib.redirect_stdout(streams[0]), contextlib.redirect_stderr(streams[1]):
+        code: int | str
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse
             code = exc.code if isinstance(exc.code, int) else 2
         except UnicodeEncodeError as exc:  # what a real terminal stream would have raised
             code = f"unencodable output: {exc}"
-    out, err = (s.buffer.getvalue().decode("utf-8", "replace") for s in streams)  # type: ignore[attr-defined]
+    out, err = (s.buffer.getvalue().decode("utf-8", "replace") for s in streams)
     return {"argv": argv, "code": code, "out": out, "err": err}
 
 

@@ -28,10 +28,13 @@ from tests.hostile_corpus import (
     hostile_configs,
     hostile_votes,
     huge_label_entries,
+    id_twins,
+    invisible_twins,
     kernel_files,
     label_base_specs,
     undecodable_names,
 )
+from tests.hostile_generators import dataset_variants, output_aliases, vote_file_variants
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTROL_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -102,7 +105,7 @@ def _problems(record: dict[str, object]) -> list[str]:
 
 def test_every_command_survives_every_corpus_file(corpus_runs: dict[str, list[dict[str, object]]]) -> None:
     failures = [
-        f"{name}: {' '.join(map(str, record['argv']))}: {', '.join(problems)}: {str(record['err'])[:300]!r}"
+        f"{name}: {' '.join(map(str, _argv(record)))}: {', '.join(problems)}: {str(record['err'])[:300]!r}"
         for name, records in corpus_runs.items()
         for record in records
         if (problems := _problems(record))
@@ -111,9 +114,15 @@ def test_every_command_survives_every_corpus_file(corpus_runs: dict[str, list[di
     assert sum(map(len, corpus_runs.values())) > 300  # every file got every command
 
 
+def _argv(record: dict[str, object]) -> list[str]:
+    argv = record["argv"]
+    assert isinstance(argv, list)
+    return argv
+
+
 def _record(runs: dict[str, list[dict[str, object]]], name: str, command: str, *flags: str) -> dict[str, object]:
     for record in runs[name]:
-        argv = record["argv"]
+        argv = _argv(record)
         if argv[0] == command and all(f in argv for f in flags) and (flags or "--json" not in argv):
             return record
     raise AssertionError(f"no {command} run for {name}")
@@ -325,7 +334,7 @@ def test_file_names_that_are_not_utf8_work_everywhere(corpus_runs: dict[str, lis
     the odd bytes as visible escapes."""
     for name in undecodable_names():
         for record in corpus_runs[name]:
-            if record["argv"][:2] == ["votes", "import"]:  # the hostile votes file: refused for its own reason
+            if _argv(record)[:2] == ["votes", "import"]:  # the hostile votes file: refused for its own reason
                 assert "repeats column" in str(record["err"]), record
                 continue
             assert record["code"] in (0, 1), (SEED, name, record)
@@ -456,3 +465,161 @@ async def test_the_tui_opens_votes_and_exports_a_file_whose_name_is_not_utf8(tmp
             pilot, lambda: any(p.name.endswith(path.suffix) and ".export" in p.name for p in tmp_path.iterdir())
         )
     assert app.error_message is None
+
+
+# ------------------------------------------------------------ names that print alike (in process)
+
+
+def test_validate_names_item_ids_that_print_alike(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from piqa_tui.core.text.terminal_safe import show_invisible
+
+    rows = "".join(f"{item_id}\tp{k}\ta\tb\t0\tn\n" for k, pair in enumerate(id_twins()) for item_id in pair)
+    path = tmp_path / "ids.tsv"
+    path.write_text(HEADER + rows, encoding="utf-8")
+    code, out, err = _run(["validate", str(path)], capsys)
+    assert code == 0 and "item ids that print alike" in err
+    _one_line(err, *(f"{a} and {show_invisible(b)}" for a, b in id_twins()))
+
+
+def test_validate_names_a_file_that_prints_like_its_neighbour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from piqa_tui.core.text.terminal_safe import show_invisible
+
+    ((name, twin),) = invisible_twins(("data",))
+    for stem in (name, twin):
+        (tmp_path / f"{stem}.tsv").write_text(HEADER + "a\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    code, _, err = _run(["validate", str(tmp_path / f"{twin}.tsv")], capsys)
+    assert code == 0
+    _one_line(err, "file names that print alike", f"{name}.tsv and {show_invisible(twin)}.tsv")
+    (tmp_path / f"{name}.tsv").unlink()
+    assert _run(["validate", str(tmp_path / f"{twin}.tsv")], capsys)[2] == ""  # alone, it is just a name
+
+
+def test_votes_import_shows_the_invisible_characters_of_a_rejected_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from piqa_tui.core.text.terminal_safe import show_invisible
+
+    data = tmp_path / "data.tsv"
+    data.write_text(HEADER + "a1\tp\tx\ty\t0\tn\n", encoding="utf-8")
+    ((_, twin),) = invisible_twins(("a1",))
+    (name, other), *_ = invisible_twins()
+    votes = tmp_path / "votes.tsv"
+    votes.write_text(
+        "item_id\tannotator\tchoice\ttime\n"
+        f"{twin}\tamina\t1\t2026-01-01T00:00:00Z\n"
+        f"a1\t{name}\t0\t2026-01-01T00:00:01Z\na1\t{other}\t1\t2026-01-01T00:00:02Z\n",
+        encoding="utf-8",
+    )
+    code, out, err = _run(["votes", "import", str(data), str(votes)], capsys)
+    lines = err.splitlines()
+    assert code == 1 and len(lines) == 2 and "2 new" in out, err
+    assert show_invisible(twin) in lines[0] and "<U+" in lines[0]  # the bad line, then the held warning
+    assert f"{name} and {show_invisible(other)}" in lines[1]
+    code, out, err = _run(["votes", "import", str(data), str(votes), "--json"], capsys)
+    assert json.loads(out)["bad"] and "print alike" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------ generated variants (in process, fast)
+
+GENERATED_DATASETS = 100  # each through the commands below: a few hundred runs in all
+GENERATED_COMMANDS = [["validate"], ["validate", "--json"], ["stats"], ["agree", "--markdown"], ["card"]]
+
+
+def _generated_problems(record: dict[str, object], faults: tuple[str, ...]) -> list[str]:
+    """What is wrong with one in-process run: the exit code, a traceback, raw control bytes, too many lines."""
+    err, out = str(record["err"]), str(record["out"])
+    found = []
+    if record["code"] not in (0, 1, 2):
+        found.append(f"exit {record['code']}")
+    if "Traceback" in err or "internal error" in err:
+        found.append("internal error")
+    if CONTROL_BYTES.search(out + err):
+        found.append(f"control byte {CONTROL_BYTES.search(out + err)!r}")
+    if len(err.splitlines()) > max(1, len(faults)):
+        found.append(f"{len(err.splitlines())} lines on stderr for {len(faults)} fault(s)")
+    return found
+
+
+def test_generated_datasets_through_the_commands(tmp_path: Path) -> None:
+    from tests.hostile_corpus import run_in_process
+
+    failures = []
+    for variant in dataset_variants(GENERATED_DATASETS):
+        path = variant.write(tmp_path)
+        for command in GENERATED_COMMANDS:
+            record = run_in_process([command[0], str(path), *command[1:]])
+            if problems := _generated_problems(record, variant.faults):
+                failures.append(f"{variant.name} {variant.faults} {command}: {problems}: {str(record['err'])[:300]}")
+    assert not failures, f"seed {SEED}:\n" + "\n".join(failures[:20])
+
+
+def test_generated_vote_files_keep_their_good_lines(tmp_path: Path) -> None:
+    from tests.hostile_corpus import run_in_process
+
+    failures = []
+    for variant in vote_file_variants(40, [f"q{k}" for k in range(5)]):
+        folder = tmp_path / variant.name  # a workspace of its own: warnings are about this file's names alone
+        folder.mkdir()
+        data = folder / "data.tsv"
+        data.write_text(HEADER + "".join(f"q{k}\tp{k}\ta\tb\t0\tn\n" for k in range(5)), encoding="utf-8")
+        votes = variant.write(folder)
+        record = run_in_process(["votes", "import", str(data), str(votes)])
+        bad = len([line for line in str(record["err"]).splitlines() if "warning:" not in line])
+        problems = _generated_problems(record, variant.faults)
+        if bad > len(variant.faults):
+            problems.append(f"{bad} rejected lines for {len(variant.faults)} bad one(s)")
+        if _lines(votes) > len(variant.faults) and not _kept(data):  # one fault per bad line
+            problems.append("the good lines were lost")
+        if problems:
+            failures.append(f"{variant.name} {variant.faults}: {problems}: {str(record['err'])[:300]}")
+    assert not failures, f"seed {SEED}:\n" + "\n".join(failures[:20])
+
+
+def test_no_writer_replaces_the_dataset_or_its_workspace_by_any_name(tmp_path: Path) -> None:
+    from piqa_tui.core.workspace.project import Project
+    from tests.hostile_corpus import run_in_process
+
+    data = tmp_path / "data.tsv"
+    data.write_text(HEADER + "q0\tp\ta\tb\t0\tn\nq1\tp\ta\tb\t1\tn\n", encoding="utf-8")
+    project = Project.open(data, annotator="amina")
+    project.vote("q0", "1")
+    assert project.workspace is not None
+    workspace = project.workspace.path
+    project.workspace.close()
+    before = {p: p.read_bytes() for p in (data, workspace)}
+    failures = []
+    for how, target in output_aliases(data, workspace):
+        t = str(target)
+        for argv in (
+            ["export", str(data), "--to", t, "--force"],
+            ["card", str(data), "--to", t, "--force"],
+            ["votes", "export", str(data), t, "--force"],
+            ["workspace", "backup", str(workspace), t, "--force"],
+        ):
+            record = run_in_process(argv)
+            problems = _generated_problems(record, ("alias",))
+            if record["code"] == 0:
+                problems.append("accepted")
+            if {p: p.read_bytes() for p in before} != before:
+                problems.append("CHANGED THE FILE")
+            if problems:
+                failures.append(f"{how} ({t}) {argv[0]}: {problems}: {str(record['err'])[:200]}")
+    assert not failures, f"seed {SEED}:\n" + "\n".join(failures[:20])
+
+
+def _lines(votes: Path) -> int:
+    return len(votes.read_bytes().splitlines()) - 1
+
+
+def _kept(data: Path) -> bool:
+    """Whether the workspace of ``data`` holds any vote (what an import with a good line must leave)."""
+    from piqa_tui.core.workspace.project import Project
+
+    project = Project.open(data)
+    try:
+        return project.workspace is not None and bool(project.workspace.annotator_names())
+    finally:
+        if project.workspace is not None:
+            project.workspace.close()

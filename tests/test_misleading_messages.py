@@ -135,6 +135,32 @@ def test_many_columns_print_twenty_breakdowns_and_one_line_for_the_rest(
     assert "c299" in capsys.readouterr().out
 
 
+def test_agree_markdown_prints_twenty_column_tables_and_one_line_for_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _wide(tmp_path, 300)
+    assert main(["agree", str(path), "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("### By ") == 20 and "### By c19" in out and "c20" not in out
+    assert out.rstrip().endswith("280 more columns: use --json or --by COLUMN")
+    assert main(["agree", str(path), "--markdown", "--by", "c250"]) == 0
+    out = capsys.readouterr().out
+    assert "### By c250" in out and "more columns" not in out
+
+
+def test_the_card_of_a_very_wide_file_describes_its_first_columns_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _wide(tmp_path, 3000)
+    assert main(["card", str(path)]) == 0
+    card = capsys.readouterr().out
+    assert card.count("#### Items per") == 20 and "2,980 more categorical columns" in card
+    assert "The file has 3,005 columns; the example shows the first 100" in card
+    assert "The file has 3,005 columns; the table lists the first 100" in card
+    assert "`c94`" in card and "c95" not in card  # id, prompt, two solutions and label come first
+    assert len(card) < 40_000
+
+
 def test_stats_by_names_any_metadata_column_and_refuses_an_unknown_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

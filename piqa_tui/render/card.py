@@ -44,7 +44,9 @@ from piqa_tui.render.card_creation import (
     pseudonymise,
 )
 from piqa_tui.render.markdown import fenced, inline_code, markdown_table, one_line
+from piqa_tui.render.stats import SHOWN_BREAKDOWNS
 
+CARD_COLUMNS = 100  # a file wider than this is described by its first columns and a line saying so
 # The Hub's size buckets (size_categories), by number of items.
 SIZE_BUCKETS = (
     (1_000, "n<1K"),
@@ -268,7 +270,9 @@ def structure_section(
             *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str), "json"),
             "",
         ]
+        lines += more_columns_note(len(dataset.columns), "the example shows")
     lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
+    lines += more_columns_note(len(dataset.columns), "the table lists")
     lines += ["### Data Splits", ""]
     lines += markdown_table(["split", "items", "file"], split_rows(dataset, items, options))
     if column := split_column(dataset.meta_columns):
@@ -283,11 +287,15 @@ def structure_section(
         ["gold label", "items", "share"],
         [[k, str(v), f"{v / max(stats.items, 1):.1%}"] for k, v in stats.gold_counts().items()],
     )
-    for column, counts in stats.categories.items():
+    shown = list(stats.categories.items())
+    for column, counts in shown[:SHOWN_BREAKDOWNS]:
         lines += ["", f"#### Items per {inline_code(column)}", ""]
         lines += markdown_table(
             [one_line(column), "items"], [[one_line(k) or "(empty)", str(v)] for k, v in counts.items()]
         )
+    if len(shown) > SHOWN_BREAKDOWNS:  # a table per column of a very wide file would bury the card
+        hidden = len(shown) - SHOWN_BREAKDOWNS
+        lines += ["", f"{hidden:,} more categorical columns: see `piqa-tui stats --json` or `stats --by COLUMN`."]
     return lines + [""]
 
 
@@ -311,9 +319,21 @@ def split_rows(dataset: Dataset, items: list[Item], options: CardOptions) -> lis
 def example_row(dataset: Dataset, item: Item) -> dict[str, object]:
     """The item's row as the file stores it (its current values), column by column."""
     row = current_rows(dataset, [item])[0]
+    shown: dict[str, object] = {column: row.get(column) for column in list(row)[:CARD_COLUMNS]}
     if dataset.layout.labels_file:  # PIQA keeps labels in a separate file, line by line
-        row["label"] = dataset.codec.encode(item.label, 0)
-    return {column: row.get(column) for column in row}
+        shown["label"] = dataset.codec.encode(item.label, 0)
+    return shown
+
+
+def more_columns_note(columns: int, what: str) -> list[str]:
+    """The line saying a very wide file's columns past CARD_COLUMNS were left out, and where to see them."""
+    if columns <= CARD_COLUMNS:
+        return []
+    return [
+        f"The file has {columns:,} columns; {what} the first {CARD_COLUMNS} (the others are named in the file's "
+        "header; `piqa-tui stats --json` counts the values of each categorical one).",
+        "",
+    ]
 
 
 def label_description(dataset: Dataset) -> str:
@@ -351,7 +371,7 @@ def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
     roles = column_roles(dataset)
     rows = current_rows(dataset, items[:200])  # examples from the first items are enough
     table = []
-    for column in dataset.columns:
+    for column in dataset.columns[:CARD_COLUMNS]:
         values = list(dict.fromkeys(one_line(r.get(column)) for r in rows if r.get(column) not in (None, "")))
         shown = "; ".join(inline_code(shortened(v)) for v in values[:EXAMPLE_VALUES])
         table.append([inline_code(column), roles.get(column, FILL), shown or "(empty)"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+from rich.console import RenderableType
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
@@ -100,6 +101,7 @@ class PiqaApp(App[None]):
         self.error_message: str | None = None
         self.exit_note: str | None = None
         self.last_input = 0.0
+        self.exiting = False  # set by exit(): keys and late workers then change nothing
 
     def notify(
         self,
@@ -119,6 +121,8 @@ class PiqaApp(App[None]):
         super().copy_to_clipboard(clipboard_safe(text)[0])
 
     async def on_event(self, event: events.Event) -> None:
+        if self.exiting and isinstance(event, (events.InputEvent, events.Paste)):
+            return  # keys typed after quit would push screens or mount widgets on an app being torn down
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
             self.last_input = time.monotonic()
         await super().on_event(event)
@@ -161,6 +165,8 @@ class PiqaApp(App[None]):
 
     def ask_mapping(self, request: OpenRequest, reason: str, layout: Layout | None, keep_id: str | None = None) -> None:
         """Show the mapping dialog; a chosen mapping reopens the dataset with it and keeps it in the workspace."""
+        if self.exiting:
+            return
         try:
             columns, rows = peek_rows(request.path)
         except PiqaError as exc:
@@ -189,6 +195,11 @@ class PiqaApp(App[None]):
         )
         self.ask_mapping(session.request, reason, replace(layout, label_base=1), keep_id)
 
+    def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Exit, and from now on ignore input and opened datasets: nothing may mount while the screens close."""
+        self.exiting = True
+        super().exit(result, return_code, message)
+
     def _failed(self, message: str) -> None:
         if self.session is None:
             self.error_message = message
@@ -197,6 +208,10 @@ class PiqaApp(App[None]):
             self.notify(message, severity="error", timeout=10)
 
     def _opened(self, session: Session, keep_id: str | None) -> None:
+        if self.exiting:  # quit while the dataset was still opening
+            if session.project.workspace is not None:
+                session.project.workspace.close()
+            return
         first = self.session is None
         old, self.session = self.session, session
         session.writes.attach(self)
@@ -271,7 +286,7 @@ class PiqaApp(App[None]):
 
     def on_reopen(self, message: Reopen) -> None:
         """Read the dataset again (the file changed on disk): recorded edits are replayed over it."""
-        if self.session is not None:
+        if self.session is not None and not self.exiting:
             self.push_screen(LoadingScreen(self.session.project.dataset.name))
             self.open_dataset(self.session.request, message.keep_id)
 

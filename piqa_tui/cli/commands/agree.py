@@ -14,6 +14,7 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
@@ -81,13 +82,16 @@ def doubt_json(project: Project) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args)
-    by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
-    hidden = 0
-    if not args.by and not args.json and not args.markdown and len(by) > SHOWN_BREAKDOWNS:
-        hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
-    found = agreement_summary(project, by, bootstrap=bootstrap_of(args))
-    aside = set_aside(project)
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args)
+        progress.show(f"counting the votes on {len(project.items):,} items")
+        by = args.by if args.by else categorical_columns(project.items, project.dataset.meta_columns)
+        hidden = 0
+        if not args.by and not args.json and len(by) > SHOWN_BREAKDOWNS:
+            hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
+        found = agreement_summary(project, by, bootstrap=bootstrap_of(args))
+        aside = set_aside(project)
     if twins := invisible_twins(found.report.annotators):
         warn(twins_line(twins))
     if args.json:
@@ -105,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         return OK
     if args.markdown:  # the very text the TUI's agreement screen copies (y) and saves (w)
         print(terminal_safe(summary_markdown(found, project.dataset.name)))
+        if hidden:
+            say(f"\n{more_columns_line(hidden)}")
         return OK
     console = Console()
     heading = rich_text(project.dataset.name, "bold", one_line=True)

@@ -20,6 +20,7 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
@@ -121,13 +122,18 @@ def split_of(file_name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args)
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args)
+        if args.to:
+            project.check_outputs([Path(args.to)], replace=args.force)  # before any work
+        options = card_options(args, project.dataset.name)
+        progress.show(f"describing {len(project.items):,} items")
+        card = dataset_card(project, options)
+        if args.to:
+            progress.show(f"writing {Path(args.to).name}")
+            atomic_write(Path(args.to), card)
     if args.to:
-        project.check_outputs([Path(args.to)], replace=args.force)  # before any work
-    options = card_options(args, project.dataset.name)
-    card = dataset_card(project, options)
-    if args.to:
-        atomic_write(Path(args.to), card)
         say(f"wrote {args.to} ({card.count(FILL)} places marked {FILL} to fill)")
     else:  # the file keeps the text as typed; the terminal gets it made safe
         print(terminal_safe(card), end="")

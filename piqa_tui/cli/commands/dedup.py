@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from piqa_tui.cli.commands.dataset_args import (
@@ -16,6 +14,7 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
@@ -23,7 +22,7 @@ from piqa_tui.core.dedup.clusters import (
     SIGNALS,
 )
 from piqa_tui.core.dedup.e5_embeddings import SEMANTIC_THRESHOLD as E5_THRESHOLD
-from piqa_tui.core.dedup.scan import DuplicateScan, Progress, ScanRequest, scan
+from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
 from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
@@ -82,8 +81,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     semantic_wanted = bool(args.semantic or args.model)
-    # The workspace caches embeddings: make one only when embeddings are asked for.
-    project = open_project(args, create=semantic_wanted)
     request = ScanRequest(
         semantic=semantic_wanted,
         against=Path(args.against) if args.against else None,
@@ -92,8 +89,11 @@ def run(args: argparse.Namespace) -> int:
         translation_threshold=args.translation_threshold,
         model=args.model,  # None: the best model on this machine (core.dedup.scan.OFFLINE_DEFAULTS)
     )
-    with _progress_bar(enabled=sys.stderr.isatty()) as progress:
-        result = scan(project, project.items, request, progress)
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        # The workspace caches embeddings: make one only when embeddings are asked for.
+        project = open_project(args, create=semantic_wanted)
+        result = scan(project, project.items, request, progress.counter("finding duplicates"))
     if result.model is not None:
         print(f"piqa-tui: semantic signal by {terminal_safe(result.model)} ({result.rule})", file=sys.stderr)
     if result.translation_model is not None:
@@ -117,28 +117,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_clusters(result)
     return DATA_PROBLEMS if result.clusters else OK
-
-
-@contextmanager
-def _progress_bar(enabled: bool) -> Iterator[Progress | None]:
-    """A transient bar on stderr when it is a terminal; None (no reporting) otherwise."""
-    if not enabled:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, TaskProgressColumn, TimeRemainingColumn
-    from rich.progress import Progress as ProgressBar
-
-    with ProgressBar(
-        "finding duplicates",
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("dedup", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _print_clusters(result: DuplicateScan) -> None:

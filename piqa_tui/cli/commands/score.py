@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +30,7 @@ from piqa_tui.cli.commands.dataset_args import (
     say,
 )
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.cli.progress import ProgressLine, wanted
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -47,7 +47,6 @@ from piqa_tui.core.scoring.templates import (
     Template,
     chosen_templates,
 )
-from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.comparison import comparison_tables
 
 if TYPE_CHECKING:
@@ -325,7 +324,7 @@ def score_one_run(
     from piqa_tui.core.scoring.cache import display_name, score_items
     from piqa_tui.core.scoring.process import ModelCrashed
 
-    progress = _Progress(prefix + one.choice.name, enabled=not args.json and sys.stderr.isatty())
+    progress = _Progress(prefix + one.choice.name, enabled=wanted(args))
     started = time.perf_counter()
     try:
         info = backend.describe()
@@ -356,30 +355,24 @@ def score_one_run(
 
 
 class _Progress:
-    """``scoring NAME 12/30 (3.1 items/s, ETA 6 s)`` on stderr, rewritten in place (only on a terminal)."""
+    """``scoring NAME 12/30 (3.1 items/s, ETA 6 s)`` on the progress line; its last text stays when scoring ends."""
 
     def __init__(self, name: str, enabled: bool) -> None:
-        self.name, self.enabled = name, enabled
+        self.name, self.line = name, ProgressLine(enabled)
         self.started = time.perf_counter()
         self.first: int | None = None  # what the cache already had
 
     def __call__(self, done: int, total: int) -> None:
         if self.first is None:
             self.first = done
-        if self.enabled:
+        if self.line.enabled:
             elapsed = time.perf_counter() - self.started
             rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
             eta = f", ETA {(total - done) / rate:.0f} s" if rate > 0 and done < total else ""
-            print(
-                f"\rscoring {terminal_safe(self.name, one_line=True)} {done}/{total} ({rate:.1f} items/s{eta})",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
+            self.line.show(f"scoring {self.name} {done}/{total} ({rate:.1f} items/s{eta})")
 
     def end(self) -> None:
-        if self.enabled:
-            print(file=sys.stderr)
+        self.line.end(keep=True)
 
 
 def run_json(outcome: RunOutcome, comparison: Comparison) -> dict[str, object]:

@@ -14,6 +14,7 @@ from piqa_tui.cli.commands.dataset_args import (
     print_json,
 )
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.errors import InputError
 from piqa_tui.core.report.stats import compute_stats
 from piqa_tui.render.safe_text import rich_text
@@ -34,10 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args)
-    stats = compute_stats(project.items, project.dataset.meta_columns)
-    if args.by:
-        stats.categories = {column: _counts_of(project, stats.categories, column) for column in args.by}
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args)
+        progress.show(f"counting {len(project.items):,} items")
+        stats = compute_stats(project.items, project.dataset.meta_columns)
+        if args.by:
+            stats.categories = {column: _counts_of(project, stats.categories, column) for column in args.by}
     if args.json:
         print_json({"path": str(project.dataset.path), "layout": project.dataset.layout.to_json(), **stats_json(stats)})
     else:

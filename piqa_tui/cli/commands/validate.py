@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
     open_project,
     print_json,
+    warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dataset.checks import RULES, CheckConfig, check_items, summary
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.text.terminal_safe import (
+    invisible_twins,
+    terminal_safe,
+    twins_line,
+)
+from piqa_tui.core.workspace.project import Project
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,9 +45,14 @@ def run(args: argparse.Namespace) -> int:
         rules=frozenset(args.rule) if args.rule else None,
         skip=frozenset(args.skip),
     )
-    project = open_project(args)
-    problems = check_items(project.items, project.dataset.raw_ids, config)
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args)
+        progress.show(f"checking {len(project.items):,} items")
+        problems = check_items(project.items, project.dataset.raw_ids, config)
     errors = sum(1 for p in problems if p.level == "error")
+    for line in look_alikes(project):
+        warn(line)
     if args.json:
         print_json(
             {
@@ -57,3 +70,20 @@ def run(args: argparse.Namespace) -> int:
         counts = ", ".join(f"{rule}: {n}" for rule, n in summary(problems).items()) or "no problems"
         print(f"{len(project.items)} items, {errors} errors, {len(problems) - errors} warnings ({counts})")
     return DATA_PROBLEMS if errors else OK
+
+
+def look_alikes(project: Project) -> list[str]:
+    """Warnings for names that print like another: item ids differing only by invisible characters, and the
+    dataset's file name when another file in its folder differs from it only so (typing what is shown opens
+    the other one). A name with a zero-width joiner alone, as Persian or Indic names have, is not reported."""
+    lines = []
+    if twins := invisible_twins(item.id for item in project.items):
+        lines.append(twins_line(twins, "item ids"))
+    path = project.dataset.path
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        names = []
+    if pairs := [pair for pair in invisible_twins(sorted(names)) if path.name in pair]:
+        lines.append(twins_line(pairs, "file names"))
+    return lines

@@ -15,7 +15,7 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, twins_line
+from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, show_invisible, twins_line
 from piqa_tui.core.votes.decisions import (
     parse_policy,
     policy_spec,
@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"wrote {count} votes and adjudications to {args.file}")
         return OK
     result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
+    if project.workspace is not None and (twins := invisible_twins(project.workspace.annotator_names())):
+        warn(twins_line(twins))
     if args.json:
         print_json(
             {
@@ -84,10 +86,8 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return DATA_PROBLEMS if result.bad else OK
-    for bad in result.bad:
-        print(message_line(f"{args.file}: {bad}"), file=sys.stderr)
-    if project.workspace is not None and (twins := invisible_twins(project.workspace.annotator_names())):
-        warn(twins_line(twins))
+    for bad in result.bad:  # an id or a name with a zero-width character in it is shown with it
+        print(message_line(show_invisible(f"{args.file}: {bad}")), file=sys.stderr)
     if result.stamped:
         say(
             f"{args.file} has no time column: its votes count in file order, stamped with the import time {result.stamped}"

@@ -1,0 +1,267 @@
+"""Seeded generators of hostile input, one per class of attack, each drawing new variants on every seed.
+
+``tests/hostile_corpus.py`` builds a fixed folder of files; these build many
+small variants instead, by applying one to three faults drawn at random to a
+good dataset, vote file or output target, so a test tries combinations nobody
+wrote down. Every variant says which faults it carries (a failing test names
+them and the seed: rerun with ``PIQA_HOSTILE_SEED``).
+
+Classes: dataset text (escapes, markup, invisible look-alikes, NUL and
+undecodable bytes), numbers (labels past 64 bits, other scripts' digits),
+shape (encodings, line endings, ragged rows, very wide or very long), vote
+files (times out of range, undecodable names, look-alike annotators), and
+outputs that alias the dataset or its workspace.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.hostile_corpus import SEED, escape_sequences, huge_numbers, invisible_twin, markup_texts
+
+COLUMNS = ["id", "prompt", "solution0", "solution1", "label", "category"]
+
+
+def rng_for(salt: str) -> random.Random:
+    """The generator for one class: the same seed draws the same variants."""
+    return random.Random(f"{SEED}:generated:{salt}")
+
+
+@dataclass
+class Table:
+    """A dataset being made hostile: a header and rows of cells, written as TSV, CSV or JSON lines."""
+
+    header: list[str] = field(default_factory=lambda: list(COLUMNS))
+    rows: list[list[object]] = field(default_factory=list)
+    suffix: str = ".tsv"
+    encoding: str = "utf-8"
+    newline: str = "\n"
+    header_newline: str | None = None
+    prefix: bytes = b""  # a BOM, or bytes that are not text
+    faults: list[str] = field(default_factory=list)
+
+    def data(self) -> bytes:
+        if self.suffix == ".jsonl":
+            lines = [json.dumps(dict(zip(self.header, row, strict=False)), ensure_ascii=False) for row in self.rows]
+            text = "".join(line + self.newline for line in lines)
+        else:
+            sep = "," if self.suffix == ".csv" else "\t"
+            head = sep.join(self.header) + (self.header_newline or self.newline)
+            text = head + "".join(sep.join(map(str, row)) + self.newline for row in self.rows)
+        errors = {"utf-8": "surrogateescape", "latin-1": "replace"}.get(self.encoding, "surrogatepass")
+        return self.prefix + text.encode(self.encoding, errors)
+
+
+def good_table(rng: random.Random, n: int = 4) -> Table:
+    prompts = ["open a jar", "cool soup", "dry a phone", "keep bread fresh", "fix a squeaky door"]
+    return Table(
+        rows=[
+            [f"q{k}", rng.choice(prompts), "twist the lid", "hit the lid", k % 2, rng.choice(["home", "food"])]
+            for k in range(n)
+        ]
+    )
+
+
+def _cell(t: Table, rng: random.Random) -> tuple[int, int]:
+    """A text cell (prompt, a solution or the category) of a row, short rows included."""
+    r = rng.randrange(len(t.rows))
+    return r, rng.choice([c for c in (1, 2, 3, 5) if c < len(t.rows[r])])
+
+
+def _escape_in_cell(t: Table, rng: random.Random) -> None:
+    r, c = _cell(t, rng)
+    t.rows[r][c] = f"{t.rows[r][c]}{rng.choice(escape_sequences(8))}".replace("\t", " ").replace("\n", " ")
+
+
+def _markup_in_cell(t: Table, rng: random.Random) -> None:
+    r, c = _cell(t, rng)
+    t.rows[r][c] = rng.choice(markup_texts(8))
+
+
+def _hostile_column_name(t: Table, rng: random.Random) -> None:
+    name = rng.choice([*markup_texts(8), *escape_sequences(8)]).replace("\t", " ").replace("\n", " ")
+    t.header[5] = name or "x"
+
+
+def _look_alike_id(t: Table, rng: random.Random) -> None:
+    twin = list(t.rows[0])
+    twin[0] = invisible_twin(str(twin[0]), rng)
+    t.rows.append(twin)
+
+
+def _huge_label(t: Table, rng: random.Random) -> None:
+    t.rows[0][4] = rng.choice(huge_numbers(rng, 2))
+
+
+def _foreign_digit_label(t: Table, rng: random.Random) -> None:
+    t.rows[0][4] = rng.choice(["١", "１", "۱", "৪", "-1", "+0", "0x1", "1e0", ""])
+
+
+def _nul_byte(t: Table, rng: random.Random) -> None:
+    r, c = _cell(t, rng)
+    t.rows[r][c] = f"a\x00{t.rows[r][c]}"
+
+
+def _undecodable_bytes(t: Table, rng: random.Random) -> None:
+    r, c = _cell(t, rng)
+    bad = rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80\x80"])
+    t.rows[r][c] = f"{t.rows[r][c]}{bad.decode('utf-8', 'surrogateescape')}"
+
+
+def _ragged_row(t: Table, rng: random.Random) -> None:
+    r = rng.randrange(1, len(t.rows))  # the first row keeps its label cell for the faults that set it
+    t.rows[r] = t.rows[r][:-2] if rng.random() < 0.5 else [*t.rows[r], "extra", "more"]
+
+
+def _encoding(t: Table, rng: random.Random) -> None:
+    t.encoding = rng.choice(["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "latin-1"])
+    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-32-le": codecs.BOM_UTF32_LE, "utf-16-be": codecs.BOM_UTF16_BE}
+    if rng.random() < 0.5:
+        t.prefix = bom.get(t.encoding, b"")
+    if t.encoding == "latin-1":  # only what latin-1 can write
+        t.rows = [[str(v).encode("latin-1", "replace").decode("latin-1") for v in row] for row in t.rows]
+
+
+def _line_endings(t: Table, rng: random.Random) -> None:
+    t.newline = rng.choice(["\r", "\r\n", "\n"])
+    t.header_newline = rng.choice(["\r\n", "\n", "\r"])
+
+
+def _bom(t: Table, rng: random.Random) -> None:
+    t.prefix = codecs.BOM_UTF8 * rng.randint(1, 2)
+
+
+def _wide(t: Table, rng: random.Random) -> None:
+    extra = rng.randint(30, 400)
+    t.header += [f"c{k}" for k in range(extra)]
+    t.rows = [[*row, *(rng.choice("ab") for _ in range(extra))] for row in t.rows]
+
+
+def _long_cell(t: Table, rng: random.Random) -> None:
+    r, c = _cell(t, rng)
+    t.rows[r][c] = "word " * rng.randint(10_000, 60_000)
+
+
+def _format(t: Table, rng: random.Random) -> None:
+    t.suffix = rng.choice([".csv", ".jsonl"])
+    if t.suffix == ".jsonl":
+        t.header = ["id", "goal", "sol1", "sol2", "label", *t.header[5:]]
+
+
+FAULTS: dict[str, Callable[[Table, random.Random], None]] = {
+    "escape in a cell": _escape_in_cell,
+    "markup in a cell": _markup_in_cell,
+    "hostile column name": _hostile_column_name,
+    "look-alike id": _look_alike_id,
+    "huge label": _huge_label,
+    "label in other digits": _foreign_digit_label,
+    "NUL byte": _nul_byte,
+    "undecodable bytes": _undecodable_bytes,
+    "ragged row": _ragged_row,
+    "other encoding": _encoding,
+    "line endings": _line_endings,
+    "BOM": _bom,
+    "wide": _wide,
+    "long cell": _long_cell,
+    "other format": _format,
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One generated file: its name, its bytes and the faults it carries."""
+
+    name: str
+    data: bytes
+    faults: tuple[str, ...]
+
+    def write(self, folder: Path) -> Path:
+        path = folder / self.name
+        path.write_bytes(self.data)
+        return path
+
+
+def dataset_variants(n: int) -> list[Variant]:
+    """``n`` datasets, each a good one with one to three faults drawn from ``FAULTS``."""
+    rng = rng_for("datasets")
+    found = []
+    for k in range(n):
+        table = good_table(rng)
+        names = rng.sample(sorted(FAULTS), rng.randint(1, 3))
+        for name in names:
+            FAULTS[name](table, rng)
+        found.append(Variant(f"v{k}{table.suffix}", table.data(), tuple(names)))
+    return found
+
+
+def vote_file_variants(n: int, item_ids: list[str]) -> list[Variant]:
+    """``n`` long-format vote files for a dataset with ``item_ids``: good lines mixed with bad times, choices,
+    undecodable or look-alike annotator names, unknown ids and escape-laden cells."""
+    rng = rng_for("votes")
+    bad_times = ["2999-12-31T23:59:59-05:00", "0000-01-01T00:00:00Z", "1e20", "2026-13-40T25:61:61Z", "", "now"]
+    bad_choices = ["١", "-1", "99999999999999999999", "1e300", "x", ""]
+    found = []
+    for k in range(n):
+        lines, faults = [], []
+        for j in range(rng.randint(2, 6)):
+            item, who, choice, time = rng.choice(item_ids), rng.choice(["amina", "selma"]), str(j % 2), ""
+            time = f"2026-01-01T00:00:{j:02d}Z"
+            kind = rng.choice(["good", "good", "time", "choice", "name", "twin", "id", "escape"])
+            if kind == "time":
+                time = rng.choice(bad_times)
+            elif kind == "choice":
+                choice = rng.choice(bad_choices)
+            elif kind == "name":
+                who = "se" + rng.choice(["\udcff", "\udcc3", "\udced\udca0\udc80"]) + "lma"
+            elif kind == "twin":
+                who = invisible_twin(who, rng)
+            elif kind == "id":
+                item = rng.choice([invisible_twin(item, rng), item + "x", "0" * 500])
+            elif kind == "escape":
+                who = f"{who}{rng.choice(escape_sequences(8))}".replace("\t", " ").replace("\n", " ")
+            if kind != "good":
+                faults.append(kind)
+            lines.append("\t".join((item, who, choice, time)))
+        text = "item_id\tannotator\tchoice\ttime\n" + "\n".join(lines) + "\n"
+        found.append(Variant(f"votes{k}.tsv", text.encode("utf-8", "surrogateescape"), tuple(faults)))
+    return found
+
+
+def output_aliases(dataset: Path, workspace: Path, rng: random.Random | None = None) -> list[tuple[str, Path]]:
+    """(how, target) pairs: paths that name the dataset or its workspace (or its WAL and SHM) by another
+    spelling or a link. Every writer must refuse each of them, ``--force`` or not."""
+    rng = rng or rng_for("aliases")
+    folder = dataset.parent
+    links = folder / "links"
+    links.mkdir(exist_ok=True)
+    found: list[tuple[str, Path]] = []
+    for how, target in [("the dataset", dataset), ("the workspace", workspace)]:
+        found.append((how, target))
+        found.append((f"{how} via ./", folder / "." / target.name))
+        found.append((f"{how} via ../", folder / "links" / ".." / target.name))
+        link = links / f"link-{rng.randint(0, 999)}-{target.name}"
+        link.symlink_to(target)
+        found.append((f"a symlink to {how}", link))
+        chain = links / f"chain-{rng.randint(0, 999)}-{target.name}"
+        chain.symlink_to(link)
+        found.append((f"a symlink to a symlink to {how}", chain))
+        hard = links / f"hard-{rng.randint(0, 999)}-{target.name}"
+        hard.hardlink_to(target)
+        found.append((f"a hard link to {how}", hard))
+        found.append((f"{how} through a linked folder", _linked_folder(folder, links) / target.name))
+    for suffix in ("-wal", "-shm"):
+        found.append((f"the workspace's {suffix[1:].upper()}", workspace.with_name(workspace.name + suffix)))
+    return rng.sample(found, len(found))
+
+
+def _linked_folder(folder: Path, links: Path) -> Path:
+    """A symlink to ``folder`` (made once): the dataset reached through another folder name."""
+    alias = links / "same-folder"
+    if not alias.is_symlink():
+        alias.symlink_to(folder)
+    return alias
