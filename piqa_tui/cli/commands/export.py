@@ -32,6 +32,7 @@ from piqa_tui.cli.commands.dataset_args import (
     say,
 )
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dataset.checks import check_items
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.writing import FORMATS, formula_cells, output_files, output_table
@@ -295,31 +296,36 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args, create=args.make_default)
-    card = [Path(args.card)] if args.card else []
-    project.check_outputs(
-        [*output_files(project.dataset, Path(args.to), args.format), *card], replace=args.force
-    )  # before any work
-    options = ReleaseOptions.of(args, project)
-    decided = options.decided
-    release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
-    items = release.items
-    extra = vote_columns(project, items) if args.vote_columns else {}
-    if args.flag_column:
-        extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
-    written = project.export(
-        args.to,
-        args.format,
-        items=items,
-        extra_columns=extra or None,
-        replace=args.force,
-        escape_formulas=args.escape_formulas,
-    )
-    if args.card:
-        write_release_card(project, args, items, written[0])
-    made = ReleaseDefaults(options.only_decided, options.drop_invalid) if args.make_default else None
-    if made is not None:
-        set_release_defaults(project, made)  # once the release it describes is written
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args, create=args.make_default)
+        card = [Path(args.card)] if args.card else []
+        project.check_outputs(
+            [*output_files(project.dataset, Path(args.to), args.format), *card], replace=args.force
+        )  # before any work
+        options = ReleaseOptions.of(args, project)
+        decided = options.decided
+        progress.show(f"{'deciding' if decided else 'checking'} {len(project.items):,} items")
+        release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
+        items = release.items
+        extra = vote_columns(project, items) if args.vote_columns else {}
+        if args.flag_column:
+            extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
+        progress.show(f"writing {Path(args.to).name}")
+        written = project.export(
+            args.to,
+            args.format,
+            items=items,
+            extra_columns=extra or None,
+            replace=args.force,
+            escape_formulas=args.escape_formulas,
+        )
+        if args.card:
+            progress.show("writing the card")
+            write_release_card(project, args, items, written[0])
+        made = ReleaseDefaults(options.only_decided, options.drop_invalid) if args.make_default else None
+        if made is not None:
+            set_release_defaults(project, made)  # once the release it describes is written
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
     formulas = formula_cells(*output_table(project.dataset, items, extra or None)) if spreadsheet else None
     if args.json:
