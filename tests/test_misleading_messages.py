@@ -170,3 +170,18 @@ def test_stats_by_names_any_metadata_column_and_refuses_an_unknown_one(
     assert main(["stats", str(dataset), "--by", "nope"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "--by nope: no such metadata column" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "head, rows",
+    [("\r", "\n"), ("\n", "\r")],
+    ids=["header-ends-in-CR-rows-in-LF", "header-in-LF-rows-in-CR"],
+)
+def test_mixed_line_endings_are_named_not_called_ragged_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], head: str, rows: str
+) -> None:
+    path = tmp_path / "mixed.tsv"
+    path.write_bytes(f"id\tprompt\tsolution0\tsolution1\tlabel{head}a\tp\ts0\ts1\t0{rows}b\tq\tt0\tt1\t1\n".encode())
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "mixes line endings" in err and "ragged" not in err

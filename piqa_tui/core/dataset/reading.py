@@ -358,6 +358,16 @@ def column_values(rows: Sequence[dict[str, object]], name: str) -> list[object]:
     return [row.get(name) for row in rows]
 
 
+def _refuse_bare_returns(lines: list[str], path: Path) -> None:
+    """A carriage return alone inside a line (an old Mac line end beside LF ones) is why its rows look ragged: say so."""
+    for number, line in enumerate(lines, 1):
+        if "\r" in (line[:-1] if line.endswith("\r") else line):
+            raise InputError(
+                f"{path}: line {number} holds a carriage return (CR) alone where a line ends: the file mixes line "
+                "endings; save it with LF or CRLF line endings throughout"
+            )
+
+
 def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], Records]:
     """Rows of a TSV (no quoting: quote characters are literal) or CSV (RFC 4180 quoting)."""
     line_numbers: list[int] | None = None  # None: record i is line i + 1
@@ -389,6 +399,8 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], R
         raise InputError(f"{path}: the header repeats column(s) {', '.join(dup)}; give each column a unique name")
     width = len(header)
     if any(n != width for n in map(len, records)):
+        if delimiter == "\t" and "\r" in text:
+            _refuse_bare_returns(lines, path)
         ragged = [
             (line_numbers[i] if line_numbers else i + 1, len(rec)) for i, rec in enumerate(records) if len(rec) != width
         ]
