@@ -161,3 +161,13 @@ def test_position_preference_reaches_agree_json_and_text(shuffled: Path) -> None
     assert only["annotator"] == "amina" and only["preferred"] and only["position"] == 1
     code, out, _ = cli("agree", shuffled, "--resamples", "0")
     assert code == 0 and "position preference" in out and "amina: position 1 of 3" in out
+
+
+def test_round_show_says_the_solutions_are_shuffled(shuffled: Path, tmp_path: Path) -> None:
+    code, out, _ = cli("round", shuffled, "show")
+    assert code == 0 and "solutions shuffled per validator" in out.splitlines()[0]
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    plain = imported(culture_copy(folder), doc_round(ARAB))
+    code, out, _ = cli("round", plain, "show")
+    assert code == 0 and "shuffled" not in out

@@ -30,9 +30,9 @@ def differing_item(dataset: Path) -> tuple[str, dict[str, tuple[int, ...]]]:
     project = Project.open(dataset, create=False)
     orders = orders_in_force(project)
     for item in project.items:
-        found = {name: orders.of(name, item.id, 3) for name in ("amina", "karim")}
+        found = {name: orders.of(name, item.id, 3) or () for name in ("amina", "karim")}
         if found["amina"][0] != found["karim"][0]:
-            return item.id, found  # type: ignore[return-value]
+            return item.id, found
     raise AssertionError("no item with different first places")
 
 
@@ -93,6 +93,14 @@ async def validate(dataset: Path, name: str, item_id: str, order: tuple[int, ...
         said = pilot.app._notifications
         assert any("solution shown as 1" in n.message for n in said)
         assert not any(f"solution{i}" in n.message for n in said for i in range(3))
+        await pilot.press("tab")  # the second place; on the next item the selection keeps its place, not its text
+        following = screen.project.items[(screen.project.index[item_id] + 1) % len(screen.project.items)]
+        screen.view.go_to_row(screen.project.index[following.id])
+        await pilot.pause()
+        assert screen.item_view.selected == f"solution{screen.session.ballots.order(following)[1]}"
+        assert [b.has_class("-selected") for b in screen.item_view.solution_blocks] == [False, True, False]
+        screen.view.go_to_row(screen.project.index[item_id])
+        await pilot.pause()
         await pilot.press("x")  # a swap would show the file's order: refused
         await wait_for(pilot, lambda: any("shuffled validation" in n.message for n in pilot.app._notifications))
         assert screen.project.item(item_id).solutions == item.solutions

@@ -144,7 +144,10 @@ class ItemView(VerticalScroll, can_focus=False):
             title += f"   {status}"
         self.title_line.update(terminal_safe(title, one_line=True), layout=False)  # the id and question are data
         self.block("prompt").show(item.prompt, (), self._translations("prompt", meta))
+        place = next((b.slot for b in self.solution_blocks if b.field == self.selected), None)
         self._place_solutions(order)
+        if place is not None:  # the selection keeps its place on screen: following the text would tell its index
+            self.selected = self.solution_blocks[place].field
         self._show_solutions(item, gold_hidden)
         self.label_line.show_label(self._label_text(item), hidden=gold_hidden)
         self.problems_line.show_problems(problems)
