@@ -171,3 +171,14 @@ def test_round_show_says_the_solutions_are_shuffled(shuffled: Path, tmp_path: Pa
     plain = imported(culture_copy(folder), doc_round(ARAB))
     code, out, _ = cli("round", plain, "show")
     assert code == 0 and "shuffled" not in out
+
+
+def test_undo_takes_back_the_vote_and_keeps_the_order_it_was_shown_in(shuffled: Path) -> None:
+    amina = as_annotator(shuffled, "amina")
+    item = amina.items[0]
+    order = orders_in_force(amina).of("amina", item.id, 3)
+    vote_in_order(amina, item.id, str(order[0]), order)
+    assert amina.undo() == item.id
+    assert "amina" not in amina.state.votes.get(item.id, {}) or amina.state.votes[item.id]["amina"].choice == ""
+    assert [e.new for e in amina.workspace.events(kinds=[ORDER_KIND])] == [",".join(map(str, order))]
+    assert ("amina", item.id) not in shown_positions(amina)
