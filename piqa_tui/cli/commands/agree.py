@@ -16,6 +16,7 @@ from piqa_tui.cli.commands.dataset_args import (
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.report.stats import categorical_columns
+from piqa_tui.core.round.positions import position_preference
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
                 "doubt": doubt_json(project),
+                "position_preference": [p.to_json() for p in position_preference(project)],
             }
         )
         return OK
@@ -124,4 +126,14 @@ def run(args: argparse.Namespace) -> int:
         console.print(BreakdownTable(breakdown))
     if hidden:
         say(more_columns_line(hidden))
+    _position_lines(project)
     return OK
+
+
+def _position_lines(project: Project) -> None:
+    """Each annotator's solution position furthest from chance, as shown to them (shuffled or file order)."""
+    found = position_preference(project)
+    if found:
+        say("position preference (positions as each annotator saw them; exact binomial test, Holm-adjusted):")
+    for preference in found:
+        say(f"  {preference.describe()}")

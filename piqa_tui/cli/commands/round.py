@@ -66,6 +66,7 @@ def _summary(declared: Round) -> str:
         f"{len(declared.annotators)} annotators, {len(validators)} active validators, "
         f"{declared.validators_per_item} validator{'s' * (declared.validators_per_item != 1)} per item, "
         f"routing: {', '.join(rules) or 'none'}, seed {declared.seed}"
+        + (", solutions shuffled per validator" if declared.shuffle else "")
     )
 
 

@@ -20,7 +20,7 @@ from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import InputError
 
 ROLES = ("writer", "reviewer", "validator", "lead")
-ROUND_KEYS = ("name", "seed", "validators_per_item", "routing", "annotator")
+ROUND_KEYS = ("name", "seed", "validators_per_item", "shuffle", "routing", "annotator")
 ROUTING_KEYS = ("same", "never", "balance")
 ANNOTATOR_KEYS = ("name", "roles", "active")  # every other key of an annotator is an attribute
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -79,16 +79,24 @@ class Routing:
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """A declared round (see the module docstring); ``validators_per_item`` validators are drawn per item."""
+    """A declared round (see the module docstring); ``validators_per_item`` validators are drawn per item.
+    ``shuffle``: validators see each item's solutions in an order of their own (``core/round/order.py``)."""
 
     name: str
     seed: int
     validators_per_item: int
     annotators: tuple[Annotator, ...]
     routing: Routing = field(default_factory=Routing)
+    shuffle: bool = False
 
     def annotator(self, name: str) -> Annotator | None:
         return next((a for a in self.annotators if a.name == name), None)
+
+    def shuffles_for(self, name: str) -> bool:
+        """Whether ``name`` sees solutions in an order of their own: the round shuffles, and they validate
+        (or the round does not name them); a writer, reviewer or lead without the validator role sees file order."""
+        person = self.annotator(name)
+        return self.shuffle and (person is None or "validator" in person.roles)
 
     @property
     def validators(self) -> tuple[Annotator, ...]:
@@ -96,13 +104,16 @@ class Round:
         return tuple(sorted((a for a in self.annotators if a.validates), key=lambda a: a.name))
 
     def to_json(self) -> dict[str, object]:
-        return {
+        found: dict[str, object] = {
             "name": self.name,
             "seed": self.seed,
             "validators_per_item": self.validators_per_item,
             "routing": self.routing.to_json(),
             "annotators": [a.to_json() for a in self.annotators],
         }
+        if self.shuffle:  # only when on: a round recorded before the key existed keeps its canonical text
+            found["shuffle"] = True
+        return found
 
     def canonical(self) -> str:
         """The round as the workspace records it: sorted keys, no spaces, text as is (one text per round)."""
@@ -200,6 +211,7 @@ def round_from_table(table: Mapping[str, object], where: _Where) -> Round:
         ),
         annotators=people,
         routing=_routing(table.get("routing", {}), where),
+        shuffle=_flag(table.get("shuffle", False), "shuffle", where.key("shuffle")),
     )
 
 
@@ -252,6 +264,12 @@ def _refuse_unknown(table: Mapping[str, object], known: tuple[str, ...], what: s
 def _text(value: object, name: str, place: str, allow_empty: bool = False) -> str:
     if not isinstance(value, str) or (not allow_empty and not value.strip()) or _CONTROL.search(value):
         raise RoundError(f"{place}: {name} = {str(value)[:40]!r} should be non-empty text without control characters")
+    return value
+
+
+def _flag(value: object, name: str, place: str) -> bool:
+    if not isinstance(value, bool):
+        raise RoundError(f"{place}: {name} = {str(value)[:40]!r} should be true or false")
     return value
 
 

@@ -211,6 +211,14 @@ class EditingController:
         """Swap the selected solution (the first when none is) with the next, the label with them."""
         if len(item.solutions) < 2:
             return
+        if self.session.ballots.order(item) is not None:  # a swap would show where each text stands in the file
+            self.host.notify(
+                "x swaps solutions in the file, which you see in an order of your own (shuffled validation); "
+                "swap them with --reviewer, in file order",
+                severity="warning",
+                timeout=5,
+            )
+            return
         a = int(selected[8:]) if selected.startswith("solution") else 0
         b = (a + 1) % len(item.solutions)
 

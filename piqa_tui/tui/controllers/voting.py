@@ -4,7 +4,10 @@ Keys (``keymap.VOTE_ACTIONS``): 1-4 vote for a solution and move to the next
 item; 0 or s votes unsure; backspace withdraws your vote; f flags; a shows
 agreement; A opens adjudication (reviewer mode). Every vote goes through
 ``Project.vote`` (recorded in the workspace first), then the screen redraws
-from the project as after any other change.
+from the project as after any other change. In shuffled validation a key names
+the solution as shown: the controller maps it to the file's index (the vote
+then records that text) and records the order shown before the first vote cast
+in it (``core/round/order.py``).
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from __future__ import annotations
 from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.order import vote_in_order
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
 from piqa_tui.tui.dialogs.policy import choose_policy
-from piqa_tui.tui.state.ballots import Ballots, choice_text
+from piqa_tui.tui.state.ballots import Ballots
 from piqa_tui.tui.state.session import Session
 
 
@@ -49,7 +53,7 @@ class VotingController:
     # ---------------------------------------------------------------- voting
 
     def vote(self, choice: int) -> None:
-        """Vote for solution ``choice`` (from 0) of the current item and move on."""
+        """Vote for the solution shown at ``choice`` (from 0) on the current item and move on."""
         item = self.host.current
         if item is None:
             return
@@ -59,7 +63,7 @@ class VotingController:
                 f"{item.id} has {count} solutions: vote with 1-{count}, or 0 for unsure", severity="warning", timeout=3
             )
             return
-        self._cast(item, str(choice))
+        self._cast(item, str(self.ballots.file_index(item, choice)))
 
     def vote_unsure(self) -> None:
         item = self.host.current
@@ -67,11 +71,12 @@ class VotingController:
             self._cast(item, SKIP)
 
     def _cast(self, item: Item, choice: str) -> None:
+        shown = self.ballots.order(item)
         # Move first: when the item leaves a queue (unvoted, needs-votes), the cursor stays on the next one.
         self.host.advance()
         self.host.record(
             f"your vote on {item.id}",
-            lambda: self.project.vote(item.id, choice),
+            lambda: vote_in_order(self.project, item.id, choice, shown),
             lambda _: self.host.after_change([item.id]),
         )
 
@@ -86,7 +91,7 @@ class VotingController:
 
         def withdrawn(_: object) -> None:
             self.host.after_change([item.id])
-            self.host.notify(f"withdrew your vote ({choice_text(mine)}) on {item.id}", timeout=3)
+            self.host.notify(f"withdrew your vote ({self.ballots.shown_choice(item.id, mine)}) on {item.id}", timeout=3)
 
         self.host.record(f"withdrawing your vote on {item.id}", lambda: self.project.vote(item.id, ""), withdrawn)
 

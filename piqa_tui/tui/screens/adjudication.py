@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.order import orders_in_force
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.blind import cast_votes
@@ -120,6 +121,7 @@ class AdjudicationScreen(Screen[None]):
             rich_text(
                 f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}, {against} votes against gold"
                 f" · policy {self.ballots.policy_text} · you decide as {show_invisible(self.project.annotator)}"
+                + self._order_note()
             )
         )
         self.set_class(not self.ids, "-empty")
@@ -162,6 +164,11 @@ class AdjudicationScreen(Screen[None]):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is not None:
             self.show_item(event.row_key.value)
+
+    def _order_note(self) -> str:
+        """Validators of a shuffling round voted in orders of their own; the reviewer sees the file's."""
+        declared = orders_in_force(self.project).declared
+        return " · solutions shown in file order" if declared is not None and declared.shuffle else ""
 
     def show_item(self, item_id: str) -> None:
         item = self.project.item(item_id)

@@ -341,6 +341,7 @@ class DuplicatesScreen(Screen[None]):
                     flags=dict(state.flags.get(member.id, {})) if local else {},
                     note=state.notes.get(member.id, "") if local else "",
                     gold_hidden=hidden[k],
+                    order=self.session.ballots.order(item) if local else None,
                 )
             )
         self.cluster_view.show_cluster(cluster, self.cluster_list.cursor + 1, len(self.clusters), cards)

@@ -398,7 +398,7 @@ class MainScreen(Screen[None]):
         field = self.item_view.selected
         value = self.edits.copied_text(item, field) if item is not None else None
         if value is not None:
-            copy_text(self.app, value, f"the {field}")
+            copy_text(self.app, value, f"the {self.item_view.shown_name(field, field)}")
 
     # --------------------------------------------------- file and display
 

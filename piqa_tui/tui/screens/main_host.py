@@ -159,7 +159,8 @@ class MainHost:
 
     async def edit_externally(self, item: Item, field: str, value: str) -> None:
         """Edit ``field`` in $EDITOR with the app suspended, then record it as if typed here."""
-        edited = await edit_externally(self.screen.app, value, f"{item.id}-{field}")
+        named = self.view.item_view.shown_name(field, field).replace(" ", "-")  # the file's name says no index
+        edited = await edit_externally(self.screen.app, value, f"{item.id}-{named}")
         if edited is None:
             self.show_current()
             return

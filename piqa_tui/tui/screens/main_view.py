@@ -24,7 +24,6 @@ from piqa_tui.core.workspace.project import with_field
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
-from piqa_tui.tui.state.ballots import choice_text
 from piqa_tui.tui.state.fields import item_fields
 from piqa_tui.tui.state.listing import row_marks
 from piqa_tui.tui.state.session import Session
@@ -105,7 +104,9 @@ class MainView:
 
     def select_field(self, step: int) -> None:
         item = self.current
-        names = [f.name for f in item_fields(self.project.dataset, item)] if item else []
+        names = self.item_view.in_screen_order(
+            [f.name for f in item_fields(self.project.dataset, item)] if item else []
+        )
         if not names:
             return
         current = self.item_view.selected
@@ -142,6 +143,7 @@ class MainView:
             status=self._status(item),
             gold_hidden=self.session.gold_hidden(item),
             flags=flags or {},
+            order=self.session.ballots.order(item),
         )
         self.show_votes(item)
         self.show_model_score(item)
@@ -159,7 +161,7 @@ class MainView:
         if mine == STALE:
             status.append("your vote predates an edit: vote again")
         elif mine is not None:
-            status.append(f"✓ you voted {choice_text(mine)}")
+            status.append(f"✓ you voted {self.session.ballots.shown_choice(item.id, mine)}")
         flags = self.project.state.flags.get(item.id)
         if flags:
             status.append("⚑ " + ", ".join(sorted(flags)))
@@ -176,7 +178,9 @@ class MainView:
     def open_label_chooser(self, item: Item) -> LabelChooser:
         """Put the gold-label chooser where the label line is."""
         label = self.item_view.query_one(LabelLine)
-        chooser = LabelChooser(len(item.solutions), item.label, id="label-chooser")
+        chooser = LabelChooser(
+            len(item.solutions), item.label, order=self.session.ballots.order(item), id="label-chooser"
+        )
         label.display = False
         self.item_view.mount(chooser, after=label)
         return chooser
@@ -217,6 +221,7 @@ class MainView:
                 votes=tuple(item_choices(self.project, item.id).values()) if visible else (),
                 decided=decision.label if decision is not None else None,
                 template=model.template.name,
+                order=self.session.ballots.order(item),
             )
         )
 

@@ -220,12 +220,12 @@ class ModelResultsScreen(Screen[None]):
         if hidden or score.label is None:
             gold, mark = ("hidden" if hidden else "—"), Text("")
         else:
-            gold = str(score.label + 1)
+            gold = str(self.session.ballots.shown_index(item, score.label) + 1)  # as this annotator sees it
             mark = Text("✓", "green") if score.correct else Text("✗", "bold red")
         prompt = self._excerpt(item)
 
         def pick(choice: int) -> str:  # the model's choices point at the answer too: hidden with gold
-            return "·" if hidden else str(choice + 1)
+            return "·" if hidden else str(self.session.ballots.shown_index(item, choice) + 1)
 
         return [
             Text(f"{score.margin:.2f}", justify="right"),

@@ -1,4 +1,4 @@
-"""What the TUI shows of the votes on a dataset: decisions, status marks and what blind mode hides.
+"""What the TUI shows of the votes on a dataset: decisions, status marks, what blind mode hides, the order shown.
 
 ``Ballots`` reads the project (votes, adjudications, the dataset's decision
 policy) and never changes it except for the policy. Decisions are cached
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.order import Order, orders_in_force
 from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.blind import cast_votes, current_vote, may_see_answers
 from piqa_tui.core.votes.decisions import (
@@ -128,6 +129,31 @@ class Ballots:
         """Ids of the items with ``status``, in file order."""
         return [item.id for item in self.project.items if self.status(item.id) is status]
 
+    # --------------------------------------------------- shuffled validation
+
+    def order(self, item: Item) -> Order | None:
+        """The order the user sees ``item``'s solutions in (shown position → index in the file); None: file
+        order. A reviewer always sees file order, as the adjudication screen shows it."""
+        if self.reviewer:
+            return None
+        return orders_in_force(self.project).of(self.project.annotator, item.id, len(item.solutions))
+
+    def shown_index(self, item: Item, index: int) -> int:
+        """Where solution ``index`` (in the file) stands on the user's screen."""
+        order = self.order(item)
+        return order.index(index) if order is not None and 0 <= index < len(order) else index
+
+    def file_index(self, item: Item, shown: int) -> int:
+        """The file's index of the solution the user sees at ``shown`` (a key 1-4 names a shown position)."""
+        order = self.order(item)
+        return order[shown] if order is not None and 0 <= shown < len(order) else shown
+
+    def shown_choice(self, item_id: str, choice: str) -> str:
+        """A stored vote or label (a file index) as the user says it: the number of the solution as shown."""
+        if not choice.isdigit():
+            return choice_text(choice)
+        return choice_text(str(self.shown_index(self.project.item(item_id), int(choice))))
+
     # ----------------------------------------------------------- blind mode
 
     def visible(self, item_id: str) -> bool:
@@ -152,7 +178,7 @@ class Ballots:
         """What the item view says about the votes on ``item``."""
         me = self.project.annotator
         mine = self.my_vote(item.id)
-        mine_text = None if mine is None else choice_text(mine)
+        mine_text = None if mine is None else self.shown_choice(item.id, mine)
         if not self.visible(item.id):
             keys = "/".join(str(n + 1) for n in range(len(item.solutions)))
             return VoteSummary(
@@ -163,7 +189,9 @@ class Ballots:
             )
         parts = [f"you {mine_text}"] if mine_text is not None else ["you —"]
         parts += [
-            f"{show_invisible(a)} {choice_text(c)}" for a, c in cast_votes(self.project, item.id).items() if a != me
+            f"{show_invisible(a)} {self.shown_choice(item.id, c)}"
+            for a, c in cast_votes(self.project, item.id).items()
+            if a != me
         ]
         return VoteSummary("  ·  ".join(parts), self.status_text(item.id), False, mine_text)
 
@@ -184,15 +212,17 @@ class Ballots:
         status = decision.status
         if status is Status.ADJUDICATED:
             adjudication = self.project.state.adjudications[item_id]
-            text = f"adjudicated → {choice_text(adjudication.label)} by {show_invisible(adjudication.who)}"
+            text = (
+                f"adjudicated → {self.shown_choice(item_id, adjudication.label)} by {show_invisible(adjudication.who)}"
+            )
             return text + (f": {adjudication.reason}" if adjudication.reason else "")
         if status is Status.AGREED:
-            return f"agreed → {choice_text(str(decision.label))}  ({describe_policy(self.policy)})"
+            return f"agreed → {self.shown_choice(item_id, str(decision.label))}  ({describe_policy(self.policy)})"
         if status is Status.AGAINST_GOLD:
             gold = self.project.item(item_id).label
             return (
-                f"votes against gold: agreed → {choice_text(str(decision.label))}, gold "
-                f"{choice_text(str(gold))} ({describe_policy(self.policy)}) — a reviewer adjudicates it"
+                f"votes against gold: agreed → {self.shown_choice(item_id, str(decision.label))}, gold "
+                f"{self.shown_choice(item_id, str(gold))} ({describe_policy(self.policy)}) — a reviewer adjudicates it"
             )
         if status is Status.DISAGREEMENT:
             return f"disagreement  ({describe_policy(self.policy)}) — a reviewer adjudicates it"

@@ -39,6 +39,7 @@ class MemberCard:
     flags: dict[str, str] = field(default_factory=dict)  # reason -> note
     note: str = ""
     gold_hidden: bool = False  # blind mode: no gold mark until the annotator voted on the item
+    order: tuple[int, ...] | None = None  # shuffled validation: the order the annotator sees the solutions in
 
 
 class MemberPanel(Widget):
@@ -107,14 +108,16 @@ class MemberPanel(Widget):
         grid.add_column(ratio=1)
         grid.add_row("▸", text(item.prompt, "prompt"))
         gold = None if card.gold_hidden else item.label
-        for i, solution in enumerate(item.solutions):
-            grid.add_row(f"{i + 1}✓" if gold == i else str(i + 1), text(solution, f"solution{i}"))
+        order = card.order or tuple(range(len(item.solutions)))
+        for place, i in enumerate(order):
+            grid.add_row(f"{place + 1}✓" if gold == i else str(place + 1), text(item.solutions[i], f"solution{i}"))
         parts: list[RenderableType] = [grid]
         status = Text(style=muted)
         if card.gold_hidden:
             status.append("gold hidden until you vote on it (blind mode)")
         else:
-            status.append(f"gold {item.label + 1}" if item.label is not None else "no gold label")
+            shown = order.index(item.label) + 1 if item.label in order else (item.label or 0) + 1
+            status.append(f"gold {shown}" if item.label is not None else "no gold label")
         for reason, note in sorted(card.flags.items()):
             status.append(
                 "  ⚑ " + reason + (f" ({note})" if note else ""), self.get_component_rich_style("member-panel--flag")

@@ -1,10 +1,15 @@
 """The current item: prompt, solutions with their differing words lit, label, problems, note, metadata.
 
 The blocks are made once per dataset and refilled on every move, so moving
-through a large set costs a repaint, not a rebuild of widgets.
+through a large set costs a repaint, not a rebuild of widgets. In shuffled
+validation (an ``order`` given) each solution block stands for the solution
+shown in its place: numbers, titles, the gold mark and the label line follow
+the order shown, and nothing on screen names a solution's column or file index.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -53,6 +58,11 @@ class ProblemsLine(Static):
         self.update(text, layout=layout)
 
 
+def _captions(count: int) -> list[str]:
+    """Translation captions that name no column: a column's name would say which solution of the file it is."""
+    return ["translation"] if count == 1 else [f"translation {n + 1}" for n in range(count)]
+
+
 class ItemView(VerticalScroll, can_focus=False):
     """Everything about the current item; ``selected`` names the field the edit keys act on."""
 
@@ -79,6 +89,7 @@ class ItemView(VerticalScroll, can_focus=False):
         self.meta_columns = [c for c in dataset.meta_columns if c not in shown]
         self.item: Item | None = None
         self.selected = "prompt"
+        self.order: Sequence[int] | None = None  # the order shown (shown place → file index); None: file order
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-title", markup=False)
@@ -117,19 +128,28 @@ class ItemView(VerticalScroll, can_focus=False):
         status: str = "",
         gold_hidden: bool = False,
         flags: dict[str, str] | None = None,
+        order: Sequence[int] | None = None,
     ) -> None:
-        """Fill every block from ``item``; ``status`` is a short line of marks for the title."""
+        """Fill every block from ``item``; ``status`` is a short line of marks for the title; ``order``: the
+        solutions' order shown (shown place → file index), None for file order."""
         self.item = item
+        self.order = order
         meta = item.meta
         title = f"{item.id}   row {item.row + 1}"
         if item.question:
             title += f"   asks for the {item.question}"
+        if order is not None:
+            title += "   ⇄ solutions in your own order"
         if status:
             title += f"   {status}"
         self.title_line.update(terminal_safe(title, one_line=True), layout=False)  # the id and question are data
         self.block("prompt").show(item.prompt, (), self._translations("prompt", meta))
+        place = next((b.slot for b in self.solution_blocks if b.field == self.selected), None)
+        self._place_solutions(order)
+        if place is not None:  # the selection keeps its place on screen: following the text would tell its index
+            self.selected = self.solution_blocks[place].field
         self._show_solutions(item, gold_hidden)
-        self.label_line.show_label(label_text(self.dataset, item), hidden=gold_hidden)
+        self.label_line.show_label(self._label_text(item), hidden=gold_hidden)
         self.problems_line.show_problems(problems)
         self.flags_line.show_flags(flags or {})
         self.block("note").show(note)
@@ -137,11 +157,48 @@ class ItemView(VerticalScroll, can_focus=False):
         self.select(self.selected if self._has_field(self.selected, item) else "prompt")
 
     def _translations(self, field: str, meta: dict[str, str]) -> dict[str, str]:
+        if self.order is not None and field.startswith("solution"):  # captions that name no column
+            return dict(zip(_captions(len(self.translations.get(field, []))), self._values(field, meta), strict=True))
         return {c: meta.get(c, "") for c in self.translations.get(field, [])}
+
+    def _values(self, field: str, meta: dict[str, str]) -> list[str]:
+        return [meta.get(c, "") for c in self.translations.get(field, [])]
+
+    def _place_solutions(self, order: Sequence[int] | None) -> None:
+        """Let each solution block stand for the solution shown in its place (its own in file order)."""
+        columns = self.dataset.layout.solutions
+        for block in self.solution_blocks:
+            slot = block.slot
+            index = order[slot] if order is not None and slot < len(order) else slot
+            own = self.translations.get(f"solution{index}", [])
+            if order is None:
+                block.stand_for(index, f"{slot + 1} · {columns[slot]}", own)
+            else:
+                block.stand_for(index, f"{slot + 1} · shown to you", _captions(len(own)))
+            self.blocks[block.field] = block
+
+    def _label_text(self, item: Item) -> str:
+        """The gold label line: in shuffled validation the number of the gold solution as shown, no column."""
+        if self.order is None or item.label is None or not 0 <= item.label < len(self.order):
+            return label_text(self.dataset, item)
+        return str(list(self.order).index(item.label) + 1)
+
+    def shown_name(self, field: str, default: str) -> str:
+        """What a message calls ``field``: ``default``, except a solution shown in a place of its own
+        (shuffled validation), which is named by that place, never by its column or file index."""
+        if self.order is None or not field.startswith("solution"):
+            return default
+        block = next((b for b in self.solution_blocks if b.field == field), None)
+        return default if block is None else f"solution shown as {block.slot + 1}"
+
+    def in_screen_order(self, fields: list[str]) -> list[str]:
+        """``fields`` in the order they stand on screen (tab goes down the screen, whatever the order shown)."""
+        screen = ["prompt", *(block.field for block in self.solution_blocks), "label", "note"]
+        return sorted(fields, key=lambda f: screen.index(f) if f in screen else len(screen))
 
     def _show_solutions(self, item: Item, gold_hidden: bool) -> None:
         for block in self.solution_blocks:
-            present = block.index < len(item.solutions)
+            present = block.slot < len(item.solutions)
             if block.display != present:
                 block.display = present
             if present:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -38,7 +40,10 @@ class LabelLine(Static):
 
 
 class LabelChooser(Widget, can_focus=True):
-    """Pick the gold label: a digit chooses at once, ←/→ then enter, 0 or backspace for none."""
+    """Pick the gold label: a digit chooses at once, ←/→ then enter, 0 or backspace for none.
+
+    ``order`` (shuffled validation: shown place → file index) makes the digits name solutions as shown;
+    ``Done`` always carries the file's index."""
 
     DEFAULT_CSS = """
     LabelChooser {
@@ -61,9 +66,14 @@ class LabelChooser(Widget, can_focus=True):
             self.value = value
             self.how = how
 
-    def __init__(self, count: int, current: int | None, *, id: str | None = None) -> None:
+    def __init__(
+        self, count: int, current: int | None, *, order: Sequence[int] | None = None, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.count = count
+        self.order = list(order) if order is not None and len(order) == count else None
+        if self.order is not None and current in self.order:
+            current = self.order.index(current)
         self.set_reactive(LabelChooser.choice, current)
 
     def render(self) -> Text:
@@ -91,7 +101,8 @@ class LabelChooser(Widget, can_focus=True):
         self.choice = None
 
     def action_commit(self) -> None:
-        self.post_message(self.Done(self, "" if self.choice is None else str(self.choice), "commit"))
+        chosen = self.choice if self.order is None or self.choice is None else self.order[self.choice]
+        self.post_message(self.Done(self, "" if chosen is None else str(chosen), "commit"))
 
     def action_cancel(self) -> None:
         self.post_message(self.Done(self, "", "cancel"))

@@ -2,7 +2,8 @@
 
 Shown under the votes once scoring was used on the dataset. Its height is
 fixed per dataset (a line per solution column plus two), so moving between
-items repaints it without a relayout.
+items repaints it without a relayout. In shuffled validation its lines and
+numbers follow the order the annotator sees (``ScoreView.order``).
 """
 
 from __future__ import annotations
@@ -28,10 +29,17 @@ class ScoreView:
     votes: tuple[int, ...] = ()  # the votes the user may see, as solution indices
     decided: int | None = None  # the votes' decision, when there is one
     template: str = ""
+    order: tuple[int, ...] | None = None  # the solutions' order shown (shown place → file index); None: file order
 
+    def pick(self, index: int) -> str:
+        """Solution ``index`` of the file as the annotator numbers it: its place on their screen, from 1."""
+        if self.order is not None and index in self.order:
+            return str(self.order.index(index) + 1)
+        return str(index + 1)
 
-def _pick(i: int) -> str:
-    return str(i + 1)
+    def row(self, place: int) -> int:
+        """The file index of the solution on line ``place``."""
+        return self.order[place] if self.order is not None and place < len(self.order) else place
 
 
 class ScorePanel(Static):
@@ -76,20 +84,21 @@ class ScorePanel(Static):
         if view.gold_hidden:  # blind mode: the model's choice would point at the answer as much as gold does
             return self._hidden_choice(text, view)
         acc, norm = score.prediction, score.prediction_norm
-        text.append(f"prefers {_pick(acc)}", "bold")
+        text.append(f"prefers {view.pick(acc)}", "bold")
         if norm != acc:
             text.append(" · per char ")
-            text.append(_pick(norm), "bold")
+            text.append(view.pick(norm), "bold")
         text.append(f" · margin {score.margin:.2f}")
         if view.state:
             text.append(f" · {view.state}", "red" if view.error else "italic")
         elif view.template:
             text.append(f"  ({view.template})", "dim")
-        for i in range(view.rows):
+        for place in range(view.rows):
             text.append("\n")
+            i = view.row(place)
             if i >= len(score.logliks):
                 continue
-            text.append(f"  {i + 1}  ", "bold")
+            text.append(f"  {place + 1}  ", "bold")
             text.append(f"{score.logliks[i]:8.2f}")
             text.append(f" ({score.n_tokens[i]} tok)  ", "dim")
             text.append(f"{score.normalised[i]:.3f}/char")
@@ -123,16 +132,16 @@ class ScorePanel(Static):
             elif score.label is None:
                 parts.append(("no gold label", "dim"))
             elif score.correct:
-                parts.append((f"✓ agrees with gold ({_pick(score.label)})", "green"))
+                parts.append((f"✓ agrees with gold ({view.pick(score.label)})", "green"))
             else:
-                parts.append((f"✗ disagrees with gold ({_pick(score.label)})", "bold red"))
+                parts.append((f"✗ disagrees with gold ({view.pick(score.label)})", "bold red"))
             if not view.gold_hidden:
                 if view.votes:
                     agree = sum(v == score.prediction for v in view.votes)
                     style = "green" if agree * 2 > len(view.votes) else "yellow"
                     what = f"{agree} of {len(view.votes)} votes agree"
                     if view.decided is not None:
-                        what += f" (decided {_pick(view.decided)})"
+                        what += f" (decided {view.pick(view.decided)})"
                     parts.append((what, style))
                 else:
                     parts.append(("no votes yet", "dim"))
@@ -141,7 +150,7 @@ class ScorePanel(Static):
             shortcut = not view.gold_hidden and baseline.correct is True
             parts.append(
                 (
-                    f"no prompt: picks {_pick(baseline.prediction)}" + (" = gold: a shortcut" if shortcut else ""),
+                    f"no prompt: picks {view.pick(baseline.prediction)}" + (" = gold: a shortcut" if shortcut else ""),
                     "yellow" if shortcut else "",
                 )
             )

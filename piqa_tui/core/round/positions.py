@@ -1,0 +1,120 @@
+"""Position preference: how often each annotator voted each solution position they were shown, against chance.
+
+A vote's shown position comes from the log alone: the solution index its ``vote`` event recorded (the
+position in the file when it was cast), mapped through the annotator's latest ``order`` event on the item
+before it (``core/round/order.py``), or the index itself when there is none (file order, votes imported
+from a file). Each annotator's vote in force per item counts once; unsure votes and withdrawals have no
+position. Items are grouped by their number of solutions k (chance is 1/k); every (k, position) is an exact
+two-sided binomial test of its count against 1/k, Holm-adjusted over the annotator's tests, and the
+strongest is reported. Without shuffling a preference goes straight into the votes; with it, it cancels out,
+and this says whether anyone has one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from piqa_tui.core.quality.artifacts import binomial_two_sided, holm
+from piqa_tui.core.round.order import ORDER_KIND, parse_order
+from piqa_tui.core.workspace.project import Project
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class PositionPreference:
+    """One annotator's votes per shown position, and the position furthest from chance.
+
+    ``counts`` maps a number of solutions k to the votes per shown position (0-based) on items with k
+    solutions; ``position`` / ``solutions`` name the strongest test, ``share`` its share of the votes,
+    ``p_value`` its Holm-adjusted two-sided binomial p-value against 1/k."""
+
+    annotator: str
+    votes: int
+    counts: dict[int, tuple[int, ...]]
+    position: int
+    solutions: int
+    share: float
+    p_value: float
+
+    @property
+    def chance(self) -> float:
+        return 1 / self.solutions
+
+    @property
+    def preferred(self) -> bool:
+        """Whether the annotator's choices depart from chance beyond ``ALPHA``."""
+        return self.p_value < ALPHA
+
+    def describe(self) -> str:
+        """One line: the strongest position against chance, and whether that is a preference."""
+        verdict = "a position preference" if self.preferred else "no preference shown"
+        return (
+            f"{self.annotator}: position {self.position + 1} of {self.solutions} in {self.share:.0%} of "
+            f"{sum(self.counts[self.solutions])} votes (chance {self.chance:.0%}, p = {self.p_value:.3g}) — {verdict}"
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "annotator": self.annotator,
+            "votes": self.votes,
+            "counts": {str(k): list(v) for k, v in sorted(self.counts.items())},
+            "position": self.position + 1,
+            "solutions": self.solutions,
+            "share": self.share,
+            "chance": self.chance,
+            "p_value": self.p_value,
+            "preferred": self.preferred,
+        }
+
+
+def shown_positions(project: Project) -> dict[tuple[str, str], tuple[int, int]]:
+    """(annotator, item id) → (shown position, number of solutions) of each vote in force for a solution."""
+    if project.workspace is None:
+        return {}
+    orders: dict[tuple[str, str], str] = {}
+    cast: dict[tuple[str, str], tuple[int, int]] = {}
+    for event in project.workspace.events(kinds=["vote", ORDER_KIND]):
+        if event.item_id is None or event.item_id not in project.index:
+            continue
+        key = (event.annotator, event.item_id)
+        if event.kind == ORDER_KIND:
+            orders[key] = event.new or ""
+            continue
+        count = len(project.item(event.item_id).solutions)
+        if not (event.new or "").isdigit() or int(event.new or "") >= count:
+            cast.pop(key, None)  # unsure or withdrawn: no position in force
+            continue
+        order = parse_order(orders.get(key), count)
+        index = int(event.new or "")
+        cast[key] = (order.index(index) if order else index, count)
+    return cast
+
+
+def position_preference(project: Project) -> list[PositionPreference]:
+    """Every annotator with a vote for a solution, in name order (see the module docstring)."""
+    counts: dict[str, dict[int, list[int]]] = {}
+    for (annotator, _), (position, k) in shown_positions(project).items():
+        counts.setdefault(annotator, {}).setdefault(k, [0] * k)[position] += 1
+    return [_preference(name, {k: tuple(v) for k, v in by_k.items()}) for name, by_k in sorted(counts.items())]
+
+
+def _preference(annotator: str, counts: dict[int, tuple[int, ...]]) -> PositionPreference:
+    tests = [(k, position) for k in sorted(counts) for position in range(k)]
+    raw = [binomial_two_sided(counts[k][p], sum(counts[k]), 1 / k) for k, p in tests]
+    adjusted = holm(raw)
+    n = min(range(len(tests)), key=lambda i: (adjusted[i], -abs(_share(counts, *tests[i]) - 1 / tests[i][0])))
+    k, position = tests[n]
+    return PositionPreference(
+        annotator,
+        sum(sum(c) for c in counts.values()),
+        counts,
+        position,
+        k,
+        _share(counts, k, position),
+        float(adjusted[n]),
+    )
+
+
+def _share(counts: dict[int, tuple[int, ...]], k: int, position: int) -> float:
+    return counts[k][position] / sum(counts[k])

@@ -1,0 +1,184 @@
+"""Shuffled validation in core: each validator's own order of an item's solutions, recorded with the first vote
+cast in it, the vote on the text shown, and position preference per annotator against chance.
+
+The round is the Arab-culture worked example of docs/rounds.md (three solutions per item) with ``shuffle = true``
+added; the p-values are checked against scipy's exact binomial test and statsmodels' Holm adjustment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from scipy.stats import binomtest
+from statsmodels.stats.multitest import multipletests
+
+from piqa_tui.core.round.declaration import Round, RoundError, parse_round
+from piqa_tui.core.round.order import (
+    ORDER_KIND,
+    derived_order,
+    orders_in_force,
+    parse_order,
+    vote_in_order,
+)
+from piqa_tui.core.round.positions import position_preference, shown_positions
+from piqa_tui.core.round.recorded import round_in_force
+from piqa_tui.core.workspace.project import Project
+from tests.test_rounds import ARAB, cli, culture_copy, doc_round, imported, round_file
+
+SHUFFLED = "shuffle = true\n" + doc_round(ARAB)
+
+
+@pytest.fixture
+def shuffled(tmp_path: Path) -> Path:
+    return imported(culture_copy(tmp_path), SHUFFLED)
+
+
+def as_annotator(dataset: Path, name: str) -> Project:
+    return Project.open(dataset, annotator=name)
+
+
+def test_the_order_is_sha256_of_seed_annotator_and_item_the_same_every_time() -> None:
+    def by_hand(seed: int, who: str, item: str, n: int) -> tuple[int, ...]:
+        spelled = [json.dumps([seed, who, item, i], separators=(",", ":")) for i in range(n)]
+        keys = [hashlib.sha256(s.encode()).hexdigest() for s in spelled]
+        return tuple(sorted(range(n), key=keys.__getitem__))
+
+    for item in ("msa-001", "msa-002", "dz-017"):
+        assert derived_order(2026, "amina", item, 3) == by_hand(2026, "amina", item, 3)
+        assert derived_order(2026, "amina", item, 3) == derived_order(2026, "amina", item, 3)
+    orders = {derived_order(2026, "amina", f"msa-{n:03d}", 3) for n in range(1, 31)}
+    assert len(orders) == 6  # every order of three solutions turns up over thirty items
+
+
+def test_orders_are_stable_per_annotator_and_item_and_differ_between_annotators(shuffled: Path) -> None:
+    amina, karim = as_annotator(shuffled, "amina"), as_annotator(shuffled, "karim")
+    items = amina.items
+    mine = [orders_in_force(amina).of("amina", item.id, 3) for item in items]
+    assert all(order is not None and sorted(order) == [0, 1, 2] for order in mine)
+    assert mine == [orders_in_force(as_annotator(shuffled, "amina")).of("amina", i.id, 3) for i in items]
+    theirs = [orders_in_force(karim).of("karim", item.id, 3) for item in items]
+    assert sum(a != b for a, b in zip(mine, theirs, strict=True)) >= len(items) // 2
+
+
+def test_two_validators_pressing_1_vote_for_the_texts_they_each_saw_and_the_order_is_recorded(shuffled: Path) -> None:
+    amina, karim = as_annotator(shuffled, "amina"), as_annotator(shuffled, "karim")
+    item = next(
+        i
+        for i in amina.items
+        if orders_in_force(amina).of("amina", i.id, 3)[0] != orders_in_force(karim).of("karim", i.id, 3)[0]
+    )
+    seen = {}
+    for project in (amina, karim):
+        order = orders_in_force(project).of(project.annotator, item.id, 3)
+        seen[project.annotator] = item.solutions[order[0]]
+        vote_in_order(project, item.id, str(order[0]), order)  # the key 1: the first solution shown
+    project = as_annotator(shuffled, "hala")
+    votes = project.state.votes[item.id]
+    for name in ("amina", "karim"):
+        assert item.solutions[int(votes[name].choice)] == seen[name]
+    assert seen["amina"] != seen["karim"]
+    recorded = [e for e in project.workspace.events(kinds=[ORDER_KIND]) if e.item_id == item.id]
+    assert sorted(e.annotator for e in recorded) == ["amina", "karim"]
+    assert all(parse_order(e.new, 3) == orders_in_force(project).of(e.annotator, item.id, 3) for e in recorded)
+    assert shown_positions(project)[("amina", item.id)] == (0, 3)
+    vote_in_order(
+        amina,
+        item.id,
+        str(orders_in_force(amina).of("amina", item.id, 3)[1]),
+        orders_in_force(amina).of("amina", item.id, 3),
+    )
+    assert len(amina.workspace.events(kinds=[ORDER_KIND])) == 2  # a second vote in the same order records none
+
+
+def test_a_recorded_order_holds_when_the_round_changes_its_seed(shuffled: Path) -> None:
+    amina = as_annotator(shuffled, "amina")
+    first, second = amina.items[0], amina.items[1]
+    order = orders_in_force(amina).of("amina", first.id, 3)
+    vote_in_order(amina, first.id, str(order[2]), order)
+    untouched = orders_in_force(amina).of("amina", second.id, 3)
+    reseeded = SHUFFLED.replace("seed = 2026", "seed = 7")
+    code, _, err = cli("round", shuffled, "import", round_file(shuffled.parent, reseeded, "again.toml"))
+    assert code == 0, err
+    again = as_annotator(shuffled, "amina")
+    assert orders_in_force(again).of("amina", first.id, 3) == order  # voted on: the order stays
+    assert orders_in_force(again).of("amina", second.id, 3) == derived_order(7, "amina", second.id, 3)
+    assert untouched == derived_order(2026, "amina", second.id, 3)
+
+
+def test_without_shuffle_every_order_is_the_files_and_nothing_more_is_recorded(tmp_path: Path) -> None:
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    amina = as_annotator(dataset, "amina")
+    assert all(orders_in_force(amina).of("amina", item.id, 3) is None for item in amina.items)
+    vote_in_order(amina, amina.items[0].id, "1", None)
+    assert amina.workspace.events(kinds=[ORDER_KIND]) == []
+    assert shown_positions(amina)[("amina", amina.items[0].id)] == (1, 3)
+    assert "shuffle" not in round_in_force(amina.workspace).canonical()  # an old round keeps its recorded text
+
+
+def test_the_round_file_key_is_checked_and_roles_decide_who_sees_a_shuffle() -> None:
+    declared = parse_round(SHUFFLED, "round.toml")
+    assert declared.shuffle and Round.from_canonical(declared.canonical()).shuffle
+    assert declared.shuffles_for("amina") and declared.shuffles_for("someone-not-named")
+    assert not declared.shuffles_for("rep-maghreb") and not declared.shuffles_for("hala")  # reviewer, lead
+    assert not parse_round(doc_round(ARAB), "round.toml").shuffle
+    with pytest.raises(RoundError, match=r"round.toml:1: shuffle = 'yes' should be true or false"):
+        parse_round('shuffle = "yes"\n' + doc_round(ARAB), "round.toml")
+
+
+def test_position_preference_finds_the_annotator_who_always_takes_the_first_solution(shuffled: Path) -> None:
+    amina, karim = as_annotator(shuffled, "amina"), as_annotator(shuffled, "karim")
+    for n, item in enumerate(amina.items):
+        for project, place in ((amina, 0), (karim, n % 3)):  # amina: always the first shown; karim: in turn
+            order = orders_in_force(project).of(project.annotator, item.id, 3)
+            vote_in_order(project, item.id, str(order[place]), order)
+    found = {p.annotator: p for p in position_preference(as_annotator(shuffled, "hala"))}
+    n = len(amina.items)
+    first = found["amina"]
+    assert (first.position, first.solutions, first.counts, first.share) == (0, 3, {3: (n, 0, 0)}, 1.0)
+    raw = [binomtest(k, n, 1 / 3).pvalue for k in (n, 0, 0)]
+    assert first.p_value == pytest.approx(multipletests(raw, method="holm")[1][0], rel=1e-9)
+    assert first.preferred and first.p_value < 1e-10
+    # the shuffle spread her preference over the file's solutions: it does not go into the votes
+    chosen = [int(v["amina"].choice) for v in amina.state.votes.values() if "amina" in v]
+    assert max(chosen.count(i) for i in range(3)) < n
+    even = found["karim"]
+    assert even.counts == {3: (n // 3, n // 3, n // 3)} and not even.preferred and even.p_value == 1.0
+    assert "position 1 of 3 in 100%" in first.describe() and "a position preference" in first.describe()
+    assert first.to_json()["position"] == 1 and first.to_json()["counts"] == {"3": [n, 0, 0]}
+
+
+def test_position_preference_reaches_agree_json_and_text(shuffled: Path) -> None:
+    amina = as_annotator(shuffled, "amina")
+    for item in amina.items:
+        order = orders_in_force(amina).of("amina", item.id, 3)
+        vote_in_order(amina, item.id, str(order[0]), order)
+    code, out, _ = cli("agree", shuffled, "--json", "--resamples", "0")
+    assert code == 0
+    (only,) = json.loads(out)["position_preference"]
+    assert only["annotator"] == "amina" and only["preferred"] and only["position"] == 1
+    code, out, _ = cli("agree", shuffled, "--resamples", "0")
+    assert code == 0 and "position preference" in out and "amina: position 1 of 3" in out
+
+
+def test_round_show_says_the_solutions_are_shuffled(shuffled: Path, tmp_path: Path) -> None:
+    code, out, _ = cli("round", shuffled, "show")
+    assert code == 0 and "solutions shuffled per validator" in out.splitlines()[0]
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    plain = imported(culture_copy(folder), doc_round(ARAB))
+    code, out, _ = cli("round", plain, "show")
+    assert code == 0 and "shuffled" not in out
+
+
+def test_undo_takes_back_the_vote_and_keeps_the_order_it_was_shown_in(shuffled: Path) -> None:
+    amina = as_annotator(shuffled, "amina")
+    item = amina.items[0]
+    order = orders_in_force(amina).of("amina", item.id, 3)
+    vote_in_order(amina, item.id, str(order[0]), order)
+    assert amina.undo() == item.id
+    assert "amina" not in amina.state.votes.get(item.id, {}) or amina.state.votes[item.id]["amina"].choice == ""
+    assert [e.new for e in amina.workspace.events(kinds=[ORDER_KIND])] == [",".join(map(str, order))]
+    assert ("amina", item.id) not in shown_positions(amina)
