@@ -125,20 +125,20 @@ def gold_changes(
 
 
 def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
-    """The current votes that name a solution, encoded: ``VoteTable.from_votes(vote_triples(project))``.
+    """The current votes that name a solution, encoded: ``VoteTable.from_votes(vote_triples(project)).canonical()``.
 
     Straight from the column-wise current votes while nothing has built ``state.votes``.
     """
     current = project.state.current_votes
     if current is None:
-        return VoteTable.from_votes(vote_triples(project), n_categories)
+        return VoteTable.from_votes(vote_triples(project), n_categories).canonical()
 
     def encode() -> VoteTable:
         choice = current.numeric()
         cast = choice >= 0
         return VoteTable.from_codes(
             current.item[cast], current.item_ids, current.annotator[cast], current.annotators, choice[cast]
-        )
+        ).canonical()  # the order the votes arrived in (another machine's may differ) changes no figure
 
     table = current.memo("table", encode)  # agree asks twice: for the report and for the decisions
     return table if n_categories is None else table.with_categories(n_categories)
