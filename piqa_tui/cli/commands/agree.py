@@ -15,9 +15,12 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.report.stats import categorical_columns
+from piqa_tui.core.round.questions import QuestionAgreement, project_answers, questions_agreement
+from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
@@ -27,6 +30,7 @@ from piqa_tui.render.agreement import (
     set_aside_line,
     summary_markdown,
 )
+from piqa_tui.render.questions import QuestionTables, questions_markdown
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.stats import SHOWN_BREAKDOWNS, more_columns_line
 
@@ -89,11 +93,14 @@ def run(args: argparse.Namespace) -> int:
                 "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
+                "questions": [q.to_json() for q in question_agreements(project)],
             }
         )
         return OK
     if args.markdown:  # the very text the TUI's agreement screen copies (y) and saves (w)
         print(terminal_safe(summary_markdown(found, project.dataset.name)))
+        if questions := question_agreements(project):
+            print(terminal_safe("\n### Extra questions\n\n" + questions_markdown(questions)))
         return OK
     console = Console()
     heading = rich_text(project.dataset.name, "bold", one_line=True)
@@ -107,4 +114,13 @@ def run(args: argparse.Namespace) -> int:
         console.print(BreakdownTable(breakdown))
     if hidden:
         say(more_columns_line(hidden))
+    console.print(QuestionTables(question_agreements(project)))
     return OK
+
+
+def question_agreements(project: Project) -> list[QuestionAgreement]:
+    """Agreement on each extra question of the round in force (none without a round or questions)."""
+    declared = round_in_force(project.workspace)
+    if declared is None:
+        return []
+    return questions_agreement(declared.questions, project_answers(project))

@@ -294,6 +294,26 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
     return columns
 
 
+def question_release_columns(project: Project, items: list[Item]) -> dict[str, list[object]]:
+    """The round's extra questions as columns of the release: ``<id>_votes`` (the answers) and ``<id>`` (the
+    value the question's policy decides); none without a round or questions. A question named like a column
+    of the dataset is refused (one line), never written over the column."""
+    from piqa_tui.core.round.questions import project_answers, question_columns
+    from piqa_tui.core.round.recorded import round_in_force
+
+    declared = round_in_force(project.workspace)
+    if declared is None or not declared.questions:
+        return {}
+    columns = question_columns(declared.questions, project_answers(project), [i.id for i in items])
+    clash = next((name for name in columns if name in project.dataset.columns), None)
+    if clash is not None:
+        raise PiqaError(
+            f"the round's question column '{clash}' is also a column of {project.dataset.path.name}; "
+            "rename the question's id in the round file and import it again"
+        )
+    return dict(columns)
+
+
 def run(args: argparse.Namespace) -> int:
     project = open_project(args, create=args.make_default)
     card = [Path(args.card)] if args.card else []
@@ -305,6 +325,8 @@ def run(args: argparse.Namespace) -> int:
     release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
     items = release.items
     extra = vote_columns(project, items) if args.vote_columns else {}
+    if decided:
+        extra.update(question_release_columns(project, items))
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
     written = project.export(

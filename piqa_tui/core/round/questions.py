@@ -13,6 +13,7 @@ scale) and ``none`` (text: no decided value, only the answers).
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 import weakref
@@ -32,10 +33,11 @@ from piqa_tui.core.votes.agreement import (
     krippendorff_alpha,
     percent_unanimous,
 )
+from piqa_tui.core.votes.exchange import ANSWER
 from piqa_tui.core.workspace.log import Change, Part, Workspace
 from piqa_tui.core.workspace.project import Project
 
-ANSWER_KIND = "answer"
+ANSWER_KIND = ANSWER  # the event kind
 YES_NO, CHOICE, NUMBER, TEXT = "yes/no", "choice", "number", "text"
 KINDS = (YES_NO, CHOICE, NUMBER, TEXT)
 POLICIES: dict[str, tuple[str, ...]] = {  # policy → the kinds it decides
@@ -132,7 +134,9 @@ def question_from_table(entry: object, place: str) -> Question:
         raise QuestionError(f'{place}: a question is not a table; write [[question]] then id = "…"')
     unknown = sorted(set(entry) - set(QUESTION_KEYS))
     if unknown:
-        raise QuestionError(f"{place}: unknown key {unknown[0]!r} in a question; the keys are {', '.join(QUESTION_KEYS)}")
+        raise QuestionError(
+            f"{place}: unknown key {unknown[0]!r} in a question; the keys are {', '.join(QUESTION_KEYS)}"
+        )
     qid = entry.get("id")
     if not isinstance(qid, str) or not _ID.match(qid):
         raise QuestionError(
@@ -296,9 +300,7 @@ class QuestionAgreement:
             "level": self.level,
             "items": self.items,
             "answers": self.answers,
-            "measures": {
-                name: {"value": m.value, "reason": m.reason, "n": m.n} for name, m in self.measures.items()
-            },
+            "measures": {name: {"value": m.value, "reason": m.reason, "n": m.n} for name, m in self.measures.items()},
         }
 
 
@@ -352,3 +354,24 @@ def ordinal_alpha(table: VoteTable) -> Measure:
     if expected == 0:
         return Measure.undefined("every answer is the same: α undefined", int(pairable.sum()))
     return Measure(1.0 - (n - 1) * float((o * delta).sum()) / expected, None, int(pairable.sum()))
+
+
+def questions_agreement(questions: Iterable[Question], answers: Answers) -> list[QuestionAgreement]:
+    """Agreement on each question, in the round's order."""
+    return [question_agreement(q, answers.by_question.get(q.id, {})) for q in questions]
+
+
+# ------------------------------------------------------------------------- release columns
+
+
+def question_columns(questions: Iterable[Question], answers: Answers, item_ids: Iterable[str]) -> dict[str, list[str]]:
+    """The release's columns per question: ``<id>_votes``, the item's answers as a JSON list (in annotator name
+    order, names left out), and ``<id>``, the value its policy decides ("" where it decides none)."""
+    ids = list(item_ids)
+    columns: dict[str, list[str]] = {}
+    for question in questions:
+        given = [list(answers.of(question.id, item_id).values()) for item_id in ids]
+        columns[f"{question.id}_votes"] = [json.dumps(a, ensure_ascii=False) for a in given]
+        if question.policy != "none":
+            columns[question.id] = [decide(question, a) for a in given]
+    return columns

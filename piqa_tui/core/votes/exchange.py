@@ -237,7 +237,7 @@ def read_answer_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
         raise PiqaError(f"{path}: not UTF-8 text (byte {exc.start}); save the answers file as UTF-8") from None
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        rows = [(n, json.loads(line)) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+        rows = [(n, _json_row(path, n, line)) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     elif suffix in (".tsv", ".tab"):
         lines = text.split("\n")
         header = lines[0].rstrip("\r").split("\t")
@@ -285,3 +285,14 @@ def import_answers(project: Project, path: str | Path, check: Callable[[str, str
     if new:
         workspace.insert_events(ANSWER, new, note=f"imported from {Path(path).name}")
     return AnswersImport(len(rows), len(new), sorted(bad))
+
+
+def _json_row(path: Path, line: int, text: str) -> dict[str, str]:
+    """One JSON Lines record as a table of texts; ``PiqaError`` names the line when it is not an object."""
+    try:
+        row = json.loads(text)
+    except (ValueError, RecursionError):
+        row = None
+    if not isinstance(row, dict):
+        raise PiqaError(f"{path}:{line}: not a JSON object; an answers file has one object per line")
+    return {str(k): "" if v is None else str(v) for k, v in row.items()}
