@@ -6,12 +6,13 @@ undefined value is written "undefined" with its reason, never as 0 or 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
-from piqa_tui.core.round.questions import QuestionAgreement
+from piqa_tui.core.round.questions import Answers, Question, QuestionAgreement, question_columns
 from piqa_tui.render.markdown import markdown_table, one_line
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
@@ -71,3 +72,24 @@ class QuestionTables:
             for row in rows:
                 table.add_row(*row[:-1], rich_text(row[-1], "dim"))
             yield table
+
+
+def card_questions_lines(
+    questions: Sequence[Question], answers: Answers, items: Sequence[str], found: Iterable[QuestionAgreement]
+) -> list[str]:
+    """The card's summary of the extra questions: per question its text, kind and policy, how its decided values
+    fall over the released ``items``, and the agreement on it (no annotator is named)."""
+    lines = [
+        "Besides the label, each item was asked these questions; the release has a column `<id>_votes` with the "
+        "answers and a column `<id>` with the value the question's policy decides.",
+        "",
+    ]
+    columns = question_columns(questions, answers, items)
+    for question in questions:
+        decided = Counter(columns.get(question.id, []))
+        counts = ", ".join(f"{one_line(value or 'undecided')}: {n}" for value, n in sorted(decided.items()))
+        lines += [
+            f"* `{question.id}` — {one_line(question.text)} ({question.kind}; {question.hint}; policy {question.policy})"
+            + (f"; decided over the {len(items)} items: {counts}" if counts else ""),
+        ]
+    return [*lines, "", questions_markdown(found)]
