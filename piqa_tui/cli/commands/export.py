@@ -311,7 +311,7 @@ def question_release_columns(project: Project, items: list[Item]) -> dict[str, l
             f"the round's question column '{clash}' is also a column of {project.dataset.path.name}; "
             "rename the question's id in the round file and import it again"
         )
-    return dict(columns)
+    return {name: list[object](values) for name, values in columns.items()}
 
 
 def run(args: argparse.Namespace) -> int:

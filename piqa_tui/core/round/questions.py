@@ -20,6 +20,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 
@@ -143,7 +144,7 @@ def question_from_table(entry: object, place: str) -> Question:
             f"{place}: question id {str(qid)[:40]!r} should be a letter then letters, digits or _ (it names columns)"
         )
     text = entry.get("text")
-    if not isinstance(text, str) or not text.strip() or _CONTROL.search(text):
+    if not _is_text(text):
         raise QuestionError(f'{place}: question {qid!r} needs text = "…" (one line, the question shown)')
     kind = entry.get("kind")
     kind = YES_NO if kind in ("yes-no", "yesno") else kind
@@ -163,10 +164,8 @@ def _options(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tu
         if options is not None:
             raise QuestionError(f"{place}: question {qid!r} is {kind}: options belong to a choice question")
         return ()
-    good = isinstance(options, list) and len(options) >= 2
-    if not good or not all(isinstance(o, str) and o.strip() and not _CONTROL.search(o) for o in options):  # type: ignore[union-attr]
+    if not isinstance(options, list) or len(options) < 2 or not all(_is_text(o) for o in options):
         raise QuestionError(f'{place}: choice question {qid!r} needs options = ["…", "…"] (two or more texts)')
-    assert isinstance(options, list)
     if len(set(options)) < len(options):
         raise QuestionError(f"{place}: choice question {qid!r} names an option twice; give each once")
     return tuple(options)
@@ -178,12 +177,19 @@ def _bounds(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tup
         if low is not None or high is not None:
             raise QuestionError(f"{place}: question {qid!r} is {kind}: min and max belong to a number question")
         return None, None
-    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high))
-    if not whole or not low <= high or high - low > 100:  # type: ignore[operator]
+    if not _whole(low) or not _whole(high) or not low <= high <= low + 100:
         raise QuestionError(
             f"{place}: number question {qid!r} needs whole numbers min <= max, at most 100 apart (e.g. min = 1, max = 5)"
         )
-    return low, high  # type: ignore[return-value]
+    return low, high
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip()) and not _CONTROL.search(value)
 
 
 def checked_questions(questions: Iterable[Question], place: str) -> tuple[Question, ...]:
