@@ -68,7 +68,7 @@ class QuestionTables:
                 continue
             table = Table(title=rich_text(question_heading(each), "table.title", one_line=True))
             for j, col in enumerate(QUESTION_HEADER):
-                table.add_column(col, justify="right" if j in (1, 2) else "left")
+                table.add_column(rich_text(col), justify="right" if j in (1, 2) else "left")
             for row in rows:
                 table.add_row(*row[:-1], rich_text(row[-1], "dim"))
             yield table

@@ -114,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(BreakdownTable(breakdown))
     if hidden:
         say(more_columns_line(hidden))
-    console.print(QuestionTables(question_agreements(project)))
+    if questions := question_agreements(project):
+        console.print(QuestionTables(questions))
     return OK
 
 
