@@ -142,3 +142,20 @@ def _saver(host: Host, project: Project, item: Item, question: Question) -> Call
         )
 
     return save
+
+
+def answers_status(project: Project, item_id: str, see_others: bool) -> str:
+    """The item's answers for its title line: ``? id: yours`` per question answered, with the others' answers
+    where blind mode shows their votes ("" without a round that asks questions)."""
+    declared = round_in_force(project.workspace)
+    if declared is None or not declared.questions:
+        return ""
+    answers = project_answers(project)
+    shown = []
+    for question in declared.questions:
+        given = answers.of(question.id, item_id)
+        mine = given.pop(project.annotator, "")
+        others = f" (others: {', '.join(given.values())})" if see_others and given else ""
+        if mine or others:
+            shown.append(f"? {question.id}: {mine or '—'}{others}")
+    return "  ".join(shown)
