@@ -362,3 +362,13 @@ def test_answers_made_on_two_copies_meet_in_a_merge(sample: Path, tmp_path: Path
         "rel": {"msa-001": {"amina": "yes", "karim": "no"}, "msa-002": {"karim": "yes"}}
     }
     assert isinstance(project_answers(merged), Answers)
+
+
+def test_round_show_lists_the_questions(sample: Path) -> None:
+    with_round(sample, PEOPLE + YES_NO + SCALE)
+    code, out, err = cli("round", sample, "show")
+    assert code == 0, err
+    assert "  rel  yes/no (yes or no), policy any-yes: Relevant elsewhere?" in out
+    assert "  acc  number (a whole number 1–5), policy median: Cultural accuracy" in out
+    code, out, _ = cli("round", sample, "show", "--json")
+    assert [q["id"] for q in json.loads(out)["questions"]] == ["rel", "acc"]
