@@ -320,12 +320,13 @@ def test_a_bad_answers_row_is_one_line_and_the_rest_are_recorded(sample: Path) -
         "msa-001\tamina\trel\tyes\t2026-01-01T00:00:00.000000Z\n"
         "msa-002\tamina\trel\tmaybe\t2026-01-01T00:00:01.000000Z\n"
         "msa-003\tamina\tcolour\tyes\t2026-01-01T00:00:02.000000Z\n"
-        "nope\tamina\trel\tyes\t2026-01-01T00:00:03.000000Z\n",
+        "nope\tamina\trel\tyes\t2026-01-01T00:00:03.000000Z\n"
+        "msa-004\tamina\trel\tyes\tyesterday\n",
         encoding="utf-8",
     )
     code, _, err = cli("votes", "import", sample, "--answers", path)
     lines = err.strip().splitlines()
-    assert code == 1 and len(lines) == 3
+    assert code == 1 and len(lines) == 4 and "answers.tsv:6:" in lines[3] and "not as the log writes it" in lines[3]
     assert "answers.tsv:3:" in lines[0] and "answers.tsv:4:" in lines[1] and "asks no question 'colour'" in lines[1]
     assert answers_in_force(Project.open(sample, create=False).workspace).by_question == {
         "rel": {"msa-001": {"amina": "yes"}}
@@ -372,3 +373,16 @@ def test_round_show_lists_the_questions(sample: Path) -> None:
     assert "  acc  number (a whole number 1–5), policy median: Cultural accuracy" in out
     code, out, _ = cli("round", sample, "show", "--json")
     assert [q["id"] for q in json.loads(out)["questions"]] == ["rel", "acc"]
+
+
+def test_answers_a_redeclared_question_cannot_take_are_left_out_of_its_release(sample: Path) -> None:
+    with_round(sample, PEOPLE + YES_NO)
+    record_answer(Project.open(sample, annotator="amina"), "msa-001", asked(YES_NO).questions[0], "yes")
+    with_round(sample, PEOPLE + SCALE.replace('"acc"', '"rel"'))  # the same id, now a 1-5 scale
+    scale = round_in_force(Project.open(sample, create=False).workspace).question("rel")
+    record_answer(Project.open(sample, annotator="karim"), "msa-001", scale, "4")
+    out = sample.parent / "out.tsv"
+    code, _, err = cli("export", sample, "--decided", "--to", out)
+    assert code == 0, err
+    header, first = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()[:2]]
+    assert first[header.index("rel")] == "4" and first[header.index("rel_votes")] == '["4"]'

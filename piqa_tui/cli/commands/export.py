@@ -12,6 +12,8 @@ for one run); ``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
 flagged for removal (e.g. duplicates resolved by keeping another copy).
+With ``--decided`` each extra question of the round in force adds ``<id>_votes`` (its answers) and ``<id>``
+(the value its policy decides).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
 """
 

@@ -1,5 +1,6 @@
 """``piqa-tui votes import|export|policy PATH FILE``: votes and adjudications as long-format files, and the
-decision policy."""
+decision policy. ``--answers FILE`` brings the answers to the round's extra questions along, as a file of
+their own."""
 
 from __future__ import annotations
 

@@ -117,6 +117,14 @@ class Question:
             return value
         raise QuestionError(f"{self.id}: {value[:40]!r} is no answer; answer {self.hint}")
 
+    def takes(self, stored: str) -> bool:
+        """Whether ``stored`` is an answer this question takes as it is (an answer recorded under an earlier
+        declaration of the same id may not be: it is then left out of decisions and agreement)."""
+        try:
+            return bool(stored) and self.answer(stored) == stored
+        except QuestionError:
+            return False
+
     def to_json(self) -> dict[str, object]:
         table: dict[str, object] = {"id": self.id, "text": self.text, "kind": self.kind, "policy": self.policy}
         if self.kind == CHOICE:
@@ -376,7 +384,7 @@ def question_columns(questions: Iterable[Question], answers: Answers, item_ids: 
     ids = list(item_ids)
     columns: dict[str, list[str]] = {}
     for question in questions:
-        given = [list(answers.of(question.id, item_id).values()) for item_id in ids]
+        given = [[a for a in answers.of(question.id, item_id).values() if question.takes(a)] for item_id in ids]
         columns[f"{question.id}_votes"] = [json.dumps(a, ensure_ascii=False) for a in given]
         if question.policy != "none":
             columns[question.id] = [decide(question, a) for a in given]
