@@ -25,6 +25,7 @@ from typing import TypeGuard
 import numpy as np
 
 from piqa_tui.core.errors import InputError
+from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.votes.agreement import (
     Measure,
     VoteTable,
@@ -99,7 +100,7 @@ class Question:
         """``raw`` as this question stores it ("y" → "yes", "2" → the second option); "" withdraws.
 
         ``QuestionError`` says what answers it takes."""
-        value = raw.strip()
+        value = nfc(raw.strip())  # typed text is stored in NFC, as every edit is
         if not value:
             return ""
         if self.kind == YES_NO and value.lower() in (*_YES, *_NO):
@@ -174,9 +175,9 @@ def _options(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tu
         return ()
     if not isinstance(options, list) or len(options) < 2 or not all(_is_text(o) for o in options):
         raise QuestionError(f'{place}: choice question {qid!r} needs options = ["…", "…"] (two or more texts)')
-    if len(set(options)) < len(options):
+    if len({nfc(o.strip()) for o in options}) < len(options):
         raise QuestionError(f"{place}: choice question {qid!r} names an option twice; give each once")
-    return tuple(options)
+    return tuple(nfc(o.strip()) for o in options)
 
 
 def _bounds(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tuple[int | None, int | None]:
