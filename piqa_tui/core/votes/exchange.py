@@ -7,6 +7,10 @@ the text itself, so the row names the text, never only a position: on the
 other machine a vote or an adjudication follows that text to wherever it
 stands, and counts for nothing when it is not there (stale, or set aside).
 
+The answers to a round's extra questions travel in a file of their own
+(``export_answers`` / ``import_answers``): ``item_id, annotator, question,
+answer, time``, one row per answer event, in the same three formats.
+
 Every value reads back exactly as written, whatever it holds:
 
 * TSV is not quoted; a backslash, tab, line feed or carriage return inside a
