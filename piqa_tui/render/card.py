@@ -124,6 +124,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *description_section(dataset, items, stats, languages, model_results(project, items, options.known_templates)),
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
+        *extra_questions_section(project, items),
         *considerations_section(facts),
         *doubt_lines(project, options),
         *annotation_artifacts_section(project, items, options, facts.rows),
@@ -481,6 +482,21 @@ def annotation_artifacts_section(
 
 
 # --------------------------------------------------------------------------- Additional Information
+
+
+def extra_questions_section(project: Project, items: list[Item]) -> list[str]:
+    """The round's extra questions, their decided values and agreement (nothing without a round that asks any)."""
+    from piqa_tui.core.round.questions import project_answers, questions_agreement
+    from piqa_tui.core.round.recorded import round_in_force
+    from piqa_tui.render.questions import card_questions_lines
+
+    declared = round_in_force(project.workspace)
+    if declared is None or not declared.questions:
+        return []
+    answers = project_answers(project)
+    found = questions_agreement(declared.questions, answers)
+    lines = card_questions_lines(declared.questions, answers, [i.id for i in items], found)
+    return ["### Extra questions", "", *lines, ""]
 
 
 def additional_section(options: CardOptions) -> list[str]:

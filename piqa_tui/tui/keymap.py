@@ -283,6 +283,13 @@ VOTE_ACTIONS: tuple[Action, ...] = (
         "Adjudicate disagreements: set their final label with a reason (reviewer mode)",
     ),
     Action("set_policy", "", "set_policy", "policy", "Set the decision policy (majority 2 of 3, unanimity of 4, ...)"),
+    Action(
+        "questions",
+        "Q",
+        "questions",
+        "questions",
+        "Answer the round's extra questions on this item (y/n, an option's number, a number or short text)",
+    ),
 )
 
 # The duplicates screen: walk the clusters, choose a member, resolve.

@@ -12,6 +12,8 @@ for one run); ``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
 flagged for removal (e.g. duplicates resolved by keeping another copy).
+With ``--decided`` each extra question of the round in force adds ``<id>_votes`` (its answers) and ``<id>``
+(the value its policy decides).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
 """
 
@@ -295,6 +297,26 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
     return columns
 
 
+def question_release_columns(project: Project, items: list[Item]) -> dict[str, list[object]]:
+    """The round's extra questions as columns of the release: ``<id>_votes`` (the answers) and ``<id>`` (the
+    value the question's policy decides); none without a round or questions. A question named like a column
+    of the dataset is refused (one line), never written over the column."""
+    from piqa_tui.core.round.questions import project_answers, question_columns
+    from piqa_tui.core.round.recorded import round_in_force
+
+    declared = round_in_force(project.workspace)
+    if declared is None or not declared.questions:
+        return {}
+    columns = question_columns(declared.questions, project_answers(project), [i.id for i in items])
+    clash = next((name for name in columns if name in project.dataset.columns), None)
+    if clash is not None:
+        raise PiqaError(
+            f"the round's question column '{clash}' is also a column of {project.dataset.path.name}; "
+            "rename the question's id in the round file and import it again"
+        )
+    return {name: list[object](values) for name, values in columns.items()}
+
+
 def run(args: argparse.Namespace) -> int:
     with progress_line(args) as progress:
         progress.show(reading(args))
@@ -309,6 +331,8 @@ def run(args: argparse.Namespace) -> int:
         release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
         items = release.items
         extra = vote_columns(project, items) if args.vote_columns else {}
+        if decided:
+            extra.update(question_release_columns(project, items))
         if args.flag_column:
             extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
         progress.show(f"writing {Path(args.to).name}")

@@ -80,3 +80,11 @@ def _show(declared: Round, counts: dict[str, int]) -> None:
             f"  {person.name.ljust(width)}  {', '.join(person.roles)}{state}"
             f"{'  ' + attributes if attributes else ''}  assigned {counts.get(person.name, 0)}"
         )
+    for line in question_lines(declared):
+        say(line)
+
+
+def question_lines(declared: Round) -> list[str]:
+    """The round's extra questions, one line each: id, kind, the answers it takes, policy and text."""
+    lines = ["questions:"] if declared.questions else []
+    return lines + [f"  {q.id}  {q.kind} ({q.hint}), policy {q.policy}: {q.text}" for q in declared.questions]

@@ -1,5 +1,6 @@
 """``piqa-tui votes import|export|policy PATH FILE``: votes and adjudications as long-format files, and the
-decision policy."""
+decision policy. ``--answers FILE`` brings the answers to the round's extra questions along, as a file of
+their own."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.round.declaration import Round
+from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, show_invisible, twins_line
 from piqa_tui.core.votes.decisions import (
     parse_policy,
@@ -22,8 +26,9 @@ from piqa_tui.core.votes.decisions import (
     project_policy,
     set_project_policy,
 )
-from piqa_tui.core.votes.exchange import export_votes
+from piqa_tui.core.votes.exchange import export_answers, export_votes, import_answers
 from piqa_tui.core.votes.files import import_votes
+from piqa_tui.core.workspace.project import Project
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--current", action="store_true", help="export only each annotator's current vote (default: every vote event)"
     )
     parser.add_argument(
+        "--answers",
+        metavar="ANSWERS",
+        help="also export/import the answers to the round's extra questions with this file (.tsv/.csv/.jsonl)",
+    )
+    parser.add_argument(
         "--force", action="store_true", help="export: replace FILE if it exists (never the dataset or its workspace)"
     )
 
@@ -53,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         spec = policy_spec(project_policy(project))
         print_json({"policy": spec}) if args.json else say(f"decision policy: {spec}")
         return OK
+    if args.answers and not args.file:
+        return exchange_answers(project, args)
     if not args.file:
         print(f"piqa-tui votes {args.action}: error: give the votes FILE", file=sys.stderr)
         return 2
@@ -65,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         project.check_outputs([Path(args.file)], replace=args.force)
         count = export_votes(project, args.file, current_only=args.current)
+        if args.answers:
+            exchange_answers(project, args)
         if args.json:
             print_json({"written": args.file, "votes": count})
         else:
@@ -73,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
     if project.workspace is not None and (twins := invisible_twins(project.workspace.annotator_names())):
         warn(twins_line(twins))
+    if args.answers and exchange_answers(project, args) != OK:
+        return DATA_PROBLEMS
     if args.json:
         print_json(
             {
@@ -101,3 +117,36 @@ def run(args: argparse.Namespace) -> int:
         f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected{decided}"
     )
     return DATA_PROBLEMS if result.bad else OK
+
+
+def exchange_answers(project: Project, args: argparse.Namespace) -> int:
+    """Export or import the answers to the round's extra questions (``--answers FILE``): a file of its own,
+    one row per answer (item_id, annotator, question, answer, time); an import checks each answer against
+    the round in force and reports a bad row in one line."""
+    path = Path(args.answers)
+    if args.action == "export":
+        if project.workspace is None:
+            raise PiqaError(f"{project.dataset.path} has no workspace yet, so no answers to export")
+        project.check_outputs([path], replace=args.force)
+        count = export_answers(project, path, current_only=args.current)
+        if not args.json:
+            say(f"wrote {count} answers to {args.answers}")
+        return OK
+    declared = round_in_force(project.workspace)
+    result = import_answers(project, path, lambda question, raw: _checked_answer(declared, question, raw))
+    for line, reason in result.bad:
+        print(message_line(f"{args.answers}:{line}: {reason}"), file=sys.stderr)
+    if args.json:
+        if not args.file:  # with a votes file, its summary is the one JSON document printed
+            print_json({"answers_read": result.read, "answers_new": result.new, "answers_bad": len(result.bad)})
+    else:
+        say(f"read {result.read} answers: {result.new} new, {len(result.bad)} rejected")
+    return DATA_PROBLEMS if result.bad else OK
+
+
+def _checked_answer(declared: Round | None, question_id: str, raw: str) -> str:
+    """The answer as the round's question stores it; ``PiqaError`` when the round asks no such question."""
+    question = declared.question(question_id) if declared is not None else None
+    if question is None:
+        raise PiqaError(f"the round in force asks no question '{question_id}'; import the round file first")
+    return question.answer(raw)

@@ -3,8 +3,8 @@
 Read once from a small TOML file (``parse_round``) and checked there, so everything after holds a
 ``Round``, never a table to look into again. Its canonical JSON (``Round.canonical``) is what the
 workspace records: the same declaration gives the same text on every machine. Unknown keys are refused
-(a typo would otherwise silently route nothing); the questions and guidelines of a later round file will
-be new keys here.
+(a typo would otherwise silently route nothing). ``[[question]]`` tables declare the extra questions
+asked per item, checked by ``core/round/questions.py``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import InputError
+from piqa_tui.core.round.questions import Question, QuestionError, checked_questions, question_from_table
 
 ROLES = ("writer", "reviewer", "validator", "lead")
-ROUND_KEYS = ("name", "seed", "validators_per_item", "shuffle", "routing", "annotator")
+ROUND_KEYS = ("name", "seed", "validators_per_item", "shuffle", "routing", "annotator", "question")
 ROUTING_KEYS = ("same", "never", "balance")
 ANNOTATOR_KEYS = ("name", "roles", "active")  # every other key of an annotator is an attribute
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -88,6 +89,10 @@ class Round:
     annotators: tuple[Annotator, ...]
     routing: Routing = field(default_factory=Routing)
     shuffle: bool = False
+    questions: tuple[Question, ...] = ()  # the extra questions asked per item (core/round/questions.py)
+
+    def question(self, question_id: str) -> Question | None:
+        return next((q for q in self.questions if q.id == question_id), None)
 
     def annotator(self, name: str) -> Annotator | None:
         return next((a for a in self.annotators if a.name == name), None)
@@ -110,6 +115,7 @@ class Round:
             "validators_per_item": self.validators_per_item,
             "routing": self.routing.to_json(),
             "annotators": [a.to_json() for a in self.annotators],
+            **({"questions": [q.to_json() for q in self.questions]} if self.questions else {}),
         }
         if self.shuffle:  # only when on: a round recorded before the key existed keeps its canonical text
             found["shuffle"] = True
@@ -136,6 +142,8 @@ class Round:
             for a in table.pop("annotators", [])
             if isinstance(a, dict)
         ]
+        if "questions" in table:
+            table["question"] = table.pop("questions")
         return round_from_table(table, _Where("the workspace's recorded round", ""))
 
 
@@ -212,7 +220,19 @@ def round_from_table(table: Mapping[str, object], where: _Where) -> Round:
         annotators=people,
         routing=_routing(table.get("routing", {}), where),
         shuffle=_flag(table.get("shuffle", False), "shuffle", where.key("shuffle")),
+        questions=_questions(table.get("question", []), where),
     )
+
+
+def _questions(entries: object, where: _Where) -> tuple[Question, ...]:
+    """The ``[[question]]`` tables, checked (see core/round/questions.py); a problem is a ``RoundError``."""
+    if not isinstance(entries, list):
+        raise RoundError(f'{where.key("question")}: question should be [[question]] tables, each with id = "…"')
+    try:
+        found = [question_from_table(e, where.at(r"\s*\[\[\s*question\s*\]\]", n)) for n, e in enumerate(entries)]
+        return checked_questions(found, where.source)
+    except QuestionError as exc:
+        raise RoundError(str(exc)) from None
 
 
 def _annotator(entry: object, nth: int, where: _Where) -> Annotator:

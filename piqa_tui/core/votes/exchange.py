@@ -7,6 +7,10 @@ the text itself, so the row names the text, never only a position: on the
 other machine a vote or an adjudication follows that text to wherever it
 stands, and counts for nothing when it is not there (stale, or set aside).
 
+The answers to a round's extra questions travel in a file of their own
+(``export_answers`` / ``import_answers``): ``item_id, annotator, question,
+answer, time``, one row per answer event, in the same three formats.
+
 Every value reads back exactly as written, whatever it holds:
 
 * TSV is not quoted; a backslash, tab, line feed or carriage return inside a
@@ -25,6 +29,7 @@ import io
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,15 +175,131 @@ def export_votes(project: Project, path: str | Path, current_only: bool = False)
 
 def votes_text(path: Path, rows: list[Row]) -> str:
     """The rows as the file ``path`` names by its extension (.tsv, .tab, .csv, .jsonl, .ndjson)."""
+    return table_text(path, VOTE_COLUMNS, rows)
+
+
+# ------------------------------------------------------------------ answers to extra questions
+
+ANSWER = "answer"  # the event kind of an answer to a round's extra question (core/round/questions.py)
+ANSWER_COLUMNS = ("item_id", "annotator", "question", "answer", "time")
+AnswerRow = tuple[str, str, str, str, str]
+_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")  # the log's own clock (log.now)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswersImport:
+    """What an answers file brought: rows read, new answers recorded, and the rejected lines (line, reason)."""
+
+    read: int
+    new: int
+    bad: list[tuple[int, str]]
+
+
+def answer_rows(project: Project, current_only: bool = False) -> list[AnswerRow]:
+    """Every answer event (or only each annotator's current answer per item and question, withdrawals
+    included), by time; an empty answer is a withdrawal."""
+    if project.workspace is None:
+        raise PiqaError("exporting answers needs a workspace")
+    events = project.workspace.events(kinds=[ANSWER])
+    if current_only:
+        events = list({(e.item_id, e.annotator, e.field): e for e in events}.values())  # the latest in log order
+    rows = [(e.item_id or "", e.annotator, e.field or "", e.new or "", e.time) for e in events if e.item_id]
+    return sorted(rows, key=lambda r: r[4])  # stable: answers of one instant keep their log order
+
+
+def export_answers(project: Project, path: str | Path, current_only: bool = False) -> int:
+    """Write the answers (``answer_rows``) to ``path`` as the votes file of the same extension; how many rows."""
+    path = Path(path)
+    rows = answer_rows(project, current_only)
+    atomic_write(path, table_text(path, ANSWER_COLUMNS, rows))
+    return len(rows)
+
+
+def table_text(path: Path, columns: tuple[str, ...], rows: list) -> str:
+    """Rows under ``columns`` as the file ``path`` names by its extension (.tsv, .tab, .csv, .jsonl, .ndjson)."""
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        return "".join(json_line(dict(zip(VOTE_COLUMNS, r))) for r in rows)
+        return "".join(json_line(dict(zip(columns, r))) for r in rows)
     if suffix in (".tsv", ".tab"):
-        return "".join("\t".join(map(tsv_escape, r)) + "\n" for r in [VOTE_COLUMNS, *rows])
+        return "".join("\t".join(map(tsv_escape, r)) + "\n" for r in [columns, *rows])
     if suffix != ".csv":
         raise PiqaError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv or .jsonl")
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)  # minimal quoting misses a lone CR
-    writer.writerow(VOTE_COLUMNS)
+    writer.writerow(columns)
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def read_answer_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """The rows of an answers file (written by ``export_answers``), with their line numbers; ``PiqaError`` when
+    the file cannot be read or lacks a column."""
+    from piqa_tui.core.dataset.input_file import read_input
+
+    try:
+        text = read_input(path, "answers file").decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PiqaError(f"{path}: not UTF-8 text (byte {exc.start}); save the answers file as UTF-8") from None
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        rows = [(n, _json_row(path, n, line)) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    elif suffix in (".tsv", ".tab"):
+        lines = text.split("\n")
+        header = lines[0].rstrip("\r").split("\t")
+        cells = ([tsv_unescape(c) for c in line.rstrip("\r").split("\t")] for line in lines[1:])
+        rows = [(n, dict(zip(header, c))) for n, c in enumerate(cells, 2) if c != [""]]
+    elif suffix == ".csv":
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows = [(reader.line_num, row) for row in reader]
+    else:
+        raise PiqaError(f"{path}: unknown answers file type '{suffix}'; use .tsv, .csv or .jsonl")
+    missing = next((c for c in ANSWER_COLUMNS if rows and not all(c in r for _, r in rows)), None)
+    if missing:
+        raise PiqaError(f"{path}: no '{missing}' column; an answers file has {', '.join(ANSWER_COLUMNS)}")
+    return [(n, {k: str(v) for k, v in row.items()}) for n, row in rows]
+
+
+def import_answers(project: Project, path: str | Path, check: Callable[[str, str], str]) -> AnswersImport:
+    """Record the answers of a file the workspace lacks; ``check(question, answer)`` returns the answer as the
+    round stores it or raises ``PiqaError`` (the row is then rejected with its reason).
+
+    An answer counts where it is newer than the annotator's latest answer to that question on that item here,
+    so importing a file twice, or an older copy, changes nothing; the rest are recorded in time order."""
+    workspace = project.workspace
+    if workspace is None:
+        raise PiqaError("importing answers needs a workspace")
+    rows = read_answer_rows(Path(path))
+    latest: dict[tuple[str, str, str], str] = {}
+    for event in workspace.events(kinds=[ANSWER]):
+        key = (event.item_id or "", event.annotator, event.field or "")
+        latest[key] = max(latest.get(key, ""), event.time)
+    bad: list[tuple[int, str]] = []
+    new: list[tuple[str, str, str, str, str]] = []
+    for line, row in sorted(rows, key=lambda r: r[1]["time"]):
+        try:
+            item_id, annotator, question, time = row["item_id"], row["annotator"], row["question"], row["time"]
+            if item_id not in project.index or not annotator.strip():
+                raise PiqaError(f"no item '{item_id}' in this dataset" if annotator.strip() else "no annotator")
+            if not _ISO_TIME.fullmatch(time):
+                raise PiqaError(f"time {time[:40]!r} is not as the log writes it (2026-01-31T09:30:00.000000Z)")
+            answer = check(question, row["answer"])
+        except PiqaError as exc:
+            bad.append((line, str(exc)))
+            continue
+        if time > latest.get((item_id, annotator, question), ""):
+            latest[(item_id, annotator, question)] = time
+            new.append((time, annotator, item_id, question, answer))
+    if new:
+        workspace.insert_events(ANSWER, new, note=f"imported from {Path(path).name}")
+    return AnswersImport(len(rows), len(new), sorted(bad))
+
+
+def _json_row(path: Path, line: int, text: str) -> dict[str, str]:
+    """One JSON Lines record as a table of texts; ``PiqaError`` names the line when it is not an object."""
+    try:
+        row = json.loads(text)
+    except (ValueError, RecursionError):
+        row = None
+    if not isinstance(row, dict):
+        raise PiqaError(f"{path}:{line}: not a JSON object; an answers file has one object per line")
+    return {str(k): "" if v is None else str(v) for k, v in row.items()}

@@ -440,6 +440,18 @@ class Workspace:
             )
             return conn.total_changes - before
 
+    def insert_events(self, kind: str, rows: Iterable[tuple[str, str, str, str, str]], note: str | None) -> int:
+        """Add (time, annotator, item_id, field, new) events of ``kind`` brought from a file, in the order given:
+        part of no action, so on nobody's undo stack (as imported votes). Returns how many."""
+        with self.write() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT INTO events(time, annotator, item_id, field, new, kind, note, uid, clock)"
+                f" VALUES (?, ?, ?, ?, ?, ?, ?, {self._stamps(conn)})",
+                [(*row, kind, note) for row in rows],
+            )
+            return conn.total_changes - before
+
     def event_rows(self, after: int = 0, upto: int | None = None, votes: bool = True) -> sqlite3.Cursor:
         """Raw event tuples after a sequence number (and up to ``upto``), in canonical order (Event's fields).
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
 
-UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup", "round", "assign")
+UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup", "round", "assign", "answer")
 MARKERS = ("undo", "redo")
 
 
@@ -94,10 +94,11 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
             (event.item_id, event.annotator, event.seq),
         ).fetchone()
         return tuple(row) if row else (None, "", None)
+    mine = " AND annotator = ?" if event.kind == "answer" else ""  # an answer is one annotator's own
     row = ws.conn.execute(
-        f"SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ? AND {before}"
+        f"SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ?{mine} AND {before}"
         " ORDER BY clock DESC, uid DESC LIMIT 1",
-        (event.kind, event.item_id, event.field, event.seq),
+        (event.kind, event.item_id, event.field, *([event.annotator] if mine else []), event.seq),
     ).fetchone()
     if row:
         return tuple(row)

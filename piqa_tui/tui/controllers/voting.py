@@ -20,6 +20,7 @@ from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
 from piqa_tui.tui.dialogs.policy import choose_policy
+from piqa_tui.tui.dialogs.questions import ask_questions
 from piqa_tui.tui.state.ballots import Ballots
 from piqa_tui.tui.state.session import Session
 
@@ -152,6 +153,12 @@ class VotingController:
             )
             return
         self.host.open_adjudication()
+
+    def questions(self) -> None:
+        """Answer the round's extra questions on the current item (others' answers only where blind mode allows)."""
+        item = self.host.current
+        if item is not None:
+            ask_questions(self.host, self.project, item, self.ballots.visible(item.id))
 
     def set_policy(self) -> None:
         choose_policy(self.host, self.ballots, self.session.writes, lambda policy: self.host.after_change([]))

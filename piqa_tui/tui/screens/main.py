@@ -114,6 +114,7 @@ class MainScreen(Screen[None]):
     action_agreement = calls(lambda screen: screen.host.voting.agreement)
     action_adjudicate = calls(lambda screen: screen.host.voting.adjudicate)
     action_set_policy = calls(lambda screen: screen.host.voting.set_policy)
+    action_questions = calls(lambda screen: screen.host.voting.questions)
     action_score_item = calls(lambda screen: screen.host.scoring.score_item)
     action_score_all = calls(lambda screen: screen.host.scoring.score_all)
     action_model_results = calls(lambda screen: screen.host.open_model_results)

@@ -24,6 +24,7 @@ from piqa_tui.core.workspace.project import with_field
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
+from piqa_tui.tui.dialogs.questions import answers_status
 from piqa_tui.tui.state.fields import item_fields
 from piqa_tui.tui.state.listing import row_marks
 from piqa_tui.tui.state.session import Session
@@ -165,6 +166,8 @@ class MainView:
         flags = self.project.state.flags.get(item.id)
         if flags:
             status.append("⚑ " + ", ".join(sorted(flags)))
+        if answered := answers_status(self.project, item.id, self.session.ballots.visible(item.id)):
+            status.append(answered)
         return "  ".join(status)
 
     def preview(self, field: str, value: str) -> None:

@@ -1,0 +1,392 @@
+"""Extra questions a round asks per item besides the gold label, their answers, decided values and agreement.
+
+A round file declares them as ``[[question]]`` tables (``question_from_table``): an id, the text shown, a kind
+(``yes/no``, ``choice`` with ``options``, ``number`` with ``min``/``max`` — a whole-number scale, ordinal —
+or ``text``) and a decision policy. An answer is one ``answer`` event: ``field`` the question id, ``new`` the
+answer ("" withdraws it), ``old`` the annotator's answer before, so undo brings it back. Each annotator has one
+current answer per item and question: the latest in the log's canonical order, as for flags.
+
+Policies (``POLICIES``): ``any-yes`` / ``all-yes`` (yes/no), ``majority`` (an answer more than half of those who
+answered gave), ``unanimous`` (every answer the same), ``median`` (numbers: the lower median, so it stays on the
+scale) and ``none`` (text: no decided value, only the answers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import weakref
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TypeGuard
+
+import numpy as np
+
+from piqa_tui.core.errors import InputError
+from piqa_tui.core.text.characters import nfc
+from piqa_tui.core.votes.agreement import (
+    Measure,
+    VoteTable,
+    fleiss_kappa,
+    gwet_ac1,
+    gwet_ac2,
+    krippendorff_alpha,
+    percent_unanimous,
+)
+from piqa_tui.core.votes.exchange import ANSWER
+from piqa_tui.core.workspace.log import Change, Part, Workspace
+from piqa_tui.core.workspace.project import Project
+
+ANSWER_KIND = ANSWER  # the event kind
+YES_NO, CHOICE, NUMBER, TEXT = "yes/no", "choice", "number", "text"
+KINDS = (YES_NO, CHOICE, NUMBER, TEXT)
+POLICIES: dict[str, tuple[str, ...]] = {  # policy → the kinds it decides
+    "any-yes": (YES_NO,),
+    "all-yes": (YES_NO,),
+    "majority": (YES_NO, CHOICE, NUMBER, TEXT),
+    "unanimous": (YES_NO, CHOICE, NUMBER, TEXT),
+    "median": (NUMBER,),
+    "none": KINDS,
+}
+DEFAULT_POLICY = {YES_NO: "majority", CHOICE: "majority", NUMBER: "median", TEXT: "none"}
+QUESTION_KEYS = ("id", "text", "kind", "options", "min", "max", "policy")
+MAX_TEXT = 500  # a short text answer; a longer one is a note
+_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_YES, _NO = ("yes", "y", "true", "1"), ("no", "n", "false", "0")
+
+
+class QuestionError(InputError):
+    """A question that cannot be declared or an answer it cannot take: one line saying what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One extra question of a round (see the module docstring); ``options`` for a choice, bounds for a number."""
+
+    id: str
+    text: str
+    kind: str
+    policy: str
+    options: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """The answers it can take, in order (none for text)."""
+        if self.kind == YES_NO:
+            return ("no", "yes")
+        if self.kind == CHOICE:
+            return self.options
+        if self.kind == NUMBER and self.minimum is not None and self.maximum is not None:
+            return tuple(str(n) for n in range(self.minimum, self.maximum + 1))
+        return ()
+
+    @property
+    def hint(self) -> str:
+        """What an answer looks like, for a prompt: "yes or no", "1–5", the options."""
+        if self.kind == YES_NO:
+            return "yes or no"
+        if self.kind == CHOICE:
+            return " / ".join(f"{n} {o}" for n, o in enumerate(self.options, 1))
+        if self.kind == NUMBER:
+            return f"a whole number {self.minimum}–{self.maximum}"
+        return f"short text (up to {MAX_TEXT} characters)"
+
+    def answer(self, raw: str) -> str:
+        """``raw`` as this question stores it ("y" → "yes", "2" → the second option); "" withdraws.
+
+        ``QuestionError`` says what answers it takes."""
+        value = nfc(raw.strip())  # typed text is stored in NFC, as every edit is
+        if not value:
+            return ""
+        if self.kind == YES_NO and value.lower() in (*_YES, *_NO):
+            return "yes" if value.lower() in _YES else "no"
+        if self.kind == CHOICE:
+            if value in self.options:
+                return value
+            if value.isdigit() and 1 <= int(value) <= len(self.options):
+                return self.options[int(value) - 1]
+        if self.kind == NUMBER and re.fullmatch(r"[+-]?\d{1,12}", value):
+            number = int(value)
+            if self.minimum is not None and self.maximum is not None and self.minimum <= number <= self.maximum:
+                return str(number)
+        if self.kind == TEXT and len(value) <= MAX_TEXT and not _CONTROL.search(value):
+            return value
+        raise QuestionError(f"{self.id}: {value[:40]!r} is no answer; answer {self.hint}")
+
+    def takes(self, stored: str) -> bool:
+        """Whether ``stored`` is an answer this question takes as it is (an answer recorded under an earlier
+        declaration of the same id may not be: it is then left out of decisions and agreement)."""
+        try:
+            return bool(stored) and self.answer(stored) == stored
+        except QuestionError:
+            return False
+
+    def to_json(self) -> dict[str, object]:
+        table: dict[str, object] = {"id": self.id, "text": self.text, "kind": self.kind, "policy": self.policy}
+        if self.kind == CHOICE:
+            table["options"] = list(self.options)
+        if self.kind == NUMBER:
+            table["min"], table["max"] = self.minimum, self.maximum
+        return table
+
+
+# ------------------------------------------------------------------------- declaring
+
+
+def question_from_table(entry: object, place: str) -> Question:
+    """A ``[[question]]`` table checked into a ``Question``; ``QuestionError`` names ``place`` and the problem."""
+    if not isinstance(entry, Mapping):
+        raise QuestionError(f'{place}: a question is not a table; write [[question]] then id = "…"')
+    unknown = sorted(set(entry) - set(QUESTION_KEYS))
+    if unknown:
+        raise QuestionError(
+            f"{place}: unknown key {unknown[0]!r} in a question; the keys are {', '.join(QUESTION_KEYS)}"
+        )
+    qid = entry.get("id")
+    if not isinstance(qid, str) or not _ID.match(qid):
+        raise QuestionError(
+            f"{place}: question id {str(qid)[:40]!r} should be a letter then letters, digits or _ (it names columns)"
+        )
+    text = entry.get("text")
+    if not _is_text(text):
+        raise QuestionError(f'{place}: question {qid!r} needs text = "…" (one line, the question shown)')
+    kind = entry.get("kind")
+    kind = YES_NO if kind in ("yes-no", "yesno") else kind
+    if kind not in KINDS:
+        raise QuestionError(f"{place}: question {qid!r} kind = {str(kind)[:20]!r} should be one of {', '.join(KINDS)}")
+    policy = entry.get("policy", DEFAULT_POLICY[kind])
+    if policy not in POLICIES or kind not in POLICIES[policy]:
+        fits = ", ".join(p for p, kinds in POLICIES.items() if kind in kinds)
+        raise QuestionError(f"{place}: question {qid!r} policy = {str(policy)[:20]!r} does not fit {kind}; use {fits}")
+    options, low, high = _options(entry, kind, qid, place), *_bounds(entry, kind, qid, place)
+    return Question(qid, text, kind, policy, options, low, high)
+
+
+def _options(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tuple[str, ...]:
+    options = entry.get("options")
+    if kind != CHOICE:
+        if options is not None:
+            raise QuestionError(f"{place}: question {qid!r} is {kind}: options belong to a choice question")
+        return ()
+    if not isinstance(options, list) or len(options) < 2 or not all(_is_text(o) for o in options):
+        raise QuestionError(f'{place}: choice question {qid!r} needs options = ["…", "…"] (two or more texts)')
+    if len({nfc(o.strip()) for o in options}) < len(options):
+        raise QuestionError(f"{place}: choice question {qid!r} names an option twice; give each once")
+    return tuple(nfc(o.strip()) for o in options)
+
+
+def _bounds(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tuple[int | None, int | None]:
+    low, high = entry.get("min"), entry.get("max")
+    if kind != NUMBER:
+        if low is not None or high is not None:
+            raise QuestionError(f"{place}: question {qid!r} is {kind}: min and max belong to a number question")
+        return None, None
+    if not _whole(low) or not _whole(high) or not low <= high <= low + 100:
+        raise QuestionError(
+            f"{place}: number question {qid!r} needs whole numbers min <= max, at most 100 apart (e.g. min = 1, max = 5)"
+        )
+    return low, high
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text(value: object) -> TypeGuard[str]:
+    return isinstance(value, str) and bool(value.strip()) and not _CONTROL.search(value)
+
+
+def checked_questions(questions: Iterable[Question], place: str) -> tuple[Question, ...]:
+    """The questions, refusing an id given twice."""
+    found = tuple(questions)
+    ids = [q.id for q in found]
+    twice = next((i for i in ids if ids.count(i) > 1), None)
+    if twice is not None:
+        raise QuestionError(f"{place}: question id {twice!r} is declared twice; give each question its own id")
+    return found
+
+
+# ------------------------------------------------------------------------- answers
+
+
+@dataclass(frozen=True, slots=True)
+class Answers:
+    """Every current answer: question id → item id → annotator → answer (withdrawn answers left out)."""
+
+    by_question: dict[str, dict[str, dict[str, str]]]
+
+    def of(self, question: str, item_id: str) -> dict[str, str]:
+        """The item's answers to one question, by annotator in name order."""
+        found = self.by_question.get(question, {}).get(item_id, {})
+        return {name: found[name] for name in sorted(found)}
+
+    def mine(self, question: str, item_id: str, annotator: str) -> str:
+        return self.by_question.get(question, {}).get(item_id, {}).get(annotator, "")
+
+
+def answers_in_force(workspace: Workspace | None) -> Answers:
+    """The answers the workspace's ``answer`` events leave standing (the latest per annotator, item, question)."""
+    latest: dict[str, dict[str, dict[str, str]]] = {}
+    for event in workspace.events(kinds=[ANSWER_KIND]) if workspace is not None else []:
+        if event.item_id is None or not event.field:
+            continue
+        by_item = latest.setdefault(event.field, {}).setdefault(event.item_id, {})
+        if event.new:
+            by_item[event.annotator] = event.new
+        else:
+            by_item.pop(event.annotator, None)
+    return Answers(latest)
+
+
+_read: weakref.WeakKeyDictionary[Project, tuple[int, Answers]] = weakref.WeakKeyDictionary()
+
+
+def project_answers(project: Project) -> Answers:
+    """The answers as the project has replayed the log (read again only when new events were applied)."""
+    if project.workspace is None:
+        return Answers({})
+    position = getattr(project, "_applied", None) or project.workspace.last_seq()
+    cached = _read.get(project)
+    if cached is None or cached[0] != position:
+        cached = _read[project] = (position, answers_in_force(project.workspace))
+    return cached[1]
+
+
+def answer_part(project: Project, item_id: str, question: Question, raw: str) -> Part | None:
+    """The ``answer`` change that sets the project's annotator's answer (None: it already stands)."""
+    value = question.answer(raw)
+    before = project_answers(project).mine(question.id, item_id, project.annotator)
+    if value == before:
+        return None
+    return Part(ANSWER_KIND, (Change(item_id, question.id, before or None, value),))
+
+
+def record_answer(project: Project, item_id: str, question: Question, raw: str) -> str:
+    """Record the project's annotator's answer (one undoable action); returns the answer as stored."""
+    project.item(item_id)
+    part = answer_part(project, item_id, question, raw)
+    if part is not None:
+        project.record([part])
+    return question.answer(raw)
+
+
+# ------------------------------------------------------------------------- decisions
+
+
+def decide(question: Question, answers: Iterable[str]) -> str:
+    """The value ``question``'s policy decides from an item's answers ("" when it decides none)."""
+    given = [a for a in answers if a]
+    if not given or question.policy == "none":
+        return ""
+    if question.policy == "any-yes":
+        return "yes" if "yes" in given else "no"
+    if question.policy == "all-yes":
+        return "yes" if all(a == "yes" for a in given) else "no"
+    if question.policy == "median":
+        return str(statistics.median_low(int(a) for a in given))
+    top, count = Counter(given).most_common(1)[0]
+    if question.policy == "unanimous":
+        return top if count == len(given) else ""
+    return top if 2 * count > len(given) else ""  # majority: more than half of those who answered
+
+
+# ------------------------------------------------------------------------- agreement
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionAgreement:
+    """Agreement on one question: the statistics that fit its kind, by name, and how many items had 2+ answers."""
+
+    question: Question
+    level: str  # nominal, ordinal, or "none" for free text
+    measures: dict[str, Measure]
+    items: int
+    answers: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "question": self.question.id,
+            "kind": self.question.kind,
+            "level": self.level,
+            "items": self.items,
+            "answers": self.answers,
+            "measures": {name: {"value": m.value, "reason": m.reason, "n": m.n} for name, m in self.measures.items()},
+        }
+
+
+def question_agreement(question: Question, by_item: Mapping[str, Mapping[str, str]]) -> QuestionAgreement:
+    """Agreement on ``question`` from its answers (item → annotator → answer): nominal κ, α, AC1 and the share
+    unanimous for yes/no and choice; ordinal α and AC2 (ordinal weights) for a number scale; none for text."""
+    answers = sum(len(a) for a in by_item.values())
+    multi = sum(1 for a in by_item.values() if len(a) >= 2)
+    if question.kind == TEXT:
+        return QuestionAgreement(question, "none", {}, multi, answers)
+    codes = {value: n for n, value in enumerate(question.categories)}
+    triples = [
+        (item, name, codes[value]) for item, named in by_item.items() for name, value in named.items() if value in codes
+    ]
+    table = VoteTable.from_votes(triples, len(codes))
+    if question.kind == NUMBER:
+        measures = {
+            "krippendorff_alpha_ordinal": ordinal_alpha(table),
+            "gwet_ac2_ordinal": gwet_ac2(table, "ordinal"),
+            "percent_unanimous": percent_unanimous(table),
+        }
+        return QuestionAgreement(question, "ordinal", measures, multi, answers)
+    measures = {
+        "fleiss_kappa": fleiss_kappa(table).measure,
+        "krippendorff_alpha": krippendorff_alpha(table),
+        "gwet_ac1": gwet_ac1(table),
+        "percent_unanimous": percent_unanimous(table),
+    }
+    return QuestionAgreement(question, "nominal", measures, multi, answers)
+
+
+def ordinal_alpha(table: VoteTable) -> Measure:
+    """Krippendorff's α with the ordinal metric, from the coincidence matrix of the items with 2+ answers
+    (categories 0..q-1 in scale order; a category nobody used adds nothing)."""
+    q = table.n_categories
+    counts = np.zeros((len(table.items), q))
+    np.add.at(counts, (table.item, table.choice), 1)
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    if not pairable.any():
+        return Measure.undefined("no item has answers from two annotators")
+    c, m = counts[pairable], m[pairable]
+    coincidence = (c[:, :, None] * c[:, None, :] - np.einsum("ij,jk->ijk", c, np.eye(q))) / (m - 1)[:, None, None]
+    o = coincidence.sum(axis=0)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    cumulative = np.concatenate(([0.0], np.cumsum(n_c)))
+    low, high = np.minimum.outer(np.arange(q), np.arange(q)), np.maximum.outer(np.arange(q), np.arange(q))
+    delta = (cumulative[high + 1] - cumulative[low] - (n_c[low] + n_c[high]) / 2) ** 2
+    expected = float(n_c @ delta @ n_c)
+    if expected == 0:
+        return Measure.undefined("every answer is the same: α undefined", int(pairable.sum()))
+    return Measure(1.0 - (n - 1) * float((o * delta).sum()) / expected, None, int(pairable.sum()))
+
+
+def questions_agreement(questions: Iterable[Question], answers: Answers) -> list[QuestionAgreement]:
+    """Agreement on each question, in the round's order."""
+    return [question_agreement(q, answers.by_question.get(q.id, {})) for q in questions]
+
+
+# ------------------------------------------------------------------------- release columns
+
+
+def question_columns(questions: Iterable[Question], answers: Answers, item_ids: Iterable[str]) -> dict[str, list[str]]:
+    """The release's columns per question: ``<id>_votes``, the item's answers as a JSON list (in annotator name
+    order, names left out), and ``<id>``, the value its policy decides ("" where it decides none)."""
+    ids = list(item_ids)
+    columns: dict[str, list[str]] = {}
+    for question in questions:
+        given = [[a for a in answers.of(question.id, item_id).values() if question.takes(a)] for item_id in ids]
+        columns[f"{question.id}_votes"] = [json.dumps(a, ensure_ascii=False) for a in given]
+        if question.policy != "none":
+            columns[question.id] = [decide(question, a) for a in given]
+    return columns
