@@ -25,7 +25,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.text.characters import nfc
-from piqa_tui.core.workspace.log import Change, Part, Workspace
+from piqa_tui.core.workspace.log import CANONICAL, Change, Part, Workspace
 from piqa_tui.core.workspace.project import NEW_ITEM_KIND, Project, field_value
 
 STAGES = ("draft", "review", "validation", "done")
@@ -186,38 +186,49 @@ def _fields_now(item: Item) -> dict[str, str]:
     return {name: field_value(item, name) for name in TEXT_FIELDS[: 1 + len(item.solutions)]}
 
 
-def first_texts(project: Project) -> dict[str, dict[str, str]]:
-    """Per item in the authoring stages, its text fields at their first recorded state: the fields of its
-    ``new-item`` event, then for each field the ``old`` of its first edit (what the corrector started from)."""
-    assert project.workspace is not None
-    staged = recorded_stages(project)
-    first: dict[str, dict[str, str]] = {}
-    for event in project.workspace.events(kinds=[NEW_ITEM_KIND, "edit"]):
-        item_id = event.item_id or ""
-        if item_id not in staged or item_id not in project.index:
-            continue
-        if event.kind == NEW_ITEM_KIND and event.new and item_id not in first:
-            data = json.loads(event.new)
-            first[item_id] = {"prompt": data["prompt"]} | {f"solution{i}": s for i, s in enumerate(data["solutions"])}
-        elif event.kind == "edit" and event.field in TEXT_FIELDS:
-            first.setdefault(item_id, {}).setdefault(event.field, event.old or "")
+_FIRST_FIELDS = (
+    f"SELECT kind, field, old, new FROM events WHERE item_id = ? AND kind IN ('{NEW_ITEM_KIND}', 'edit')"
+    f" ORDER BY {CANONICAL}"
+)
+
+
+def first_fields(workspace: Workspace, item_id: str) -> dict[str, str]:
+    """The item's text fields at their first recorded state: the fields of its ``new-item`` event, then for
+    each field the ``old`` of its first edit (what the corrector started from); fields never edited are absent."""
+    first: dict[str, str] = {}
+    for kind, name, old, new in workspace.conn.execute(_FIRST_FIELDS, (item_id,)):
+        if kind == NEW_ITEM_KIND and new and not first:
+            data = json.loads(new)
+            first = {"prompt": data["prompt"]} | {f"solution{i}": s for i, s in enumerate(data["solutions"])}
+        elif kind == "edit" and name in TEXT_FIELDS:
+            first.setdefault(name, old or "")
     return first
 
 
-def correction_rates(project: Project) -> dict[str, float]:
-    """Item id → character edit rate between the text it started from and its text now (0: untouched, 1: all
-    of it rewritten), for every item in the authoring stages (a recorded stage), in file order."""
+def correction_rate(project: Project, item_id: str) -> float:
+    """The character edit rate between the item's text at its first recorded state and its text now: 0 when
+    untouched, 1 when all of it was rewritten (normalised Levenshtein distance over the goal and solutions)."""
+    now = _fields_now(project.item(item_id))
     if project.workspace is None:
-        return {}
-    started = first_texts(project)
-    rates = {}
-    for item_id in recorded_stages(project):
-        if item_id not in project.index:
-            continue
-        now = _fields_now(project.item(item_id))
-        before = now | {k: v for k, v in started.get(item_id, {}).items() if k in now}
-        rates[item_id] = Levenshtein.normalized_distance(_text(before), _text(now))
-    return dict(sorted(rates.items(), key=lambda pair: project.index[pair[0]]))
+        return 0.0
+    started = first_fields(project.workspace, item_id)
+    before = now | {name: text for name, text in started.items() if name in now}
+    return Levenshtein.normalized_distance(_text(before), _text(now))
+
+
+def correction_rates(project: Project) -> dict[str, float]:
+    """Item id → correction rate, for every item in the authoring stages (a recorded stage), in file order."""
+    staged = [item_id for item_id in recorded_stages(project) if item_id in project.index]
+    return {item_id: correction_rate(project, item_id) for item_id in sorted(staged, key=project.index.__getitem__)}
+
+
+def stage_line(project: Project, item_id: str) -> str:
+    """What the item view says of an item in the authoring stages ("" for one the file had and nobody staged)."""
+    stage = recorded_stages(project).get(item_id)
+    if stage is None or item_id not in project.index:
+        return ""
+    rate = correction_rate(project, item_id)
+    return f"stage {stage}" + (f", corrected {rate:.0%}" if rate else "")
 
 
 @dataclass(frozen=True, slots=True)
