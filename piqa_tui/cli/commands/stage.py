@@ -27,7 +27,7 @@ from piqa_tui.core.workspace.project import Project
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("items", nargs="*", metavar="ITEM", help="ids of the items to move")
-    parser.add_argument("--to", metavar="STAGE", help=f"the stage to move them to: {', '.join(STAGES)}")
+    parser.add_argument("--to", dest="stage", metavar="STAGE", help=f"the stage to move them to: {', '.join(STAGES)}")
     parser.add_argument("--from", dest="source", metavar="STAGE", help="move every item now at this stage")
     parser.add_argument("--where", metavar="COLUMN=VALUE", help="move every item whose column holds this value")
     parser.add_argument(
@@ -36,10 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args, create=bool(args.to or args.drafts))
+    project = open_project(args, create=bool(args.stage or args.drafts))
     if args.drafts:
         return _import(project, args)
-    if args.to:
+    if args.stage:
         return _move(project, args)
     if args.items or args.source or args.where:
         raise StageError("say where the items go with --to STAGE (or leave out ITEM, --from and --where to list)")
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _import(project: Project, args: argparse.Namespace) -> int:
-    if args.to or args.items:
+    if args.stage or args.items:
         raise StageError("--import adds drafts on its own; move them later with --to")
     ids = add_items(project, read_drafts(project, args.drafts))
     if args.json:
@@ -76,7 +76,7 @@ def selected(project: Project, args: argparse.Namespace) -> list[str]:
 
 
 def _move(project: Project, args: argparse.Namespace) -> int:
-    stage = check_stage(args.to)
+    stage = check_stage(args.stage)
     ids = selected(project, args)
     moved = set_stage(project, ids, stage) if ids else 0
     if args.json:
