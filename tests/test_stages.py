@@ -169,3 +169,17 @@ def test_correction_rates_against_hand_computed_values(tmp_path: Path) -> None:
 
 def test_a_card_without_authoring_has_no_correction_section(tamil: Path) -> None:
     assert "Authoring and correction" not in dataset_card(Project.open(tamil, create=False))
+
+
+def test_votes_on_a_new_item_travel_like_any_other(tamil: Path, tmp_path: Path) -> None:
+    project = Project.open(tamil, annotator="validator")
+    (item_id,) = add_items(project, [draft("Goal", ["one way", "another way"], 0)])
+    project.workspace.close()  # type: ignore[union-attr]
+    other = tmp_path / "other"
+    shutil.copytree(tamil.parent, other)  # a second machine, holding the new item but not the vote
+    project = Project.open(tamil, annotator="validator")
+    project.vote(item_id, "1")
+    out = tmp_path / "votes.tsv"
+    cli("votes", "export", str(tamil), str(out))
+    cli("votes", "import", str(other / TAMIL), str(out))
+    assert Project.open(other / TAMIL, create=False).state.votes[item_id]["validator"].choice == "1"
