@@ -20,6 +20,7 @@ from piqa_tui.core.round.stages import (
     draft,
     set_stage,
     stage_of,
+    writer_columns,
 )
 from piqa_tui.core.workspace.merge import merge_workspace
 from piqa_tui.core.workspace.project import Project
@@ -183,3 +184,12 @@ def test_votes_on_a_new_item_travel_like_any_other(tamil: Path, tmp_path: Path) 
     cli("votes", "export", str(tamil), str(out))
     cli("votes", "import", str(other / TAMIL), str(out))
     assert Project.open(other / TAMIL, create=False).state.votes[item_id]["validator"].choice == "1"
+
+
+def test_a_writer_in_the_round_writes_items_routed_as_theirs(tmp_path: Path) -> None:
+    from tests.test_rounds import ARAB, culture_copy, doc_round, imported
+
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    project = Project.open(dataset, annotator="karim")
+    assert writer_columns(project) == {"author": "karim", "country": "Algeria"}
+    assert writer_columns(Project.open(dataset, annotator="nobody")) == {}

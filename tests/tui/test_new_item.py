@@ -72,3 +72,23 @@ async def test_escape_leaves_the_form_and_records_nothing(tamil: Path) -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: pilot.app.screen is screen)
         assert screen.project.workspace.last_seq() == before
+
+
+async def test_a_writer_of_the_round_writes_an_item_of_their_country(tmp_path: Path) -> None:
+    from tests.test_rounds import ARAB, culture_copy, doc_round, imported
+
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    async with curate(dataset, annotator="karim") as pilot:
+        screen = main_screen(pilot)
+        await pilot.press("I")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
+        await type_text(pilot, "goal")
+        await pilot.press("tab")
+        await type_text(pilot, "one")
+        await pilot.press("tab")
+        await type_text(pilot, "two")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.project.items[-1].id.startswith("new-"))
+        new = screen.project.items[-1]
+        assert (new.meta["author"], new.meta["country"]) == ("karim", "Algeria")
+        await wait_for(pilot, lambda: current_id(pilot) == new.id)  # shown, though the assigned queue was open

@@ -24,6 +24,7 @@ from rapidfuzz.distance import Levenshtein
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
+from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.log import CANONICAL, Change, Part, Workspace
 from piqa_tui.core.workspace.project import NEW_ITEM_KIND, Project, field_value
@@ -132,6 +133,23 @@ def draft(prompt: str, solutions: list[str], label: int | None, meta: dict[str, 
     if label is not None and not 0 <= label < len(texts):
         raise StageError(f"the label must name one of the {len(texts)} solutions")
     return Draft(nfc(prompt), tuple(texts), label, tuple(sorted((meta or {}).items())))
+
+
+def writer_columns(project: Project) -> dict[str, str]:
+    """The columns an item the project's annotator writes is filled with from the round in force: a ``never``
+    column (``author``) names them, a ``same`` column (``country``) takes their one value of that attribute, so
+    the new item is routed as the file's items are. Empty without a round or when they are not in it."""
+    declared = round_in_force(project.workspace)
+    writer = declared.annotator(project.annotator) if declared is not None else None
+    if declared is None or writer is None:
+        return {}
+    columns = set(project.dataset.meta_columns)
+    found = {column: writer.name for column in declared.routing.never if column in columns}
+    for column in declared.routing.same:
+        values = writer.values(column)
+        if column in columns and len(values) == 1:
+            found[column] = values[0]
+    return found
 
 
 def new_item_id(project: Project) -> str:

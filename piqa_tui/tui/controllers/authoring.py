@@ -2,14 +2,16 @@
 
 Keys (``keymap.MAIN_ACTIONS``): I opens the new-item form (``dialogs/new_item.py``); the draft is recorded
 through the session's write queue and the list moves to it. T moves the item under the cursor to its next
-stage (draft → review → validation → done → draft); u undoes either.
+stage (draft → review → validation → done → draft); u undoes either. A writer in the round in force gets
+their columns filled (``author``, their ``country``: ``stages.writer_columns``), so the item is routed.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
-from piqa_tui.core.round.stages import STAGES, Draft, add_items, set_stage, stage_of
+from piqa_tui.core.round.stages import STAGES, Draft, add_items, set_stage, stage_of, writer_columns
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.new_item import NewItemDialog
@@ -37,6 +39,7 @@ class AuthoringController:
     def _write(self, written: Draft | None) -> None:
         if written is None:
             return
+        written = replace(written, meta=tuple(sorted(writer_columns(self.project).items())))
         self.host.record("new item", lambda: add_items(self.project, [written]), self._added)
 
     def _added(self, written: object) -> None:
