@@ -54,6 +54,9 @@ class NewItemDialog(ModalScreen[Draft | None]):
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="NewItemDialog")
         + """
+    NewItemDialog > Vertical {
+        overflow-y: auto;  /* a short terminal scrolls the form to the field being typed */
+    }
     NewItemDialog FieldEditor {
         margin-bottom: 1;
     }
