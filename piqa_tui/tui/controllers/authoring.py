@@ -46,8 +46,9 @@ class AuthoringController:
         ids = list(written) if isinstance(written, list) else []
         self.host.after_change(ids)
         position = self.project.index.get(ids[0]) if ids else None
-        if position is not None:
-            self.host.go_to_position(position)
+        if position is None:
+            return
+        self.host.go_to_position(position)
         self.host.notify(f"new item {markup_safe(ids[0], one_line=True)} written as a draft (u undoes)", timeout=3)
 
     def next_stage(self) -> None:
