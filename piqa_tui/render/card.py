@@ -30,6 +30,7 @@ from piqa_tui.core.report.languages import (
     language_columns,
 )
 from piqa_tui.core.report.stats import DatasetStats, compute_stats
+from piqa_tui.core.round.stages import HEAVY_CORRECTION, STAGES, correction_rates, correction_summary, stage_of
 from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.text.graphemes import snap_to_boundary
 from piqa_tui.core.workspace.project import Project
@@ -128,6 +129,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *considerations_section(facts),
         *doubt_lines(project, options),
         *annotation_artifacts_section(project, items, options, facts.rows),
+        *correction_section(project, items),
         *additional_section(options),
     ]
     outline = table_of_contents(body)
@@ -479,6 +481,31 @@ def annotation_artifacts_section(
         f"that a solution-only run follows): {len(flagged)}" + (f": {ids(flagged, rows)}." if flagged else "."),
     ]
     return lines + [""]
+
+
+def correction_section(project: Project, items: list[Item]) -> list[str]:
+    """How the items written or translated in the workspace were corrected (``core.round.stages``): the stages
+    they reached and the character edit rate from the text they started from; nothing when none was."""
+    wanted = {item.id for item in items}
+    rates = {item_id: rate for item_id, rate in correction_rates(project).items() if item_id in wanted}
+    summary = correction_summary(rates)
+    if summary is None:
+        return []
+    reached = Counter(stage_of(project, item_id) for item_id in rates)
+    return [
+        "### Authoring and correction",
+        "",
+        f"{summary.items} items were written or machine-translated and then reviewed in the workspace "
+        f"({', '.join(f'{reached[s]} at {s}' for s in STAGES if reached[s])}). The correction rate of an item is "
+        "the character edit rate (normalised Levenshtein distance) between its text before the first correction "
+        "and its text now.",
+        "",
+        *markdown_table(
+            ["items corrected", "mean correction rate", f"corrected more than {HEAVY_CORRECTION:.0%}"],
+            [[f"{summary.corrected}/{summary.items}", f"{summary.mean:.1%}", f"{summary.heavy:.1%}"]],
+        ),
+        "",
+    ]
 
 
 # --------------------------------------------------------------------------- Additional Information

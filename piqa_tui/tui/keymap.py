@@ -108,6 +108,20 @@ MAIN_ACTIONS: tuple[Action, ...] = (
     ),
     Action("redo", "U,ctrl+y", "redo", "redo", "Redo the edit you undid", key_display="U"),
     Action(
+        "new_item",
+        "I",
+        "new_item",
+        "new item",
+        "Write a new item (a draft): the goal, 2-4 solutions and the gold one, with the checks live",
+    ),
+    Action(
+        "next_stage",
+        "T",
+        "next_stage",
+        "stage",
+        "Move the item to its next stage: draft, review, validation, done (u undoes)",
+    ),
+    Action(
         "resolve_conflict",
         "C",
         "resolve_conflict",

@@ -15,4 +15,5 @@ COMMANDS: dict[str, str] = {
     "round": "declare an annotation round (people, roles, routing) from a TOML file, or show it",
     "assign": "draw who validates which item under the round's rules (--top-up fills gaps)",
     "progress": "how far the round is: per annotator, per item, per group",
+    "stage": "move items between draft, review, validation and done; import drafts; correction rates",
 }

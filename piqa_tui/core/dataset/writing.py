@@ -58,6 +58,9 @@ def current_rows(dataset: Dataset, items: Iterable[Item]) -> list[dict[str, obje
     layout = dataset.layout
     rows = []
     for item in items:
+        if item.row >= len(dataset.rows):  # an item written in the workspace: a row of its own
+            rows.append(added_row(dataset, item))
+            continue
         original = dataset.rows[item.row]
         old = dataset.items[item.row]
         row = dict(original)
@@ -73,6 +76,20 @@ def current_rows(dataset: Dataset, items: Iterable[Item]) -> list[dict[str, obje
                 row[col] = value
         rows.append(row)
     return rows
+
+
+def added_row(dataset: Dataset, item: Item) -> dict[str, object]:
+    """The row of an item the file did not have (written in the workspace): its fields, other columns empty."""
+    layout = dataset.layout
+    row: dict[str, object] = dict.fromkeys(dataset.columns, "")
+    row.update((column, value) for column, value in item.meta.items() if column in row)
+    if layout.id:
+        row[layout.id] = item.id
+    row[layout.prompt] = item.prompt
+    row.update(zip(layout.solutions, item.solutions))
+    if layout.label:
+        row[layout.label] = dataset.codec.encode(item.label, "")
+    return row
 
 
 def write_dataset(
@@ -145,7 +162,12 @@ def _jsonl_text(
     raw = dataset.raw_lines if verbatim else None
     lines = []
     for item, row in zip(items, rows):
-        if raw is not None and item == dataset.items[item.row] and item.meta == dataset.items[item.row].meta:
+        if (
+            raw is not None
+            and item.row < len(raw)
+            and item == dataset.items[item.row]
+            and item.meta == dataset.items[item.row].meta
+        ):
             lines.append(raw[item.row])
             continue
         record = {c: row[c] for c in columns if c in row}

@@ -94,9 +94,12 @@ class _Texts:
         """The text of this item whose key is ``key``; None when no text here has it."""
         if item_id not in self._known:
             pos = self.project.index.get(item_id)
+            read = self.project.dataset.items
             texts = (
-                [] if pos is None else [*self.project.items[pos].solutions, *self.project.dataset.items[pos].solutions]
-            )
+                []
+                if pos is None
+                else [*self.project.items[pos].solutions, *(read[pos].solutions if pos < len(read) else ())]
+            )  # an item the log added has no text as read
             self._known[item_id] = {solution_key(t): t for t in (*self._log_texts(item_id), *texts)}
         return self._known[item_id].get(key)
 

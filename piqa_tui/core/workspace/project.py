@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import json
 import os
 import threading
 from collections import defaultdict
@@ -38,6 +39,7 @@ from piqa_tui.core.workspace.vote_targets import (
 )
 
 MARKER_KINDS = ("undo", "redo")
+NEW_ITEM_KIND = "new-item"  # an item written in the workspace: ``new`` its fields' JSON, "" when withdrawn (undo)
 RESOLVED_NOTE = "resolved conflict"  # the note of the edit that settles a conflict
 
 
@@ -314,6 +316,7 @@ class Project:
         """Derive everything again from the file's items and the whole log, in canonical order (events came in
         below the applied ones: a merge); returns every item id."""
         self.items = list(self.dataset.items)
+        self.index = {item.id: pos for pos, item in enumerate(self.items)}  # items the log added are gone again
         self.state = ProjectState()
         self.history = SolutionHistory()
         self._solution_keys = {}
@@ -526,8 +529,8 @@ class Project:
             self.items[pos] = with_field(self.items[pos], name, value)
         except (PiqaError, IndexError, ValueError):
             return  # an edit of a field this file no longer has; `changes()` still lists it
-        original = self.dataset.items[pos]
-        if self.items[pos] == original and self.items[pos].meta == original.meta:
+        original = self.dataset.items[pos] if pos < len(self.dataset.items) else None  # None: the log added it
+        if original is not None and self.items[pos] == original and self.items[pos].meta == original.meta:
             self.state.edited.discard(item_id or "")
         else:
             self.state.edited.add(item_id or "")
@@ -552,7 +555,31 @@ class Project:
             return
         elif event.kind == "adjudicate":
             self._replay_adjudication(event)
+        elif event.kind == NEW_ITEM_KIND:
+            self._replay_new_item(item_id, event.new)
         changed.append(item_id)
+
+    def _replay_new_item(self, item_id: str, fields: str | None) -> None:
+        """An item written in the workspace joins the items after the file's (an id already there: a saved file
+        holds it, nothing to add); its withdrawal (an undo) takes away an item only the log added."""
+        pos = self.index.get(item_id)
+        if fields:
+            if pos is None:
+                data = json.loads(fields)
+                meta = {column: "" for column in self.dataset.meta_columns} | dict(data.get("meta", {}))
+                item = Item(item_id, data["prompt"], tuple(data["solutions"]), data.get("label"), len(self.items), meta)
+                self.index[item_id] = len(self.items)
+                self.items.append(item)
+                self.state.edited.add(item_id)
+            return
+        if pos is None or pos < len(self.dataset.items):
+            return
+        del self.items[pos]
+        del self.index[item_id]
+        self.state.edited.discard(item_id)
+        for later in range(pos, len(self.items)):
+            self.items[later] = self.items[later].with_changes(row=later)
+            self.index[self.items[later].id] = later
 
     # ----------------------------------------------------------------- actions
 
@@ -618,11 +645,13 @@ class Project:
         """Record ``parts`` as one action — one transaction, one undo step — and apply it; returns its id.
 
         For compound actions (a duplicate cluster resolved: its members flagged and its decision): a busy
-        or failing workspace leaves all of it unrecorded, never half. Every item named must exist.
+        or failing workspace leaves all of it unrecorded, never half. Every item named must exist, or be added by
+        a ``new-item`` part of the same action.
         """
+        added = {c.item_id for part in parts if part.kind == NEW_ITEM_KIND for c in part.changes}
         for part in parts:
             for change in part.changes:
-                if change.item_id is not None:
+                if change.item_id is not None and change.item_id not in added:
                     self.item(change.item_id)
         action = self._require_workspace().record_action(self.annotator, parts)
         self.refresh()
@@ -781,7 +810,21 @@ class Project:
         self.dataset.sha256, self.dataset.size = sha, size
         if self.workspace is not None:
             self.workspace.bind(self.dataset.path, size, sha)
+            self._keep_added_ids()
         return written
+
+    def _keep_added_ids(self) -> None:
+        """A file without an id column keeps the ids of the items the log added, now rows of the saved file, so
+        reopening it finds them there (and their ``new-item`` events add nothing)."""
+        assert self.workspace is not None
+        stored, first = self.workspace.row_ids(), len(self.dataset.items)
+        if self.dataset.layout.id is not None or len(self.items) == first or len(stored) != first:
+            return
+        added = [
+            (pos, self.items[pos].id, content_key(self.items[pos].prompt, self.items[pos].solutions))
+            for pos in range(first, len(self.items))
+        ]
+        self.workspace.set_row_ids([*stored, *added])
 
 
 def _derived_ids(ws: Workspace, dataset: Dataset) -> list[str]:

@@ -82,7 +82,8 @@ class FilteringController:
 
     def refilter(self) -> None:
         """Recompute the rows after data changed (an item may have left or joined a queue)."""
-        if self.filters.queue != "all" or self.filters.column is not None:
+        added = not self.filters.search and len(self.host.rows) != len(self.project.items)  # written or withdrawn
+        if self.filters.queue != "all" or self.filters.column is not None or added:
             self.set_filters(self.filters)
 
     # --------------------------------------------------------------- going

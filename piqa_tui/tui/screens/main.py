@@ -49,6 +49,8 @@ EDIT_ACTIONS = {
     "swap_solutions",
     "undo",
     "redo",
+    "new_item",
+    "next_stage",
     "save",
     "export",
 }
@@ -119,6 +121,8 @@ class MainScreen(Screen[None]):
     action_score_all = calls(lambda screen: screen.host.scoring.score_all)
     action_model_results = calls(lambda screen: screen.host.open_model_results)
     action_duplicates = calls(lambda screen: screen.host.open_duplicates)
+    action_new_item = calls(lambda screen: screen.host.authoring.new_item)
+    action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
 

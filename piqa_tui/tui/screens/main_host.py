@@ -14,6 +14,7 @@ from typing import Any, cast
 from textual.screen import Screen
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.tui.controllers.authoring import AuthoringController
 from piqa_tui.tui.controllers.editing import EditingController
 from piqa_tui.tui.controllers.files import FilesController
 from piqa_tui.tui.controllers.filtering import FilteringController
@@ -40,6 +41,7 @@ class MainHost:
         self.files = FilesController(session, self)
         self.voting = VotingController(session, self)
         self.scoring = ScoringController(session, self)
+        self.authoring = AuthoringController(session, self)
         self.view = MainView(screen, session, self.filtering, self.scoring)
 
     # ------------------------------------------------------------------ Host

@@ -16,6 +16,7 @@ from textual.timer import Timer
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.round.stages import stage_line
 from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
 from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.votes.decisions import choices as item_choices
@@ -168,7 +169,8 @@ class MainView:
             status.append("⚑ " + ", ".join(sorted(flags)))
         if answered := answers_status(self.project, item.id, self.session.ballots.visible(item.id)):
             status.append(answered)
-        return "  ".join(status)
+        status.append(stage_line(self.project, item.id))  # "" unless the item is in the authoring stages
+        return "  ".join(s for s in status if s)
 
     def preview(self, field: str, value: str) -> None:
         """Check the field being typed as if it were kept (not for notes)."""

@@ -18,6 +18,7 @@ from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspe
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.quality.artifacts import ArtifactReport, artifact_report
 from piqa_tui.core.round.recorded import assigned_to
+from piqa_tui.core.round.stages import STAGES, stage_of
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
@@ -237,6 +238,24 @@ QUEUES: dict[str, Queue] = {
         ),
     )
 }
+
+
+def _at_stage(stage: str) -> Callable[[Sources, int, Item], bool]:
+    def test(s: Sources, pos: int, it: Item) -> bool:
+        return stage_of(s.project, it.id) == stage
+
+    return test
+
+
+def _stage_queues() -> dict[str, Queue]:
+    """One queue per authoring stage ("stage-draft", ...): the items at that stage."""
+    return {
+        f"stage-{stage}": Queue(f"stage-{stage}", f"items at the {stage} stage (T moves one on)", _at_stage(stage))
+        for stage in STAGES
+    }
+
+
+QUEUES.update(_stage_queues())
 
 
 @dataclass(frozen=True)

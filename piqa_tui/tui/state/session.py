@@ -222,6 +222,8 @@ class Session:
         """Keep derived data in step with edits (ours or another process's)."""
         self.unsaved = True
         self.refresh_model_marks(set(item_ids))  # an edited item's score no longer counts
+        if self.search_index is not None and len(self.search_index.texts) != len(self.project.items):
+            self.search_index = None  # an item was written or withdrawn: the next search reads them all again
         if self.search_index is not None:
             for item_id in set(item_ids):
                 position = self.project.index.get(item_id)

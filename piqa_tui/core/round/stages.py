@@ -1,0 +1,268 @@
+"""Authoring stages: items written or imported as drafts, reviewed and corrected, then validated.
+
+Every item is at one stage of ``STAGES``. A ``stage`` event (field ``stage``, ``new`` the stage; "" after an
+undo that found none before) moves items on; the latest in the log's order is in force. Items the file
+already had, with no stage event, are at ``FILE_STAGE`` (validation): they were written before the round.
+An item written in the TUI or imported is one ``new-item`` event (its fields as canonical JSON; the
+project's replay adds it) recorded with a ``stage`` event putting it at ``draft``: one action, one undo.
+
+The correction rate of an item is the character edit rate (normalised Levenshtein distance) between its
+text at its first recorded state — the machine translation a corrector started from — and its text now.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+
+from rapidfuzz.distance import Levenshtein
+
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.dataset.reading import parse_dataset, read_source
+from piqa_tui.core.errors import InputError, PiqaError
+from piqa_tui.core.round.recorded import round_in_force
+from piqa_tui.core.text.characters import nfc
+from piqa_tui.core.workspace.log import CANONICAL, Change, Part, Workspace
+from piqa_tui.core.workspace.project import NEW_ITEM_KIND, Project, field_value
+
+STAGES = ("draft", "review", "validation", "done")
+STAGE_KIND = "stage"
+STAGE_FIELD = "stage"
+NEW_ITEM_FIELD = "item"
+FILE_STAGE = "validation"  # items the file had before any stage was recorded
+NEW_STAGE = "draft"  # items written in the TUI or imported
+HEAVY_CORRECTION = 0.30  # the card reports the share of items corrected more than this
+TEXT_FIELDS = ("prompt", "solution0", "solution1", "solution2", "solution3")
+
+
+class StageError(PiqaError):
+    """A stage or a new item that cannot be recorded: one line saying what to do."""
+
+
+def check_stage(name: str) -> str:
+    """``name`` when it is a stage, else ``StageError`` listing them."""
+    if name not in STAGES:
+        raise StageError(f"unknown stage '{name}'; use one of {', '.join(STAGES)}")
+    return name
+
+
+def stages_in_force(workspace: Workspace | None) -> dict[str, str]:
+    """Item id → stage, for the items a ``stage`` event names (latest in canonical order; "" is dropped)."""
+    latest: dict[str, str] = {}
+    for event in workspace.events(kinds=[STAGE_KIND]) if workspace is not None else []:
+        if event.item_id is not None:
+            latest[event.item_id] = event.new or ""
+    return {item: stage for item, stage in latest.items() if stage}
+
+
+_read: weakref.WeakKeyDictionary[Project, tuple[int, dict[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def recorded_stages(project: Project) -> dict[str, str]:
+    """The recorded stages as the project has replayed the log; read again only when it applied new events."""
+    if project.workspace is None:
+        return {}
+    position = getattr(project, "_applied", None)  # the replay position: a queue asks per item, one lookup each
+    if position is None:
+        position = project.workspace.last_seq()
+    cached = _read.get(project)
+    if cached is None or cached[0] != position:
+        cached = _read[project] = (position, stages_in_force(project.workspace))
+    return cached[1]
+
+
+def stage_of(project: Project, item_id: str) -> str:
+    """The item's stage: recorded, or ``FILE_STAGE``."""
+    return recorded_stages(project).get(item_id, FILE_STAGE)
+
+
+def stage_part(project: Project, item_ids: list[str], stage: str) -> Part | None:
+    """The ``stage`` changes moving ``item_ids`` to ``stage`` (None: all of them are there already)."""
+    check_stage(stage)
+    recorded = recorded_stages(project)
+    changes = []
+    for item_id in dict.fromkeys(item_ids):
+        project.item(item_id)  # an unknown id is one line, before anything is recorded
+        if recorded.get(item_id, FILE_STAGE) != stage:
+            changes.append(Change(item_id, STAGE_FIELD, recorded.get(item_id), stage))
+    return Part(STAGE_KIND, tuple(changes)) if changes else None
+
+
+def set_stage(project: Project, item_ids: list[str], stage: str) -> int:
+    """Move ``item_ids`` to ``stage`` as one undoable action; returns how many moved."""
+    part = stage_part(project, item_ids, stage)
+    if part is None:
+        return 0
+    project.record([part])
+    return len(part.changes)
+
+
+# ---------------------------------------------------------------- new items
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The fields of an item to add: a goal, 2-4 solutions, the gold label (0-based) and meta columns."""
+
+    prompt: str
+    solutions: tuple[str, ...]
+    label: int | None = None
+    meta: tuple[tuple[str, str], ...] = ()
+
+    def canonical(self) -> str:
+        """The JSON a ``new-item`` event records: the same fields give the same text everywhere."""
+        data = {"prompt": self.prompt, "solutions": list(self.solutions), "label": self.label, "meta": dict(self.meta)}
+        return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    def item(self, item_id: str = "", row: int = 0) -> Item:
+        """The draft as an item, for the live checks before it is recorded."""
+        return Item(item_id, self.prompt, self.solutions, self.label, row, dict(self.meta))
+
+
+def draft(prompt: str, solutions: list[str], label: int | None, meta: dict[str, str] | None = None) -> Draft:
+    """A draft from typed text (stored in NFC, as every typed text); empty trailing solutions are dropped."""
+    texts = [nfc(s) for s in solutions]
+    while len(texts) > 2 and not texts[-1].strip():
+        texts.pop()
+    if not 2 <= len(texts) <= 4:
+        raise StageError(f"an item has 2 to 4 solutions, not {len(texts)}")
+    if label is not None and not 0 <= label < len(texts):
+        raise StageError(f"the label must name one of the {len(texts)} solutions")
+    return Draft(nfc(prompt), tuple(texts), label, tuple(sorted((meta or {}).items())))
+
+
+def writer_columns(project: Project) -> dict[str, str]:
+    """The columns an item the project's annotator writes is filled with from the round in force: a ``never``
+    column (``author``) names them, a ``same`` column (``country``) takes their one value of that attribute, so
+    the new item is routed as the file's items are. Empty without a round or when they are not in it."""
+    declared = round_in_force(project.workspace)
+    writer = declared.annotator(project.annotator) if declared is not None else None
+    if declared is None or writer is None:
+        return {}
+    columns = set(project.dataset.meta_columns)
+    found = {column: writer.name for column in declared.routing.never if column in columns}
+    for column in declared.routing.same:
+        values = writer.values(column)
+        if column in columns and len(values) == 1:
+            found[column] = values[0]
+    return found
+
+
+def new_item_id(project: Project) -> str:
+    """A fresh id: ``new-`` and 12 random hex digits (48 bits), none the project holds; two copies adding items
+    apart never draw the same one in practice, so a merge keeps both."""
+    while True:
+        item_id = f"new-{secrets.token_hex(6)}"
+        if item_id not in project.index:
+            return item_id
+
+
+def add_items(project: Project, drafts: list[Draft], stage: str = NEW_STAGE) -> list[str]:
+    """Record ``drafts`` as new items at ``stage``, as one action (one undo takes them all away); returns their ids."""
+    check_stage(stage)
+    if not drafts:
+        return []
+    ids: list[str] = []
+    for _ in drafts:
+        item_id = new_item_id(project)
+        while item_id in ids:
+            item_id = new_item_id(project)
+        ids.append(item_id)
+    added = tuple(Change(i, NEW_ITEM_FIELD, None, d.canonical()) for i, d in zip(ids, drafts))
+    staged = tuple(Change(i, STAGE_FIELD, None, stage) for i in ids)
+    project.record([Part(NEW_ITEM_KIND, added), Part(STAGE_KIND, staged)])
+    return ids
+
+
+def read_drafts(project: Project, path: str | Path) -> list[Draft]:
+    """The items of a drafts file, read by the dataset reader (any format and layout it knows); meta columns
+    the project's file also has are kept, others dropped."""
+    dataset = parse_dataset(read_source(path))
+    if not dataset.items:
+        raise InputError(f"{path}: no items to import; give a file with a header and at least one row")
+    columns = set(project.dataset.meta_columns)
+    return [
+        Draft(
+            item.prompt, item.solutions, item.label, tuple(sorted((k, v) for k, v in item.meta.items() if k in columns))
+        )
+        for item in dataset.items
+    ]
+
+
+# --------------------------------------------------------- correction rate
+
+
+def _text(fields: dict[str, str]) -> str:
+    return "\n".join(fields[name] for name in TEXT_FIELDS if name in fields)
+
+
+def _fields_now(item: Item) -> dict[str, str]:
+    return {name: field_value(item, name) for name in TEXT_FIELDS[: 1 + len(item.solutions)]}
+
+
+_FIRST_FIELDS = (
+    f"SELECT kind, field, old, new FROM events WHERE item_id = ? AND kind IN ('{NEW_ITEM_KIND}', 'edit')"
+    f" ORDER BY {CANONICAL}"
+)
+
+
+def first_fields(workspace: Workspace, item_id: str) -> dict[str, str]:
+    """The item's text fields at their first recorded state: the fields of its ``new-item`` event, then for
+    each field the ``old`` of its first edit (what the corrector started from); fields never edited are absent."""
+    first: dict[str, str] = {}
+    for kind, name, old, new in workspace.conn.execute(_FIRST_FIELDS, (item_id,)):
+        if kind == NEW_ITEM_KIND and new and not first:
+            data = json.loads(new)
+            first = {"prompt": data["prompt"]} | {f"solution{i}": s for i, s in enumerate(data["solutions"])}
+        elif kind == "edit" and name in TEXT_FIELDS:
+            first.setdefault(name, old or "")
+    return first
+
+
+def correction_rate(project: Project, item_id: str) -> float:
+    """The character edit rate between the item's text at its first recorded state and its text now: 0 when
+    untouched, 1 when all of it was rewritten (normalised Levenshtein distance over the goal and solutions)."""
+    now = _fields_now(project.item(item_id))
+    if project.workspace is None:
+        return 0.0
+    started = first_fields(project.workspace, item_id)
+    before = now | {name: text for name, text in started.items() if name in now}
+    return Levenshtein.normalized_distance(_text(before), _text(now))
+
+
+def correction_rates(project: Project) -> dict[str, float]:
+    """Item id → correction rate, for every item in the authoring stages (a recorded stage), in file order."""
+    staged = [item_id for item_id in recorded_stages(project) if item_id in project.index]
+    return {item_id: correction_rate(project, item_id) for item_id in sorted(staged, key=project.index.__getitem__)}
+
+
+def stage_line(project: Project, item_id: str) -> str:
+    """What the item view says of an item in the authoring stages ("" for one the file had and nobody staged)."""
+    stage = recorded_stages(project).get(item_id)
+    if stage is None or item_id not in project.index:
+        return ""
+    rate = correction_rate(project, item_id)
+    return f"stage {stage}" + (f", corrected {rate:.0%}" if rate else "")
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionSummary:
+    """How much the items of a translate-then-correct set were corrected."""
+
+    items: int
+    corrected: int  # items with any correction
+    mean: float
+    heavy: float  # share of items corrected more than HEAVY_CORRECTION
+
+
+def correction_summary(rates: dict[str, float]) -> CorrectionSummary | None:
+    """The summary the card shows (None: no item in the authoring stages)."""
+    if not rates:
+        return None
+    values = list(rates.values())
+    heavy = sum(v > HEAVY_CORRECTION for v in values) / len(values)
+    return CorrectionSummary(len(values), sum(v > 0 for v in values), fmean(values), heavy)

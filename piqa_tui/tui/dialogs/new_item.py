@@ -1,0 +1,135 @@
+"""Write a new item: the goal, two to four solutions and the gold one, with validate's checks shown live.
+
+The dialog only gathers text and shows what the checks say of it; the item is recorded by whoever opened it
+(a ``new-item`` event, at the draft stage). Problems do not stop saving: a draft may still be wrong, and the
+invalid queue and validate find it later; only what an item cannot be (no goal, fewer than two solutions, a
+gold solution that does not exist) keeps the dialog open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from piqa_tui.core.dataset.checks import Problem
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.stages import Draft, StageError, draft
+from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
+from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
+
+FIELDS = ("goal", "solution 1", "solution 2", "solution 3", "solution 4", "gold")
+PLACEHOLDERS = {
+    "goal": "what someone wants to do",
+    "solution 1": "one way to do it",
+    "solution 2": "another, minimally different",
+    "solution 3": "optional",
+    "solution 4": "optional",
+    "gold": "the number of the right solution (empty: none yet)",
+}
+
+
+def typed_draft(values: dict[str, str]) -> Draft:
+    """The draft the fields describe, or ``StageError`` saying what is missing."""
+    if not values.get("goal", "").strip():
+        raise StageError("write the goal first")
+    solutions = [values.get(f"solution {n}", "") for n in range(1, 5)]
+    if sum(bool(s.strip()) for s in solutions[:2]) < 2:
+        raise StageError("write at least solutions 1 and 2")
+    gold = values.get("gold", "").strip()
+    if gold and not gold.isdigit():
+        raise StageError("the gold solution is a number: 1, 2, 3 or 4 (or empty)")
+    return draft(values["goal"], solutions, int(gold) - 1 if gold else None)
+
+
+class NewItemDialog(ModalScreen[Draft | None]):
+    """The new-item form. ``check`` gives the problems of an item as typed (the main screen's live validation)."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="NewItemDialog")
+        + """
+    NewItemDialog > Vertical {
+        overflow-y: auto;  /* a short terminal scrolls the form to the field being typed */
+    }
+    NewItemDialog FieldEditor {
+        margin-bottom: 1;
+    }
+    NewItemDialog #new-item-checks {
+        color: $warning;
+        height: auto;
+    }
+    """
+    )
+
+    ACTIONS = DIALOG_ACTIONS
+    BINDINGS = bindings(DIALOG_ACTIONS)
+
+    def __init__(self, check: Callable[[Item], list[Problem]]) -> None:
+        super().__init__()
+        self.check = check
+        self.values = dict.fromkeys(FIELDS, "")
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "New item (a draft)"
+            yield Static(
+                "tab / shift+tab: next / previous field · enter saves · esc cancels",
+                classes="dialog-help",
+                markup=False,
+            )
+            for name in FIELDS:
+                yield Static(name, classes="dialog-help", markup=False)
+                yield FieldEditor(field=name, placeholder=PLACEHOLDERS[name], id=f"new-{name.replace(' ', '-')}")
+            yield Static("", id="new-item-checks", markup=False)
+
+    def on_mount(self) -> None:
+        self.query(FieldEditor).first().focus()
+        self._show_checks()
+
+    @property
+    def editors(self) -> list[FieldEditor]:
+        return list(self.query(FieldEditor))
+
+    @on(FieldEditor.Changed)
+    def _changed(self, event: FieldEditor.Changed) -> None:
+        event.stop()
+        self.values[event.editor.field] = event.value
+        self._show_checks()
+
+    def _show_checks(self) -> None:
+        """The checks of the item as typed so far, or what it still lacks."""
+        try:
+            found = self.check(typed_draft(self.values).item("new"))
+        except StageError as exc:
+            text = f"not an item yet: {exc}"
+        else:
+            text = "\n".join(f"{p.level}: {p.rule}: {p.detail}" for p in found) or "the checks find no problem"
+        self.query_one("#new-item-checks", Static).update(terminal_safe(text))  # details quote the typed text
+
+    @on(FieldEditor.Done)
+    def _done(self, event: FieldEditor.Done) -> None:
+        event.stop()
+        self.values[event.editor.field] = event.value
+        if event.how == "cancel":
+            self.dismiss(None)
+        elif event.how == "commit":
+            self.action_save()
+        elif event.how in ("next", "prev"):
+            editors = self.editors
+            step = 1 if event.how == "next" else -1
+            editors[(editors.index(event.editor) + step) % len(editors)].focus()
+
+    def action_save(self) -> None:
+        try:
+            self.dismiss(typed_draft(self.values))
+        except StageError as exc:
+            self.query_one("#new-item-checks", Static).update(terminal_safe(f"cannot save yet: {exc}"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
