@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
 
-UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup", "round", "assign")
+UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup", "round", "assign", "ask", "reply")
 MARKERS = ("undo", "redo")
 
 
