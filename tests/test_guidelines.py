@@ -158,7 +158,7 @@ def test_the_card_cites_the_round_and_the_guideline_version(tmp_path: Path) -> N
     card = dataset_card(Project.open(data), CardOptions(pseudonyms=True))
     section = card.split("### Annotation round", 1)[1].split("\n### ", 1)[0]
     sha = hashlib.sha256(GUIDE_V2.encode()).hexdigest()
-    assert f"version 2 (SHA-256 `{sha}`)" in section
+    assert f"version 2 (SHA-256 `{sha}`," in section
     assert "| validator | 12 |" in section and "| writer | 12 |" in section and "| lead | 1 |" in section
     assert "1 validator per item" in section
     assert "from the item's `country`" in section and "never the item's `author`" in section
