@@ -147,7 +147,8 @@ class GuidelinesScreen(Screen[None]):
     GuidelinesScreen VerticalScroll {
         padding: 0 1;
     }
-    GuidelinesScreen .guidelines-block {
+    GuidelinesScreen .guidelines-block, GuidelinesScreen #guidelines-questions {
+        width: 1fr;
         margin-bottom: 1;
     }
     """
@@ -208,10 +209,10 @@ class GuidelinesScreen(Screen[None]):
 
     def questions_text(self) -> str:
         shown = self.questions_shown()
-        where = f"on item {self.item_id}" if self.item_id else "(no item open)"
-        keys = "a asks the lead about the item you were on" + (", r answers its open question" * self.session.reviewer)
         head = "Open questions from annotators" if self.session.reviewer else "Your questions to the lead"
-        lines = [f"━━ {head} ━━ {keys} {where}"]
+        keys = "a: ask the lead" + (", r: answer" * self.session.reviewer)
+        where = f"({keys} about item {self.item_id})" if self.item_id else "(open an item to ask about it)"
+        lines = [f"━━ {head} ━━ {where}"]
         for q in shown:
             state = "open" if q.open else f"answered by {q.replied_by}: {q.reply}"
             lines.append(f"• {q.item_id} — {q.asked_by}: {q.text}  [{state}]")
@@ -220,7 +221,7 @@ class GuidelinesScreen(Screen[None]):
         return "\n".join(lines)
 
     def show_questions(self) -> None:
-        self.query_one("#guidelines-questions", Static).update(rich_text(self.questions_text()))
+        self.query_one("#guidelines-questions", Static).update(BidiText(self.questions_text(), self.session.bidi_mode))
 
     def on_others_changed(self, message: OthersChanged) -> None:
         """Questions or replies arrived from another process."""
@@ -246,10 +247,11 @@ class GuidelinesScreen(Screen[None]):
             part = ask_part(item_id, text)
             self.record(f"the question on {item_id}", part, item_id, "asked the lead")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Answering is the lead's: the key is off (and out of the footer) outside reviewer mode."""
+        return self.session.reviewer if action == "reply" else True
+
     def action_reply(self) -> None:
-        if not self.session.reviewer:
-            self.notify("Only a reviewer answers guideline questions (piqa-tui --reviewer)", severity="warning")
-            return
         question = next((q for q in self.questions_shown() if q.open and q.item_id == self.item_id), None)
         if question is None:
             self.notify(f"No open question on {self.item_id or 'this item'}", severity="warning")
