@@ -54,7 +54,7 @@ def measured(session: Session) -> tuple[str, Progress | None]:
 
 def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False)
-    for name in ("annotator", "done / assigned", "", "remaining", "items/h", "median s/item", "to finish"):
+    for name in ("annotator", "", "done / assigned", "remaining", "items/h", "median s/item", "to finish"):
         table.add_column(name, justify="left" if name in ("annotator", "") else "right", no_wrap=True)
     for row in rows:
         table.add_row(
