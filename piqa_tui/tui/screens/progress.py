@@ -55,7 +55,7 @@ def measured(session: Session) -> tuple[str, Progress | None]:
 def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False)
     for name in ("annotator", "", "done / assigned", "remaining", "items/h", "median s/item", "to finish"):
-        table.add_column(name, justify="left" if name in ("annotator", "") else "right", no_wrap=True)
+        table.add_column(rich_text(name), justify="left" if name in ("annotator", "") else "right", no_wrap=True)
     for row in rows:
         table.add_row(
             rich_text(row.name + ("" if row.active else " (left)"), one_line=True),
@@ -73,7 +73,7 @@ def group_table(column: str, groups: tuple[GroupProgress, ...]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, title_justify="left")
     table.add_column(rich_text(column, one_line=True), no_wrap=True)
     for name in ("", "validated / wanted", "coverage", "items"):
-        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
+        table.add_column(rich_text(name), justify="left" if not name else "right", no_wrap=True)
     for group in groups:
         share = "—" if group.coverage is None else f"{group.coverage:.0%}"
         table.add_row(
@@ -98,7 +98,7 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
         Text("Annotators", style="bold"),
         annotator_table(found.annotators),
         Text(""),
-        Text(f"Items by validations still needed — {needs}"),
+        rich_text(f"Items by validations still needed — {needs}"),
     ]
     for column, groups in found.groups.items():
         parts += [Text(""), Text.assemble(("By ", "bold"), rich_text(column, "bold")), group_table(column, groups)]
