@@ -44,10 +44,10 @@ def recorded(path: Path, text: str = GUIDE) -> Path:
     return path
 
 
-def drawn(widget: Static, width: int = 80) -> tuple[str, list]:
+def drawn(renderable: object, width: int = 80) -> tuple[str, list]:
     """What a block draws at ``width`` cells: its text and its segments."""
     console = Console(width=width, record=True, color_system=None, legacy_windows=False)
-    segments = list(console.render(widget.content, console.options.update_width(width)))
+    segments = list(console.render(renderable, console.options.update_width(width)))
     return "".join(s.text for s in segments), segments
 
 
@@ -61,11 +61,11 @@ async def open_guidelines(pilot) -> GuidelinesScreen:
 
 
 def questions_of(screen: GuidelinesScreen) -> str:
-    return drawn(screen.query_one("#guidelines-questions", Static), width=200)[0]
+    return drawn(screen.query_one("#guidelines-questions", Static).content, width=200)[0]
 
 
-def blocks_of(screen: GuidelinesScreen) -> list[Static]:
-    return list(screen.query(".guidelines-block").results(Static))
+def blocks_of(screen: GuidelinesScreen) -> list[BidiText]:
+    return [text for text, _ in screen.shown]
 
 
 async def test_w_opens_the_version_in_force_and_closes(tmp_path: Path) -> None:
@@ -86,10 +86,12 @@ async def test_arabic_is_shaped_and_right_aligned_tamil_kept_whole(tmp_path: Pat
     data = recorded(copy_sample("tamil.tsv", tmp_path))
     async with curate(data, annotator="kavi") as pilot:
         screen = await open_guidelines(pilot)
-        arabic = next(b for b in blocks_of(screen) if ARABIC in getattr(b.content, "logical", ""))
-        tamil = next(b for b in blocks_of(screen) if TAMIL in getattr(b.content, "logical", ""))
-        on_screen = arabic.render_lines(arabic.region.reset_offset)[0].text
-        assert len(on_screen) == arabic.size.width and on_screen.rstrip() == on_screen  # flush right in the app
+        arabic = next(b for b in blocks_of(screen) if ARABIC in b.logical)
+        tamil = next(b for b in blocks_of(screen) if TAMIL in b.logical)
+        body = screen.query_one("#guidelines-text", Static)
+        lines = [strip.text for strip in body.render_lines(body.region.reset_offset)]
+        on_screen = next(line for line in lines if "ﺮﺘﺧﺍ" in line)  # اختر, shaped
+        assert len(on_screen) == body.size.width and on_screen.rstrip() == on_screen  # flush right in the app
         assert on_screen.startswith(" " * 20)
         shown, _ = drawn(arabic)
         assert shown.startswith(" ") and shown.rstrip().endswith(shown.strip())  # padded to the right edge
@@ -104,13 +106,16 @@ async def test_markup_links_and_escapes_in_the_file_stay_text(tmp_path: Path) ->
     data = recorded(copy_sample("tamil.tsv", tmp_path))
     async with curate(data, annotator="kavi") as pilot:
         screen = await open_guidelines(pilot)
-        hostile = next(b for b in blocks_of(screen) if "stay text" in getattr(b.content, "logical", ""))
+        hostile = next(b for b in blocks_of(screen) if "stay text" in b.logical)
         shown, segments = drawn(hostile, width=200)
         assert "[@click=app.quit]" in shown and "quit <app.quit>" in shown
         assert "\x1b" not in shown and "\x07" not in shown and "␛]52;c;aGk=␇" in shown
         assert all(not (s.style and (s.style.meta or s.style.link)) for s in segments)  # nothing to click
-        for block in blocks_of(screen):
-            await pilot.click(block)
+        body = screen.query_one("#guidelines-text", Static)
+        lines = [strip.text for strip in body.render_lines(body.region.reset_offset)]
+        row = next(n for n, line in enumerate(lines) if "[@click=app.quit]" in line)
+        for column in range(0, len(lines[row].rstrip()), 2):  # on the markup, the link and the escape
+            await pilot.click(body, offset=(column, row))
         await pilot.pause()
         assert pilot.app.is_running and pilot.app.screen is screen
 

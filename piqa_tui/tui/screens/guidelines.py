@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from rich.console import Group
+from rich.padding import Padding
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
@@ -147,9 +149,8 @@ class GuidelinesScreen(Screen[None]):
     GuidelinesScreen VerticalScroll {
         padding: 0 1;
     }
-    GuidelinesScreen .guidelines-block, GuidelinesScreen #guidelines-questions {
+    GuidelinesScreen #guidelines-text, GuidelinesScreen #guidelines-questions {
         width: 1fr;
-        margin-bottom: 1;
     }
     """
 
@@ -160,6 +161,7 @@ class GuidelinesScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.item_id = item_id  # the item the annotator was on: questions are about it
+        self.shown: list[tuple[BidiText, int]] = []  # the guidelines' blocks on screen, with their indents
 
     @property
     def project(self) -> Project:
@@ -176,16 +178,17 @@ class GuidelinesScreen(Screen[None]):
                     "piqa-tui round PATH guidelines FILE.md",
                     markup=False,
                 )
-            for block in markdown_blocks(guidelines.text if guidelines else ""):
-                yield self.block_view(block)
+            self.shown = [self.block_view(b) for b in markdown_blocks(guidelines.text if guidelines else "")]
+            yield Static(
+                Group(*(Padding(text, (0, 0, 1, indent)) for text, indent in self.shown)), id="guidelines-text"
+            )
             yield Static(id="guidelines-questions")
         yield Footer(compact=True)
 
-    def block_view(self, block: Block) -> Static:
-        text = BidiText(block.text, self.session.bidi_mode, block.style or None, highlights=block.spans)
-        view = Static(text, classes="guidelines-block")
-        view.styles.padding = (0, 0, 0, block.indent)
-        return view
+    def block_view(self, block: Block) -> tuple[BidiText, int]:
+        """A block as the bidi display draws it, and its indent (one widget holds them all: a long file of
+        guidelines costs no widget per paragraph)."""
+        return BidiText(block.text, self.session.bidi_mode, block.style or None, highlights=block.spans), block.indent
 
     def title_line(self) -> str:
         guidelines = guidelines_in_force(self.project.workspace)
