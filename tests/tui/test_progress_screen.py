@@ -40,7 +40,7 @@ def body_text(screen: ProgressScreen, width: int = 140) -> str:
 
 async def open_progress(pilot) -> ProgressScreen:
     await pilot.press("P")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgressScreen))
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgressScreen) and pilot.app.screen.counted)
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, ProgressScreen)
@@ -67,6 +67,10 @@ async def test_a_reviewer_sees_everyone_and_the_groups(tmp_path: Path) -> None:
         algeria = line_of(text, "Algeria")
         assert "4 / 5" in algeria and "80%" in algeria
         assert "Items by validations still needed — 0: 4, 1: 26" in text
+        counted = screen.counted
+        await pilot.press("r")  # counted again, the same
+        await wait_for(pilot, lambda: screen.counted > counted)
+        assert body_text(screen) == text
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(pilot.app.screen, ProgressScreen))
 

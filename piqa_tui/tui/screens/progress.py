@@ -5,7 +5,7 @@ seconds per item and the time to finish at that pace; per group (the columns of 
 the validations done out of those the round asks for. A reviewer (``--reviewer``) sees everyone, the groups
 and how many items still need validations; an annotator sees their own line alone, as nothing else of
 other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when votes
-arrive from another process.
+arrive from another process, in a worker thread.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
@@ -29,6 +31,7 @@ from piqa_tui.tui.messages import OthersChanged
 from piqa_tui.tui.state.session import Session
 
 BAR_WIDTH = 24
+RETRIES = 3  # a refresh on the UI thread may add votes while the worker counts them
 
 
 def bar(done: int, total: int) -> ProgressBar:
@@ -128,6 +131,7 @@ class ProgressScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.progress: Progress | None = None  # the figures shown
+        self.counted = 0  # how many times they were counted
 
     def compose(self) -> ComposeResult:
         yield Static(id="progress-title")
@@ -136,12 +140,28 @@ class ProgressScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#progress-title", Static).update("counting…")
         self.count()
 
+    @work(thread=True, exclusive=True, group="progress", description="count_progress")
     def count(self) -> None:
-        title, self.progress = measured(self.session)
+        """Count in a worker (a second or so on 100,000 items), then show the figures."""
+        worker = get_current_worker()
+        for attempt in range(RETRIES):
+            try:
+                title, found = measured(self.session)
+                break
+            except RuntimeError:  # the votes changed size under us (another process's, applied meanwhile)
+                if attempt == RETRIES - 1:
+                    raise
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, title, found)
+
+    def _show(self, title: str, found: Progress | None) -> None:
+        self.progress = found
+        self.counted += 1
         self.query_one("#progress-title", Static).update(rich_text(title, one_line=True))
-        body = progress_view(self.session, self.progress) if self.progress is not None else Text("")
+        body = progress_view(self.session, found) if found is not None else Text("")
         self.query_one("#progress-body", Static).update(body)
 
     def on_others_changed(self, message: OthersChanged) -> None:
