@@ -177,7 +177,7 @@ QUEUES: dict[str, Queue] = {
             "items assigned to you, not yet voted on",
             lambda s, pos, it: it.id in assigned_to(s.project) and not has_voted(s.project, it.id),
         ),
-        Queue("asked", "items with a guideline question the lead has not answered", _asked),
+        Queue("asked", "items with an unanswered guideline question", _asked),
         Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
         Queue("edited", "items changed in this workspace", lambda s, pos, it: it.id in s.project.state.edited),
         Queue("invalid", "items with a problem validate reports", lambda s, pos, it: s.validation.is_invalid(pos)),
