@@ -160,6 +160,6 @@ def test_the_card_cites_the_round_and_the_guideline_version(tmp_path: Path) -> N
     sha = hashlib.sha256(GUIDE_V2.encode()).hexdigest()
     assert f"version 2 (SHA-256 `{sha}`," in section
     assert "| validator | 12 |" in section and "| writer | 12 |" in section and "| lead | 1 |" in section
-    assert "1 validator per item" in section
+    assert "validated blind by 1 validator;" in section
     assert "from the item's `country`" in section and "never the item's `author`" in section
     assert "writer-" not in section  # counts by role and attribute, no names

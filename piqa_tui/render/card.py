@@ -495,7 +495,7 @@ def _round_routing(declared: Round, project: Project) -> str:
     assignment = assignment_in_force(project.workspace)
     pairs = sum(len(names) for names in assignment.items.values())
     return (
-        f"Each item is validated blind by {k} validator{'s' * (k != 1)} per item; routing: {'; '.join(rules) or 'none'}. "
+        f"Each item is validated blind by {k} validator{'s' * (k != 1)}; routing: {'; '.join(rules) or 'none'}. "
         f"The assignment holds {pairs} (item, validator) pairs over {len(assignment.items)} items."
     )
 

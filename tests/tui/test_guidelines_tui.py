@@ -185,3 +185,15 @@ def test_guidelines_screen(snap_compare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
+
+
+async def test_a_new_version_recorded_elsewhere_replaces_the_one_on_screen(tmp_path: Path) -> None:
+    data = recorded(copy_sample("tamil.tsv", tmp_path))
+    async with curate(data, annotator="kavi") as pilot:
+        screen = await open_guidelines(pilot)
+        recorded(data, GUIDE + "\n## Added\n\nA new rule.\n")  # the lead, in another process
+        pilot.app.poll()
+        await wait_for(pilot, lambda: "version 2" in str(pilot.app.screen.query_one("#guidelines-title").render()))
+        await pilot.pause()
+        assert any(text.logical == "A new rule." for text in blocks_of(pilot.app.screen))
+        assert pilot.app.screen is screen

@@ -162,6 +162,7 @@ class GuidelinesScreen(Screen[None]):
         self.session = session
         self.item_id = item_id  # the item the annotator was on: questions are about it
         self.shown: list[tuple[BidiText, int]] = []  # the guidelines' blocks on screen, with their indents
+        self.shown_title = ""  # the title line of the version on screen
 
     @property
     def project(self) -> Project:
@@ -169,7 +170,8 @@ class GuidelinesScreen(Screen[None]):
         return self.session.project
 
     def compose(self) -> ComposeResult:
-        yield Static(rich_text(self.title_line(), one_line=True), id="guidelines-title")
+        self.shown_title = self.title_line()
+        yield Static(rich_text(self.shown_title, one_line=True), id="guidelines-title")
         with VerticalScroll(id="guidelines-body"):
             guidelines = guidelines_in_force(self.project.workspace)
             if guidelines is None:
@@ -227,9 +229,13 @@ class GuidelinesScreen(Screen[None]):
         self.query_one("#guidelines-questions", Static).update(BidiText(self.questions_text(), self.session.bidi_mode))
 
     def on_others_changed(self, message: OthersChanged) -> None:
-        """Questions or replies arrived from another process."""
+        """Questions, replies or a new version arrived from another process: the screen follows."""
         message.stop()
-        self.show_questions()
+        if self.title_line() != self.shown_title:
+            self.refresh(recompose=True)
+            self.call_after_refresh(self.show_questions)
+        else:
+            self.show_questions()
 
     # -------------------------------------------------------------- actions
 
