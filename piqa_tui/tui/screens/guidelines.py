@@ -55,6 +55,7 @@ class Block:
     style: str = ""
     spans: list[tuple[int, int, str]] = field(default_factory=list)
     indent: int = 0
+    marker: bool = False  # a list item's bullet or number, waiting for the item's first paragraph
 
 
 def markdown_blocks(markdown: str) -> list[Block]:
@@ -77,7 +78,7 @@ def markdown_blocks(markdown: str) -> list[Block]:
         elif kind == "heading_open":
             heading = "bold underline" if token.tag == "h1" else "bold"
         elif kind == "list_item_open" and lists:
-            blocks.append(Block(_marker(lists[-1]), "bold", indent=max(0, indent - 2)))
+            blocks.append(Block(_marker(lists[-1]), "bold", indent=max(0, indent - 2), marker=True))
         elif kind == "inline":
             blocks.append(_inline(token, heading or ("italic" if quote else ""), indent, blocks))
             heading = ""
@@ -85,7 +86,7 @@ def markdown_blocks(markdown: str) -> list[Block]:
             blocks.append(Block(token.content.rstrip("\n"), CODE_STYLE if kind != "html_block" else "", indent=indent))
         elif kind == "hr":
             blocks.append(Block("─" * 40, "dim", indent=indent))
-    return [b for b in blocks if b.text or b.style != "bold"]
+    return [b for b in blocks if b.text]
 
 
 def _marker(numbers: list[int]) -> str:
@@ -98,7 +99,7 @@ def _marker(numbers: list[int]) -> str:
 def _inline(token: Token, style: str, indent: int, blocks: list[Block]) -> Block:
     """An inline run as one block; the first paragraph of a list item joins its marker."""
     block = Block(style=style, indent=indent)
-    if blocks and blocks[-1].style == "bold" and not blocks[-1].spans and _is_marker(blocks[-1].text):
+    if blocks and blocks[-1].marker:
         marker = blocks.pop()
         block.text = marker.text + " "
         block.indent = marker.indent
@@ -129,10 +130,6 @@ def _inline(token: Token, style: str, indent: int, blocks: list[Block]) -> Block
                 block.text += f" <{links.pop()}>"
                 block.spans.append((start, len(block.text), "dim"))
     return block
-
-
-def _is_marker(text: str) -> bool:
-    return text == "•" or (text.endswith(".") and text[:-1].isdigit())
 
 
 class GuidelinesScreen(Screen[None]):
