@@ -119,6 +119,17 @@ def test_questions_are_asked_listed_answered_and_undone(tmp_path: Path) -> None:
     assert items_asked_about(annotator) == frozenset()
 
 
+def test_only_the_lead_sees_everyone_s_questions_by_item(tmp_path: Path) -> None:
+    """Another annotator's question may say what they think of an item: outside reviewer mode, your own alone."""
+    data = copy_sample("tamil.tsv", tmp_path)
+    Project.open(data, annotator="kavi").record([ask_part("ta-001", "Which spelling?")])
+    mine = Project.open(data, annotator="meena")
+    mine.record([ask_part("ta-002", "Is this dish regional?")])
+    assert items_asked_about(mine) == {"ta-001", "ta-002"}
+    assert items_asked_about(mine, "meena") == {"ta-002"}
+    assert items_asked_about(mine, "kavi") == {"ta-001"}
+
+
 def test_a_reply_to_an_unknown_question_is_one_line(tmp_path: Path) -> None:
     data = copy_sample("tamil.tsv", tmp_path)
     Project.open(data, annotator="kavi").record([ask_part("ta-001", "Which spelling?")])

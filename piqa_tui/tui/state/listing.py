@@ -152,8 +152,9 @@ def _wrong_where_agreed(s: Sources, item: Item) -> int:
 
 
 def _asked(s: Sources, pos: int, it: Item) -> bool:
-    """An open guideline question on the item: the lead's queue of questions to answer."""
-    return it.id in items_asked_about(s.project)
+    """An open guideline question on the item: the lead's queue of questions to answer (outside reviewer mode,
+    only your own questions: another annotator's may say what they think of the item)."""
+    return it.id in items_asked_about(s.project, None if s.ballots.reviewer else s.project.annotator)
 
 
 def _status_is(status: Status) -> Callable[[Sources, int, Item], bool]:
