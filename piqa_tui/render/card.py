@@ -30,6 +30,9 @@ from piqa_tui.core.report.languages import (
     language_columns,
 )
 from piqa_tui.core.report.stats import DatasetStats, compute_stats
+from piqa_tui.core.round.declaration import ROLES, Round
+from piqa_tui.core.round.guidelines import guideline_questions, guidelines_in_force
+from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.round.stages import HEAVY_CORRECTION, STAGES, correction_rates, correction_summary, stage_of
 from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.text.graphemes import snap_to_boundary
@@ -126,10 +129,11 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
         *extra_questions_section(project, items),
+        *annotation_round_section(project),
+        *correction_section(project, items),
         *considerations_section(facts),
         *doubt_lines(project, options),
         *annotation_artifacts_section(project, items, options, facts.rows),
-        *correction_section(project, items),
         *additional_section(options),
     ]
     outline = table_of_contents(body)
@@ -506,6 +510,101 @@ def correction_section(project: Project, items: list[Item]) -> list[str]:
         ),
         "",
     ]
+
+
+# --------------------------------------------------------------------------- Annotation round
+
+
+def annotation_round_section(project: Project) -> list[str]:
+    """The round declared in the workspace: people per role and attribute (no names), validators per item,
+    routing, extra questions, and the guideline version annotators worked under (none: no section)."""
+    declared = round_in_force(project.workspace)
+    if declared is None:
+        return []
+    people = declared.annotators
+    lines = [
+        "### Annotation round",
+        "",
+        f"The round {inline_code(declared.name or 'unnamed')} was declared in the workspace with "
+        f"{len(people)} annotators (assignment seed {declared.seed}):",
+        "",
+        *markdown_table(["role", "annotators"], [[r, str(sum(r in a.roles for a in people))] for r in ROLES]),
+        "",
+        *_round_attributes(declared),
+        _round_routing(declared, project),
+        "",
+        *_round_questions(declared),
+        _round_guidelines(project),
+        "",
+    ]
+    return lines
+
+
+def _round_attributes(declared: Round) -> list[str]:
+    """One line per attribute: how many annotators hold each value."""
+    counts: dict[str, Counter[str]] = {}
+    for person in declared.annotators:
+        for key, values in person.attributes:
+            counts.setdefault(key, Counter()).update(values)
+    return [
+        f"Annotators by {inline_code(key)}: "
+        + ", ".join(f"{one_line(value)} {n}" for value, n in sorted(found.items()))
+        + "."
+        for key, found in counts.items()
+    ] + ([""] if counts else [])
+
+
+def _round_routing(declared: Round, project: Project) -> str:
+    k = declared.validators_per_item
+    routing = declared.routing
+    rules = [f"validators from the item's {inline_code(c)}" for c in routing.same]
+    rules += [f"never the item's {inline_code(c)}" for c in routing.never]
+    rules += ["load balanced between validators"] if routing.balance else []
+    assignment = assignment_in_force(project.workspace)
+    pairs = sum(len(names) for names in assignment.items.values())
+    return (
+        f"Each item is validated blind by {k} validator{'s' * (k != 1)}; routing: {'; '.join(rules) or 'none'}. "
+        f"The assignment holds {pairs} (item, validator) pairs over {len(assignment.items)} items."
+    )
+
+
+def _round_questions(declared: Round) -> list[str]:
+    """The round's extra questions, where the round declares any."""
+    questions = tuple(getattr(declared, "questions", ()) or ())
+    if not questions:
+        return []
+    rows = [
+        [
+            inline_code(getattr(q, "id", "")),
+            one_line(getattr(q, "text", "")),
+            one_line(getattr(q, "kind", "")),
+            one_line(getattr(q, "policy", "")),
+        ]
+        for q in questions
+    ]
+    return [
+        "Besides the label, annotators answered:",
+        "",
+        *markdown_table(["id", "question", "kind", "decided by"], rows),
+        "",
+    ]
+
+
+def _round_guidelines(project: Project) -> str:
+    guidelines = guidelines_in_force(project.workspace)
+    asked = guideline_questions(project.workspace)
+    questions = (
+        f" Annotators asked the lead {len(asked)} guideline question{'s' * (len(asked) != 1)}; "
+        f"{sum(not q.open for q in asked)} answered."
+        if asked
+        else ""
+    )
+    if guidelines is None:
+        return "No annotation guidelines are recorded in the workspace." + questions
+    return (
+        f"Annotators worked under the guidelines recorded in the workspace, version {guidelines.version} "
+        f"(SHA-256 `{guidelines.sha256}`, recorded {guidelines.time[:10]})." + questions
+    )
 
 
 # --------------------------------------------------------------------------- Additional Information

@@ -46,10 +46,12 @@ from piqa_tui.tui.messages import (
 )
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
+from piqa_tui.tui.screens.guidelines import GuidelinesScreen
 from piqa_tui.tui.screens.health import HealthScreen
 from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.screens.progress import ProgressScreen
 from piqa_tui.tui.state.model_scores import LOW_MARGIN
 from piqa_tui.tui.state.session import OpenRequest, Session
 from piqa_tui.tui.terminal.guard import ControlCharacterFilter
@@ -343,7 +345,9 @@ class PiqaApp(App[None]):
     # -------------------------------------------------------------- actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("quit", "help", "health") and isinstance(self.focused, (FieldEditor, LabelChooser)):
+        if action in ("quit", "help", "health", "guidelines", "progress") and isinstance(
+            self.focused, (FieldEditor, LabelChooser)
+        ):
             return False  # their keys type text there; ctrl+q still quits
         return True
 
@@ -378,6 +382,16 @@ class PiqaApp(App[None]):
     def action_health(self) -> None:
         if self.session is not None and not isinstance(self.screen, HealthScreen):
             self.push_screen(HealthScreen(self.session))
+
+    def action_guidelines(self) -> None:
+        main = self.main_screen
+        if self.session is not None and not isinstance(self.screen, GuidelinesScreen):
+            current = main.current if main is not None and main.query("ItemList") else None
+            self.push_screen(GuidelinesScreen(self.session, current.id if current is not None else None))
+
+    def action_progress(self) -> None:
+        if self.session is not None and not isinstance(self.screen, ProgressScreen):
+            self.push_screen(ProgressScreen(self.session))
 
     def action_check_terminal(self) -> None:
         self.push_screen(CheckTerminalScreen())

@@ -189,6 +189,20 @@ APP_ACTIONS: tuple[Action, ...] = (
         "solution-only baseline) and the items a shortcut answers",
     ),
     Action(
+        "guidelines",
+        "W",
+        "guidelines",
+        "guidelines",
+        "Show the round's guidelines (the version in force), and ask the lead about the item you are on",
+    ),
+    Action(
+        "progress",
+        "P",
+        "progress",
+        "progress",
+        "Show how far the round is: a bar per annotator (yours alone unless --reviewer) and per group",
+    ),
+    Action(
         "quit",
         "q",
         "quit",
@@ -452,6 +466,19 @@ HEALTH_ACTIONS: tuple[Action, ...] = (
     Action("health_copy", "y", "copy_text", "copy", "Copy the reports as plain text", show=True),
 )
 
+# The guidelines screen (W).
+GUIDELINES_ACTIONS: tuple[Action, ...] = (
+    Action("guide_close", "escape,q,W", "close", "back", "Go back to the item list", show=True),
+    Action("guide_ask", "a", "ask", "ask the lead", "Ask the lead a guideline question about the item", show=True),
+    Action("guide_reply", "r", "reply", "answer", "Answer the open question on the item (reviewer mode)", show=True),
+)
+
+# The progress screen (P).
+PROGRESS_ACTIONS: tuple[Action, ...] = (
+    Action("progress_close", "escape,q,P", "close", "back", "Go back to the item list", show=True),
+    Action("progress_recompute", "r", "recompute", "recompute", "Count everything again", show=True),
+)
+
 # The adjudication screen (A, reviewer mode).
 ADJUDICATION_ACTIONS: tuple[Action, ...] = (
     Action("adj_close", "escape,q,A", "close", "back", "Go back to the item list", show=True),
@@ -555,6 +582,8 @@ SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("Model results (R)", MODEL_RESULTS_ACTIONS),
     ("Agreement (a)", AGREEMENT_ACTIONS),
     ("Dataset health (H)", HEALTH_ACTIONS),
+    ("Guidelines (W)", GUIDELINES_ACTIONS),
+    ("Progress (P)", PROGRESS_ACTIONS),
     ("Adjudication (A)", ADJUDICATION_ACTIONS),
     ("Flag dialog (f)", FLAG_ACTIONS),
     ("Terminal check", CHECK_TERMINAL_ACTIONS),
@@ -598,6 +627,8 @@ CONTEXTS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("the model results screen", MODEL_RESULTS_ACTIONS + APP_ACTIONS),
     ("the agreement screen", AGREEMENT_ACTIONS + APP_ACTIONS),
     ("the health screen", HEALTH_ACTIONS + APP_ACTIONS),
+    ("the guidelines screen", GUIDELINES_ACTIONS + APP_ACTIONS),
+    ("the progress screen", PROGRESS_ACTIONS + APP_ACTIONS),
     ("the adjudication screen", ADJUDICATION_ACTIONS + APP_ACTIONS),
     ("the flag dialog", FLAG_ACTIONS + APP_ACTIONS),
     ("the terminal check", CHECK_TERMINAL_ACTIONS + APP_ACTIONS),

@@ -10,6 +10,7 @@ from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import RoundError
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
+from piqa_tui.render.progress import duration, figure
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,8 +60,8 @@ def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
             str(row.assigned),
             str(row.done),
             str(row.remaining),
-            _figure(row.pace.items_per_hour),
-            _figure(row.pace.median_seconds, 0),
+            figure(row.pace.items_per_hour),
+            figure(row.pace.median_seconds, 0),
             duration(row.pace.seconds_for(row.remaining)),
         )
         for row in rows
@@ -78,19 +79,3 @@ def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
 def _group(group: GroupProgress) -> str:
     share = "—" if group.coverage is None else f"{group.coverage:.0%}"
     return f"{group.value or '(empty)'} {group.validated}/{group.wanted} ({share}, {group.items} items)"
-
-
-def _figure(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def duration(seconds: float | None) -> str:
-    """A time to finish as a person reads it: 0 s, 45 s, 12 min, 3 h 05 min (— when the pace is unknown)."""
-    if seconds is None:
-        return "—"
-    whole = round(seconds)
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} min"
-    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"

@@ -20,7 +20,21 @@ from dataclasses import dataclass
 
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
 
-UNDOABLE = ("edit", "vote", "flag", "note", "adjudicate", "dedup", "round", "assign", "answer", "new-item", "stage")
+UNDOABLE = (
+    "edit",
+    "vote",
+    "flag",
+    "note",
+    "adjudicate",
+    "dedup",
+    "round",
+    "assign",
+    "answer",
+    "new-item",
+    "stage",
+    "ask",
+    "reply",
+)
 MARKERS = ("undo", "redo")
 
 

@@ -17,6 +17,7 @@ from typing import Protocol
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.quality.artifacts import ArtifactReport, artifact_report
+from piqa_tui.core.round.guidelines import items_asked_about
 from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.round.stages import STAGES, stage_of
 from piqa_tui.core.votes.blind import has_voted
@@ -152,6 +153,12 @@ def _wrong_where_agreed(s: Sources, item: Item) -> int:
     return s.scores.wrong_against(item, _annotators_agreed(s, item))
 
 
+def _asked(s: Sources, pos: int, it: Item) -> bool:
+    """An open guideline question on the item: the lead's queue of questions to answer (outside reviewer mode,
+    only your own questions: another annotator's may say what they think of the item)."""
+    return it.id in items_asked_about(s.project, None if s.ballots.reviewer else s.project.annotator)
+
+
 def _status_is(status: Status) -> Callable[[Sources, int, Item], bool]:
     """A status queue holds only items whose status the user may see (blind mode: the ones voted on),
     so neither its rows nor its count in the filter dialog give away how others voted."""
@@ -173,6 +180,7 @@ QUEUES: dict[str, Queue] = {
             "items assigned to you, not yet voted on",
             lambda s, pos, it: it.id in assigned_to(s.project) and not has_voted(s.project, it.id),
         ),
+        Queue("asked", "items with an unanswered guideline question", _asked),
         Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
         Queue("edited", "items changed in this workspace", lambda s, pos, it: it.id in s.project.state.edited),
         Queue("invalid", "items with a problem validate reports", lambda s, pos, it: s.validation.is_invalid(pos)),

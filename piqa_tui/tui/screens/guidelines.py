@@ -1,0 +1,297 @@
+"""The round's guidelines where the work happens (W): the Markdown in force, and the questions asked about it.
+
+The Markdown is parsed with markdown-it (CommonMark) into blocks — headings, paragraphs, list items, quotes,
+code — and each block is drawn by the bidi display adapter, as item text is: an Arabic paragraph is shaped
+and right-aligned, a Tamil one keeps its clusters whole, whatever the bidi mode. Textual's own Markdown
+widget lays text out left to right, unshaped, and turns links into actions; here emphasis, code and links
+are only styles over the block's text (a link shows its address after it, and nothing on screen can be
+clicked), and control characters are drawn as their pictures, so a guidelines file cannot act on the app
+or the terminal.
+
+An annotator asks the lead about the item they were on (``a``); a reviewer answers the open question on
+it (``r``). Both are recorded through the session's write queue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from rich.console import Group
+from rich.padding import Padding
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.round.guidelines import (
+    Question,
+    ask_part,
+    checked_text,
+    guideline_questions,
+    guidelines_in_force,
+    reply_part,
+)
+from piqa_tui.core.text.bidi import BidiText
+from piqa_tui.core.workspace.log import Part
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.render.safe_text import rich_text
+from piqa_tui.tui.dialogs.prompts import TextPrompt
+from piqa_tui.tui.keymap import GUIDELINES_ACTIONS, bindings
+from piqa_tui.tui.messages import ItemsChanged, OthersChanged
+from piqa_tui.tui.state.session import Session
+
+INLINE_STYLES = {"strong": "bold", "em": "italic", "s": "strike", "link": "underline"}
+CODE_STYLE = "reverse"
+
+
+@dataclass
+class Block:
+    """One block of the guidelines as drawn: its text, a style for all of it, styled spans, an indent."""
+
+    text: str = ""
+    style: str = ""
+    spans: list[tuple[int, int, str]] = field(default_factory=list)
+    indent: int = 0
+    marker: bool = False  # a list item's bullet or number, waiting for the item's first paragraph
+
+
+def markdown_blocks(markdown: str) -> list[Block]:
+    """The blocks of ``markdown`` in reading order (inline markup turned into styled spans, never actions)."""
+    blocks: list[Block] = []
+    lists: list[list[int]] = []  # per open list: [next number] (ordered) or [] (bullets)
+    quote = 0
+    heading = ""
+    for token in MarkdownIt("commonmark").parse(markdown):
+        kind = token.type
+        indent = 2 * len(lists) + 2 * quote
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            lists.append([int(token.attrs.get("start", 1) or 1)] if kind == "ordered_list_open" else [])
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "blockquote_open":
+            quote += 1
+        elif kind == "blockquote_close":
+            quote -= 1
+        elif kind == "heading_open":
+            heading = "bold underline" if token.tag == "h1" else "bold"
+        elif kind == "list_item_open" and lists:
+            blocks.append(Block(_marker(lists[-1]), "bold", indent=max(0, indent - 2), marker=True))
+        elif kind == "inline":
+            blocks.append(_inline(token, heading or ("italic" if quote else ""), indent, blocks))
+            heading = ""
+        elif kind in ("fence", "code_block", "html_block"):
+            blocks.append(Block(token.content.rstrip("\n"), CODE_STYLE if kind != "html_block" else "", indent=indent))
+        elif kind == "hr":
+            blocks.append(Block("─" * 40, "dim", indent=indent))
+    return [b for b in blocks if b.text]
+
+
+def _marker(numbers: list[int]) -> str:
+    if not numbers:
+        return "•"
+    numbers[0] += 1
+    return f"{numbers[0] - 1}."
+
+
+def _inline(token: Token, style: str, indent: int, blocks: list[Block]) -> Block:
+    """An inline run as one block; the first paragraph of a list item joins its marker."""
+    block = Block(style=style, indent=indent)
+    if blocks and blocks[-1].marker:
+        marker = blocks.pop()
+        block.text = marker.text + " "
+        block.indent = marker.indent
+        block.spans.append((0, len(marker.text), "bold"))
+    opened: dict[str, list[int]] = {}
+    links: list[str] = []
+    for child in token.children or []:
+        kind = child.type
+        start = len(block.text)
+        if kind in ("text", "html_inline"):
+            block.text += child.content
+        elif kind == "code_inline":
+            block.text += child.content
+            block.spans.append((start, len(block.text), CODE_STYLE))
+        elif kind == "softbreak":
+            block.text += " "
+        elif kind == "hardbreak":
+            block.text += "\n"
+        elif kind == "image":
+            block.text += f"[image: {child.content}]"
+        elif kind.endswith("_open"):
+            opened.setdefault(kind[: -len("_open")], []).append(start)
+            if kind == "link_open":
+                links.append(str(child.attrs.get("href", "")))
+        elif kind.endswith("_close") and opened.get(name := kind[: -len("_close")]):
+            block.spans.append((opened[name].pop(), start, INLINE_STYLES.get(name, "")))
+            if name == "link" and links:
+                block.text += f" <{links.pop()}>"
+                block.spans.append((start, len(block.text), "dim"))
+    return block
+
+
+class GuidelinesScreen(Screen[None]):
+    """The guidelines in force, and the questions on them: the annotator's own, or every open one (reviewer)."""
+
+    DEFAULT_CSS = """
+    GuidelinesScreen #guidelines-title {
+        dock: top;
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+        text-style: bold;
+    }
+    GuidelinesScreen VerticalScroll {
+        padding: 0 1;
+    }
+    GuidelinesScreen #guidelines-text, GuidelinesScreen #guidelines-questions {
+        width: 1fr;
+    }
+    """
+
+    ACTIONS = GUIDELINES_ACTIONS
+    BINDINGS = bindings(ACTIONS)
+
+    def __init__(self, session: Session, item_id: str | None) -> None:
+        super().__init__()
+        self.session = session
+        self.item_id = item_id  # the item the annotator was on: questions are about it
+        self.shown: list[tuple[BidiText, int]] = []  # the guidelines' blocks on screen, with their indents
+        self.shown_title = ""  # the title line of the version on screen
+
+    @property
+    def project(self) -> Project:
+        """The session's project, asked for each time (never a reference kept across a refresh)."""
+        return self.session.project
+
+    def compose(self) -> ComposeResult:
+        self.shown_title = self.title_line()
+        yield Static(rich_text(self.shown_title, one_line=True), id="guidelines-title")
+        with VerticalScroll(id="guidelines-body"):
+            guidelines = guidelines_in_force(self.project.workspace)
+            if guidelines is None:
+                yield Static(
+                    "No guidelines are recorded for this dataset. The lead records them with: "
+                    "piqa-tui round PATH guidelines FILE.md",
+                    markup=False,
+                )
+            self.shown = [self.block_view(b) for b in markdown_blocks(guidelines.text if guidelines else "")]
+            yield Static(
+                Group(*(Padding(text, (0, 0, 1, indent)) for text, indent in self.shown)), id="guidelines-text"
+            )
+            yield Static(id="guidelines-questions")
+        yield Footer(compact=True)
+
+    def block_view(self, block: Block) -> tuple[BidiText, int]:
+        """A block as the bidi display draws it, and its indent (one widget holds them all: a long file of
+        guidelines costs no widget per paragraph)."""
+        return BidiText(block.text, self.session.bidi_mode, block.style or None, highlights=block.spans), block.indent
+
+    def title_line(self) -> str:
+        guidelines = guidelines_in_force(self.project.workspace)
+        name = self.project.dataset.name
+        if guidelines is None:
+            return f"Guidelines — {name}: none recorded"
+        return f"Guidelines — {name}: version {guidelines.version} (sha256 {guidelines.sha256[:12]}…)"
+
+    def on_mount(self) -> None:
+        self.show_questions()
+        self.query_one(VerticalScroll).focus()
+
+    # -------------------------------------------------------------- questions
+
+    def questions_shown(self) -> list[Question]:
+        """A reviewer sees every open question and the current item's; an annotator sees their own."""
+        found = guideline_questions(self.project.workspace)
+        if self.session.reviewer:
+            return [q for q in found if q.open or q.item_id == self.item_id]
+        return [q for q in found if q.asked_by == self.project.annotator]
+
+    def questions_text(self) -> str:
+        shown = self.questions_shown()
+        head = "Open questions from annotators" if self.session.reviewer else "Your questions to the lead"
+        keys = "a: ask the lead" + (", r: answer" * self.session.reviewer)
+        where = f"({keys} about item {self.item_id})" if self.item_id else "(open an item to ask about it)"
+        lines = [f"━━ {head} ━━ {where}"]
+        for q in shown:
+            state = "open" if q.open else f"answered by {q.replied_by}: {q.reply}"
+            lines.append(f"• {q.item_id} — {q.asked_by}: {q.text}  [{state}]")
+        if not shown:
+            lines.append("none")
+        return "\n".join(lines)
+
+    def show_questions(self) -> None:
+        self.query_one("#guidelines-questions", Static).update(BidiText(self.questions_text(), self.session.bidi_mode))
+
+    def on_others_changed(self, message: OthersChanged) -> None:
+        """Questions, replies or a new version arrived from another process: the screen follows."""
+        message.stop()
+        if self.title_line() != self.shown_title:
+            self.refresh(recompose=True)
+            self.call_after_refresh(self.show_questions)
+        else:
+            self.show_questions()
+
+    # -------------------------------------------------------------- actions
+
+    def action_ask(self) -> None:
+        item_id = self.item_id
+        if item_id is None:
+            self.notify("Open an item first: a question is about an item", severity="warning")
+            return
+        prompt = TextPrompt(
+            f"Ask the lead about {item_id}",
+            "One line: what in the guidelines is unclear for this item. The lead sees it in the queue asked.",
+            check=lambda text: _problem(text, "question"),
+        )
+        self.app.push_screen(prompt, lambda text: self._record_ask(item_id, text))
+
+    def _record_ask(self, item_id: str, text: str | None) -> None:
+        if text:
+            part = ask_part(item_id, text)
+            self.record(f"the question on {item_id}", part, item_id, "asked the lead")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Answering is the lead's: the key is off (and out of the footer) outside reviewer mode."""
+        return self.session.reviewer if action == "reply" else True
+
+    def action_reply(self) -> None:
+        question = next((q for q in self.questions_shown() if q.open and q.item_id == self.item_id), None)
+        if question is None:
+            self.notify(f"No open question on {self.item_id or 'this item'}", severity="warning")
+            return
+        prompt = TextPrompt(
+            f"Answer {question.asked_by} on {question.item_id}",
+            f"{question.text}",
+            check=lambda text: _problem(text, "reply"),
+        )
+        self.app.push_screen(prompt, lambda text: self._record_reply(question, text))
+
+    def _record_reply(self, question: Question, text: str | None) -> None:
+        if text:
+            self.record(f"the reply on {question.item_id}", reply_part(question, text), question.item_id, "answered")
+
+    def record(self, what: str, part: Part, item_id: str, done_text: str) -> None:
+        """Record ``part`` through the session's write queue; the questions and the main list follow."""
+
+        def recorded(_: object) -> None:
+            self.notify(f"{item_id}: {done_text}", timeout=3)
+            self.app.post_message(ItemsChanged([item_id]))
+            if self.is_attached:
+                self.show_questions()
+
+        self.session.writes.record(what, lambda: self.project.record([part]), recorded)
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+def _problem(text: str, what: str) -> str | None:
+    """Why ``text`` cannot be sent (None: it can)."""
+    try:
+        checked_text(text, what)
+    except PiqaError as exc:
+        return str(exc)
+    return None

@@ -1,0 +1,176 @@
+"""How far the round is (P): a bar per annotator and per group, from ``core.round.progress``.
+
+The figures are ``piqa-tui progress``'s: per annotator assigned / done / remaining, items per hour, median
+seconds per item and the time to finish at that pace; per group (the columns of the round's ``same`` rules)
+the validations done out of those the round asks for. A reviewer (``--reviewer``) sees everyone, the groups
+and how many items still need validations; an annotator sees their own line alone, as nothing else of
+other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when votes
+arrive from another process, in a worker thread.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
+from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
+from piqa_tui.render.progress import duration, figure
+from piqa_tui.render.safe_text import rich_text
+from piqa_tui.tui.keymap import PROGRESS_ACTIONS, bindings
+from piqa_tui.tui.messages import OthersChanged
+from piqa_tui.tui.state.session import Session
+
+BAR_WIDTH = 24
+RETRIES = 3  # a refresh on the UI thread may add votes while the worker counts them
+
+
+def bar(done: int, total: int) -> ProgressBar:
+    """A bar of ``done`` out of ``total`` (an empty bar when there is nothing to do)."""
+    return ProgressBar(total=max(total, 1), completed=min(done, total), width=BAR_WIDTH)
+
+
+def measured(session: Session) -> tuple[str, Progress | None]:
+    """The round's title line and its progress over the session's project (None and why when there is none)."""
+    project = session.project
+    try:
+        declared = round_in_force(project.workspace)
+    except PiqaError as exc:
+        return f"The recorded round cannot be read: {exc}", None
+    if declared is None:
+        return "No round is declared for this dataset: piqa-tui round PATH import ROUND.toml, then assign", None
+    by = [c for c in declared.routing.same if c in project.dataset.meta_columns]
+    found = round_progress(project, declared, assignment_in_force(project.workspace), by)
+    k = found.validators_per_item
+    title = f"Round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each"
+    return title, found
+
+
+def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for name in ("annotator", "", "done / assigned", "remaining", "items/h", "median s/item", "to finish"):
+        table.add_column(rich_text(name), justify="left" if name in ("annotator", "") else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(
+            rich_text(row.name + ("" if row.active else " (left)"), one_line=True),
+            bar(row.done, row.assigned),
+            f"{row.done:d} / {row.assigned:d}",
+            f"{row.remaining:d}",
+            figure(row.pace.items_per_hour),
+            figure(row.pace.median_seconds, 0),
+            duration(row.pace.seconds_for(row.remaining)),
+        )
+    return table
+
+
+def group_table(column: str, groups: tuple[GroupProgress, ...]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, title_justify="left")
+    table.add_column(rich_text(column, one_line=True), no_wrap=True)
+    for name in ("", "validated / wanted", "coverage", "items"):
+        table.add_column(rich_text(name), justify="left" if not name else "right", no_wrap=True)
+    for group in groups:
+        share = "—" if group.coverage is None else f"{group.coverage:.0%}"
+        table.add_row(
+            rich_text(group.value or "(empty)", one_line=True),
+            bar(group.validated, group.wanted),
+            f"{group.validated:d} / {group.wanted:d}",
+            share,
+            f"{group.items:d}",
+        )
+    return table
+
+
+def progress_view(session: Session, found: Progress) -> RenderableType:
+    """Everyone's bars and the groups for a reviewer; the annotator's own bar otherwise."""
+    if not session.reviewer:
+        mine = tuple(row for row in found.annotators if row.name == session.project.annotator)
+        if not mine:
+            return rich_text(f"{session.project.annotator} has no items assigned in this round.")
+        return Group(annotator_table(mine), Text(""), Text("Reviewers (--reviewer) see everyone's progress."))
+    needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
+    parts: list[RenderableType] = [
+        Text("Annotators", style="bold"),
+        annotator_table(found.annotators),
+        Text(""),
+        rich_text(f"Items by validations still needed — {needs}"),
+    ]
+    for column, groups in found.groups.items():
+        parts += [Text(""), Text.assemble(("By ", "bold"), rich_text(column, "bold")), group_table(column, groups)]
+    return Group(*parts)
+
+
+class ProgressScreen(Screen[None]):
+    """Per annotator and per group: how much is done and how long the rest takes at the current pace."""
+
+    DEFAULT_CSS = """
+    ProgressScreen #progress-title {
+        dock: top;
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+        text-style: bold;
+    }
+    ProgressScreen VerticalScroll {
+        padding: 1 1 0 1;
+    }
+    """
+
+    ACTIONS = PROGRESS_ACTIONS
+    BINDINGS = bindings(ACTIONS)
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.progress: Progress | None = None  # the figures shown
+        self.counted = 0  # how many times they were counted
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="progress-title")
+        with VerticalScroll():
+            yield Static(id="progress-body")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#progress-title", Static).update("counting…")
+        self.count()
+
+    @work(thread=True, exclusive=True, group="progress", description="count_progress")
+    def count(self) -> None:
+        """Count in a worker (a second or so on 100,000 items), then show the figures."""
+        worker = get_current_worker()
+        for attempt in range(RETRIES):
+            try:
+                title, found = measured(self.session)
+                break
+            except RuntimeError:  # the votes changed size under us (another process's, applied meanwhile)
+                if attempt == RETRIES - 1:
+                    raise
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, title, found)
+
+    def _show(self, title: str, found: Progress | None) -> None:
+        self.progress = found
+        self.counted += 1
+        self.query_one("#progress-title", Static).update(rich_text(title, one_line=True))
+        body = progress_view(self.session, found) if found is not None else Text("")
+        self.query_one("#progress-body", Static).update(body)
+
+    def on_others_changed(self, message: OthersChanged) -> None:
+        """Votes arrived from another process: the bars follow."""
+        message.stop()
+        self.count()
+
+    def action_recompute(self) -> None:
+        self.count()
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,103 @@
+"""The progress screen (P) on the Arab-culture round: figures counted by hand, who sees whose line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from textual.widgets import Static
+
+from piqa_tui.core.round.recorded import assignment_in_force
+from piqa_tui.core.workspace.log import Change
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.screens.progress import ProgressScreen
+from tests.test_rounds import ARAB, culture_copy, doc_round, imported
+
+from .conftest import curate, make_app, wait_for
+
+TIMES = {"karim": ["09:00:00", "09:01:00", "09:04:00"], "amina": ["10:00:00"]}  # karim: gaps 60 s and 180 s
+
+
+def culture_round(folder: Path) -> tuple[Path, dict[str, list[str]]]:
+    """The Arab-culture round assigned, karim's three items and one of amina's two voted at known times."""
+    data = imported(culture_copy(folder), doc_round(ARAB))
+    project = Project.open(data, annotator="hala")
+    assignment = assignment_in_force(project.workspace)
+    mine = {name: assignment.of(name) for name in TIMES}
+    assert len(mine["karim"]) == 3 and len(mine["amina"]) == 2  # as docs/rounds.md draws it
+    for name, times in TIMES.items():
+        for item_id, clock in zip(mine[name], times, strict=False):
+            change = Change(item_id, "choice", project.vote_key(item_id, "0"), "0")
+            project.workspace.record(name, "vote", [change], time=f"2026-11-20T{clock}+00:00")
+    return data, mine
+
+
+def body_text(screen: ProgressScreen, width: int = 140) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(screen.query_one("#progress-body", Static).content)
+    return console.export_text()
+
+
+async def open_progress(pilot) -> ProgressScreen:
+    await pilot.press("P")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProgressScreen) and pilot.app.screen.counted)
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ProgressScreen)
+    return screen
+
+
+def line_of(text: str, name: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(name + " "))
+
+
+async def test_a_reviewer_sees_everyone_and_the_groups(tmp_path: Path) -> None:
+    data, _ = culture_round(tmp_path)
+    async with curate(data, annotator="hala", reviewer=True, size=(150, 50)) as pilot:
+        screen = await open_progress(pilot)
+        text = body_text(screen)
+        # karim: 3 of 3; two gaps (60 s, 180 s): 2 items in 240 s = 30.0 items/h, median 120 s, nothing left.
+        assert "30.0" in line_of(text, "karim") and " 120 " in line_of(text, "karim")
+        assert line_of(text, "karim").rstrip().endswith("0 s")
+        # amina: 1 of 2, one vote: no pace yet, so no time to finish.
+        amina = line_of(text, "amina")
+        assert "1 / 2" in amina and amina.rstrip().endswith("—")
+        assert "omar" in text and "By country" in text
+        # Algeria: amina's 2 items and karim's 3, one validation each; 4 done.
+        algeria = line_of(text, "Algeria")
+        assert "4 / 5" in algeria and "80%" in algeria
+        assert "Items by validations still needed — 0: 4, 1: 26" in text
+        counted = screen.counted
+        await pilot.press("r")  # counted again, the same
+        await wait_for(pilot, lambda: screen.counted > counted)
+        assert body_text(screen) == text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(pilot.app.screen, ProgressScreen))
+
+
+async def test_an_annotator_sees_their_own_line_alone(tmp_path: Path) -> None:
+    data, _ = culture_round(tmp_path)
+    async with curate(data, annotator="amina", size=(150, 40)) as pilot:
+        text = body_text(await open_progress(pilot))
+        assert "1 / 2" in line_of(text, "amina")
+        assert "karim" not in text and "Algeria" not in text and "Reviewers (--reviewer) see everyone's" in text
+
+
+async def test_without_a_round_the_screen_says_how_to_declare_one(tmp_path: Path) -> None:
+    async with curate(culture_copy(tmp_path), annotator="hala", reviewer=True) as pilot:
+        screen = await open_progress(pilot)
+        assert "No round is declared" in str(screen.query_one("#progress-title", Static).render())
+
+
+def test_progress_screen(snap_compare, tmp_path: Path) -> None:
+    data, _ = culture_round(tmp_path)
+    app = make_app(data, annotator="hala", reviewer=True)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
+        await open_progress(pilot)
+        await pilot.pause(0.1)
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
