@@ -27,6 +27,7 @@ from pathlib import Path
 
 PIQA = Path(__file__).resolve().parent.parent / "tests" / "data" / "piqa-en" / "valid.jsonl"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+FILLER = (2, 4)  # filler words after an opening or a stem: fewer make items sharing an opening more alike
 
 
 def _piqa() -> list[dict[str, str]]:
@@ -60,7 +61,7 @@ def _edit(text: str, rng: random.Random, vocab: list[str]) -> str:
 
 
 def template_drafts(
-    n: int, openings: int = 36, seed: int = 0
+    n: int, openings: int = 36, seed: int = 0, filler: tuple[int, int] = FILLER
 ) -> tuple[list[tuple[str, str, str, str]], list[tuple[str, str, str]]]:
     """``n`` rows ``(id, prompt, solution0, solution1)`` and the planted pairs ``(original id, copy id, kind)``."""
     rng = random.Random(seed)
@@ -74,8 +75,8 @@ def template_drafts(
     out: list[tuple[str, str, str, str]] = []
     for i in range(n_base):
         opening, stem = frames[rng.randrange(openings)]
-        prompt = f"{opening} {' '.join(rng.choices(vocab, k=rng.randint(2, 4)))}"
-        words = f"{stem} {' '.join(rng.choices(vocab, k=rng.randint(2, 4)))}".split()
+        prompt = f"{opening} {' '.join(rng.choices(vocab, k=rng.randint(*filler)))}"
+        words = f"{stem} {' '.join(rng.choices(vocab, k=rng.randint(*filler)))}".split()
         sol0 = " ".join(words)
         words[-rng.randint(1, 3)] = rng.choice(vocab)  # the minimal pair: one filler word differs
         out.append((f"d{i}", prompt, sol0, " ".join(words)))

@@ -186,12 +186,13 @@ def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple[np.ndarr
 
 
 def _hash_functions(k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` multiply-add hash functions (odd multipliers), fixed: results must not change between runs."""
+    """The ``k`` multiply-add hash functions mod 2**32 (odd multipliers), fixed: results must not change
+    between runs."""
     import numpy as np
 
     rng = np.random.default_rng(20240611)
-    mult = rng.integers(0, 2**63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    add = rng.integers(0, 2**63, size=k, dtype=np.uint64)
+    mult = rng.integers(0, 2**31, size=k, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    add = rng.integers(0, 2**32, size=k, dtype=np.uint64).astype(np.uint32)
     return mult, add
 
 
@@ -208,16 +209,17 @@ def _unit_blocks(offsets: np.ndarray, grams_per_block: int) -> list[tuple[int, i
 
 
 def _block_signatures(offsets: np.ndarray, grams: np.ndarray, u0: int, u1: int, k: int) -> np.ndarray:
-    """MinHash values of units ``u0..u1``, shape (k, u1 - u0), uint64 holding 32-bit values.
+    """MinHash values of units ``u0..u1``, shape (k, u1 - u0), uint32.
 
-    Row ``p`` is ``min((x * mult[p] + add[p]) mod 2**64) >> 32`` over the unit's mixed
-    grams ``x``: the shift is monotone, so it is applied to the minimum, not to every gram.
+    Row ``p`` is ``min((x * mult[p] + add[p]) mod 2**32)`` over the unit's grams
+    ``x`` (the top 32 bits of their mixed 40-bit hashes): 32-bit lanes, twice as
+    many per vector instruction as 64-bit ones.
     """
     import numpy as np
 
     mult, add = _hash_functions(k)
-    sig = np.full((k, u1 - u0), np.iinfo(np.uint32).max, dtype=np.uint64)
-    x = _mix(grams[offsets[u0] : offsets[u1]])
+    sig = np.full((k, u1 - u0), np.iinfo(np.uint32).max, dtype=np.uint32)
+    x = (_mix(grams[offsets[u0] : offsets[u1]]) >> np.uint64(32)).astype(np.uint32)
     sizes = np.diff(offsets[u0 : u1 + 1])
     filled = np.flatnonzero(sizes > 0)
     if not len(filled):
@@ -227,7 +229,7 @@ def _block_signatures(offsets: np.ndarray, grams: np.ndarray, u0: int, u1: int, 
     for p in range(k):
         np.multiply(x, mult[p], out=h)
         np.add(h, add[p], out=h)
-        sig[p, filled] = np.minimum.reduceat(h, starts) >> np.uint64(32)
+        sig[p, filled] = np.minimum.reduceat(h, starts)
     return sig
 
 
@@ -245,7 +247,7 @@ def signatures(offsets: np.ndarray, grams: np.ndarray, k: int = MINHASH_PERMUTAT
 def minhash(offsets: np.ndarray, grams: np.ndarray, bands: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
     """The LSH band keys, shape (bands, units), and each unit's sketch for estimates, shape (units, k).
 
-    The sketch keeps the low 8 bits of each of the ``k`` MinHash values (b-bit
+    The sketch keeps 8 low bits (8-15) of each of the ``k`` MinHash values (b-bit
     MinHash): two units agree on a row with probability J + (1 - J) / 256, so
     the number of agreeing rows estimates their Jaccard J at 150 bytes a unit.
     Computed a block of units at a time, on every core, so that the full
@@ -262,7 +264,7 @@ def minhash(offsets: np.ndarray, grams: np.ndarray, bands: int, rows: int) -> tu
         u0, u1 = bounds
         sig = _block_signatures(offsets, grams, u0, u1, k)
         keys[:, u0:u1] = _band_keys(sig, bands, rows)
-        sketch[u0:u1] = (sig & np.uint64(0xFF)).astype(np.uint8).T
+        sketch[u0:u1] = (sig >> np.uint32(8)).astype(np.uint8).T  # bits 8-15: uniform, and mixed from 16 bits of x
 
     for _ in _parallel(block, _unit_blocks(offsets, _GRAMS_PER_BLOCK)):
         pass
@@ -298,12 +300,10 @@ def _band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """One uint64 key per band and unit: the hash of the unit's ``rows`` MinHash values in that band."""
     import numpy as np
 
+    by_band = sig[: bands * rows].reshape(bands, rows, sig.shape[1]).astype(np.uint64)
     keys = np.zeros((bands, sig.shape[1]), dtype=np.uint64)
-    for band in range(bands):
-        acc = keys[band]
-        for r in range(rows):
-            acc = _mix(acc ^ (sig[band * rows + r].astype(np.uint64) + np.uint64(r)))
-        keys[band] = acc
+    for r in range(rows):
+        keys = _mix(keys ^ (by_band[:, r] + np.uint64(r)))
     return keys
 
 
