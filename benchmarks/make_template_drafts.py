@@ -8,8 +8,9 @@ and a solution stem that goes with it (a real PIQA solution cut to 40-70
 characters), then a short filler of PIQA words; the second solution differs
 from the first by one word (a minimal pair). Items that share an opening are
 **distinct** (their fillers differ) yet share most of their character 3-grams:
-their Jaccard is mostly 0.5-0.75, some reach 0.8, and every MinHash band has
-buckets of hundreds of items. Two kinds of copies are planted (1% each, on
+with fillers of 3-6 words (the default) their Jaccard has a median of 0.51 and
+a 99.9th percentile of 0.64; with 2-4 words, 0.59 and 0.72, and MinHash bands
+have crowded buckets of hundreds of items. Two kinds of copies are planted (1% each, on
 random originals): near copies (1-3 character edits or one filler word
 changed in one field) and exact variants (case, spacing, solution order).
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 PIQA = Path(__file__).resolve().parent.parent / "tests" / "data" / "piqa-en" / "valid.jsonl"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-FILLER = (2, 4)  # filler words after an opening or a stem: fewer make items sharing an opening more alike
+FILLER = (3, 6)  # filler words after an opening or a stem: fewer make items sharing an opening more alike
 
 
 def _piqa() -> list[dict[str, str]]:
