@@ -169,12 +169,13 @@ def timed_dedup(items: list) -> tuple[dict, list]:
 
     load = os.getloadavg()[0]
     before = current_rss_mb()
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     clusters = find_duplicates(items)
     seconds = time.perf_counter() - t
     return {
         "n": len(items),
         "seconds": seconds,
+        "cpu_s": time.process_time() - cpu,
         "rss_before_mb": before,
         "peak_rss_mb": peak_rss_mb(),
         "clusters": len(clusters),
@@ -499,6 +500,7 @@ def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
             [
                 f"{n:,}",
                 f"{statistics.median(secs):.2f} s (" + ", ".join(f"{x:.2f}" for x in secs) + ")",
+                f"{statistics.median(x['cpu_s'] for x in results):.2f} s",
                 f"{statistics.median(x['peak_rss_mb'] for x in results):.0f} MB",
                 f"{statistics.median(x['peak_rss_mb'] - x['rss_before_mb'] for x in results):.0f} MB",
                 f"{r['estimated']:,} / {r['verified']:,}",
@@ -515,6 +517,7 @@ def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
             [
                 "items",
                 "time",
+                "CPU time (all threads)",
                 "peak RSS",
                 "peak − loaded",
                 "pairs estimated / verified",
@@ -890,6 +893,7 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
         f"({fp} false of {n_pred} predicted pairs); "
         f"`prompt` clusters (same goal, other solutions; not scored): {sum(c.signal == 'prompt' for c in lexical)}\n"
     )
+    header = ["planted kind", "copies", "recall, lexical", "found as"]
     if semantic:
         from piqa_tui.core.dedup.e5_embeddings import E5Embedder
         from piqa_tui.core.dedup.scan import semantic_rule
@@ -898,7 +902,6 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
         cache = EmbeddingCache(sqlite3.connect(cache_path))
         english = [it for it, lang in zip(items, langs) if lang == "en"]
         en_planted = {k: v for k, v in planted.items() if k.endswith("(en)")}
-        header = ["planted kind", "copies", "recall, lexical", "found as"]
         # The packaged MiniLM is English: scored on the whole set (where it pairs unrelated Tamil items)
         # and on the English subset; multilingual-e5-small, the default, on the whole set.
         runs = [
