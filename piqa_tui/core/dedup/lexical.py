@@ -49,6 +49,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 from piqa_tui.core.dedup.folding import Units
@@ -89,8 +90,13 @@ def _parallel(work: Callable[[T], R], parts: Iterable[T]) -> Iterator[R]:
     if workers() == 1 or len(parts) < 2:
         yield from map(work, parts)
         return
-    with ThreadPoolExecutor(min(workers(), len(parts))) as pool:
-        yield from pool.map(work, parts)
+    yield from _pool(workers()).map(work, parts)
+
+
+@lru_cache(maxsize=1)
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """One pool for the process: a search hands it hundreds of short batches, each waited for."""
+    return ThreadPoolExecutor(threads, thread_name_prefix="dedup")
 
 
 @dataclass(frozen=True)
