@@ -8,10 +8,15 @@ span two fields, so the order of the solutions does not matter either.
 kinder to short words with variable spelling.
 
 Each unit (an item's folded fields) becomes the set of 40-bit hashes of its
-character 3-grams; 150 multiply-shift MinHash rows are cut into bands chosen
-so that a pair exactly at the threshold shares at least one band with
-probability >= 99.9% (:func:`lsh_bands`). Every candidate is then verified
-with the **exact** Jaccard, so nothing is reported on an estimate.
+character 3-grams; 150 multiply-add MinHash rows (32-bit lanes, a cache-sized
+block of units at a time) are cut into bands chosen so that a pair exactly at
+the threshold shares at least one band with probability >= 99.9%
+(:func:`lsh_bands`). Every candidate is then verified with the **exact**
+Jaccard, so nothing is reported on an estimate; a candidate whose b-bit
+MinHash sketch agrees on too few rows (:func:`sketch_floor`: a pair at the
+threshold falls below with probability <= 1e-4) is dropped unverified.
+Shingling, MinHash, estimates and exact Jaccard run on every core the
+process may use (:func:`workers`), in threads: numpy releases the GIL.
 
 Why buckets are capped. Items drafted from templates share most of their
 n-grams: on the file ``benchmarks/make_large.py`` writes, thousands of items
@@ -23,23 +28,27 @@ memory grow with the square of the count (13.9 GB, and still running, at
   before; this is every bucket of real, non-repetitive data (PIQA valid's
   largest bucket has 3 units), so results there are unchanged.
 * A larger bucket proposes each unit with the next :data:`WINDOW` units in
-  the order of each of :data:`ORDERS` *other* bands' keys. Units that are near copies of each other
-  usually share that other band too, so they sit next to each other in that
-  order; a bucket of mutual near copies (a template) is chained together by
-  the windows, which is all single-linkage clusters need.
+  the order of each of :data:`ORDERS` *other* bands' keys, when they share
+  that key too. Units that are near copies of each other usually share that
+  other band, so they sit next to each other in that order; a bucket of
+  mutual near copies (a template) is chained together by the windows, which
+  is all single-linkage clusters need, while two neighbours with different
+  keys are random members of the bucket (in drafts of distinct items on one
+  opening, not duplicates).
 * Bands are searched one after the other, and a candidate whose two units are
   already in one cluster (union-find over the pairs verified so far) is not
   verified again, nor is a pair that already failed. A cluster of k units
   therefore costs about k verifications, not k².
 
-So at most ``n * (BUCKET_CAP / 2 + ORDERS * WINDOW)`` pairs are verified per band
-whatever the data, and far fewer in practice (:attr:`LexicalPairs.verified`
-counts them; tests/test_dedup.py holds it to a linear bound on a template
-corpus). A near copy hidden in a bucket larger than the cap is still found in
-the usual case: the pair shares several bands (6.5 of 25 on average at the
-0.8 threshold) and needs only one whose bucket is small or whose window
-holds both; tests/test_dedup.py plants near copies among real goals that all
-share one long pair of solutions (every bucket crowded) and finds every one.
+So at most ``n * (BUCKET_CAP / 2 + ORDERS * WINDOW)`` pairs are proposed per band
+whatever the data, and far fewer in practice (:attr:`LexicalPairs.estimated`
+and :attr:`LexicalPairs.verified` count them; tests/test_dedup.py holds them
+to a linear bound on template corpora). A near copy hidden in a bucket larger
+than the cap is still found in the usual case: the pair shares several bands
+(6.5 of 25 on average at the 0.8 threshold) and needs only one whose bucket
+is small or whose window holds both; tests/test_dedup.py plants near copies
+among real goals that all share one long pair of solutions (every bucket
+crowded) and finds every one.
 """
 
 from __future__ import annotations
@@ -236,17 +245,6 @@ def _block_signatures(offsets: np.ndarray, grams: np.ndarray, u0: int, u1: int, 
         np.multiply(x, mult[p], out=h)
         np.add(h, add[p], out=h)
         sig[p, filled] = np.minimum.reduceat(h, starts)
-    return sig
-
-
-def signatures(offsets: np.ndarray, grams: np.ndarray, k: int = MINHASH_PERMUTATIONS) -> np.ndarray:
-    """MinHash signatures, shape (k, units), one multiply-add-shift hash per row (32-bit values)."""
-    import numpy as np
-
-    sig = np.empty((k, len(offsets) - 1), dtype=np.uint32)
-    blocks = _unit_blocks(offsets, _GRAMS_PER_BLOCK)
-    for (u0, u1), part in zip(blocks, _parallel(lambda b: _block_signatures(offsets, grams, *b, k), blocks)):
-        sig[:, u0:u1] = part
     return sig
 
 
