@@ -3,6 +3,7 @@
     python benchmarks/bench_dedup.py                 # everything (~10 minutes on 2 cores)
     python benchmarks/bench_dedup.py --only scaling  # one section: scaling, template, methods, semantic, index, quality
     python benchmarks/bench_dedup.py --only template --sizes 2000,5000 --runs 1   # a quick check
+    python benchmarks/bench_dedup.py --only drafts --sizes 20000,100000 --filler 3,6   # template-like drafts
 
 Sections:
 
@@ -12,6 +13,11 @@ Sections:
 * ``template`` — the same on the template-like file ``benchmarks/make_large.py``
   writes (18 template groups whose items differ only in a running number: the
   case that was quadratic), with the number of candidate pairs verified.
+* ``drafts`` — the same on template-like drafts from ``benchmarks/make_template_drafts.py``
+  (a few dozen long openings shared by thousands of *distinct* items, with
+  planted near copies and exact variants): time, peak RSS, pairs estimated and
+  verified, recall of the planted pairs. ``--filler 3,6`` sets the filler words
+  per field (fewer: the items of one opening are more alike, the search harder).
 * ``methods`` — the same job done by ``rapidfuzz.process.cdist`` (all pairs,
   with a score cutoff, in chunks, both cores), by ``datasketch`` MinHash LSH
   when it is importable, and by piqa-tui.
@@ -157,10 +163,29 @@ def job_lexical(n: int) -> dict:
     }
 
 
+def timed_dedup(items: list) -> tuple[dict, list]:
+    """``find_duplicates(items)`` timed: the figures every dedup job reports, and the clusters."""
+    from piqa_tui.core.dedup.clusters import find_duplicates
+
+    load = os.getloadavg()[0]
+    before = current_rss_mb()
+    t, cpu = time.perf_counter(), time.process_time()
+    clusters = find_duplicates(items)
+    seconds = time.perf_counter() - t
+    return {
+        "n": len(items),
+        "seconds": seconds,
+        "cpu_s": time.process_time() - cpu,
+        "rss_before_mb": before,
+        "peak_rss_mb": peak_rss_mb(),
+        "clusters": len(clusters),
+        "load": max(load, os.getloadavg()[0]),
+    }, clusters
+
+
 def job_template(n: int) -> dict:
     """Exact + lexical + prompt dedup of the first ``n`` items of make_large.py's file."""
     from piqa_tui.core.dataset.reading import load_dataset
-    from piqa_tui.core.dedup.clusters import find_duplicates
     from piqa_tui.core.dedup.folding import item_key
     from piqa_tui.core.dedup.lexical import search_lexical
 
@@ -168,25 +193,30 @@ def job_template(n: int) -> dict:
     if not path.exists():
         subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_large.py"), str(path), str(n)], check=True)
     items = load_dataset(path).items
-    load = os.getloadavg()[0]
-    before = current_rss_mb()
-    t = time.perf_counter()
-    clusters = find_duplicates(items)
-    seconds = time.perf_counter() - t
-    load = max(load, os.getloadavg()[0])
-    peak = peak_rss_mb()
+    out, _ = timed_dedup(items)
     # The cost in pairs, counted on a second, untimed search (every item is its own unit here).
     fields = list(dict.fromkeys(tuple(f for f in item_key(it).split("\x1f") if f) for it in items))
-    verified = search_lexical(fields, 0.8).verified
-    return {
-        "n": n,
-        "seconds": seconds,
-        "rss_before_mb": before,
-        "peak_rss_mb": peak,
-        "clusters": len(clusters),
-        "verified": verified,
-        "load": load,
-    }
+    return out | {"verified": search_lexical(fields, 0.8).verified}
+
+
+def job_drafts(n: int, lo: int, hi: int) -> dict:
+    """Exact + lexical + prompt dedup of ``n`` template-like drafts (make_template_drafts.py, fillers of lo..hi
+    words): time, peak RSS, the search's counts (a second, untimed search) and the recall of the planted pairs."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from make_template_drafts import template_drafts
+
+    from piqa_tui.core.dataset.item import Item
+    from piqa_tui.core.dedup.folding import fold, group_units
+    from piqa_tui.core.dedup.lexical import search_lexical, workers
+
+    rows, planted = template_drafts(n, filler=(lo, hi))
+    items = [Item(r[0], r[1], (r[2], r[3]), 0, i) for i, r in enumerate(rows)]
+    fold("x")  # the folding table is built once per process: not part of the dedup
+    out, clusters = timed_dedup(items)
+    cluster_of = {m.id: k for k, c in enumerate(clusters) if c.signal != "prompt" for m in c.members}
+    recall = sum(1 for a, b, _ in planted if a in cluster_of and cluster_of[a] == cluster_of.get(b)) / len(planted)
+    found = search_lexical(group_units(items, len(items)).fields, 0.8)
+    return out | {"estimated": found.estimated, "verified": found.verified, "recall": recall, "workers": workers()}
 
 
 def job_cdist(n: int) -> dict:
@@ -390,6 +420,7 @@ def _index_search(vectors, variant: int):  # -> (i, j, build seconds)
 
 JOBS = {
     "template": job_template,
+    "drafts": job_drafts,
     "lexical": job_lexical,
     "cdist": job_cdist,
     "datasketch": job_datasketch,
@@ -450,6 +481,47 @@ def section_template(runs: int, sizes: list[int]) -> str:
                 "peak RSS",
                 "peak − loaded",
                 "pairs verified",
+                "clusters",
+                "load average (1 min) per run",
+            ],
+            rows,
+        )
+    )
+
+
+def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
+    lo, hi = filler.split(",")
+    rows = []
+    for n in sizes:
+        results = [child(["drafts", str(n), lo, hi]) for _ in range(runs)]
+        secs = [r["seconds"] for r in results]
+        r = results[0]
+        rows.append(
+            [
+                f"{n:,}",
+                f"{statistics.median(secs):.2f} s (" + ", ".join(f"{x:.2f}" for x in secs) + ")",
+                f"{statistics.median(x['cpu_s'] for x in results):.2f} s",
+                f"{statistics.median(x['peak_rss_mb'] for x in results):.0f} MB",
+                f"{statistics.median(x['peak_rss_mb'] - x['rss_before_mb'] for x in results):.0f} MB",
+                f"{r['estimated']:,} / {r['verified']:,}",
+                f"{r['recall']:.1%}",
+                r["clusters"],
+                ", ".join(f"{x['load']:.1f}" for x in results),
+            ]
+        )
+        print(f"  drafts {n}: {secs}", file=sys.stderr)
+    return (
+        f"### Lexical dedup of template-like drafts (make_template_drafts.py, fillers of {lo}-{hi} words), "
+        f"fresh process per run, {results[0]['workers']} cores, median of {runs}\n\n"
+        + table(
+            [
+                "items",
+                "time",
+                "CPU time (all threads)",
+                "peak RSS",
+                "peak − loaded",
+                "pairs estimated / verified",
+                "planted pairs found",
                 "clusters",
                 "load average (1 min) per run",
             ],
@@ -821,6 +893,7 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
         f"({fp} false of {n_pred} predicted pairs); "
         f"`prompt` clusters (same goal, other solutions; not scored): {sum(c.signal == 'prompt' for c in lexical)}\n"
     )
+    header = ["planted kind", "copies", "recall, lexical", "found as"]
     if semantic:
         from piqa_tui.core.dedup.e5_embeddings import E5Embedder
         from piqa_tui.core.dedup.scan import semantic_rule
@@ -829,7 +902,6 @@ def section_quality(semantic: bool, cache_path: Path) -> str:
         cache = EmbeddingCache(sqlite3.connect(cache_path))
         english = [it for it, lang in zip(items, langs) if lang == "en"]
         en_planted = {k: v for k, v in planted.items() if k.endswith("(en)")}
-        header = ["planted kind", "copies", "recall, lexical", "found as"]
         # The packaged MiniLM is English: scored on the whole set (where it pairs unrelated Tamil items)
         # and on the English subset; multilingual-e5-small, the default, on the whole set.
         runs = [
@@ -871,8 +943,9 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--only", choices=["scaling", "template", "methods", "semantic", "index", "quality"], action="append"
+        "--only", choices=["scaling", "template", "drafts", "methods", "semantic", "index", "quality"], action="append"
     )
+    parser.add_argument("--filler", default="3,6", help="filler words per field of the drafts section (LO,HI)")
     parser.add_argument("--sizes", default="20000,50000,100000", help="item counts of the template section")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--no-semantic", action="store_true", help="skip everything that loads the model")
@@ -885,6 +958,8 @@ def main() -> None:
             print(section_scaling(args.runs))
         elif name == "template":
             print(section_template(args.runs, [int(x) for x in args.sizes.split(",")]))
+        elif name == "drafts":
+            print(section_drafts(args.runs, [int(x) for x in args.sizes.split(",")], args.filler))
         elif name == "methods":
             print(section_methods())
         elif name == "semantic" and not args.no_semantic:

@@ -21,9 +21,10 @@ from piqa_tui.cli.main import main
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.dedup import semantic as embeddings
+from piqa_tui.core.dedup.budget import available_bytes, lexical_bytes, parse_size
 from piqa_tui.core.dedup.clusters import Cluster, find_duplicates
 from piqa_tui.core.dedup.folding import fold, item_key
-from piqa_tui.core.dedup.lexical import lsh_bands, search_lexical
+from piqa_tui.core.dedup.lexical import MINHASH_PERMUTATIONS, SKETCH_MISS, lsh_bands, search_lexical, sketch_floor
 from piqa_tui.core.errors import ModelError
 
 from .conftest import PIQA_VALID, SAMPLES, copy_sample
@@ -255,6 +256,71 @@ def test_near_copies_inside_crowded_buckets_are_found(piqa_items: list[Item]) ->
     exact = {k for k, (src, copy) in copies.items() if jaccard_of(copy, next(b for b in base if b.id == src)) >= 0.8}
     assert len(exact) > 50
     assert all(cluster_of.get(k, -1) == cluster_of.get(copies[k][0], -2) for k in exact)
+
+
+# Drafts from a few long openings: thousands of distinct items share most of their 3-grams.
+OPENINGS = [
+    "How do I keep a cast iron pan from rusting after washing it in the kitchen sink every evening",
+    "What is the best way to clean the inside of a microwave oven without any harsh chemical cleaners",
+    "How can I stop my bicycle chain from squeaking when I ride it to work in the rain",
+]
+STEMS = ["Dry it right away with a towel and then rub a thin layer of", "Fill a bowl with water and put in some"]
+FILLER = "salt oil vinegar lemon towel brush soap water paper cloth sponge spray wax grease rag foil jar".split()
+
+
+def opening_drafts(n: int, copies: int) -> tuple[list[Item], list[tuple[str, str]]]:
+    """``n`` distinct items on the three OPENINGS with random fillers, plus ``copies`` near copies (one
+    character changed in the prompt's filler) of random ones: (items, (original id, copy id) pairs)."""
+    rng = random.Random(5)
+    items = []
+    for i in range(n):
+        k = rng.randrange(len(OPENINGS))
+        words = rng.choices(FILLER, k=4)
+        sol = f"{STEMS[k % 2]} {' '.join(rng.choices(FILLER, k=4))}"
+        items.append(item(f"d{i}", f"{OPENINGS[k]} {' '.join(words)}", sol, sol.rsplit(" ", 1)[0] + " sand"))
+    planted = []
+    for c, src in enumerate(rng.sample(range(n), copies)):
+        original = items[src]
+        at = len(original.prompt) - rng.randrange(1, 12)
+        prompt = original.prompt[:at] + "x" + original.prompt[at + 1 :]
+        items.append(item(f"copy{c}", prompt, *original.solutions))
+        planted.append((original.id, f"copy{c}"))
+    return items, planted
+
+
+def test_a_shared_opening_does_not_make_every_pair_a_candidate() -> None:
+    """Items on one long opening crowd every MinHash band; the search must still cost about a few pairs per item
+    (all pairs on one opening: over 200,000) and find every pair that exact Jaccard puts at the threshold."""
+    items, planted = opening_drafts(1200, 40)
+    on_one_opening = sum(sum(1 for it in items if it.prompt.startswith(o)) ** 2 // 2 for o in OPENINGS)
+    assert on_one_opening > 200_000
+    found = search_lexical(unit_fields(items), 0.8)
+    assert found.estimated <= 20 * len(items)  # the cheap MinHash estimate, for every candidate
+    assert found.verified <= 15 * len(items)  # the exact Jaccard, only where the estimate leaves a doubt
+    sets = [grams_of(it) for it in items]
+    truth = {
+        (items[i].id, items[j].id)
+        for opening in OPENINGS
+        for i, j in combinations([k for k, it in enumerate(items) if it.prompt.startswith(opening)], 2)
+        if len(sets[i] & sets[j]) >= 0.8 * len(sets[i] | sets[j])
+    }
+    assert len(truth) >= len(planted)  # every planted copy, and what the fillers made alike by chance
+    clusters = find_duplicates(items)
+    cluster_of = {m.id: n for n, c in enumerate(clusters) if c.signal == "lexical" for m in c.members}
+    assert all(cluster_of.get(a, -1) == cluster_of.get(b, -2) for a, b in truth)
+    assert all(cluster_of.get(a, -1) == cluster_of.get(b, -2) for a, b in planted)
+
+
+def test_the_estimate_floor_keeps_a_pair_at_the_threshold() -> None:
+    """The MinHash estimate drops a pair exactly at the threshold with probability at most SKETCH_MISS
+    (binomial, checked against scipy's) and never asks for more agreement than such a pair has on average."""
+    from scipy.stats import binom
+
+    for threshold in (0.5, 0.7, 0.8, 0.9):
+        floor = sketch_floor(threshold)
+        p = threshold + (1 - threshold) / 256  # b-bit: 8 bits agree by chance one time in 256
+        assert binom.cdf(floor - 1, MINHASH_PERMUTATIONS, p) <= SKETCH_MISS < binom.cdf(floor, MINHASH_PERMUTATIONS, p)
+        assert floor < threshold * MINHASH_PERMUTATIONS
 
 
 def grams_of(it: Item) -> set[str]:
@@ -701,6 +767,46 @@ def test_cli_dedup_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert exc.value.code == 2
     assert main(["dedup", str(tmp_path / "missing.tsv")]) == 2
     assert "missing.tsv" in capsys.readouterr().err
+
+
+def test_cli_dedup_refuses_at_once_when_the_index_would_not_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The memory a lexical dedup needs is decided from the input before any index is built: over the limit,
+    one line on stderr says how much, which limit, and what to do; nothing on stdout."""
+    path = copy_sample("tamil.tsv", tmp_path)
+    items = load_dataset(path).items
+    need = lexical_bytes(items)
+    assert main(["dedup", str(path), "--json", "--max-memory", str(need - 1)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert f"{len(items):,} items would need about" in line and "--max-memory" in line and "part of the file" in line
+    assert main(["dedup", str(path), "--json", "--max-memory", str(need)]) == 1  # at the limit: it runs
+    assert json.loads(capsys.readouterr().out)["clusters"]
+    with pytest.raises(SystemExit) as exc:
+        main(["dedup", str(path), "--max-memory", "lots"])
+    assert exc.value.code == 2 and "not a size" in capsys.readouterr().err
+
+
+def test_the_memory_estimate_is_linear_in_the_input() -> None:
+    small = [item(f"i{k}", "How do I open a jar of pickles", "twist the lid", "tap the lid") for k in range(1000)]
+    assert lexical_bytes(small * 20) - lexical_bytes(small * 10) == lexical_bytes(small * 30) - lexical_bytes(
+        small * 20
+    )  # beyond the fixed work arrays, the same bytes for every 10,000 items more
+    assert lexical_bytes(small * 100) < 3_000 * 100_000  # a few KB per item, nothing per pair
+    assert lexical_bytes([]) == 0
+
+
+def test_memory_sizes_and_the_systems_available_memory() -> None:
+    assert parse_size("512M") == 512 * 2**20 and parse_size("4G") == parse_size("4GiB") == 4 * 2**30
+    assert parse_size("1.5g") == 3 * 2**29 and parse_size("2000") == 2000
+    for bad in ("", "G", "-1G", "0", "1e9", "٤G", "4Q"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+    meminfo = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n"
+    assert available_bytes(meminfo) == 20000000 * 1024
+    assert available_bytes("MemTotal: 1 kB\n") is None
 
 
 def test_cli_dedup_semantic_without_a_model_falls_back_to_lexical(

@@ -15,6 +15,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.cli.progress import progress_line, reading
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
     DEFAULT_THRESHOLD,
@@ -23,6 +24,7 @@ from piqa_tui.core.dedup.clusters import (
 )
 from piqa_tui.core.dedup.e5_embeddings import SEMANTIC_THRESHOLD as E5_THRESHOLD
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 
 
@@ -34,6 +36,15 @@ def _similarity(text: str) -> float:
     if not 0.0 < value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
     return value
+
+
+def _size(text: str) -> int:
+    from piqa_tui.core.dedup.budget import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="translation, with a --model other than e5 or gemma: cosine similarity between items in two scripts "
         f"(default {DEFAULT_TRANSLATION_THRESHOLD}); e5 and gemma find translations by their own rule (docs/dedup.md)",
     )
+    parser.add_argument(
+        "--max-memory",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="stop at once, with one line, when the lexical index would need more than SIZE (e.g. 4G; "
+        "default: the memory the system has available)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         progress.show(reading(args))
         # The workspace caches embeddings: make one only when embeddings are asked for.
         project = open_project(args, create=semantic_wanted)
+        _check_memory(project.items, args.max_memory)
         result = scan(project, project.items, request, progress.counter("finding duplicates"))
     if result.model is not None:
         print(f"piqa-tui: semantic signal by {terminal_safe(result.model)} ({result.rule})", file=sys.stderr)
@@ -117,6 +137,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_clusters(result)
     return DATA_PROBLEMS if result.clusters else OK
+
+
+def _check_memory(items: list[Item], limit: int | None) -> None:
+    """Refuse, before any index is built, a run whose lexical index would not fit in ``limit`` bytes
+    (None: the memory the system has available, where it says)."""
+    from piqa_tui.core.dedup.budget import available_bytes, format_bytes, lexical_bytes
+
+    need = lexical_bytes(items)
+    allowed = limit if limit is not None else available_bytes()
+    if allowed is not None and need > allowed:
+        bound = "--max-memory" if limit is not None else "the memory available"
+        raise PiqaError(
+            f"dedup: {len(items):,} items would need about {format_bytes(need)} for the lexical index, more than "
+            f"{bound} ({format_bytes(allowed)}); dedup a part of the file at a time (one language or source, "
+            "say) or raise --max-memory"
+        )
 
 
 def _print_clusters(result: DuplicateScan) -> None:

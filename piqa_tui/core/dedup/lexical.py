@@ -8,10 +8,15 @@ span two fields, so the order of the solutions does not matter either.
 kinder to short words with variable spelling.
 
 Each unit (an item's folded fields) becomes the set of 40-bit hashes of its
-character 3-grams; 150 multiply-shift MinHash rows are cut into bands chosen
-so that a pair exactly at the threshold shares at least one band with
-probability >= 99.9% (:func:`lsh_bands`). Every candidate is then verified
-with the **exact** Jaccard, so nothing is reported on an estimate.
+character 3-grams; 150 multiply-add MinHash rows (32-bit lanes, a cache-sized
+block of units at a time) are cut into bands chosen so that a pair exactly at
+the threshold shares at least one band with probability >= 99.9%
+(:func:`lsh_bands`). Every candidate is then verified with the **exact**
+Jaccard, so nothing is reported on an estimate; a candidate whose b-bit
+MinHash sketch agrees on too few rows (:func:`sketch_floor`: a pair at the
+threshold falls below with probability <= 1e-4) is dropped unverified.
+Shingling, MinHash, estimates and exact Jaccard run on every core the
+process may use (:func:`workers`), in threads: numpy releases the GIL.
 
 Why buckets are capped. Items drafted from templates share most of their
 n-grams: on the file ``benchmarks/make_large.py`` writes, thousands of items
@@ -23,30 +28,38 @@ memory grow with the square of the count (13.9 GB, and still running, at
   before; this is every bucket of real, non-repetitive data (PIQA valid's
   largest bucket has 3 units), so results there are unchanged.
 * A larger bucket proposes each unit with the next :data:`WINDOW` units in
-  the order of each of :data:`ORDERS` *other* bands' keys. Units that are near copies of each other
-  usually share that other band too, so they sit next to each other in that
-  order; a bucket of mutual near copies (a template) is chained together by
-  the windows, which is all single-linkage clusters need.
+  the order of each of :data:`ORDERS` *other* bands' keys, when they share
+  that key too. Units that are near copies of each other usually share that
+  other band, so they sit next to each other in that order; a bucket of
+  mutual near copies (a template) is chained together by the windows, which
+  is all single-linkage clusters need, while two neighbours with different
+  keys are random members of the bucket (in drafts of distinct items on one
+  opening, not duplicates).
 * Bands are searched one after the other, and a candidate whose two units are
   already in one cluster (union-find over the pairs verified so far) is not
   verified again, nor is a pair that already failed. A cluster of k units
   therefore costs about k verifications, not k².
 
-So at most ``n * (BUCKET_CAP / 2 + ORDERS * WINDOW)`` pairs are verified per band
-whatever the data, and far fewer in practice (:attr:`LexicalPairs.verified`
-counts them; tests/test_dedup.py holds it to a linear bound on a template
-corpus). A near copy hidden in a bucket larger than the cap is still found in
-the usual case: the pair shares several bands (6.5 of 25 on average at the
-0.8 threshold) and needs only one whose bucket is small or whose window
-holds both; tests/test_dedup.py plants near copies among real goals that all
-share one long pair of solutions (every bucket crowded) and finds every one.
+So at most ``n * (BUCKET_CAP / 2 + ORDERS * WINDOW)`` pairs are proposed per band
+whatever the data, and far fewer in practice (:attr:`LexicalPairs.estimated`
+and :attr:`LexicalPairs.verified` count them; tests/test_dedup.py holds them
+to a linear bound on template corpora). A near copy hidden in a bucket larger
+than the cap is still found in the usual case: the pair shares several bands
+(6.5 of 25 on average at the 0.8 threshold) and needs only one whose bucket
+is small or whose window holds both; tests/test_dedup.py plants near copies
+among real goals that all share one long pair of solutions (every bucket
+crowded) and finds every one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import math
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, TypeVar
 
 from piqa_tui.core.dedup.folding import Units
 
@@ -61,22 +74,54 @@ BUCKET_CAP = 32  # a bucket up to this size proposes every pair in it (real data
 ORDERS = 2  # ... in the orders of this many other bands
 WINDOW = 4  # a larger bucket proposes each unit with this many next units in another band's order
 
+SKETCH_MISS = 1e-4  # a pair exactly at the threshold is dropped by the MinHash estimate with at most this probability
+
 _ITEMS_PER_CHUNK = 4096  # shingling works on this many items at a time to bound memory
+_GRAMS_PER_BLOCK = 1 << 17  # MinHash hashes about this many grams at a time (1 MB: stays in a core's cache)
 _PAIRS_PER_CHUNK = 4096  # exact Jaccard is verified on this many pairs at a time (~50 MB of work arrays)
+_SKETCH_PAIRS = 1 << 15  # MinHash estimates are compared on this many pairs at a time (~10 MB)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def workers() -> int:
+    """The cores this process may run on (read from the machine, never assumed)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def _parallel(work: Callable[[T], R], parts: Iterable[T]) -> Iterator[R]:
+    """``work`` over ``parts`` in order, on every core: numpy releases the GIL inside its loops."""
+    parts = list(parts)
+    if workers() == 1 or len(parts) < 2:
+        yield from map(work, parts)
+        return
+    yield from _pool(workers()).map(work, parts)
+
+
+@lru_cache(maxsize=1)
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """One pool for the process: a search hands it hundreds of short batches, each waited for."""
+    return ThreadPoolExecutor(threads, thread_name_prefix="dedup")
 
 
 @dataclass(frozen=True)
 class LexicalPairs:
     """Unit pairs ``(a[i], b[i])`` whose exact Jaccard ``similarity[i]`` reaches the threshold.
 
-    ``verified`` is how many candidate pairs had their exact Jaccard computed:
-    the cost of the search, which must grow with the number of units, not its square.
+    ``verified`` is how many candidate pairs had their exact Jaccard computed, and
+    ``estimated`` how many had their MinHash estimate compared first: the cost of
+    the search, which must grow with the number of units, not its square.
     """
 
     a: np.ndarray
     b: np.ndarray
     similarity: np.ndarray
     verified: int
+    estimated: int = 0
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -143,10 +188,11 @@ def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple[np.ndarr
     # copies; pages past the real end are never touched, so never resident.
     out = np.empty(sum(len(f) + 3 for unit_fields in fields for f in unit_fields), dtype=np.uint64)
     filled = 0
-    for start in range(0, len(fields), _ITEMS_PER_CHUNK):
-        chunk = fields[start : start + _ITEMS_PER_CHUNK]
-        keys = _chunk_grams(chunk, n)
-        sizes[start : start + len(chunk)] = np.bincount((keys >> np.uint64(40)).astype(np.int64), minlength=len(chunk))
+    starts = range(0, len(fields), _ITEMS_PER_CHUNK)
+    chunks = _parallel(lambda start: _chunk_grams(fields[start : start + _ITEMS_PER_CHUNK], n), starts)
+    for start, keys in zip(starts, chunks):
+        count = min(_ITEMS_PER_CHUNK, len(fields) - start)
+        sizes[start : start + count] = np.bincount((keys >> np.uint64(40)).astype(np.int64), minlength=count)
         out[filled : filled + len(keys)] = keys & np.uint64((1 << 40) - 1)
         filled += len(keys)
     offsets = np.zeros(len(fields) + 1, dtype=np.int64)
@@ -154,27 +200,91 @@ def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple[np.ndarr
     return offsets, out[:filled]
 
 
-def signatures(offsets: np.ndarray, grams: np.ndarray, k: int = MINHASH_PERMUTATIONS) -> np.ndarray:
-    """MinHash signatures, shape (k, units), one multiply-shift hash per row."""
+def _hash_functions(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` multiply-add hash functions mod 2**32 (odd multipliers), fixed: results must not change
+    between runs."""
     import numpy as np
 
-    rng = np.random.default_rng(20240611)  # fixed: results must not change between runs
-    mult = rng.integers(0, 2**63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    add = rng.integers(0, 2**63, size=k, dtype=np.uint64)
+    rng = np.random.default_rng(20240611)
+    mult = rng.integers(0, 2**31, size=k, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    add = rng.integers(0, 2**32, size=k, dtype=np.uint64).astype(np.uint32)
+    return mult, add
+
+
+def _unit_blocks(offsets: np.ndarray, grams_per_block: int) -> list[tuple[int, int]]:
+    """Consecutive unit ranges ``[u0, u1)`` of about ``grams_per_block`` grams each (at least one unit)."""
+    import numpy as np
+
     n_units = len(offsets) - 1
-    sig = np.full((k, n_units), np.iinfo(np.uint32).max, dtype=np.uint32)
-    for u0 in range(0, n_units, _ITEMS_PER_CHUNK * 4):
-        u1 = min(n_units, u0 + _ITEMS_PER_CHUNK * 4)
-        x = _mix(grams[offsets[u0] : offsets[u1]])
-        sizes = np.diff(offsets[u0 : u1 + 1])
-        filled = np.flatnonzero(sizes > 0)
-        starts = (offsets[u0:u1] - offsets[u0])[filled]
-        if not len(filled):
-            continue
-        for p in range(k):
-            h = ((x * mult[p] + add[p]) >> np.uint64(32)).astype(np.uint32)
-            sig[p, u0 + filled] = np.minimum.reduceat(h, starts)
+    bounds = [0]
+    while bounds[-1] < n_units:
+        u = int(np.searchsorted(offsets, offsets[bounds[-1]] + grams_per_block, side="right")) - 1
+        bounds.append(min(n_units, max(u, bounds[-1] + 1)))
+    return list(zip(bounds, bounds[1:]))
+
+
+def _block_signatures(offsets: np.ndarray, grams: np.ndarray, u0: int, u1: int, k: int) -> np.ndarray:
+    """MinHash values of units ``u0..u1``, shape (k, u1 - u0), uint32.
+
+    Row ``p`` is ``min((x * mult[p] + add[p]) mod 2**32)`` over the unit's grams
+    ``x`` (the top 32 bits of their mixed 40-bit hashes): 32-bit lanes, twice as
+    many per vector instruction as 64-bit ones.
+    """
+    import numpy as np
+
+    mult, add = _hash_functions(k)
+    sig = np.full((k, u1 - u0), np.iinfo(np.uint32).max, dtype=np.uint32)
+    x = (_mix(grams[offsets[u0] : offsets[u1]]) >> np.uint64(32)).astype(np.uint32)
+    sizes = np.diff(offsets[u0 : u1 + 1])
+    filled = np.flatnonzero(sizes > 0)
+    if not len(filled):
+        return sig
+    starts = (offsets[u0:u1] - offsets[u0])[filled]
+    h = np.empty_like(x)
+    for p in range(k):
+        np.multiply(x, mult[p], out=h)
+        np.add(h, add[p], out=h)
+        sig[p, filled] = np.minimum.reduceat(h, starts)
     return sig
+
+
+def minhash(offsets: np.ndarray, grams: np.ndarray, bands: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """The LSH band keys, shape (bands, units), and each unit's sketch for estimates, shape (units, k).
+
+    The sketch keeps 8 low bits (8-15) of each of the ``k`` MinHash values (b-bit
+    MinHash): two units agree on a row with probability J + (1 - J) / 256, so
+    the number of agreeing rows estimates their Jaccard J at 150 bytes a unit.
+    Computed a block of units at a time, on every core, so that the full
+    32-bit signatures (600 bytes a unit) are never held for all units.
+    """
+    import numpy as np
+
+    k = MINHASH_PERMUTATIONS
+    n_units = len(offsets) - 1
+    keys = np.empty((bands, n_units), dtype=np.uint64)
+    sketch = np.empty((n_units, k), dtype=np.uint8)
+
+    def block(bounds: tuple[int, int]) -> None:
+        u0, u1 = bounds
+        sig = _block_signatures(offsets, grams, u0, u1, k)
+        keys[:, u0:u1] = _band_keys(sig, bands, rows)
+        sketch[u0:u1] = (sig >> np.uint32(8)).astype(np.uint8).T  # bits 8-15: uniform, and mixed from 16 bits of x
+
+    for _ in _parallel(block, _unit_blocks(offsets, _GRAMS_PER_BLOCK)):
+        pass
+    return keys, sketch
+
+
+def sketch_floor(threshold: float, k: int = MINHASH_PERMUTATIONS, miss: float = SKETCH_MISS) -> int:
+    """The fewest agreeing sketch rows a candidate needs to be verified: a pair exactly at ``threshold``
+    agrees on fewer with probability <= ``miss`` (binomial; a pair above it, less still)."""
+    p = threshold + (1 - threshold) / 256
+    below = 0.0
+    for c in range(k + 1):
+        below += math.comb(k, c) * p**c * (1 - p) ** (k - c)
+        if below > miss:
+            return c
+    return k
 
 
 def lsh_bands(threshold: float, k: int = MINHASH_PERMUTATIONS, target: float = 0.999) -> tuple[int, int]:
@@ -194,12 +304,10 @@ def _band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """One uint64 key per band and unit: the hash of the unit's ``rows`` MinHash values in that band."""
     import numpy as np
 
+    by_band = sig[: bands * rows].reshape(bands, rows, sig.shape[1]).astype(np.uint64)
     keys = np.zeros((bands, sig.shape[1]), dtype=np.uint64)
-    for band in range(bands):
-        acc = keys[band]
-        for r in range(rows):
-            acc = _mix(acc ^ (sig[band * rows + r].astype(np.uint64) + np.uint64(r)))
-        keys[band] = acc
+    for r in range(rows):
+        keys = _mix(keys ^ (by_band[:, r] + np.uint64(r)))
     return keys
 
 
@@ -249,10 +357,11 @@ def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.nda
     at = np.flatnonzero(np.repeat(big, sizes))
     for other in secondary:
         by_other = np.lexsort((other, key))  # by bucket, then by the other band's key
+        ranked_other = other[by_other]
         a_parts, b_parts = [], []
         for d in range(1, WINDOW + 1):
             p = at[at + d < n]
-            p = p[bucket[p] == bucket[p + d]]
+            p = p[(bucket[p] == bucket[p + d]) & (ranked_other[p] == ranked_other[p + d])]
             a_parts.append(by_other[p])
             b_parts.append(by_other[p + d])
         yield _pair_keys(np.concatenate(a_parts), np.concatenate(b_parts))
@@ -267,24 +376,52 @@ def _pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def jaccard(offsets: np.ndarray, grams: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Exact Jaccard of the gram sets of units ``a[i]`` and ``b[i]``, vectorised in chunks."""
+    """Exact Jaccard of the gram sets of units ``a[i]`` and ``b[i]``, vectorised in chunks on every core."""
     import numpy as np
 
-    sizes = np.diff(offsets)
     out = np.zeros(len(a), dtype=np.float64)
-    for s in range(0, len(a), _PAIRS_PER_CHUNK):
-        pa, pb = a[s : s + _PAIRS_PER_CHUNK], b[s : s + _PAIRS_PER_CHUNK]
-        both = np.concatenate([pa, pb])
-        lengths = sizes[both]
-        pair = np.tile(np.arange(len(pa), dtype=np.uint64), 2)
-        # Gather each unit's grams: positions offsets[u] .. offsets[u]+size-1.
-        first = np.repeat(offsets[both] - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
-        g = grams[first + np.arange(lengths.sum())]
-        keys = np.sort((np.repeat(pair, lengths) << np.uint64(40)) | g)
-        shared = keys[1:] == keys[:-1]  # a gram present in both sets (each set has no repeats)
-        inter = np.bincount((keys[1:][shared] >> np.uint64(40)).astype(np.int64), minlength=len(pa))
-        union = sizes[pa] + sizes[pb] - inter
-        out[s : s + len(pa)] = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    starts = range(0, len(a), _PAIRS_PER_CHUNK)
+    for s, part in zip(
+        starts,
+        _parallel(
+            lambda s: _chunk_jaccard(offsets, grams, a[s : s + _PAIRS_PER_CHUNK], b[s : s + _PAIRS_PER_CHUNK]), starts
+        ),
+    ):
+        out[s : s + len(part)] = part
+    return out
+
+
+def _chunk_jaccard(offsets: np.ndarray, grams: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """Exact Jaccard of one chunk of pairs: their grams keyed by pair, sorted, neighbours compared."""
+    import numpy as np
+
+    sizes = offsets[1:] - offsets[:-1]
+    both = np.concatenate([pa, pb])
+    lengths = sizes[both]
+    pair = np.tile(np.arange(len(pa), dtype=np.uint64), 2)
+    # Gather each unit's grams: positions offsets[u] .. offsets[u]+size-1.
+    first = np.repeat(offsets[both] - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
+    g = grams[first + np.arange(lengths.sum())]
+    # Both halves are already sorted (each unit's grams are, and pairs are numbered in order): a merge.
+    keys = np.sort((np.repeat(pair, lengths) << np.uint64(40)) | g, kind="stable")
+    shared = keys[1:] == keys[:-1]  # a gram present in both sets (each set has no repeats)
+    inter = np.bincount((keys[1:][shared] >> np.uint64(40)).astype(np.int64), minlength=len(pa))
+    union = sizes[pa] + sizes[pb] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+
+
+def agreeing_rows(sketch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many sketch rows units ``a[i]`` and ``b[i]`` agree on, in chunks on every core."""
+    import numpy as np
+
+    out = np.zeros(len(a), dtype=np.int64)
+    starts = range(0, len(a), _SKETCH_PAIRS)
+
+    def chunk(s: int) -> np.ndarray:
+        return np.count_nonzero(sketch[a[s : s + _SKETCH_PAIRS]] == sketch[b[s : s + _SKETCH_PAIRS]], axis=1)
+
+    for s, part in zip(starts, _parallel(chunk, starts)):
+        out[s : s + len(part)] = part
     return out
 
 
@@ -318,16 +455,21 @@ class UnionFind:
 
 
 class _Search:
-    """The band-by-band search: skips pairs already connected or already rejected, verifies the rest."""
+    """The band-by-band search: skips pairs already connected or already rejected, drops those whose
+    MinHash estimate is far below the threshold, verifies the rest exactly."""
 
-    def __init__(self, offsets: np.ndarray, grams: np.ndarray, threshold: float, side: np.ndarray | None) -> None:
+    def __init__(
+        self, offsets: np.ndarray, grams: np.ndarray, sketch: np.ndarray, threshold: float, side: np.ndarray | None
+    ) -> None:
         import numpy as np
 
-        self.offsets, self.grams, self.threshold, self.side = offsets, grams, threshold, side
+        self.offsets, self.grams, self.sketch, self.threshold, self.side = offsets, grams, sketch, threshold, side
+        self.floor = sketch_floor(threshold, sketch.shape[1])
         self.components = UnionFind(len(offsets) - 1)
-        self.rejected = np.zeros(0, dtype=np.uint64)
+        self.rejected = np.zeros(0, dtype=np.uint64)  # sorted: pairs that passed the estimate, then failed
         self.found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.verified = 0
+        self.estimated = 0
 
     def verify(self, cand: np.ndarray) -> None:
         import numpy as np
@@ -335,10 +477,17 @@ class _Search:
         a = (cand >> np.uint64(32)).astype(np.int64)
         b = (cand & np.uint64(0xFFFFFFFF)).astype(np.int64)
         roots = self.components.roots()
-        keep = (roots[a] != roots[b]) & ~np.isin(cand, self.rejected, assume_unique=True)
+        keep = (roots[a] != roots[b]) & ~_contains(self.rejected, cand)
         if self.side is not None:  # leakage: only pairs across the two files count
             keep &= ((self.side[a] & 1) & (self.side[b] >> 1) | (self.side[a] >> 1) & (self.side[b] & 1)).astype(bool)
         cand, a, b = cand[keep], a[keep], b[keep]
+        sizes = self.offsets[1:] - self.offsets[:-1]
+        small, large = np.minimum(sizes[a], sizes[b]), np.maximum(sizes[a], sizes[b])
+        possible = small >= self.threshold * large - 1e-9  # Jaccard <= |smaller set| / |larger set|
+        cand, a, b = cand[possible], a[possible], b[possible]
+        self.estimated += len(cand)
+        likely = agreeing_rows(self.sketch, a, b) >= self.floor
+        cand, a, b = cand[likely], a[likely], b[likely]
         sim = jaccard(self.offsets, self.grams, a, b)
         self.verified += len(cand)
         ok = sim >= self.threshold - 1e-12
@@ -346,6 +495,16 @@ class _Search:
         for x, y in zip(a[ok].tolist(), b[ok].tolist()):
             self.components.union(x, y)
         self.found.append((a[ok], b[ok], sim[ok]))
+
+
+def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``keys`` is in the sorted array ``sorted_keys`` (binary search, no copy of either)."""
+    import numpy as np
+
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys
 
 
 def search_lexical(
@@ -366,18 +525,16 @@ def search_lexical(
     step = advance or (lambda k: None)
     offsets, grams = shingle(fields, NGRAM)
     step(len(fields))
-    sig = signatures(offsets, grams, MINHASH_PERMUTATIONS)
-    step(len(fields))
     bands, rows = lsh_bands(threshold)
-    keys = _band_keys(sig, bands, rows)
-    del sig
-    search = _Search(offsets, grams, threshold, side)
+    keys, sketch = minhash(offsets, grams, bands, rows)
+    step(len(fields))
+    search = _Search(offsets, grams, sketch, threshold, side)
     for band in range(bands):
         for batch in _band_candidates(keys[band], *(keys[(band + k) % bands] for k in range(1, ORDERS + 1))):
             search.verify(batch)
         step(1)
     a, b, sim = (np.concatenate(parts) for parts in zip(*search.found))
-    return LexicalPairs(a, b, sim, search.verified)
+    return LexicalPairs(a, b, sim, search.verified, search.estimated)
 
 
 def lexical_pairs(
