@@ -236,3 +236,18 @@ async def test_a_validator_works_the_round_in_the_tui(tmp_path: Path) -> None:
     recorded = [e.new for e in lead.workspace.events(kinds=[ORDER_KIND]) if e.item_id == item_id]
     assert recorded == [",".join(map(str, order))]
     assert answers_in_force(lead.workspace).of(RELEVANT, item_id) == {"karim": "yes"}
+
+
+def test_an_item_past_validation_keeps_only_the_validator_who_voted(tmp_path: Path) -> None:
+    dataset = culture_copy(tmp_path)
+    piqa("round", dataset, "import", round_file(tmp_path, ROUND), "--annotator", LEAD)
+    first = json.loads(piqa("assign", dataset, "--json", "--annotator", LEAD))["assignment"]
+    voted, unvoted = sorted(first)[:2]
+    validator = Project.open(dataset, annotator=first[voted][0])
+    vote_in_order(validator, voted, "0", orders_in_force(validator).of(validator.annotator, voted, 3))
+    piqa("stage", dataset, voted, unvoted, "--to", "done", "--annotator", LEAD)
+    after = json.loads(piqa("assign", dataset, "--json", "--top-up", "--annotator", LEAD))
+    assert after["assignment"][voted] == first[voted] and unvoted not in after["assignment"]
+    assert after["released"] == 1 and after["not_at_validation"] == 2
+    fresh = json.loads(piqa("assign", dataset, "--json", "--annotator", LEAD))  # a fresh draw, the same
+    assert fresh["assignment"][voted] == first[voted] and len(fresh["assignment"]) == 29

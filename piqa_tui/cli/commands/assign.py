@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         keep=before if args.top_up else None,
         done=lambda item_id, name: has_voted(project, item_id, name),
         ready=lambda item_id: stage_of(project, item_id) == FILE_STAGE,
+        held=before,
     )
     note = f"seed {found.seed}{' top-up' if args.top_up else ''}"
     part = assignment_part(before, found.assignment, note)

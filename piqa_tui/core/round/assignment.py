@@ -49,7 +49,7 @@ class Draw:
     seed: int
     kept: int = 0  # (item, validator) pairs a top-up kept
     released: int = (
-        0  # pairs a top-up took back: the validator left or may no longer take the item, and had not done it
+        0  # pairs taken back: the validator left, may no longer take the item, or it is not at validation; not done
     )
     waiting: int = 0  # items left out because they are not ready for validation (a draft, in review, done)
 
@@ -90,13 +90,15 @@ def draw(
     keep: Assignment | None = None,
     done: Callable[[str, str], bool] = lambda item_id, name: False,
     ready: Callable[[str], bool] = lambda item_id: True,
+    held: Assignment | None = None,
 ) -> Draw:
     """Assign ``validators_per_item`` validators to every item (see the module docstring).
 
     With ``keep`` (a top-up) the pairs already assigned stay when the validator still may take the item or
     has done it (``done(item_id, name)``); only the missing places are filled, so the items of someone who
     left (``active = false``) and had not done them go to others. An item not ``ready`` for validation gets no
-    places: a top-up keeps only the pairs whose validator has done it.
+    new places: of the pairs ``held`` (the assignment in force) it keeps, in a fresh draw too, those whose
+    validator has done it, so an item already validated keeps its validators.
     """
     seed = declared.seed if seed is None else seed
     by_id = {item.id: item for item in items}
@@ -107,7 +109,8 @@ def draw(
     kept = released = 0
     for item_id in order:
         pools[item_id] = eligible(declared, by_id[item_id])
-        before = keep.items.get(item_id, ()) if keep is not None else ()
+        source = held if item_id in waiting and keep is None else keep
+        before = source.items.get(item_id, ()) if source is not None else ()
         finished = [n for n in before if done(item_id, n)]
         still = [n for n in before if n not in finished and n in pools[item_id][0] and item_id not in waiting]
         stays = finished + still[: max(0, declared.validators_per_item - len(finished))]
