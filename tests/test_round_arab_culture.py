@@ -19,8 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 from piqa_tui.core.round.order import ORDER_KIND, orders_in_force, vote_in_order
-from piqa_tui.core.round.questions import answers_in_force, record_answer
+from piqa_tui.core.round.questions import Question, answers_in_force, record_answer
 from piqa_tui.core.round.recorded import round_in_force
+from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.questions import AnswerDialog
 from tests.conftest import ROOT
@@ -61,6 +62,20 @@ def piqa(*args: object, expect: int = 0) -> str:
 def rows(dataset: Path) -> list[dict[str, str]]:
     header, *lines = [line.split("\t") for line in dataset.read_text(encoding="utf-8").splitlines()]
     return [dict(zip(header, line, strict=True)) for line in lines]
+
+
+def country_question(project: Project) -> Question:
+    """The round's country question, as the project's workspace records it."""
+    declared = round_in_force(project.workspace)
+    assert declared is not None
+    question = declared.question(RELEVANT)
+    assert question is not None
+    return question
+
+
+def order_events(project: Project) -> list[Event]:
+    assert project.workspace is not None
+    return list(project.workspace.events(kinds=[ORDER_KIND]))
 
 
 def other_writer(row: dict[str, str]) -> str:
@@ -117,7 +132,7 @@ def shown_place(name: str, n: int) -> int:
 def validate(dataset: Path, assignment: dict[str, list[str]], skip: tuple[str, str]) -> dict[str, tuple[str, str]]:
     """Each validator votes for the solution at ``shown_place`` in their own order and answers the country question
     (yes on every third item by id); ``skip`` (validator, item) is left for later. Returns item → (text, answer)."""
-    question = round_in_force(Project.open(dataset, create=False).workspace).question(RELEVANT)
+    question = country_question(Project.open(dataset, create=False))
     by_validator: dict[str, list[str]] = {}
     for item_id, (name,) in sorted(assignment.items()):
         by_validator.setdefault(name, []).append(item_id)
@@ -166,13 +181,13 @@ def test_the_arab_culture_round_runs_end_to_end_through_the_command_line(tmp_pat
     }
     karim = Project.open(dataset, annotator="karim")
     given[karim_last] = cast(karim, karim_last, 2, "yes")
-    record_answer(karim, karim_last, round_in_force(karim.workspace).question(RELEVANT), "yes")
+    record_answer(karim, karim_last, country_question(karim), "yes")
 
     lead = Project.open(dataset, create=False)
     for item_id, (text, _) in given.items():  # every vote names the text shown at the place picked
         (name,) = assignment[item_id]
         assert lead.item(item_id).solutions[int(lead.state.votes[item_id][name].choice)] == text
-    orders = {(e.annotator, e.item_id) for e in lead.workspace.events(kinds=[ORDER_KIND])}
+    orders = {(e.annotator, e.item_id) for e in order_events(lead)}
     assert orders == {(names[0], item_id) for item_id, names in assignment.items()}  # each order recorded
 
     agree = json.loads(piqa("agree", dataset, "--json", "--resamples", "0"))
@@ -233,7 +248,7 @@ async def test_a_validator_works_the_round_in_the_tui(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: len(screen.host.rows) == len(mine) - 1)  # it left his queue
     lead = Project.open(dataset, create=False)
     assert item.solutions[int(lead.state.votes[item_id]["karim"].choice)] == shown[1]
-    recorded = [e.new for e in lead.workspace.events(kinds=[ORDER_KIND]) if e.item_id == item_id]
+    recorded = [e.new for e in order_events(lead) if e.item_id == item_id]
     assert recorded == [",".join(map(str, order))]
     assert answers_in_force(lead.workspace).of(RELEVANT, item_id) == {"karim": "yes"}
 
