@@ -47,6 +47,11 @@ LETTERS = "ABC"
 
 def piqa(*args: object, expect: int = 0) -> str:
     """``python -m piqa_tui.cli.main ARGS`` in a process of its own; its stdout (the exit code checked)."""
+    return piqa_run(*args, expect=expect).stdout
+
+
+def piqa_run(*args: object, expect: int = 0) -> subprocess.CompletedProcess[str]:
+    """``python -m piqa_tui.cli.main ARGS`` in a process of its own, its exit code checked."""
     done = subprocess.run(
         [sys.executable, "-m", "piqa_tui.cli.main", *map(str, args)],
         capture_output=True,
@@ -56,7 +61,7 @@ def piqa(*args: object, expect: int = 0) -> str:
     )
     assert done.returncode == expect, f"piqa-tui {' '.join(map(str, args))}: {done.stderr}"
     assert "Traceback" not in done.stderr
-    return done.stdout
+    return done
 
 
 def rows(dataset: Path) -> list[dict[str, str]]:
@@ -88,8 +93,9 @@ def prepared(folder: Path) -> Path:
     """The dataset with the round imported, guidelines recorded, every item reviewed and the assignment drawn:
     the representative passes the Maghreb items to validation first, the lead the rest later (a top-up)."""
     dataset = culture_copy(folder)
-    out = piqa("round", dataset, "import", round_file(folder, ROUND), "--annotator", LEAD)
-    assert "solutions shuffled per validator" in out
+    done = piqa_run("round", dataset, "import", round_file(folder, ROUND), "--annotator", LEAD)
+    assert "solutions shuffled per validator" in done.stdout
+    assert "policy majority:2/3 needs 2 votes" in done.stderr  # one validator per item cannot decide under it
     (folder / "guidelines.md").write_text(GUIDELINES, encoding="utf-8")
     assert "version 1" in piqa("round", dataset, "guidelines", folder / "guidelines.md", "--annotator", LEAD)
     piqa("stage", dataset, "--from", "validation", "--to", "review", "--annotator", LEAD)
