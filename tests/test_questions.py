@@ -42,7 +42,9 @@ RELEVANT = "relevant_to_other_countries"
 def doc_questions() -> str:
     """The [[question]] block of docs/rounds.md's worked example."""
     return next(
-        b for b in re.findall(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S) if "[[question]]" in b
+        b
+        for b in re.findall(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+        if b.startswith("[[question]]")
     )
 
 

@@ -28,10 +28,15 @@ from tests.conftest import ROOT, SAMPLES, copy_sample
 DOCS = ROOT / "docs" / "rounds.md"
 
 
-def doc_round(name: str) -> str:
-    """The TOML block of docs/rounds.md whose ``name`` is ``name``."""
+def doc_round(name: str, whole: bool = False) -> str:
+    """The TOML block of docs/rounds.md whose ``name`` is ``name``: as written with ``whole``, else without its
+    ``shuffle`` line and ``[[question]]`` tables (the round the assignment and queue tests start from)."""
     blocks = re.findall(r"```toml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
-    return next(block for block in blocks if tomllib.loads(block).get("name") == name)
+    block = next(block for block in blocks if tomllib.loads(block).get("name") == name)
+    if whole:
+        return block
+    plain = re.sub(r"(?m)^shuffle\s*=.*\n", "", block.split("[[question]]")[0])
+    return plain.rstrip("\n") + "\n"
 
 
 ARAB = "arab-culture-pilot"

@@ -562,9 +562,14 @@ def _round_routing(declared: Round, project: Project) -> str:
     rules += ["load balanced between validators"] if routing.balance else []
     assignment = assignment_in_force(project.workspace)
     pairs = sum(len(names) for names in assignment.items.values())
+    shuffled = (
+        " Each validator saw an item's solutions in an order of their own (shuffled per validator and item)."
+        if declared.shuffle
+        else ""
+    )
     return (
         f"Each item is validated blind by {k} validator{'s' * (k != 1)}; routing: {'; '.join(rules) or 'none'}. "
-        f"The assignment holds {pairs} (item, validator) pairs over {len(assignment.items)} items."
+        f"The assignment holds {pairs} (item, validator) pairs over {len(assignment.items)} items.{shuffled}"
     )
 
 

@@ -10,6 +10,7 @@ from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.round.assignment import Draw, check_columns, draw
 from piqa_tui.core.round.declaration import Round, RoundError
 from piqa_tui.core.round.recorded import assignment_in_force, assignment_part, round_in_force
+from piqa_tui.core.round.stages import FILE_STAGE, stage_of
 from piqa_tui.core.votes.blind import has_voted
 
 
@@ -39,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         args.seed,
         keep=before if args.top_up else None,
         done=lambda item_id, name: has_voted(project, item_id, name),
+        ready=lambda item_id: stage_of(project, item_id) == FILE_STAGE,
+        held=before,
     )
     note = f"seed {found.seed}{' top-up' if args.top_up else ''}"
     part = assignment_part(before, found.assignment, note)
@@ -63,6 +66,7 @@ def _json(declared: Round, found: Draw, changes: int) -> dict[str, object]:
         "changes_recorded": changes,
         "kept": found.kept,
         "released": found.released,
+        "not_at_validation": found.waiting,
         "per_annotator": _loads(declared, found),
         "assignment": {item: list(names) for item, names in found.assignment.items.items()},
         "unstaffed": [u.to_json() for u in found.unstaffed],
@@ -81,6 +85,11 @@ def _report(declared: Round, found: Draw, changes: int, top_up: bool) -> None:
         f"assigned {pairs} (item, validator) pairs over {len(found.assignment.items)} items "
         f"(seed {found.seed}{kept}); {recorded}"
     )
+    if found.waiting:
+        say(
+            f"{found.waiting} item{'s' * (found.waiting != 1)} not at stage validation left out "
+            "(piqa-tui stage PATH shows where they are; assign --top-up once they reach it)"
+        )
     say("per validator: " + ", ".join(f"{name} {n}" for name, n in _loads(declared, found).items()))
     if found.unstaffed:
         say(f"{len(found.unstaffed)} item{'s' * (len(found.unstaffed) != 1)} cannot be fully staffed:")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
+from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say, warn
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import Round, RoundError, read_round_file
@@ -21,6 +21,8 @@ from piqa_tui.core.round.guidelines import (
     reply_part,
 )
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force, round_part
+from piqa_tui.core.votes.decisions import policy_spec, project_policy
+from piqa_tui.core.workspace.project import Project
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +76,7 @@ def _import(args: argparse.Namespace) -> int:
     part = round_part(declared, project.workspace)
     if part is not None:
         project.record([part])
+    _warn_if_undecidable(declared, project)
     if args.json:
         print_json({"recorded": part is not None, "round": declared.to_json()})
     else:
@@ -81,6 +84,19 @@ def _import(args: argparse.Namespace) -> int:
         after = f"next: piqa-tui assign {project.dataset.path}"
         say(f"round {declared.name or '(unnamed)'} {done}: {_summary(declared)}; {after}")
     return OK
+
+
+def _warn_if_undecidable(declared: Round, project: Project) -> None:
+    """Warn when the votes' decision policy needs more votes per item than the round's validators give."""
+    policy = project_policy(project)
+    needed = max(policy.k, policy.min_votes or 0) if policy.kind == "majority" else policy.min_votes or policy.n
+    k = declared.validators_per_item
+    if 0 < k < needed:
+        warn(
+            f"the decision policy {policy_spec(policy)} needs {needed} votes to decide an item, and the round gives "
+            f"{k} validator{'s' * (k != 1)} per item; set a policy it can meet "
+            f"(piqa-tui votes policy {project.dataset.path} unanimity:{k}) or raise validators_per_item"
+        )
 
 
 def _summary(declared: Round) -> str:

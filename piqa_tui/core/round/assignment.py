@@ -4,7 +4,8 @@ Deterministic on any machine: items are visited in the order of a SHA-256 of (se
 validators are broken by a SHA-256 of (seed, id, name), so neither the file's row order nor the
 platform's hash or random number generator changes the result. Balanced: each item takes the validators
 with the fewest items so far, which keeps max − min ≤ 1 among validators who may take the same items.
-An item with too few eligible validators gets those there are, and one line saying why.
+An item with too few eligible validators gets those there are, and one line saying why. Only items ready for
+validation (``ready``) get places; the others keep no more than what their validators already did.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ class Draw:
     seed: int
     kept: int = 0  # (item, validator) pairs a top-up kept
     released: int = (
-        0  # pairs a top-up took back: the validator left or may no longer take the item, and had not done it
+        0  # pairs taken back: the validator left, may no longer take the item, or it is not at validation; not done
     )
+    waiting: int = 0  # items left out because they are not ready for validation (a draft, in review, done)
 
 
 def check_columns(declared: Round, columns: Iterable[str], source: str) -> None:
@@ -87,31 +89,37 @@ def draw(
     *,
     keep: Assignment | None = None,
     done: Callable[[str, str], bool] = lambda item_id, name: False,
+    ready: Callable[[str], bool] = lambda item_id: True,
+    held: Assignment | None = None,
 ) -> Draw:
     """Assign ``validators_per_item`` validators to every item (see the module docstring).
 
     With ``keep`` (a top-up) the pairs already assigned stay when the validator still may take the item or
     has done it (``done(item_id, name)``); only the missing places are filled, so the items of someone who
-    left (``active = false``) and had not done them go to others.
+    left (``active = false``) and had not done them go to others. An item not ``ready`` for validation gets no
+    new places: of the pairs ``held`` (the assignment in force) it keeps, in a fresh draw too, those whose
+    validator has done it, so an item already validated keeps its validators.
     """
     seed = declared.seed if seed is None else seed
     by_id = {item.id: item for item in items}
+    waiting = {item_id for item_id in by_id if not ready(item_id)}
     order = sorted(by_id, key=lambda item_id: _rank(seed, item_id))
     chosen: dict[str, list[str]] = {}
     pools: dict[str, tuple[list[str], list[str]]] = {}
     kept = released = 0
     for item_id in order:
         pools[item_id] = eligible(declared, by_id[item_id])
-        before = keep.items.get(item_id, ()) if keep is not None else ()
+        source = held if item_id in waiting and keep is None else keep
+        before = source.items.get(item_id, ()) if source is not None else ()
         finished = [n for n in before if done(item_id, n)]
-        still = [n for n in before if n not in finished and n in pools[item_id][0]]
+        still = [n for n in before if n not in finished and n in pools[item_id][0] and item_id not in waiting]
         stays = finished + still[: max(0, declared.validators_per_item - len(finished))]
         chosen[item_id] = stays
         kept += len(stays)
         released += len(before) - len(stays)
     load = Counter(name for names in chosen.values() for name in names)
     unstaffed = []
-    for item_id in order:
+    for item_id in (i for i in order if i not in waiting):
         names, steps = pools[item_id]
         missing = declared.validators_per_item - len(chosen[item_id])
         free = [n for n in names if n not in chosen[item_id]]
@@ -126,7 +134,7 @@ def draw(
             unstaffed.append(_unstaffed(declared, by_id[item_id], len(chosen[item_id]), steps))
     assignment = Assignment({item_id: tuple(sorted(chosen[item_id])) for item_id in sorted(chosen) if chosen[item_id]})
     unstaffed.sort(key=lambda u: u.item_id)
-    return Draw(assignment, tuple(unstaffed), seed, kept, released)
+    return Draw(assignment, tuple(unstaffed), seed, kept, released, len(waiting))
 
 
 def _unstaffed(declared: Round, item: Item, found: int, steps: list[str]) -> Unstaffed:
