@@ -69,6 +69,8 @@ def test_adjudications_made_concurrently_are_one_conflict_on_both_machines(tmp_p
     said_b, released_b = release(b, tmp_path / "b.tsv")
     assert released_a == released_b
     assert "conflicts: 1 item adjudicated differently on two machines (dz-001)" in said_a
+    summary = json.loads(release(a, tmp_path / "a.tsv", "--json")[0])
+    assert summary["conflicts"] == ["dz-001"] and summary["statuses"]["adjudicated"] >= 1
     only, _ = release(a, tmp_path / "only.tsv", "--only-decided")
     assert "left out:" in only and "1 in conflict" in only
     assert "dz-001\t" not in (tmp_path / "only.tsv").read_text(encoding="utf-8")

@@ -211,6 +211,10 @@ class Release:
         counts = Counter(self.found[item.id].status for item in self.items)
         return {status.value: counts[status] for status in REPORTED}
 
+    def conflicts_written(self) -> list[str]:
+        """The ids written whose adjudication is in conflict, in file order."""
+        return [i.id for i in self.items if i.id in self.conflicted]
+
     def invalid_written(self) -> int:
         return sum(item.id in self.invalid for item in self.items)
 
@@ -235,7 +239,8 @@ def export_items(
         _leave_out(release, "flagged", lambda i: any(r in project.state.flags.get(i.id, {}) for r in REMOVAL_FLAGS))
     if only_decided:
         _leave_out(release, "undecided", lambda i: release.found[i.id].status in UNDECIDED)
-        _leave_out(release, "in conflict", lambda i: i.id in release.conflicted)
+        if release.conflicted:  # named only where there are some (the summary's JSON keeps its keys)
+            _leave_out(release, "in conflict", lambda i: i.id in release.conflicted)
     if drop_invalid:
         _leave_out(release, "invalid", lambda i: i.id in release.invalid)
     if release.found:
@@ -272,7 +277,7 @@ def print_release(release: Release, only_decided: bool, drop_invalid: bool) -> N
 
 def say_conflicts(release: Release) -> None:
     """The line naming the items written whose adjudication is in conflict (made on two machines, unresolved)."""
-    written = [i.id for i in release.items if i.id in release.conflicted]
+    written = release.conflicts_written()
     if not written:
         return
     shown = ", ".join(terminal_safe(item_id, one_line=True) for item_id in written[:10])
@@ -434,6 +439,8 @@ def _summary(
     if release.found or options.drop_invalid:
         summary["invalid"] = release.invalid_written()
         summary["left_out"] = release.left_out
+    if conflicts := release.conflicts_written():  # only where there are some: the keys stay as they were
+        summary["conflicts"] = conflicts
     if options.decided:
         summary["project_defaults"] = json.loads((made or options.defaults).to_json())
         summary["overridden"] = list(options.overridden)
