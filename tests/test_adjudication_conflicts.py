@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 
 from piqa_tui.core.votes.decisions import decisions, parse_policy, set_project_policy
+from piqa_tui.core.votes.exchange import export_votes
+from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import ADJUDICATION, Project
 
@@ -139,3 +141,34 @@ def test_adjudications_recorded_without_what_they_were_made_on_replay_as_before(
     project = Project.open(start / DATA)
     assert project.state.adjudications["dz-003"].who == "amina" and project.conflicts() == []
     assert json.loads(cli("workspace", "conflicts", str(start / DATA), "--json").stdout) == []
+
+
+def test_vote_files_carry_what_an_adjudication_was_made_on(tmp_path: Path) -> None:
+    """Leads exchanging vote files instead of workspaces: the importer sees the same conflict; a file written
+    before the made_on column existed (here: the column cut off) imports as before, with no conflict."""
+    a, b, first, second = two_leads(tmp_path)
+    on_b = Project.open(b / DATA, annotator="bilal")
+    export_votes(on_b, tmp_path / "bilal.tsv")
+    header, *rows = (tmp_path / "bilal.tsv").read_text(encoding="utf-8").splitlines()
+    assert header.endswith("\treason\tmade_on")
+    (decided,) = [row for row in rows if "\tadjudication\t" in row]
+    assert decided.endswith("\tnone")  # made while no adjudication was in force
+    old = "\n".join(line.rsplit("\t", 1)[0] for line in (header, *rows)) + "\n"
+    (tmp_path / "old.tsv").write_text(old, encoding="utf-8")
+
+    plain = tmp_path / "plain"
+    shutil.copytree(a, plain)
+    on_plain = Project.open(plain / DATA, annotator="amina")
+    import_votes(on_plain, tmp_path / "old.tsv")
+    assert on_plain.conflicts() == [] and on_plain.state.adjudications["dz-001"].who == "bilal"
+
+    on_a = Project.open(a / DATA, annotator="amina")
+    import_votes(on_a, tmp_path / "bilal.tsv")
+    (conflict,) = on_a.conflicts()
+    assert (conflict.field, conflict.current, conflict.other) == (ADJUDICATION, second, first)
+    import_votes(on_a, tmp_path / "bilal.tsv")  # the same file again: counted once, still one conflict
+    assert len(on_a.conflicts()) == 1
+    on_a.resolve_conflict("dz-001", ADJUDICATION, second)
+    export_votes(on_a, tmp_path / "amina.tsv")
+    import_votes(on_b, tmp_path / "amina.tsv")  # the resolution travels by file too
+    assert on_b.conflicts() == [] and on_b.state.adjudications["dz-001"].who == "amina"

@@ -88,6 +88,11 @@ def chosen_text(decision: Adjudication | None) -> str:
     return decision.text if decision.text is not None else f"solution {decision.cast}"
 
 
+def decision_field(base: str | None) -> str:
+    """An adjudication event's field for the adjudication it was made on (the inverse of ``made_on``)."""
+    return ADJUDICATED_FIELD if base is None else f"{ADJUDICATED_FIELD}@{base}"
+
+
 def default_annotator() -> str:
     """The login name, the annotator of last resort (after --annotator and the config file)."""
     try:
@@ -526,6 +531,8 @@ class Project:
         if base == before:
             self._conflicts.pop(key, None)
             return
+        if not before:  # no decision here to conflict with (the one it was made on never came: a partial file)
+            return
         decisions = self._decisions[item_id]
         mine, theirs = decisions.get(mark), decisions.get(before)
         if chosen_text(mine) == chosen_text(theirs):
@@ -547,7 +554,7 @@ class Project:
 
     def _adjudication_field(self, item_id: str) -> str:
         """The field a new adjudication event of the item records: made on the adjudication in force."""
-        return f"{ADJUDICATED_FIELD}@{self._decision_in_force.get(item_id, '')}"
+        return decision_field(self._decision_in_force.get(item_id, ""))
 
     def votes_invalidated(self, item_id: str, changes: dict[str, str]) -> list[str]:
         """The annotators whose current vote on the item an edit would leave STALE (its text changed).
