@@ -9,6 +9,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from piqa_tui.core.errors import UndoRefused
 from piqa_tui.core.votes.decisions import decisions, parse_policy, set_project_policy
 from piqa_tui.core.votes.exchange import export_votes
 from piqa_tui.core.votes.files import import_votes
@@ -172,3 +175,17 @@ def test_vote_files_carry_what_an_adjudication_was_made_on(tmp_path: Path) -> No
     export_votes(on_a, tmp_path / "amina.tsv")
     import_votes(on_b, tmp_path / "amina.tsv")  # the resolution travels by file too
     assert on_b.conflicts() == [] and on_b.state.adjudications["dz-001"].who == "amina"
+
+
+def test_undo_of_an_adjudication_another_lead_changed_since_is_refused(tmp_path: Path) -> None:
+    start = origin(tmp_path / "origin")
+    amina = Project.open(start / DATA, annotator="amina")
+    amina.adjudicate("dz-004", 0, "amina's")
+    bilal = Project.open(start / DATA, annotator="bilal")  # the same workspace, another terminal
+    bilal.adjudicate("dz-004", 1, "bilal's, over amina's")
+    with pytest.raises(UndoRefused, match="adjudication was changed by bilal"):
+        amina.undo()
+    assert amina.state.adjudications["dz-004"].who == "bilal"
+    assert bilal.undo() == "dz-004" and bilal.state.adjudications["dz-004"].label == "0"  # his own: fine
+    assert amina.redo() is None and amina.undo() == "dz-004"  # bilal's is undone: amina's is in force again
+    assert "dz-004" not in amina.state.adjudications

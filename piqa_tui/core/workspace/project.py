@@ -795,7 +795,12 @@ class Project:
         """Refuse (``UndoRefused``) an undo or redo of an action whose field someone has changed since: the
         field must hold what the action left (undo) or what its undo left (redo). Run under the write lock."""
         self.refresh()
+        last = max((e.time for e in events), default="")  # the action, or its latest undo or redo
         for event in events:
+            if event.kind == "adjudicate":
+                left = (event.old or "") if event.new else ""  # the text the action chose ("" a withdrawal)
+                self._check_decision_untouched(which, event.item_id or "", left if which == "undo" else None, last)
+                continue
             expected = event.new if which == "undo" else event.old
             current = self._current_value(event)
             if current is None or current == (expected or ""):
@@ -806,6 +811,18 @@ class Project:
                 f"cannot {which} on {event.item_id}: {key[1]} was changed by {changed_by(by, when)} since; "
                 f"nothing was {'undone' if which == 'undo' else 'redone'}"
             )
+
+    def _check_decision_untouched(self, which: str, item_id: str, left: str | None, last: str) -> None:
+        """Refuse an undo or redo of an adjudication when someone else recorded the item's adjudication in force
+        after it (or after its latest undo or redo), unless that one chose what the action left (``left``; None:
+        unknown, a redo): reverting it would replace their decision."""
+        found = self._decisions[item_id].get(self._decision_in_force.get(item_id, ""))
+        if found is None or found.time <= last or found.who == self.annotator or chosen_text(found) == left:
+            return
+        raise UndoRefused(
+            f"cannot {which} on {item_id}: its adjudication was changed by {changed_by(found.who, found.time)} "
+            f"since; nothing was {'undone' if which == 'undo' else 'redone'}"
+        )
 
     def _current_value(self, event: Event) -> str | None:
         """What the field of an edit or note event holds now (None: another kind, or a field this file lacks)."""
