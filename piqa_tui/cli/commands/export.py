@@ -4,7 +4,10 @@
 dataset's policy) instead of the gold column, and says how many items of each
 status it wrote and how many fail validation; ``--only-decided`` leaves out the
 items the votes have not decided (disagreement, needs votes) and
-``--drop-invalid`` those that fail validation (an error of ``validate``);
+``--drop-invalid`` those that fail validation (an error of ``validate``); items
+adjudicated differently on two machines and not yet resolved are named on a
+``conflicts`` line (released with the adjudication in force) and left out by
+``--only-decided``;
 ``--make-default`` records those two choices as the project's release defaults
 (workspace meta ``release_defaults``), which every later ``--decided`` export
 applies and names (``--include-undecided`` / ``--keep-invalid`` override them
@@ -41,7 +44,7 @@ from piqa_tui.core.dataset.writing import FORMATS, formula_cells, output_files, 
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
-from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.project import ADJUDICATION, Project
 
 if TYPE_CHECKING:
     from piqa_tui.core.votes.decisions import GoldChange
@@ -201,11 +204,16 @@ class Release:
     found: dict[str, Decision] = field(default_factory=dict)
     invalid: set[str] = field(default_factory=set)
     left_out: dict[str, int] = field(default_factory=dict)
+    conflicted: set[str] = field(default_factory=set)  # adjudicated differently on two machines, unresolved
 
     def statuses(self) -> dict[str, int]:
         """Items written per status, in the order a lead reads them."""
         counts = Counter(self.found[item.id].status for item in self.items)
         return {status.value: counts[status] for status in REPORTED}
+
+    def conflicts_written(self) -> list[str]:
+        """The ids written whose adjudication is in conflict, in file order."""
+        return [i.id for i in self.items if i.id in self.conflicted]
 
     def invalid_written(self) -> int:
         return sum(item.id in self.invalid for item in self.items)
@@ -220,6 +228,7 @@ def export_items(
     release = Release(list(project.items))
     if decided or only_decided:
         release.found = found = decisions(project)
+        release.conflicted = {c.item_id for c in project.conflicts() if c.field == ADJUDICATION}
         release.items = [
             i.with_changes(label=found[i.id].label) if found[i.id].label is not None else i for i in release.items
         ]
@@ -230,6 +239,8 @@ def export_items(
         _leave_out(release, "flagged", lambda i: any(r in project.state.flags.get(i.id, {}) for r in REMOVAL_FLAGS))
     if only_decided:
         _leave_out(release, "undecided", lambda i: release.found[i.id].status in UNDECIDED)
+        if release.conflicted:  # named only where there are some (the summary's JSON keeps its keys)
+            _leave_out(release, "in conflict", lambda i: i.id in release.conflicted)
     if drop_invalid:
         _leave_out(release, "invalid", lambda i: i.id in release.invalid)
     if release.found:
@@ -253,6 +264,7 @@ def print_release(release: Release, only_decided: bool, drop_invalid: bool) -> N
     if undecided and not only_decided:
         keep = "keeps" if undecided == 1 else "keep"
         say(f"{_items(undecided)} not decided by the votes {keep} the file's label (--only-decided leaves them out)")
+    say_conflicts(release)
     if invalid:
         verb = "fails" if invalid == 1 else "fail"
         say(f"{_items(invalid)} {verb} validation (piqa-tui validate lists why; --drop-invalid leaves them out)")
@@ -261,6 +273,20 @@ def print_release(release: Release, only_decided: bool, drop_invalid: bool) -> N
     left = [f"{n} {why}" for why, n in release.left_out.items() if why != "flagged" and n]
     if left:
         say("left out: " + ", ".join(left))
+
+
+def say_conflicts(release: Release) -> None:
+    """The line naming the items written whose adjudication is in conflict (made on two machines, unresolved)."""
+    written = release.conflicts_written()
+    if not written:
+        return
+    shown = ", ".join(terminal_safe(item_id, one_line=True) for item_id in written[:10])
+    more = f" and {len(written) - 10} more" if len(written) > 10 else ""
+    say(
+        f"conflicts: {_items(len(written))} adjudicated differently on two machines ({shown}{more}) "
+        f"{'carries' if len(written) == 1 else 'carry'} the adjudication in force; resolve with C in the TUI "
+        "(queue conflicts), --only-decided leaves them out"
+    )
 
 
 def _items(n: int) -> str:
@@ -413,6 +439,8 @@ def _summary(
     if release.found or options.drop_invalid:
         summary["invalid"] = release.invalid_written()
         summary["left_out"] = release.left_out
+    if conflicts := release.conflicts_written():  # only where there are some: the keys stay as they were
+        summary["conflicts"] = conflicts
     if options.decided:
         summary["project_defaults"] = json.loads((made or options.defaults).to_json())
         summary["overridden"] = list(options.overridden)

@@ -36,12 +36,13 @@ from pathlib import Path
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.workspace.log import Event
-from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.project import Project, made_on
 from piqa_tui.core.workspace.vote_targets import solution_key
 
-VOTE_COLUMNS = ("item_id", "annotator", "choice", "time", "solution", "text", "kind", "reason")
+VOTE_COLUMNS = ("item_id", "annotator", "choice", "time", "solution", "text", "kind", "reason", "made_on")
 VOTE, ADJUDICATION = "vote", "adjudication"  # the kinds of row
 WITHDRAWN = "withdrawn"  # a withdrawal in a file (the log stores it as an empty choice)
+MADE_ON_NONE = "none"  # an adjudication made while none was in force ("": not recorded, as in older files)
 
 _TSV_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _TSV_UNESCAPES = {"\\\\": "\\", "\\t": "\t", "\\n": "\n", "\\r": "\r"}
@@ -50,7 +51,7 @@ _TSV_ESCAPED = re.compile(r"\\[\\tnr]")
 _JSON_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 _JSON_BREAK = re.compile("[\u2028\u2029\x85]")
 
-Row = tuple[str, str, str, str, str, str, str, str]
+Row = tuple[str, str, str, str, str, str, str, str, str]
 
 
 def tsv_escape(value: str) -> str:
@@ -124,7 +125,7 @@ def _vote_row(texts: _Texts, item_id: str, annotator: str, choice: str, time: st
         key = key or (solution_key(text) if text is not None else "")
     else:
         key = ""
-    return (item_id, annotator, _file_choice(choice), time, key, text or "", VOTE, "")
+    return (item_id, annotator, _file_choice(choice), time, key, text or "", VOTE, "", "")
 
 
 def _adjudication_row(texts: _Texts, event: Event) -> Row:
@@ -132,7 +133,19 @@ def _adjudication_row(texts: _Texts, event: Event) -> Row:
     item_id, choice = event.item_id or "", event.new or ""
     text = event.old if event.old is not None or not choice else texts.at(item_id, choice, event.time)
     key = solution_key(text) if text is not None and choice else ""
-    return (item_id, event.annotator, _file_choice(choice), event.time, key, text or "", ADJUDICATION, event.note or "")
+    base = made_on(event.field)
+    on = "" if base is None else base or MADE_ON_NONE
+    return (
+        item_id,
+        event.annotator,
+        _file_choice(choice),
+        event.time,
+        key,
+        text or "",
+        ADJUDICATION,
+        event.note or "",
+        on,
+    )
 
 
 def _latest(events: list[Event]) -> list[Event]:

@@ -44,10 +44,10 @@ import numpy as np
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
-from piqa_tui.core.votes.exchange import ADJUDICATION, VOTE, WITHDRAWN, tsv_unescape
+from piqa_tui.core.votes.exchange import ADJUDICATION, MADE_ON_NONE, VOTE, WITHDRAWN, tsv_unescape
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.core.workspace.log import now
-from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.project import Project, decision_field
 from piqa_tui.core.workspace.vote_targets import solution_key
 
 _ALIASES = {
@@ -59,8 +59,14 @@ _ALIASES = {
     "text": ("text", "solution_text"),
     "kind": ("kind",),
     "reason": ("reason",),
+    "made_on": ("made_on",),
 }
-_LONG_ONLY = ("text", "kind", "reason")  # roles of a long file only: in a wide file such a column is an annotator
+_LONG_ONLY = (
+    "text",
+    "kind",
+    "reason",
+    "made_on",
+)  # roles of a long file only: in a wide file such a column is an annotator
 YEARS = (1900, 2999)  # a vote time outside these years is a typo or a placeholder, not a moment someone voted
 _LOG_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
 _SHOWN = 40  # characters of a bad value quoted in a reason
@@ -111,6 +117,7 @@ class Adjudicated:
     time: str
     text: str | None
     reason: str
+    made_on: str | None = None  # the mark of the adjudication it was made on ("" none; None: not recorded)
 
 
 # ------------------------------------------------------------------ values
@@ -471,7 +478,19 @@ def _adjudicated(project: Project, reading: _Reading, row: dict[str, object], vo
         if text is None:
             raise ValueError(f"solution key {key} names no solution of item '{_shown(item_id)}' here; give its text")
     reason = _whole(reading.cell(row, "reason") or "", "reason")
-    return Adjudicated(item_id, annotator, choice, time, text if choice else None, reason)
+    return Adjudicated(item_id, annotator, choice, time, text if choice else None, reason, _made_on(reading, row))
+
+
+def _made_on(reading: _Reading, row: dict[str, object]) -> str | None:
+    """The ``made_on`` cell of an adjudication row: a mark, ``none``, or empty (not recorded: older files)."""
+    cell = (reading.cell(row, "made_on") or "").strip()
+    if not cell:
+        return None
+    if cell == MADE_ON_NONE:
+        return ""
+    if not _KEY.fullmatch(cell):
+        raise ValueError(f"made_on '{_shown(cell)}' is no adjudication's mark; leave it empty, or write {MADE_ON_NONE}")
+    return cell
 
 
 def _wide_votes(
@@ -603,7 +622,10 @@ def import_votes(project: Project, path: str | Path, *, refresh: bool = True) ->
     if workspace is None:
         raise PiqaError("importing votes needs a workspace")
     new = workspace.insert_votes(found.votes, note=f"imported from {Path(path).name}")
-    decided = [(a.item_id, a.annotator, a.choice, a.time, a.text, a.reason) for a in found.adjudications]
+    decided = [
+        (a.item_id, a.annotator, a.choice, a.time, a.text, a.reason, decision_field(a.made_on))
+        for a in found.adjudications
+    ]
     new_decided = workspace.insert_adjudications(decided) if decided else 0
     if refresh:
         project.refresh()

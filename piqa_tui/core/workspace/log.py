@@ -427,16 +427,17 @@ class Workspace:
             )
             return conn.total_changes - before
 
-    def insert_adjudications(self, rows: Iterable[tuple[str, str, str, str, str | None, str]]) -> int:
-        """Add (item_id, annotator, label, time, text chosen, reason) adjudications brought from elsewhere; one
-        already recorded (same item, annotator, time and label) is skipped. Returns how many were new."""
+    def insert_adjudications(self, rows: Iterable[tuple[str, ...] | tuple[str | None, ...]]) -> int:
+        """Add (item_id, annotator, label, time, text chosen, reason[, field]) adjudications brought from elsewhere
+        (the field, "label" when not given, names the adjudication each was made on); one already recorded (same
+        item, annotator, time and label) is skipped. Returns how many were new."""
         with self.write() as conn:
             before = conn.total_changes
             conn.executemany(
-                "INSERT INTO events(item_id, annotator, new, time, old, note, kind, field, uid, clock)"
-                f" SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'adjudicate', 'label', {self._stamps(conn)} WHERE NOT EXISTS (SELECT 1 FROM events"
-                " WHERE item_id = ?1 AND kind = 'adjudicate' AND annotator = ?2 AND time = ?4 AND new IS ?3)",
-                rows,
+                "INSERT INTO events(item_id, annotator, new, time, old, note, field, kind, uid, clock)"
+                f" SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 'adjudicate', {self._stamps(conn)} WHERE NOT EXISTS (SELECT 1"
+                " FROM events WHERE item_id = ?1 AND kind = 'adjudicate' AND annotator = ?2 AND time = ?4 AND new IS ?3)",
+                ((*row[:6], row[6] if len(row) > 6 else "label") for row in rows),
             )
             return conn.total_changes - before
 

@@ -14,7 +14,7 @@ import json
 import os
 import threading
 from collections import defaultdict
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 
 from piqa_tui.core.dataset.item import Item
@@ -27,7 +27,7 @@ from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Part, Workspace, default_location
 from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, dataset_protected_files
 from piqa_tui.core.workspace.preferences import stored_mapping
-from piqa_tui.core.workspace.undo import action_events, compensation
+from piqa_tui.core.workspace.undo import Compensation, action_events, compensation
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
 from piqa_tui.core.workspace.vote_targets import (
     Adjudication,
@@ -41,6 +41,10 @@ from piqa_tui.core.workspace.vote_targets import (
 MARKER_KINDS = ("undo", "redo")
 NEW_ITEM_KIND = "new-item"  # an item written in the workspace: ``new`` its fields' JSON, "" when withdrawn (undo)
 RESOLVED_NOTE = "resolved conflict"  # the note of the edit that settles a conflict
+ADJUDICATION = "adjudication"  # the field of a conflict between two adjudications of one item
+# An adjudication event's field: "label" alone when what it was made on is unknown (older logs, vote files),
+# "label@" when it was made on no adjudication, "label@MARK" when made on the adjudication with that mark.
+ADJUDICATED_FIELD = "label"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,33 @@ class FieldConflict:
     current_time: str
     other_by: str
     other_time: str
+    current_reason: str = ""  # an adjudication's reason (the other fields have none)
+    other_reason: str = ""
+
+
+def adjudication_mark(time: str, annotator: str, label: str) -> str:
+    """An adjudication event's fingerprint by content (item aside): the same on every machine, even where one
+    decision imported from a vote file on two machines has two event ids (a merge counts it once by content)."""
+    return hashlib.sha1("\x1f".join((time, annotator, label)).encode("utf-8")).hexdigest()[:16]
+
+
+def made_on(field: str | None) -> str | None:
+    """The mark of the adjudication an adjudication event was made on ("" none in force; None: not recorded)."""
+    prefix = ADJUDICATED_FIELD + "@"
+    return field[len(prefix) :] if field and field.startswith(prefix) else None
+
+
+def chosen_text(decision: Adjudication | None) -> str:
+    """The solution text an adjudication chose ("" for none or a withdrawal; its position for an old one
+    recorded without its text)."""
+    if decision is None or not decision.cast:
+        return ""
+    return decision.text if decision.text is not None else f"solution {decision.cast}"
+
+
+def decision_field(base: str | None) -> str:
+    """An adjudication event's field for the adjudication it was made on (the inverse of ``made_on``)."""
+    return ADJUDICATED_FIELD if base is None else f"{ADJUDICATED_FIELD}@{base}"
 
 
 def default_annotator() -> str:
@@ -197,6 +228,8 @@ class Project:
         self._solution_keys: dict[str, tuple[str, ...]] = {}
         self._adjudicated_at: dict[str, str] = {}  # item -> the time of its latest adjudication event (withdrawals too)
         self._adjudged: set[str] = set()  # items whose adjudication the refresh under way replayed
+        self._decisions: dict[str, dict[str, Adjudication]] = defaultdict(dict)  # item -> mark -> decision
+        self._decision_in_force: dict[str, str] = {}  # item -> the mark of its adjudication event in force
         self.changed_by: dict[tuple[str, str], tuple[str, str]] = {}  # (item, field or "note") -> (annotator, time)
         self._conflicts: dict[tuple[str, str], FieldConflict] = {}  # (item, field or "note") -> its open conflict
         self._clock = 0  # the highest clock applied: events below it arrived by a merge (see refresh)
@@ -322,6 +355,8 @@ class Project:
         self._solution_keys = {}
         self._adjudicated_at = {}
         self._adjudged = set()
+        self._decisions = defaultdict(dict)
+        self._decision_in_force = {}
         self._actions = {}
         self.changed_by = {}
         self._conflicts = {}
@@ -375,6 +410,9 @@ class Project:
     def resolve_conflict(self, item_id: str, field: str, value: str) -> None:
         """Settle a conflict on ``field`` (``"note"``: the note) with ``value``: an edit made on the value in force,
         recorded even when it keeps that value, so the decision travels and clears the conflict everywhere."""
+        if field == ADJUDICATION:
+            self._resolve_decision(item_id, value)
+            return
         ws = self._require_workspace()
         if field != "note":
             with_field(self.item(item_id), field, value)  # validates the field name before recording
@@ -388,6 +426,30 @@ class Project:
             return [Part(kind, (Change(item_id, field, current, nfc(value)),), RESOLVED_NOTE)]
 
         ws.record_checked(self.annotator, build)
+        self.refresh()
+
+    def _resolve_decision(self, item_id: str, text: str) -> None:
+        """Settle an adjudication conflict with the decision that chose ``text`` ("" none): recorded as a new
+        adjudication (or withdrawal) made on the one in force, with the reason of the decision kept."""
+        conflict = self._conflicts.get((item_id, ADJUDICATION))
+        if conflict is None:
+            raise PiqaError(f"no adjudication conflict on {item_id}; piqa-tui workspace conflicts lists them")
+        if text not in (conflict.current, conflict.other):
+            raise PiqaError(f"{item_id}: keep one of the two adjudications in conflict, the one in force or the other")
+        reason = conflict.current_reason if text == conflict.current else conflict.other_reason
+        solutions = self.item(item_id).solutions
+        if text and text not in solutions:
+            raise PiqaError(
+                f"{item_id}: the solution that adjudication chose was edited since; adjudicate the item again (A)"
+            )
+        label = str(solutions.index(text)) if text else ""
+
+        def build() -> list[Part]:
+            self.refresh()
+            change = Change(item_id, self._adjudication_field(item_id), text or None, label)
+            return [Part("adjudicate", (change,), reason)]
+
+        self._require_workspace().record_checked(self.annotator, build)
         self.refresh()
 
     # -------------------------------------------------------- votes and texts
@@ -441,18 +503,58 @@ class Project:
             self.state.adjudications[item_id] = found._replace(label=label)
 
     def _replay_adjudication(self, event: Event) -> None:
-        """An adjudication event: it stands unless the item has a later one (by time; a tie: this one)."""
+        """An adjudication event: it stands unless the item has a later one (by time; a tie: this one). One made
+        on another adjudication than the one in force (on another machine, before a merge) is a conflict."""
         item_id = event.item_id or ""
-        if self._adjudicated_at.get(item_id, "") > event.time:
-            return  # a later decision was brought in first (e.g. from another machine)
-        self._adjudicated_at[item_id] = event.time
-        if not event.new:  # an undone adjudication: the votes decide again
-            self.state.adjudications.pop(item_id, None)
-            return
-        self.state.adjudications[item_id] = Adjudication(
-            event.new, event.note or "", event.annotator, event.time, event.old, event.new
+        decision = Adjudication(
+            event.new or "", event.note or "", event.annotator, event.time, event.old, event.new or ""
         )
-        self._adjudged.add(item_id)
+        mark = adjudication_mark(event.time, event.annotator, event.new or "")
+        self._decisions[item_id][mark] = decision  # a withdrawal too (label ""), for the conflicts it is part of
+        before = self._decision_in_force.get(item_id, "")
+        if self._adjudicated_at.get(item_id, "") <= event.time:  # else a later decision was brought in first
+            self._adjudicated_at[item_id] = event.time
+            self._decision_in_force[item_id] = mark
+            if not event.new:  # an undone adjudication: the votes decide again
+                self.state.adjudications.pop(item_id, None)
+            else:
+                self.state.adjudications[item_id] = decision
+                self._adjudged.add(item_id)
+        base = made_on(event.field)
+        if base is not None:
+            self._note_concurrent_decision(item_id, base, before, mark)
+
+    def _note_concurrent_decision(self, item_id: str, base: str, before: str, mark: str) -> None:
+        """After an adjudication event (``mark``) made on ``base`` while ``before`` was in force: made on the one
+        in force, it settles any conflict there; made on another, it is a conflict unless both chose one text."""
+        key = (item_id, ADJUDICATION)
+        if base == before:
+            self._conflicts.pop(key, None)
+            return
+        if not before:  # no decision here to conflict with (the one it was made on never came: a partial file)
+            return
+        decisions = self._decisions[item_id]
+        mine, theirs = decisions.get(mark), decisions.get(before)
+        if chosen_text(mine) == chosen_text(theirs):
+            return
+        current, other = (mine, theirs) if self._decision_in_force[item_id] == mark else (theirs, mine)
+        self._conflicts[key] = FieldConflict(
+            item_id,
+            ADJUDICATION,
+            chosen_text(decisions.get(base)),
+            chosen_text(current),
+            chosen_text(other),
+            current.who if current else "",
+            current.time if current else "",
+            other.who if other else "",
+            other.time if other else "",
+            current.reason if current else "",
+            other.reason if other else "",
+        )
+
+    def _adjudication_field(self, item_id: str) -> str:
+        """The field a new adjudication event of the item records: made on the adjudication in force."""
+        return decision_field(self._decision_in_force.get(item_id, ""))
 
     def votes_invalidated(self, item_id: str, changes: dict[str, str]) -> list[str]:
         """The annotators whose current vote on the item an edit would leave STALE (its text changed).
@@ -677,17 +779,28 @@ class Project:
             self.annotator,
             which,
             stack[-1],
-            [astuple(c) for c in compensation(ws, events, undoing=which == "undo")],
+            [astuple(self._made_on_now(c)) for c in compensation(ws, events, undoing=which == "undo")],
             check=lambda: self._check_untouched(which, events),
         )
         self.refresh()
         return next((e.item_id for e in events if e.item_id is not None), "")
 
+    def _made_on_now(self, event: Compensation) -> Compensation:
+        """An adjudication an undo or redo records is made on the one in force, as any new one."""
+        if event.kind != "adjudicate" or event.item_id is None:
+            return event
+        return replace(event, field=self._adjudication_field(event.item_id))
+
     def _check_untouched(self, which: str, events: list[Event]) -> None:
         """Refuse (``UndoRefused``) an undo or redo of an action whose field someone has changed since: the
         field must hold what the action left (undo) or what its undo left (redo). Run under the write lock."""
         self.refresh()
+        last = max((e.time for e in events), default="")  # the action, or its latest undo or redo
         for event in events:
+            if event.kind == "adjudicate":
+                left = (event.old or "") if event.new else ""  # the text the action chose ("" a withdrawal)
+                self._check_decision_untouched(which, event.item_id or "", left if which == "undo" else None, last)
+                continue
             expected = event.new if which == "undo" else event.old
             current = self._current_value(event)
             if current is None or current == (expected or ""):
@@ -698,6 +811,18 @@ class Project:
                 f"cannot {which} on {event.item_id}: {key[1]} was changed by {changed_by(by, when)} since; "
                 f"nothing was {'undone' if which == 'undo' else 'redone'}"
             )
+
+    def _check_decision_untouched(self, which: str, item_id: str, left: str | None, last: str) -> None:
+        """Refuse an undo or redo of an adjudication when someone else recorded the item's adjudication in force
+        after it (or after its latest undo or redo), unless that one chose what the action left (``left``; None:
+        unknown, a redo): reverting it would replace their decision."""
+        found = self._decisions[item_id].get(self._decision_in_force.get(item_id, ""))
+        if found is None or found.time <= last or found.who == self.annotator or chosen_text(found) == left:
+            return
+        raise UndoRefused(
+            f"cannot {which} on {item_id}: its adjudication was changed by {changed_by(found.who, found.time)} "
+            f"since; nothing was {'undone' if which == 'undo' else 'redone'}"
+        )
 
     def _current_value(self, event: Event) -> str | None:
         """What the field of an edit or note event holds now (None: another kind, or a field this file lacks)."""
@@ -756,15 +881,20 @@ class Project:
     def adjudicate(self, item_id: str, label: int, reason: str) -> None:
         """Set the final label of a disagreement, with a reason; logged like every action.
 
-        The event keeps the text of the solution chosen (in ``old``), so the decision follows that text.
+        The event keeps the text of the solution chosen (in ``old``), so the decision follows that text, and
+        the adjudication in force it was made on (in ``field``), so one made concurrently on another machine
+        shows as a conflict after a merge.
         """
         solutions = self.item(item_id).solutions
         if not 0 <= label < len(solutions):
             raise PiqaError(f"item '{item_id}' has no solution {label + 1}")
         text = solutions[label]
-        self._require_workspace().record(
-            self.annotator, "adjudicate", [Change(item_id, "label", text, str(label))], reason
-        )
+
+        def build() -> list[Part]:
+            self.refresh()  # under the write lock: the adjudication in force is the one this one is made on
+            return [Part("adjudicate", (Change(item_id, self._adjudication_field(item_id), text, str(label)),), reason)]
+
+        self._require_workspace().record_checked(self.annotator, build)
         self.refresh()
 
     # ------------------------------------------------------------------- output

@@ -109,10 +109,18 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
         ).fetchone()
         return tuple(row) if row else (None, "", None)
     mine = " AND annotator = ?" if event.kind == "answer" else ""  # an answer is one annotator's own
+    # An adjudication's field also names the one it was made on (see project.made_on): any field of the item.
+    same = "field LIKE 'label%'" if event.kind == "adjudicate" else "field = ?"
     row = ws.conn.execute(
-        f"SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND field = ?{mine} AND {before}"
+        f"SELECT old, new, note FROM events WHERE kind = ? AND item_id IS ? AND {same}{mine} AND {before}"
         " ORDER BY clock DESC, uid DESC LIMIT 1",
-        (event.kind, event.item_id, event.field, *([event.annotator] if mine else []), event.seq),
+        (
+            event.kind,
+            event.item_id,
+            *([] if event.kind == "adjudicate" else [event.field]),
+            *([event.annotator] if mine else []),
+            event.seq,
+        ),
     ).fetchone()
     if row:
         return tuple(row)

@@ -7,7 +7,8 @@ an edit that would leave votes on a text they did not choose asks first.
 An edit is recorded on the value its editor opened with: when someone else
 changed the field meanwhile, a dialog shows the three versions and the user
 keeps theirs, keeps mine or merges by hand; an undo over someone else's
-later change is refused with one line.
+later change is refused with one line. A field or an adjudication changed on
+two machines before a merge is settled with C (an adjudication by a reviewer).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Protocol
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import EditConflict, UndoRefused
 from piqa_tui.core.votes.blind import may_see_answers
-from piqa_tui.core.workspace.project import FieldConflict, field_value
+from piqa_tui.core.workspace.project import ADJUDICATION, FieldConflict, field_value
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.conflict import (
@@ -185,6 +186,16 @@ class EditingController:
             )
             return
         conflict = found[0]
+        if conflict.field == ADJUDICATION and not self.session.ballots.reviewer:
+            self.host.notify(
+                markup_safe(
+                    f"{item.id} was adjudicated differently on two machines: the reviewer who resolves it "
+                    "starts piqa-tui with --reviewer (the decisions show the votes' outcome)"
+                ),
+                severity="warning",
+                timeout=6,
+            )
+            return
         self.host.push_screen(merge_conflict_dialog(conflict), lambda answer: self._settle(item, conflict, answer))
 
     def _settle(self, item: Item, conflict: FieldConflict, answer: str | None) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from piqa_tui.core.errors import EditConflict, changed_by
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.core.workspace.project import FieldConflict
+from piqa_tui.core.workspace.project import ADJUDICATION, FieldConflict
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 
 KEEP_THEIRS, KEEP_MINE, MERGE = "theirs", "mine", "merge"
@@ -16,6 +16,8 @@ def shown(field: str, value: str) -> str:
     """A version as the user reads it: a gold label as the solution it names, any text terminal-safe."""
     if field == "label":
         return "no gold label" if value == "" else f"solution {int(value) + 1}" if value.isdigit() else value
+    if field == ADJUDICATION and not value:
+        return "(no adjudication)"
     return terminal_safe(value) if value else "(empty)"
 
 
@@ -43,6 +45,8 @@ def conflict_dialog(conflict: EditConflict) -> ChoiceDialog:
 
 def merge_conflict_message(conflict: FieldConflict) -> str:
     """The two versions made concurrently on two machines, who made each and when, and the one both started from."""
+    if conflict.field == ADJUDICATION:
+        return decision_conflict_message(conflict)
     field = conflict.field
     where = terminal_safe(f"{field} of {conflict.item_id}", one_line=True)
     current_by = terminal_safe(changed_by(conflict.current_by, conflict.current_time), one_line=True)
@@ -56,12 +60,31 @@ def merge_conflict_message(conflict: FieldConflict) -> str:
     )
 
 
+def decision_conflict_message(conflict: FieldConflict) -> str:
+    """Two adjudications of one item made on two machines: the solution text each chose, who, when and why."""
+    where = terminal_safe(conflict.item_id, one_line=True)
+
+    def version(text: str, by: str, when: str, reason: str) -> str:
+        who = terminal_safe(changed_by(by, when), one_line=True)
+        why = f"\nReason: {terminal_safe(reason)}" if reason else ""
+        return f"(by {who}):\n{shown(ADJUDICATION, text)}{why}"
+
+    return (
+        f"{where} was adjudicated differently on two machines before their work was merged. "
+        "The decision in force won only by time: choose the one to keep.\n\n"
+        f"In force {version(conflict.current, conflict.current_by, conflict.current_time, conflict.current_reason)}"
+        f"\n\nThe other {version(conflict.other, conflict.other_by, conflict.other_time, conflict.other_reason)}"
+        f"\n\nBoth were made on:\n{shown(ADJUDICATION, conflict.base)}"
+    )
+
+
 def merge_conflict_dialog(conflict: FieldConflict) -> ChoiceDialog:
     """Keep the version shown, keep the other, or merge by hand: each is recorded, so the choice travels."""
     choices: list[tuple[str | None, str, str]] = [
         (KEEP_CURRENT, "Keep the one shown", "record it as the decision"),
         (KEEP_OTHER, "Keep the other", "record the other version"),
     ]
-    if conflict.field != "label":  # a label is chosen, not typed: one of the two
+    if conflict.field not in ("label", ADJUDICATION):  # a label or a decision is chosen, not typed: one of the two
         choices.append((MERGE, "Merge by hand", "edit the one shown, then save"))
-    return ChoiceDialog("Changed on two machines", merge_conflict_message(conflict), choices)
+    title = "Adjudicated on two machines" if conflict.field == ADJUDICATION else "Changed on two machines"
+    return ChoiceDialog(title, merge_conflict_message(conflict), choices)
