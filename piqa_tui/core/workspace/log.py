@@ -504,6 +504,13 @@ class Workspace:
             params += kinds
         return [Event(*row) for row in self.conn.execute(sql + f" ORDER BY {CANONICAL}", params)]
 
+    def event_fields(self, kinds: Iterable[str], fields: str) -> sqlite3.Cursor:
+        """(kind, *fields) of the events of ``kinds``, in canonical order: plain tuples for a pass over many
+        events (``fields`` is a comma-separated list of event columns)."""
+        kinds = list(kinds)
+        sql = f"SELECT kind, {fields} FROM events WHERE kind IN ({', '.join('?' * len(kinds))}) ORDER BY {CANONICAL}"
+        return self.conn.execute(sql, kinds)
+
     def last_seq(self) -> int:
         return int(self.conn.execute(_LAST_SEQ).fetchone()[0])
 
