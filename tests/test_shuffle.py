@@ -182,3 +182,18 @@ def test_undo_takes_back_the_vote_and_keeps_the_order_it_was_shown_in(shuffled: 
     assert "amina" not in amina.state.votes.get(item.id, {}) or amina.state.votes[item.id]["amina"].choice == ""
     assert [e.new for e in amina.workspace.events(kinds=[ORDER_KIND])] == [",".join(map(str, order))]
     assert ("amina", item.id) not in shown_positions(amina)
+
+
+def test_without_orders_the_last_vote_counts_and_an_undone_one_leaves_the_one_before(tmp_path: Path) -> None:
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    amina = as_annotator(dataset, "amina")
+    first, second = amina.items[0], amina.items[1]
+    before = shown_positions(amina).get(("amina", second.id))
+    vote_in_order(amina, first.id, "2", None)
+    vote_in_order(amina, first.id, "0", None)
+    vote_in_order(amina, second.id, "1", None)
+    assert shown_positions(amina)[("amina", second.id)] == (1, 3)
+    amina.undo()
+    shown = shown_positions(amina)
+    assert shown[("amina", first.id)] == (0, 3)  # file order: the position is the index voted, the last vote counts
+    assert shown.get(("amina", second.id)) == before

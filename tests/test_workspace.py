@@ -151,3 +151,19 @@ def test_typed_text_is_stored_in_nfc(tmp_path: Path) -> None:
     assert item.prompt == unicodedata.normalize("NFC", decomposed) and unicodedata.is_normalized("NFC", item.prompt)
     project.set_note(item.id, decomposed)  # a note typed in $EDITOR reaches core as typed
     assert project.state.notes[item.id] == unicodedata.normalize("NFC", decomposed)
+
+
+def test_a_bulk_vote_insert_rebuilds_the_indexes_it_left_out_and_keeps_order_and_ids(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "w.piqa.sqlite")
+    indexes = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+    schema = ws.conn.execute(indexes).fetchall()
+    votes = [(f"x{i}", "amina", "0", f"2026-11-20T08:00:{i:02d}Z", None) for i in range(5)]
+    assert ws.insert_votes(votes) == 5  # more votes than events: the indexes are dropped and built again
+    assert ws.conn.execute(indexes).fetchall() == schema
+    assert ws.insert_votes(votes[:1]) == 0  # the unique index of the votes still skips a vote seen before
+    rows = ws.conn.execute("SELECT seq, clock, uid FROM events INDEXED BY events_in_order ORDER BY clock, uid")
+    seqs, clocks, uids = zip(*rows)
+    assert list(seqs) == [1, 2, 3, 4, 5] and list(clocks) == [1, 2, 3, 4, 5]
+    assert list(uids) == sorted(uids) and len(set(uids)) == 5
+    assert ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    ws.close()

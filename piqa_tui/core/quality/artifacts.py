@@ -106,12 +106,24 @@ def binomial_greater(k: int, n: int, p: float) -> float:
     return max(0.0, 1.0 - _lower_tail(k - 1, n, p))
 
 
+_LOG_FACTORIALS = np.zeros(1)  # log(x!) for x = 0, 1, …: grown on demand and kept, every test reads a prefix
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    """log(x!) for x = 0 … n, each ``math.lgamma(x + 1)``: computed once per process, not once per test."""
+    global _LOG_FACTORIALS
+    if len(_LOG_FACTORIALS) <= n:
+        more = [math.lgamma(x + 1) for x in range(len(_LOG_FACTORIALS), 2 * n + 1)]
+        _LOG_FACTORIALS = np.concatenate([_LOG_FACTORIALS, more])
+    return _LOG_FACTORIALS[: n + 1]
+
+
 def binomial_two_sided(k: int, n: int, p: float) -> float:
     """Two-sided exact binomial test as scipy computes it: the probability of every outcome no likelier than k."""
     if n == 0 or k == n * p:
         return 1.0
     i = np.arange(n + 1)
-    log_factorial = np.array([math.lgamma(x + 1) for x in range(n + 1)])
+    log_factorial = _log_factorials(n)
     log_pmf = log_factorial[n] - log_factorial - log_factorial[::-1] + i * math.log(p) + (n - i) * math.log1p(-p)
     pmf = np.exp(log_pmf)
     return min(1.0, float(pmf[pmf <= pmf[k] * (1 + 1e-7)].sum()))

@@ -193,7 +193,8 @@ def grounds(
         for_favourite.tolist(),
         found.consensus[rows].tolist(),
     )
-    return [Grounds(*values) for values in zip(*columns)]
+    made: dict[tuple, Grounds] = {}  # items on the same grounds share one (a few dozen kinds among thousands)
+    return [made.get(values) or made.setdefault(values, Grounds(*values)) for values in zip(*columns)]
 
 
 def doubts(
@@ -215,8 +216,11 @@ def doubts(
     chosen = label[ranked]
     which = _which(gold[ranked], decided[ranked], chosen)
     posteriors = found.posterior[ranked].tolist()
+    reasons: dict[Grounds, str] = {}  # one line per distinct grounds
     return [
-        Doubt(ids[i], g.label, g.which, s, g.consensus, tuple(p), reason_line(g))
+        Doubt(
+            ids[i], g.label, g.which, s, g.consensus, tuple(p), reasons.get(g) or reasons.setdefault(g, reason_line(g))
+        )
         for i, s, g, p in zip(
             ranked.tolist(),
             score[ranked].tolist(),

@@ -60,9 +60,14 @@ def _known_votes(project: Project, k: int) -> tuple[VoteTable, np.ndarray]:
 
 def _vote_times(project: Project, table: VoteTable) -> np.ndarray:
     """The time of each vote's latest event, in seconds."""
-    votes = project.state.votes
     items, names = table.items, table.annotators
-    times = [votes[items[i]][names[a]].time for i, a in zip(table.item.tolist(), table.annotator.tolist())]
+    current = project.state.current_votes
+    known = current.times() if current is not None else None  # column-wise: no vote dict built for this
+    if known is None:
+        votes = project.state.votes
+        times = [votes[items[i]][names[a]].time for i, a in zip(table.item.tolist(), table.annotator.tolist())]
+    else:
+        times = [known[items[i], names[a]] for i, a in zip(table.item.tolist(), table.annotator.tolist())]
     return vote_seconds(times)
 
 

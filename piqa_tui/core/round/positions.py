@@ -12,6 +12,7 @@ and this says whether anyone has one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from piqa_tui.core.quality.artifacts import binomial_two_sided, holm
@@ -72,23 +73,42 @@ def shown_positions(project: Project) -> dict[tuple[str, str], tuple[int, int]]:
     """(annotator, item id) → (shown position, number of solutions) of each vote in force for a solution."""
     if project.workspace is None:
         return {}
+    if not project.workspace.event_fields([ORDER_KIND], "seq").fetchone():  # file order everywhere: last vote wins
+        last = {(annotator, item_id): new for _, annotator, item_id, new in _fields(project, ["vote"])}
+        count = {item.id: len(item.solutions) for item in project.items}
+        return {
+            key: (int(new), count[key[1]])
+            for key, new in last.items()
+            if new and new.isdigit() and int(new) < count[key[1]]
+        }
     orders: dict[tuple[str, str], str] = {}
     cast: dict[tuple[str, str], tuple[int, int]] = {}
-    for event in project.workspace.events(kinds=["vote", ORDER_KIND]):
-        if event.item_id is None or event.item_id not in project.index:
-            continue
-        key = (event.annotator, event.item_id)
-        if event.kind == ORDER_KIND:
-            orders[key] = event.new or ""
-            continue
-        count = len(project.item(event.item_id).solutions)
-        if not (event.new or "").isdigit() or int(event.new or "") >= count:
+    for kind, annotator, item_id, new in _fields(project, ["vote", ORDER_KIND]):
+        key = (annotator, item_id)
+        if kind == ORDER_KIND:
+            orders[key] = new or ""
+        elif shown := _shown(project, item_id, new, orders.get(key)):
+            cast[key] = shown
+        else:
             cast.pop(key, None)  # unsure or withdrawn: no position in force
-            continue
-        order = parse_order(orders.get(key), count)
-        index = int(event.new or "")
-        cast[key] = (order.index(index) if order else index, count)
     return cast
+
+
+def _fields(project: Project, kinds: list[str]) -> Iterator[tuple[str, str, str, str | None]]:
+    """(kind, annotator, item id, new) of the events of ``kinds`` on items of the project, in canonical order."""
+    assert project.workspace is not None
+    index = project.index
+    return (row for row in project.workspace.event_fields(kinds, "annotator, item_id, new") if row[2] in index)
+
+
+def _shown(project: Project, item_id: str, new: str | None, order_text: str | None) -> tuple[int, int] | None:
+    """(shown position, number of solutions) of a vote for solution ``new``; None for an unsure vote or a withdrawal."""
+    count = len(project.items[project.index[item_id]].solutions)
+    if not (new or "").isdigit() or int(new or "") >= count:
+        return None
+    index = int(new or "")
+    order = parse_order(order_text, count)
+    return (order.index(index) if order else index, count)
 
 
 def position_preference(project: Project) -> list[PositionPreference]:

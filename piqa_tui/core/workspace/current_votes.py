@@ -291,6 +291,16 @@ class CurrentVotes:
             self._memo[key] = make()
         return self._memo[key]
 
+    def times(self) -> dict[tuple[str, str], str] | None:
+        """(item id, annotator) → the time of the current vote's latest event (as ``to_dict``'s votes carry it),
+        without building a vote object each; None when the times cannot be read back."""
+        clock = self._times() if len(self) else []
+        if clock is None:
+            return None
+        items, names = self.item_ids, self.annotators
+        keys = zip(map(items.__getitem__, self.item.tolist()), map(names.__getitem__, self.annotator.tolist()))
+        return dict(zip(keys, map(clock.__getitem__, self.row.tolist())))
+
     def to_dict(self, make_vote: Callable[[str, str, str, str, str], Any]) -> dict[str, dict[str, Any]] | None:
         """item → annotator → ``make_vote(annotator, choice, time, cast, key)``, ordered like the one-by-one replay's dict
         (``choice`` where the vote points now, ``cast`` as recorded, ``key`` its solution key).
