@@ -75,16 +75,22 @@ async def test_keeping_one_version_records_it_and_clears_the_conflict(darija: Pa
     assert last.annotator == "lead" and last.old == shown
 
 
+async def merge_by_hand(pilot: Pilot) -> str:
+    """Choose "Merge by hand" for dz-001's conflict; returns the version shown, which the editor opens with."""
+    shown = main_screen(pilot).project.conflicts()[0].current
+    await open_dialog(pilot)
+    await pilot.press("down", "down", "enter")
+    await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
+    editor = pilot.app.focused
+    assert isinstance(editor, FieldEditor) and editor.value == shown
+    return shown
+
+
 async def test_merge_by_hand_records_the_edited_text_as_the_resolution(darija: Path) -> None:
     edited_on_two_machines(darija)
     async with curate(darija, annotator="lead") as pilot:
         screen = main_screen(pilot)
-        shown = screen.project.conflicts()[0].current
-        await open_dialog(pilot)
-        await pilot.press("down", "down", "enter")
-        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
-        editor = pilot.app.focused
-        assert isinstance(editor, FieldEditor) and editor.value == shown
+        shown = await merge_by_hand(pilot)
         await pilot.press("end")
         await type_text(pilot, " +")
         await pilot.press("enter")
@@ -96,10 +102,7 @@ async def test_saving_the_merge_unchanged_keeps_the_one_shown(darija: Path) -> N
     edited_on_two_machines(darija)
     async with curate(darija, annotator="lead") as pilot:
         screen = main_screen(pilot)
-        shown = screen.project.conflicts()[0].current
-        await open_dialog(pilot)
-        await pilot.press("down", "down", "enter")
-        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
+        shown = await merge_by_hand(pilot)
         await pilot.press("enter")
         await wait_for(pilot, lambda: not screen.project.conflicts())
     assert settled(darija).item("dz-001").prompt == shown

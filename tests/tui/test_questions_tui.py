@@ -42,6 +42,7 @@ async def test_the_country_question_is_answered_by_key_and_undone(tmp_path: Path
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, AnswerDialog))
         await pilot.press("backspace")  # taken back
         await wait_for(pilot, lambda: answers(dataset)[RELEVANT][item] == {})
+    assert answers(dataset)[RELEVANT][item] == {}  # what the app recorded, read back after it closed
 
 
 async def test_with_two_questions_one_is_picked_by_number_and_a_scale_is_typed(tmp_path: Path) -> None:

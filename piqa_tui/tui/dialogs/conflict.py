@@ -43,39 +43,34 @@ def conflict_dialog(conflict: EditConflict) -> ChoiceDialog:
     return ChoiceDialog("Someone else changed this field", conflict_message(conflict), choices)
 
 
+def _version(field: str, text: str, by: str, when: str, reason: str) -> str:
+    """One side of a merge conflict: who made it and when, the version, and the reason given (decisions)."""
+    who = terminal_safe(changed_by(by, when), one_line=True)
+    why = f"\nReason: {terminal_safe(reason)}" if reason else ""
+    return f"(by {who}):\n{shown(field, text)}{why}"
+
+
 def merge_conflict_message(conflict: FieldConflict) -> str:
-    """The two versions made concurrently on two machines, who made each and when, and the one both started from."""
-    if conflict.field == ADJUDICATION:
-        return decision_conflict_message(conflict)
+    """The two versions made concurrently on two machines, who made each and when (and why, for adjudications),
+    and the one both started from."""
     field = conflict.field
-    where = terminal_safe(f"{field} of {conflict.item_id}", one_line=True)
-    current_by = terminal_safe(changed_by(conflict.current_by, conflict.current_time), one_line=True)
-    other_by = terminal_safe(changed_by(conflict.other_by, conflict.other_time), one_line=True)
-    return (
-        f"{where} was changed on two machines before their work was merged. "
-        "The version shown now won only by the log's order: choose the one to keep.\n\n"
-        f"Shown now (by {current_by}):\n{shown(field, conflict.current)}\n\n"
-        f"The other (by {other_by}):\n{shown(field, conflict.other)}\n\n"
-        f"Both started from:\n{shown(field, conflict.base)}"
-    )
-
-
-def decision_conflict_message(conflict: FieldConflict) -> str:
-    """Two adjudications of one item made on two machines: the solution text each chose, who, when and why."""
-    where = terminal_safe(conflict.item_id, one_line=True)
-
-    def version(text: str, by: str, when: str, reason: str) -> str:
-        who = terminal_safe(changed_by(by, when), one_line=True)
-        why = f"\nReason: {terminal_safe(reason)}" if reason else ""
-        return f"(by {who}):\n{shown(ADJUDICATION, text)}{why}"
-
-    return (
-        f"{where} was adjudicated differently on two machines before their work was merged. "
-        "The decision in force won only by time: choose the one to keep.\n\n"
-        f"In force {version(conflict.current, conflict.current_by, conflict.current_time, conflict.current_reason)}"
-        f"\n\nThe other {version(conflict.other, conflict.other_by, conflict.other_time, conflict.other_reason)}"
-        f"\n\nBoth were made on:\n{shown(ADJUDICATION, conflict.base)}"
-    )
+    if field == ADJUDICATION:
+        where = terminal_safe(conflict.item_id, one_line=True)
+        intro = (
+            f"{where} was adjudicated differently on two machines before their work was merged. "
+            "The decision in force won only by time: choose the one to keep."
+        )
+        current, base = "In force", "Both were made on"
+    else:
+        where = terminal_safe(f"{field} of {conflict.item_id}", one_line=True)
+        intro = (
+            f"{where} was changed on two machines before their work was merged. "
+            "The version shown now won only by the log's order: choose the one to keep."
+        )
+        current, base = "Shown now", "Both started from"
+    ours = _version(field, conflict.current, conflict.current_by, conflict.current_time, conflict.current_reason)
+    theirs = _version(field, conflict.other, conflict.other_by, conflict.other_time, conflict.other_reason)
+    return f"{intro}\n\n{current} {ours}\n\nThe other {theirs}\n\n{base}:\n{shown(field, conflict.base)}"
 
 
 def merge_conflict_dialog(conflict: FieldConflict) -> ChoiceDialog:
