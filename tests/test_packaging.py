@@ -86,11 +86,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def library_dirs() -> list[str]:
-    """This environment's site directories (and the user's, when Python reads it): the third-party libraries."""
+    """This environment's site directories (and the user's, when Python reads it): the third-party libraries.
+
+    A virtual environment inside the checkout (``.venv``, as a new user makes one) is one of them; only the
+    checkout's own source folder is left out, so the wheel's copy is the one the installed command imports."""
     dirs = list(site.getsitepackages())
     if site.ENABLE_USER_SITE:
         dirs.append(site.getusersitepackages())
-    return [d for d in dirs if Path(d).is_dir() and not Path(d).is_relative_to(ROOT)]
+    return [d for d in dirs if Path(d).is_dir() and Path(d).resolve() != ROOT.resolve()]
 
 
 def python_in(env_dir: Path) -> list[str]:
