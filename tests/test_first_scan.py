@@ -7,6 +7,7 @@ had not cached are embedded.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sqlite3
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from piqa_tui.cli.commands.dedup import scan_progress
+from piqa_tui.cli.progress import CLEAR_LINE, ProgressLine
 from piqa_tui.core.dedup.semantic import EmbeddingClock, EmbeddingProgress
 from piqa_tui.render.progress import embedding_text
 
@@ -42,6 +45,20 @@ def test_embedding_text_says_count_rate_eta_and_what_was_cached() -> None:
     progress = EmbeddingProgress(done=12_000, total=100_000, cached=2_000, seconds=400.0)
     assert embedding_text(progress) == "embedding 12,000/100,000 texts · 25.0 texts/s · ETA 58 min · 2,000 were cached"
     assert embedding_text(EmbeddingProgress(0, 50)) == "embedding 0/50 texts"
+
+
+def test_the_cli_line_shows_the_embedding_and_then_the_scan_steps() -> None:
+    stream = io.StringIO()
+    steps, embedded = scan_progress(ProgressLine(True, stream))
+    embedded(EmbeddingProgress(16, 64, 0, 2.0))  # 8 texts/s, 48 left: 6 s
+    steps(10, 10)  # the scan's steps are not drawn over the model's progress
+    embedded(EmbeddingProgress(64, 64, 0, 8.0))
+    steps(20, 20)
+    assert stream.getvalue().split(CLEAR_LINE)[1:] == [
+        "embedding 16/64 texts · 8.0 texts/s · ETA 6 s",
+        "embedding 64/64 texts · 8.0 texts/s · ETA 0 s",
+        "finding duplicates 20/20 (100%)",
+    ]
 
 
 def _cached_rows(workspace: Path) -> int:
