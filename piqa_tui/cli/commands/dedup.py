@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
@@ -14,7 +16,7 @@ from piqa_tui.cli.commands.dataset_args import (
     warn,
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.cli.progress import progress_line, reading
+from piqa_tui.cli.progress import ProgressLine, progress_line, reading
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dedup.clusters import (
     DEFAULT_SEMANTIC_THRESHOLD,
@@ -26,6 +28,10 @@ from piqa_tui.core.dedup.e5_embeddings import SEMANTIC_THRESHOLD as E5_THRESHOLD
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, scan
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.progress import embedding_text
+
+if TYPE_CHECKING:
+    from piqa_tui.core.dedup.semantic import EmbeddingProgress
 
 
 def _similarity(text: str) -> float:
@@ -98,6 +104,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def scan_progress(line: ProgressLine) -> tuple[Callable[[int, int], None], Callable[[EmbeddingProgress], None]]:
+    """A scan's two progress callbacks on one line: while the model embeds, its count, rate and ETA
+    (:func:`~piqa_tui.render.progress.embedding_text`); otherwise the scan's steps."""
+    embedding: list[EmbeddingProgress] = []
+
+    def steps(done: int, total: int) -> None:
+        if not embedding or embedding[-1].done >= embedding[-1].total:
+            line.count("finding duplicates", done, total)
+
+    def embedded(progress: EmbeddingProgress) -> None:
+        embedding[:] = [progress]
+        line.show(embedding_text(progress))
+
+    return steps, embedded
+
+
 def run(args: argparse.Namespace) -> int:
     semantic_wanted = bool(args.semantic or args.model)
     request = ScanRequest(
@@ -113,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
         # The workspace caches embeddings: make one only when embeddings are asked for.
         project = open_project(args, create=semantic_wanted)
         _check_memory(project.items, args.max_memory)
-        result = scan(project, project.items, request, progress.counter("finding duplicates"))
+        steps, embedded = scan_progress(progress)
+        result = scan(project, project.items, request, steps, embedding=embedded)
     if result.model is not None:
         print(f"piqa-tui: semantic signal by {terminal_safe(result.model)} ({result.rule})", file=sys.stderr)
     if result.translation_model is not None:

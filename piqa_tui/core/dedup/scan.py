@@ -9,7 +9,7 @@ resolved since) until an item changes. Holds no Textual objects.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +31,11 @@ from piqa_tui.core.workspace.log import open_existing
 from piqa_tui.core.workspace.project import Project
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from piqa_tui.core.dedup.e5_embeddings import E5Embedder
     from piqa_tui.core.dedup.gguf_embeddings import GgufEmbedder
-    from piqa_tui.core.dedup.semantic import Embedder, EmbeddingCache, SentenceTransformerEmbedder
+    from piqa_tui.core.dedup.semantic import Embedder, EmbeddingCache, EmbeddingProgress, SentenceTransformerEmbedder
 
     ModelEmbedder = E5Embedder | GgufEmbedder | SentenceTransformerEmbedder  # the models a scan can choose
 
@@ -137,11 +139,13 @@ def scan(
     request: ScanRequest,
     progress: Progress | None = None,
     note: Callable[[str], None] | None = None,
+    embedding: Callable[[EmbeddingProgress], None] | None = None,
 ) -> DuplicateScan:
     """Run ``find_duplicates`` over ``items`` as ``request`` asks (slow: call it from a worker thread).
 
     ``note(text)`` reports a stage that has no progress of its own (loading the
-    other file, loading the model). The embedding cache uses a connection of its
+    other file, loading the model); ``embedding(progress)`` reports, while the model
+    embeds texts, how far it is, its rate and an ETA. The embedding cache uses a connection of its
     own, opened here, because this runs off the thread that owns the workspace's.
     Raises PiqaError when the other file cannot be read, ScanCancelled when
     ``progress`` does.
@@ -169,7 +173,7 @@ def scan(
     else:
         conn = _cache_connection(project)
         with closing(conn) if conn is not None else nullcontext():
-            _with_embeddings(result, run, conn, note)
+            _with_embeddings(result, run, conn, note, embedding)
     result.seconds = time.monotonic() - started
     return result
 
@@ -192,6 +196,7 @@ def _with_embeddings(
     run: Callable[[Embedder | None, Embedder | None], list[Cluster]],
     conn: sqlite3.Connection | None,
     note: Callable[[str], None] | None,
+    embedding: Callable[[EmbeddingProgress], None] | None = None,
 ) -> None:
     """Clusters with the semantic signal; without it, and a warning saying why, when the model fails."""
     try:
@@ -213,12 +218,44 @@ def _with_embeddings(
             model_name(translator) + ", standardised per script" if translator is not None else None
         )
         result.notice = coverage_notice(result.model, embedder, everything, translator is not None)
-        result.clusters = run(embedder, translator)
+        result.clusters = run(clocked(embedder, embedding), clocked(translator, embedding))
     except ModelError as err:
         result.model = result.translation_model = None
         result.rule = result.short_rule = ""
         result.warning = f"{str(err).rstrip('.')}; showing exact and lexical duplicates only"
         result.clusters = run(None, None)
+
+
+class ClockedEmbedder:
+    """An embedder that also reports how its embedding goes (:class:`EmbeddingProgress`) to ``report``;
+    everything else (identity, rules, thresholds) is the wrapped model's."""
+
+    def __init__(self, inner: Embedder, report: Callable[[EmbeddingProgress], None]) -> None:
+        self.inner, self.report = inner, report
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    @property
+    def identity(self) -> str:
+        return self.inner.identity
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        from piqa_tui.core.dedup.semantic import EmbeddingClock
+
+        clock = EmbeddingClock(self.report)
+
+        def both(done: int, total: int) -> None:
+            clock(done, total)
+            if progress is not None:
+                progress(done, total)
+
+        return self.inner.embed(texts, both)
+
+
+def clocked(embedder: Embedder | None, report: Callable[[EmbeddingProgress], None] | None) -> Embedder | None:
+    """``embedder`` reporting its progress to ``report`` (:class:`ClockedEmbedder`); as it is without a report."""
+    return embedder if embedder is None or report is None else ClockedEmbedder(embedder, report)
 
 
 def source_names(here: Path, other: Path) -> tuple[str, str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -361,6 +362,63 @@ def embed_cached(
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
+
+
+# --------------------------------------------------------------------------- progress of a first scan
+
+REPORT_SECONDS = 0.25  # an embedding clock reports at most this often (and always at the end)
+
+
+@dataclass(frozen=True)
+class EmbeddingProgress:
+    """Where embedding stands: ``done`` of ``total`` texts have vectors, ``cached`` of them came from the
+    cache before this run, and the model took ``seconds`` for the ``done - cached`` it embedded."""
+
+    done: int
+    total: int
+    cached: int = 0
+    seconds: float = 0.0
+
+    @property
+    def computed(self) -> int:
+        return self.done - self.cached
+
+    @property
+    def rate(self) -> float | None:
+        """Texts per second the model embeds; None until it has embedded some."""
+        return self.computed / self.seconds if self.computed > 0 and self.seconds > 0 else None
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds until every text has its vector, at the rate so far; None while that is unknown."""
+        rate = self.rate
+        return (self.total - self.done) / rate if rate else None
+
+
+class EmbeddingClock:
+    """A ``progress(done, total)`` callback for :meth:`Embedder.embed` that times the model and reports
+    :class:`EmbeddingProgress` to ``report``, at most every :data:`REPORT_SECONDS`.
+
+    The first call of :func:`embed_cached` says how many texts the cache already had: those count as
+    cached, so a resumed scan's rate and ETA are the model's, not inflated by what it did not embed.
+    """
+
+    def __init__(self, report: Callable[[EmbeddingProgress], None], clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.report = report
+        self.clock = clock or time.monotonic
+        self.cached: int | None = None
+        self.started = self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if self.cached is None:
+            self.cached, self.started, self.last = done, now, float("-inf")
+        if done < total and now - self.last < REPORT_SECONDS:
+            return
+        self.last = now
+        self.report(EmbeddingProgress(done, total, min(self.cached, done), now - self.started))
 
 
 # --------------------------------------------------------------------------- search

