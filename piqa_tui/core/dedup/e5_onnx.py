@@ -281,7 +281,7 @@ class OnnxE5:
         pooled = self._pooled(windows)
         weight = np.array([max(len(w), 1) for w in windows], np.float32)
         out = np.zeros((len(texts), pooled.shape[1]), np.float32)
-        np.add.at(out, np.array(owner), pooled * weight[:, None])
+        np.add.at(out, np.array(owner, np.intp), pooled * weight[:, None])
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
     def _pooled(self, windows: list[list[int]]) -> np.ndarray:
