@@ -158,6 +158,7 @@ class LlamaBackend:
         align: int | None = None,
         exact: bool = True,
         repack: str = "auto",
+        reuse_cells: bool = True,
     ) -> None:
         self.path = Path(path).expanduser()
         self.n_gpu_layers = n_gpu_layers
@@ -171,6 +172,7 @@ class LlamaBackend:
         self.n_seq_max = max(3, min(n_seq_max, 256))
         self.align = align  # None: the CPU backend's SIMD width, known once llama.cpp is loaded
         self.exact = exact
+        self.reuse_cells = reuse_cells  # padding cells keep earlier batches' tokens instead of fresh pad tokens
         self.flash_attn = flash_attn
         self.repack = decide_repack(repack, cpu_flags())
         self._model = None
@@ -390,7 +392,7 @@ class LlamaBackend:
         plan = lay_out(group, shape, pad_token=pad)
         n_cells = len(plan.entries)
         fits = n_cells <= self.n_batch and (self._n_swa <= 0 or n_cells < self._n_swa)
-        if self.exact and fits and shape.align % _ROW_BLOCK == 0:
+        if self.reuse_cells and self.exact and fits and shape.align % _ROW_BLOCK == 0:
             if self._cells_unknown:
                 self._forget_cells()
             return lay_out(group, shape, pad, self._kv, self._kv.next_offset())
