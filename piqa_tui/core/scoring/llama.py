@@ -189,7 +189,9 @@ class LlamaBackend:
         self.tokens_evaluated = 0  # tokens decoded so far, for throughput figures
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None  # log-softmax helpers, started on first need
-        self._kv = KvCells(self.n_seq_max, max(1, min(_SEQ_BANKS, _MAX_SEQ // self.n_seq_max)))
+        # llama.cpp takes at most n_batch (and LLAMA_MAX_SEQ) sequence ids in a context.
+        banks = min(_SEQ_BANKS, _MAX_SEQ // self.n_seq_max, self.n_batch // self.n_seq_max)
+        self._kv = KvCells(self.n_seq_max, max(1, banks))
         self._n_swa = 0  # the model's sliding attention window (0: none)
         self._cells_unknown = False  # whether the cache holds cells the mirror does not know of
 
