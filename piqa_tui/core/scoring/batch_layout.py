@@ -14,7 +14,8 @@ cells start at an index congruent to its position (mod ``align``, the kernels'
 block width, see ``machine.simd_lanes``; the gaps are filled with padding tokens
 on a spare sequence id), solutions share only whole blocks, and every ubatch
 holds a multiple of 4 tokens and of 4 output rows. An item then scores the same
-alone or among others.
+alone or among others. The padding need not be evaluated: ``KvCells`` lets
+the cells keep what earlier batches left there (masked, they add exact zeros).
 
 Pure: token ids in, a plan of cells and rows out; the backend feeds the plan to
 llama.cpp, and ``tests/test_batch_layout.py`` checks it without a model.
