@@ -31,6 +31,33 @@ deprecated and ignored in that version, LLAMA_OPENSSL=OFF replaces it)::
         -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release
     nice -n 19 cmake --build build --target llama-perplexity -j2   # ~7 min on 2 cores
 
+Into fixed folders, as the session-9 figures were taken (the AVX2 pair lets an
+AVX-512 machine measure both sides at KV block 8: a tool built without AVX-512
+and a llama-cpp-python built the same way, in its own virtual environment,
+whose ``llama_print_system_info`` then has no ``AVX512 = 1``, so our backend's
+``simd_lanes`` picks 8)::
+
+    SRC=/tmp/lcp/llama_cpp_python-0.3.36
+    COMMON="-DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
+        -DLLAMA_BUILD_APP=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release"
+    AVX2="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF"
+    nice -n 19 cmake -S $SRC/vendor/llama.cpp -B /work/tools/llama-avx512 $COMMON -DGGML_NATIVE=ON
+    nice -n 19 cmake --build /work/tools/llama-avx512 --target llama-perplexity -j2
+    nice -n 19 cmake -S $SRC/vendor/llama.cpp -B /work/tools/llama-avx2 $COMMON $AVX2
+    nice -n 19 cmake --build /work/tools/llama-avx2 --target llama-perplexity -j2
+    python -m venv --system-site-packages /work/tools/venv-avx2   # piqa-tui and numpy from the system
+    CMAKE_ARGS="$AVX2" nice -n 19 /work/tools/venv-avx2/bin/pip install --no-cache-dir --no-deps \
+        /tmp/lcp/llama_cpp_python-0.3.36.tar.gz
+
+``--no-cache-dir`` matters: pip caches a wheel built from an sdist by the
+sdist's name and hash, not by ``CMAKE_ARGS``, so without it the second install
+would reuse the native (AVX-512) wheel built for the system. Then, for block 8
+on both sides, run this script with the venv's Python (our child process uses
+the same interpreter)::
+
+    /work/tools/venv-avx2/bin/python benchmarks/bench_llama_perplexity.py \
+        --binary /work/tools/llama-avx2/bin/llama-perplexity --limit 200 --repeat 4 --ours
+
 Binary format (all little-endian; read by ``multiple_choice_score``)::
 
     uint32 n_task
@@ -94,6 +121,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
 import resource
 import statistics
@@ -175,12 +203,16 @@ def check_tokens(model: str, items) -> dict[str, int]:
 
 def report_ours(model: str, items, threads: int, r: int) -> dict[str, float]:
     before = os.getloadavg()[0]
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     res = run_ours(model, items, threads)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the model's child process, waited for on close
+    res["cpu_s"] = after.ru_utime - usage.ru_utime + after.ru_stime - usage.ru_stime
     res["load_avg_before"], res["load_avg_after"] = before, os.getloadavg()[0]
     n = len(items)
     print(
         f"run {r + 1}, ours (child process): wall {res['wall_s']:.1f} s ({n / res['wall_s']:.2f} items/s), "
-        f"scoring {res['scoring_s']:.1f} s ({n / res['scoring_s']:.2f} items/s); acc {res['acc']:.3f}; "
+        f"scoring {res['scoring_s']:.1f} s ({n / res['scoring_s']:.2f} items/s); CPU {res['cpu_s']:.0f} s; "
+        f"acc {res['acc']:.3f}; "
         f"load avg {before:.2f} -> {res['load_avg_after']:.2f}",
         flush=True,
     )
@@ -203,6 +235,30 @@ def wait_for_quiet(max_load: float, wait_s: float, tries: int) -> tuple[float, i
         print(f"  load average {load:.2f} > {max_load}: waiting {wait_s:.0f} s", file=sys.stderr, flush=True)
         time.sleep(wait_s)
     raise AssertionError
+
+
+def machine_line() -> str:
+    """The CPU model, its SIMD flags, and what this Python's llama.cpp was built with (its KV block)."""
+    model, flags = platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and model == platform.machine():
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    simd = " ".join(sorted(f for f in flags if f.startswith(("avx", "amx", "fma", "f16c"))))
+    try:
+        import llama_cpp
+
+        from piqa_tui.core.scoring.machine import simd_lanes
+
+        info = llama_cpp.llama_print_system_info().decode("ascii", "replace")
+        built = f"; llama-cpp-python {llama_cpp.__version__} built with `{info.strip()}` (KV block {simd_lanes(info)})"
+    except ImportError:
+        built = ""
+    return f"{model}, {os.cpu_count()} CPUs, flags: {simd}{built}"
 
 
 def run_tool(cmd: list[str], log_path: Path | None) -> dict[str, object]:
@@ -348,6 +404,7 @@ def main() -> int:
         cmd += ["-np", str(args.parallel)]
     cmd += args.extra
     print(f"## llama-perplexity --multiple-choice on PIQA validation ({n} items)\n")
+    print(f"machine: {machine_line()}\n")
     print("command: `" + " ".join(cmd) + "`\n")
     if tokens:
         print(

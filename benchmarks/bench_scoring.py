@@ -9,6 +9,8 @@ its full-set time is extrapolated; the report says so.
 
     python benchmarks/bench_scoring.py --limit 200 --threads 2
     python benchmarks/bench_scoring.py            # all 1,838 items
+    python benchmarks/bench_scoring.py --layout-only   # tokens per item at KV blocks 8 and 16, no scoring
+    python benchmarks/bench_scoring.py --limit 200 --repeat 3 --compare-padding   # left-over cells vs pad tokens
 
 Prints a Markdown report; ``--json FILE`` also writes the figures.
 """
@@ -23,6 +25,7 @@ import resource
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +97,73 @@ def workload_tokens(backend: LlamaBackend, items: list[Item], template) -> int:
     return total
 
 
+def layout_report(backend: LlamaBackend, items: list[Item], template) -> None:
+    """Cells and evaluated tokens per item at each x86 block width, and the minimum: no model run, layout only.
+
+    Cells: what the aligned layout occupies (padding included; what a cleared
+    cache evaluates). Evaluated: what the backend decodes over the cells
+    earlier batches left (padding only where a cell is empty). Minimum: every
+    shared token once and no padding (``exact=False``).
+    """
+    from piqa_tui.core.scoring.batch_layout import ItemTokens, lay_out, pack
+
+    backend.load()
+    requests = [template.request(it) for it in items]
+    n = len(items)
+    print(f"## Tokens per PIQA item ({n} items)\n")
+    print(
+        "| KV block | cells (pad tokens evaluated) | evaluated (left-over cells as padding) | minimum | over minimum |"
+    )
+    print("|---|---|---|---|---|")
+    for align in (8, 16):
+        backend.align = align
+        backend._forget_cells()
+        shape = backend._shape()
+        tokens = [backend._item(i, r) for i, r in enumerate(requests)]
+        loose = [ItemTokens.of(t.index, t.n_context, t.sequences, replace(shape, exact=False)) for t in tokens]
+        minimum = sum(t.padded_tokens(1, False) for t in loose)
+        cells = evaluated = 0
+        for group in pack(tokens, shape):
+            cells += len(lay_out(group, shape, pad_token=0).entries)
+            evaluated += len(backend._plan(group).entries)
+        print(
+            f"| {align} | {cells / n:.1f} | {evaluated / n:.1f} | {minimum / n:.1f} | {evaluated / minimum - 1:+.1%} |"
+        )
+
+
+def compare_padding(args, items: list[Item], template) -> None:
+    """Items/s with padding left to earlier cells vs evaluated, interleaved runs on one loaded model each."""
+    sides = {
+        "left-over cells": LlamaBackend(args.model, n_threads=args.threads, n_batch=args.n_batch),
+        "pad tokens": LlamaBackend(args.model, n_threads=args.threads, n_batch=args.n_batch, reuse_cells=False),
+    }
+    for backend in sides.values():
+        backend.load()
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
+    tokens: dict[str, int] = {}
+    logliks: dict[str, list] = {}
+    for r in range(args.repeat):
+        for name in list(sides)[:: 1 if r % 2 == 0 else -1]:
+            backend = sides[name]
+            backend.tokens_evaluated = 0
+            start, cpu0 = time.perf_counter(), time.process_time()
+            scores = score_items(backend, items, template)
+            times[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - cpu0)
+            tokens[name] = backend.tokens_evaluated
+            logliks[name] = [s.logliks for s in scores]
+    n = len(items)
+    print(f"## Padding: left-over cells vs pad tokens ({n} items, {args.threads} threads, median of {args.repeat})\n")
+    print("| padding | items/s | CPU s/item | tokens evaluated/item |")
+    print("|---|---|---|---|")
+    for name in sides:
+        wall = statistics.median(times[name])
+        print(f"| {name} | {n / wall:.2f} | {statistics.median(cpu[name]) / n:.3f} | {tokens[name] / n:.1f} |")
+    same = logliks["left-over cells"] == logliks["pad tokens"]
+    print(f"\nscores bit-for-bit equal: {same}; machine {platform.machine()}, block {sides['pad tokens'].align}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -107,6 +177,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="fast-path runs; the median is reported")
     parser.add_argument("--template", default="piqa")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--layout-only", action="store_true", help="tokens per item at blocks 8 and 16; no scoring")
+    parser.add_argument(
+        "--compare-padding", action="store_true", help="left-over cells vs evaluated pad tokens, interleaved"
+    )
     args = parser.parse_args()
 
     if args.model is None:
@@ -115,6 +189,12 @@ def main() -> int:
         args.model = Path(assemble())
     items = load_piqa(args.data, args.limit)
     template = get_template(args.template)
+    if args.layout_only:
+        layout_report(LlamaBackend(args.model, n_threads=args.threads, n_batch=args.n_batch), items, template)
+        return 0
+    if args.compare_padding:
+        compare_padding(args, items, template)
+        return 0
     backend = LlamaBackend(args.model, n_threads=args.threads, n_gpu_layers=args.n_gpu_layers, n_batch=args.n_batch)
     start = time.perf_counter()
     backend.load()

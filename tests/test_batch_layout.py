@@ -6,6 +6,10 @@ every item starts on a block boundary and keeps the same cells, tokens,
 positions, shared sequence ids and read rows relative to that start; with
 ``exact``, each token sits in a cell congruent to its position and a block
 never mixes two sequences' own tokens; every ubatch holds whole 4-row blocks.
+Over the cells earlier batches left (``KvCells``), a batch evaluates only the
+tokens whose cells are empty; a small model of llama.cpp's cache (its
+``seq_rm`` and slot search, written here from llama-kv-cache.cpp) checks that
+every token still lands in the cell the layout gives it.
 Items are drawn by hypothesis: solutions from a small vocabulary, so that they
 often start alike, are prefixes of each other, identical or empty.
 """
@@ -23,9 +27,11 @@ from hypothesis import strategies as st
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.batch_layout import (
     MAX_SOLUTIONS,
+    BatchEntry,
     BatchLayout,
     BatchShape,
     ItemTokens,
+    KvCells,
     lay_out,
     pack,
 )
@@ -229,3 +235,119 @@ def test_an_item_too_long_or_with_too_many_solutions_is_refused_in_one_line() ->
     crowded = ItemTokens.of(0, 1, [[1, s] for s in range(MAX_SOLUTIONS + 1)], shape)
     with pytest.raises(ModelError, match=f"an item has {MAX_SOLUTIONS + 1} solutions; scoring supports at most"):
         pack([crowded], shape)
+
+
+class LlamaCache:
+    """llama.cpp's unified KV cache as far as placement goes (llama-kv-cache.cpp): cells, head, seq_rm, find_slot."""
+
+    def __init__(self, size: int) -> None:
+        self.cells: list[tuple[set[int], int] | None] = [None] * size
+        self.head = 0
+
+    def seq_rm(self, seq: int, p0: int, p1: int) -> None:
+        p0, p1 = max(p0, 0), (p1 if p1 >= 0 else 1 << 30)
+        new_head = None
+        for i, cell in enumerate(self.cells):
+            if cell is not None and p0 <= cell[1] < p1 and seq in cell[0]:
+                cell[0].discard(seq)
+                if not cell[0]:
+                    self.cells[i] = None
+                    new_head = i if new_head is None else new_head
+        if new_head is not None and new_head < self.head:
+            self.head = new_head
+
+    def seq_pos_max(self, seq: int) -> int:
+        return max((cell[1] for cell in self.cells if cell is not None and seq in cell[0]), default=-1)
+
+    def decode(self, entries: Sequence[BatchEntry], n_ubatch: int) -> list[int]:
+        """Place the batch ubatch by ubatch, each token in the next free cell from the head; the cells used."""
+        placed = []
+        for start in range(0, len(entries), n_ubatch):
+            ubatch = entries[start : start + n_ubatch]
+            used = sum(cell is not None for cell in self.cells)
+            cur = 0 if self.head > used + 2 * len(ubatch) else self.head
+            for entry in ubatch:
+                while self.cells[cur] is not None:
+                    cur = (cur + 1) % len(self.cells)
+                self.cells[cur] = (set(entry.seq_ids), entry.position)
+                placed.append(cur)
+            self.head = placed[-1] + 1
+        return placed
+
+
+def check_batch_is_valid_for_llama(cache: LlamaCache, entries: Sequence[BatchEntry]) -> None:
+    """llama_batch_allocr's rules: a sequence's positions continue its cells' (here: start at 0) without gaps."""
+    by_seq: dict[int, list[int]] = {}
+    for entry in entries:
+        for seq in entry.seq_ids:
+            by_seq.setdefault(seq, []).append(entry.position)
+    for seq, positions in by_seq.items():
+        assert cache.seq_pos_max(seq) == -1, f"sequence {seq} still has cells from an earlier batch"
+        assert positions == list(range(positions[0], positions[0] + len(positions))) and positions[0] == 0
+
+
+def decode_over_left_overs(
+    raw: Sequence[RawItem], shape: BatchShape, kv: KvCells, cache: LlamaCache
+) -> list[tuple[list[ItemTokens], BatchLayout, BatchLayout, int]]:
+    """Every group decoded over what the earlier ones left: (group, cells from 0, what was decoded, seq offset)."""
+    done = []
+    for group in pack(items_of(raw, shape), shape):
+        full = lay_out(group, shape, PAD)
+        offset = kv.next_offset()
+        plan = lay_out(group, shape, PAD, kv, offset)
+        for seq, p0, p1 in plan.removals:
+            cache.seq_rm(seq, p0, p1)
+        check_batch_is_valid_for_llama(cache, plan.entries)
+        placed = cache.decode(plan.entries, shape.n_ubatch)
+        assert placed == sorted(placed)
+        done.append((group, full, plan, offset))
+        # Every token of the layout is in its cell; every padding cell holds something the batch cannot see.
+        bank = set(range(offset, offset + shape.pad_seq))
+        for c, entry in enumerate(full.entries):
+            cell = cache.cells[c]
+            assert cell is not None
+            if entry.seq_ids == (shape.pad_seq,):
+                assert not cell[0] & bank
+            else:
+                assert cell == ({offset + s for s in entry.seq_ids}, entry.position)
+    return done
+
+
+@pytest.mark.parametrize("align", [a for a in BLOCK_WIDTHS if a % 4 == 0])
+@given(data=st.data(), raws=st.lists(st.lists(raw_items(), min_size=1, max_size=8), min_size=1, max_size=4))
+def test_over_left_over_cells_every_token_lands_in_its_layout_cell_and_reads_its_row(
+    align: int, data: st.DataObject, raws: list[list[RawItem]]
+) -> None:
+    base = data.draw(shapes(align, exact=True))
+    shape = BatchShape(align, True, base.n_batch, base.n_ubatch, base.n_ctx, min(base.n_seq_max, 64))
+    kv, cache = KvCells(shape.n_seq_max, banks=data.draw(st.integers(1, 4))), LlamaCache(shape.n_ctx)
+    for raw in raws:  # several score() calls on one backend
+        for group, full, plan, _ in decode_over_left_overs(raw, shape, kv, cache):
+            if len(full.entries) > shape.n_batch:
+                kv.clear()  # the backend decodes a long item from a cleared cache
+                cache = LlamaCache(shape.n_ctx)
+                continue
+            assert plan.targets == full.targets and plan.solutions == full.solutions
+            read = reading_cells(plan)  # indices into the decoded entries
+            for k, item in enumerate(group):
+                for s, seq in enumerate(item.sequences):
+                    for target, pos in zip(plan.solutions[k][s], range(item.n_context, len(seq))):
+                        row = plan.entries[read[target]]
+                        assert row.logits and (row.position, row.token) == (pos - 1, seq[pos - 1])
+            for start in range(0, len(plan.entries), shape.n_ubatch):
+                window = plan.entries[start : start + shape.n_ubatch]
+                assert len(window) % 4 == 0 and sum(e.logits for e in window) % 4 == 0
+            assert len(plan.entries) <= max(len(full.entries), 4)
+
+
+@pytest.mark.parametrize("align", [8, 16])
+@given(raw=st.lists(raw_items(), min_size=1, max_size=8))
+def test_padding_is_evaluated_only_where_its_cell_is_empty(align: int, raw: list[RawItem]) -> None:
+    shape = BatchShape(align, True, 4096, 512, 8192, 64)  # one group
+    kv, cache = KvCells(shape.n_seq_max, banks=2), LlamaCache(shape.n_ctx)
+    first = decode_over_left_overs(raw, shape, kv, cache)
+    again = decode_over_left_overs(raw, shape, kv, cache)
+    for (_, full, plan, _), (_, _, replan, _) in zip(first, again):
+        n_real = sum(e.seq_ids != (shape.pad_seq,) for e in full.entries)
+        assert len(plan.entries) == len(full.entries)  # an empty cache: every padding cell is evaluated
+        assert len(replan.entries) == n_real + (-n_real) % 4  # the second time only the tokens (whole 4-row blocks)

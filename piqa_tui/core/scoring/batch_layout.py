@@ -14,7 +14,8 @@ cells start at an index congruent to its position (mod ``align``, the kernels'
 block width, see ``machine.simd_lanes``; the gaps are filled with padding tokens
 on a spare sequence id), solutions share only whole blocks, and every ubatch
 holds a multiple of 4 tokens and of 4 output rows. An item then scores the same
-alone or among others.
+alone or among others. The padding need not be evaluated: ``KvCells`` lets
+the cells keep what earlier batches left there (masked, they add exact zeros).
 
 Pure: token ids in, a plan of cells and rows out; the backend feeds the plan to
 llama.cpp, and ``tests/test_batch_layout.py`` checks it without a model.
@@ -23,7 +24,7 @@ llama.cpp, and ``tests/test_batch_layout.py`` checks it without a model.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -135,6 +136,7 @@ class BatchLayout:
     row_targets: list[list[int]]  # per logits row, the indices into ``targets`` it predicts
     targets: tuple[int, ...]  # the scored tokens, item by item, solution by solution
     solutions: tuple[tuple[range, ...], ...]  # per item and solution, its scored tokens' indices into ``targets``
+    removals: tuple[tuple[int, int, int], ...] = ()  # llama_memory_seq_rm calls (seq, p0, p1) to make before decoding
 
 
 def _common_prefix(sequences: Sequence[Sequence[int]]) -> int:
@@ -226,8 +228,17 @@ def _whole_row_blocks(entries: list[BatchEntry], n_ubatch: int) -> None:
                 missing -= 1
 
 
-def lay_out(group: Sequence[ItemTokens], shape: BatchShape, pad_token: int) -> BatchLayout:
-    """Lay a group out as batch entries, logits rows and the scored tokens each row predicts."""
+def lay_out(
+    group: Sequence[ItemTokens], shape: BatchShape, pad_token: int, kv: KvCells | None = None, seq_offset: int = 0
+) -> BatchLayout:
+    """Lay a group out as batch entries, logits rows and the scored tokens each row predicts.
+
+    Without ``kv`` the entries are every cell from 0, padding included (for a
+    cleared cache). With ``kv`` (the cache's present cells) they are only the
+    cells to evaluate: a padding cell that an earlier batch left occupied is
+    kept as it is, and ``removals`` frees the cells the group's own tokens go
+    to; sequence ids are shifted by ``seq_offset``.
+    """
     cells = _Cells(shape, pad_token)
     spans: list[range] = []
     seq0 = 0
@@ -237,6 +248,9 @@ def lay_out(group: Sequence[ItemTokens], shape: BatchShape, pad_token: int) -> B
         spans.append(range(start, len(cells.entries)))
         seq0 += item.n_seq
     entries = cells.entries
+    removals: list[tuple[int, int, int]] = []
+    if kv is not None:
+        removals, entries = kv.plan(entries, shape.pad_seq, seq_offset, pad_token)
     _whole_row_blocks(entries, shape.n_ubatch)
 
     row_of = {e.row: r for r, e in enumerate(e for e in entries if e.logits) if e.row is not None}
@@ -253,4 +267,110 @@ def lay_out(group: Sequence[ItemTokens], shape: BatchShape, pad_token: int) -> B
                 targets.append(seq[pos])
             item_solutions.append(range(start, len(targets)))
         solutions.append(tuple(item_solutions))
-    return BatchLayout(tuple(entries), tuple(spans), row_targets, tuple(targets), tuple(solutions))
+    return BatchLayout(tuple(entries), tuple(spans), row_targets, tuple(targets), tuple(solutions), tuple(removals))
+
+
+class KvCells:
+    """What llama.cpp's KV cache holds, cell by cell (its sequence ids and position), mirrored to skip padding.
+
+    A padding cell only has to be occupied by something no sequence of the
+    batch reads: masked, its attention weight is exactly 0 (exp of -inf), and a
+    finite value times 0 adds an exact zero to every sum, so any left-over
+    token serves as well as a freshly evaluated pad token. So between batches
+    the cells stay as they are; a batch frees (``llama_memory_seq_rm``) only the
+    cells its own tokens must land in, and evaluates a pad token only where a
+    padding cell happens to be empty. llama.cpp puts a batch's tokens into the
+    free cells in increasing order (its slot search goes token by token from
+    the search head, and ``seq_rm`` moves the head back to the first cell it
+    frees), which ``plan`` simulates. Sequence ids rotate over ``banks`` of
+    ``n_seq`` ids, so a batch's sequences never see an earlier batch's cells; a
+    bank's cells are removed just before the bank is used again.
+    """
+
+    def __init__(self, n_seq: int, banks: int) -> None:
+        self.n_seq = n_seq
+        self.banks = banks
+        self._cells: list[tuple[frozenset[int], int] | None] = []  # per cell: its sequence ids and position
+        self._next_bank = 0
+
+    def clear(self) -> None:
+        """The cache was cleared: every cell is free."""
+        self._cells = []
+
+    def next_offset(self) -> int:
+        """The first sequence id of the bank the next batch uses."""
+        offset = self._next_bank * self.n_seq
+        self._next_bank = (self._next_bank + 1) % self.banks
+        return offset
+
+    def occupied(self, cell: int) -> tuple[frozenset[int], int] | None:
+        return self._cells[cell] if cell < len(self._cells) else None
+
+    def plan(
+        self, entries: Sequence[BatchEntry], pad_seq: int, seq_offset: int, pad_token: int
+    ) -> tuple[list[tuple[int, int, int]], list[BatchEntry]]:
+        """The removals and the entries to decode so that entry i of ``entries`` ends up in cell i.
+
+        ``entries`` are a layout's cells from 0 (padding on ``pad_seq``); the
+        mirror is updated to the state after the decode.
+        """
+        bank = range(seq_offset, seq_offset + pad_seq + 1)
+        removals = self._remove_sequences(bank)
+        wanted = {
+            (seq, cell[1])
+            for c, e in enumerate(entries)
+            if e.seq_ids != (pad_seq,) and (cell := self.occupied(c)) is not None
+            for seq in cell[0]
+        }
+        removals += self._remove_positions(wanted)
+        pad_positions = itertools.count()
+        decoded = []
+        for c, e in enumerate(entries):
+            if self.occupied(c) is not None:
+                continue  # a padding cell still holding an earlier token
+            if e.seq_ids == (pad_seq,):
+                e = BatchEntry(pad_token, next(pad_positions), (seq_offset + pad_seq,))
+            else:
+                e = replace(e, seq_ids=tuple(seq_offset + s for s in e.seq_ids))
+            decoded.append(e)
+        while len(decoded) % _ROW_BLOCK:  # whole 4-row blocks; these land in the first free cells after the group
+            decoded.append(BatchEntry(pad_token, next(pad_positions), (seq_offset + pad_seq,)))
+        self._fill(decoded)
+        return removals, decoded
+
+    def _remove_sequences(self, seq_ids: range) -> list[tuple[int, int, int]]:
+        present = {s for cell in self._cells if cell is not None for s in cell[0]}
+        gone = sorted(present.intersection(seq_ids))
+        self._cells = [_without(cell, lambda s, _p: s in seq_ids) for cell in self._cells]
+        return [(s, -1, -1) for s in gone]
+
+    def _remove_positions(self, pairs: set[tuple[int, int]]) -> list[tuple[int, int, int]]:
+        """Remove (sequence, position) pairs, in runs of consecutive positions (one ``seq_rm`` call each)."""
+        removals = []
+        for seq, runs in itertools.groupby(sorted(pairs), key=lambda sp: sp[0]):
+            positions = [p for _, p in runs]
+            for _, run in itertools.groupby(enumerate(positions), key=lambda ip: ip[1] - ip[0]):
+                run_positions = [p for _, p in run]
+                removals.append((seq, run_positions[0], run_positions[-1] + 1))
+        self._cells = [_without(cell, lambda s, p: (s, p) in pairs) for cell in self._cells]
+        return removals
+
+    def _fill(self, decoded: Sequence[BatchEntry]) -> None:
+        """The decoded tokens into the free cells, lowest first, as llama.cpp's slot search puts them."""
+        c = 0
+        for e in decoded:
+            while self.occupied(c) is not None:
+                c += 1
+            if c >= len(self._cells):
+                self._cells.extend([None] * (c + 1 - len(self._cells)))
+            self._cells[c] = (frozenset(e.seq_ids), e.position)
+
+
+def _without(
+    cell: tuple[frozenset[int], int] | None, gone: Callable[[int, int], bool]
+) -> tuple[frozenset[int], int] | None:
+    """A cell with the sequences ``gone(seq, position)`` picks taken out; None (free) when none is left."""
+    if cell is None:
+        return None
+    seqs = frozenset(s for s in cell[0] if not gone(s, cell[1]))
+    return (seqs, cell[1]) if seqs else None

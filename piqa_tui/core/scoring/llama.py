@@ -38,13 +38,25 @@ import numpy as np
 
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
-from piqa_tui.core.scoring.batch_layout import MAX_SOLUTIONS, BatchEntry, BatchShape, ItemTokens, lay_out, pack
+from piqa_tui.core.scoring.batch_layout import (
+    MAX_SOLUTIONS,
+    BatchEntry,
+    BatchLayout,
+    BatchShape,
+    ItemTokens,
+    KvCells,
+    lay_out,
+    pack,
+)
 from piqa_tui.core.scoring.gguf_file import check_model_file, model_identity
 from piqa_tui.core.scoring.machine import cpu_flags, decide_repack, simd_lanes
 
 log = logging.getLogger(__name__)
 
+_ROW_BLOCK = 4  # rows llama.cpp's matrix kernels take at a time (see batch_layout)
 _ROWS_PER_THREAD = 4  # fewer log-softmax rows than this per thread are not worth a hand-off
+_MAX_SEQ = 256  # llama.cpp's LLAMA_MAX_SEQ
+_SEQ_BANKS = 4  # batches whose left-over cells may stand in for padding (see batch_layout.KvCells)
 
 
 # --------------------------------------------------------------------------- llama.cpp glue
@@ -127,7 +139,10 @@ class LlamaBackend:
     ``batch_layout``); without it, every token the solutions share is evaluated
     once and nothing is padded (12% fewer tokens, about 6% faster on PIQA),
     but a solution's score moves from a lone evaluation by up to 1.4 nats
-    (p90 0.2) on PIQA.
+    (p90 0.2) on PIQA. With ``reuse_cells`` (the default) the cells the
+    alignment leaves empty keep what earlier batches left there instead of
+    freshly evaluated pad tokens (``batch_layout.KvCells``): the same numbers
+    for fewer tokens.
     """
 
     batch_items = 16  # items per score() call from score_items: progress and cache granularity
@@ -146,6 +161,7 @@ class LlamaBackend:
         align: int | None = None,
         exact: bool = True,
         repack: str = "auto",
+        reuse_cells: bool = True,
     ) -> None:
         self.path = Path(path).expanduser()
         self.n_gpu_layers = n_gpu_layers
@@ -159,6 +175,7 @@ class LlamaBackend:
         self.n_seq_max = max(3, min(n_seq_max, 256))
         self.align = align  # None: the CPU backend's SIMD width, known once llama.cpp is loaded
         self.exact = exact
+        self.reuse_cells = reuse_cells  # padding cells keep earlier batches' tokens instead of fresh pad tokens
         self.flash_attn = flash_attn
         self.repack = decide_repack(repack, cpu_flags())
         self._model = None
@@ -172,6 +189,11 @@ class LlamaBackend:
         self.tokens_evaluated = 0  # tokens decoded so far, for throughput figures
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None  # log-softmax helpers, started on first need
+        # llama.cpp takes at most n_batch (and LLAMA_MAX_SEQ) sequence ids in a context.
+        banks = min(_SEQ_BANKS, _MAX_SEQ // self.n_seq_max, self.n_batch // self.n_seq_max)
+        self._kv = KvCells(self.n_seq_max, max(1, banks))
+        self._n_swa = 0  # the model's sliding attention window (0: none)
+        self._cells_unknown = False  # whether the cache holds cells the mirror does not know of
 
     # -- protocol -----------------------------------------------------------------
 
@@ -219,7 +241,7 @@ class LlamaBackend:
         cparams.n_ctx = self.n_ctx
         cparams.n_batch = self.n_batch
         cparams.n_ubatch = self.n_ubatch
-        cparams.n_seq_max = self.n_seq_max
+        cparams.n_seq_max = self.n_seq_max * self._kv.banks
         cparams.n_threads = cparams.n_threads_batch = self.n_threads
         # One KV buffer for all sequences: shared-prefix tokens can then belong to several.
         cparams.kv_unified = True
@@ -236,6 +258,8 @@ class LlamaBackend:
                 "try a smaller --n-ctx or fewer --n-gpu-layers"
             )
         self._model, self._ctx = model, ctx
+        self._n_swa = lc.llama_model_n_swa(model)
+        self._kv.clear()
         self._vocab = lc.llama_model_get_vocab(model)
         self._n_vocab = lc.llama_vocab_n_tokens(self._vocab)
         self._add_bos = bool(lc.llama_vocab_get_add_bos(self._vocab))
@@ -324,10 +348,9 @@ class LlamaBackend:
     def _decode(self, group: list[ItemTokens]) -> list[tuple[ContinuationScore, ...]]:
         """Evaluate a group of items (one decode, or chunks of n_batch); return their scores."""
         lc = _llama_cpp()
-        plan = lay_out(group, self._shape(), pad_token=max(self._bos, 0))
+        plan = self._plan(group)
         logprobs = np.zeros(len(plan.targets))
         target_tokens = np.asarray(plan.targets, dtype=np.int64)
-        lc.llama_memory_clear(lc.llama_get_memory(self._ctx), True)
         batch = lc.llama_batch_init(min(self.n_batch, len(plan.entries)), 0, MAX_SOLUTIONS)
         try:
             row0 = 0
@@ -349,12 +372,48 @@ class LlamaBackend:
                     logits = np.ctypeslib.as_array(lc.llama_get_logits(self._ctx), shape=(n_out, self._n_vocab))
                     self._read_rows(logits, plan.row_targets[row0 : row0 + n_out], target_tokens, logprobs)
                 row0 += n_out
+        except BaseException:
+            self._forget_cells()
+            raise
         finally:
             lc.llama_batch_free(batch)
         return [
             tuple(ContinuationScore(float(logprobs[span.start : span.stop].sum()), len(span)) for span in solutions)
             for solutions in plan.solutions
         ]
+
+    def _plan(self, group: list[ItemTokens]) -> BatchLayout:
+        """The group's layout: over the cells earlier batches left (skipping padding) when it fits one decode.
+
+        A group decoded in several chunks, or one whose positions reach the
+        sliding attention window (where llama.cpp may reuse cells on its own),
+        starts from a cleared cache instead.
+        """
+        shape = self._shape()
+        pad = max(self._bos, 0)
+        plan = lay_out(group, shape, pad_token=pad)
+        n_cells = len(plan.entries)
+        fits = n_cells <= self.n_batch and (self._n_swa <= 0 or n_cells < self._n_swa)
+        if self.reuse_cells and self.exact and fits and shape.align % _ROW_BLOCK == 0:
+            if self._cells_unknown:
+                self._forget_cells()
+            reused = lay_out(group, shape, pad, self._kv, self._kv.next_offset())
+            lc = _llama_cpp()
+            memory = lc.llama_get_memory(self._ctx)
+            if all(lc.llama_memory_seq_rm(memory, seq, p0, p1) for seq, p0, p1 in reused.removals):
+                return reused
+            # A cache that cannot drop single positions (a recurrent model's): pad tokens from now on.
+            self.reuse_cells = False
+        self._forget_cells()
+        self._cells_unknown = True  # this decode fills cells the mirror does not follow
+        return plan
+
+    def _forget_cells(self) -> None:
+        """Clear llama.cpp's cache and the mirror of it."""
+        lc = _llama_cpp()
+        lc.llama_memory_clear(lc.llama_get_memory(self._ctx), True)
+        self._kv.clear()
+        self._cells_unknown = False
 
     @staticmethod
     def _put(batch: Any, i: int, entry: BatchEntry) -> None:
