@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -292,8 +293,16 @@ def _read_tsv(path: Path, text: str) -> _Table:
     """Tab-separated, without quoting: a line is a row (so no field size limit, no quote can swallow lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
     table = _Table(_header(path, [tsv_unescape(cell) for cell in lines[0].rstrip("\r").split("\t")]))
-    rows = ([tsv_unescape(cell) for cell in line.split("\t")] for line in lines[1:])
-    _add_rows(table, enumerate(rows, 2), not _has_bad_bytes(text))
+    body = lines[1:]
+    while body and not body[-1].strip():
+        body.pop()  # blank lines at the end: no rows, and no number of a row after them changes
+    checked = not _has_bad_bytes(text)
+    if checked and "\\" not in text and all(map(str.strip, body)):  # the usual file: nothing to unescape or skip
+        table.numbers = list(range(2, len(body) + 2))
+        table.cells = [line.split("\t") for line in body]
+        return table
+    rows = ([tsv_unescape(cell) for cell in line.split("\t")] for line in body)
+    _add_rows(table, enumerate(rows, 2), checked)
     return table
 
 
@@ -536,9 +545,7 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
     if table.bad or table.records or "time" not in roles or min(map(len, table.cells), default=0) < width:
         return None
     where = {name: k for k, name in reversed(list(enumerate(table.header)))}
-    columns = [
-        [cells[where[roles[role]]].strip() for cells in table.cells] for role in ("item_id", "annotator", "choice")
-    ]
+    columns = [_stripped(table.cells, where[roles[role]]) for role in ("item_id", "annotator", "choice")]
     item_ids, annotators, choices = columns
     positions = list(map(project.index.get, item_ids))
     digits = {str(k): k for k in range(10)}
@@ -548,8 +555,13 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
     n = np.fromiter((len(i.solutions) for i in project.items), np.int64, len(project.items))
     if not bool((np.array(codes, np.int64) < n[np.array(positions, np.int64)]).all()):
         return None
-    times = _usual_times([cells[where[roles["time"]]].strip() for cells in table.cells])
+    times = _usual_times(_stripped(table.cells, where[roles["time"]]))
     return None if times is None else list(zip(item_ids, annotators, choices, times, repeat(None)))
+
+
+def _stripped(rows: list[list[str]], column: int) -> list[str]:
+    """One column of the rows, each value stripped (in C: ``itemgetter`` and ``str.strip`` mapped)."""
+    return list(map(str.strip, map(itemgetter(column), rows)))
 
 
 def _usual_times(values: list[str]) -> list[str] | None:

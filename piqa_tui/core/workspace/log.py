@@ -422,7 +422,10 @@ class Workspace:
             before = conn.total_changes
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
             stamps = self._stamps(conn)  # while the clock index is there to answer
-            with _indexes_rebuilt(conn, len(votes) > int(conn.execute(_LAST_SEQ).fetchone()[0])):
+            bulk = len(votes) > int(conn.execute(_LAST_SEQ).fetchone()[0])
+            if bulk:  # the unique index is built again too: the votes it would skip are left out here first
+                votes = _unseen_votes(conn, votes)
+            with _indexes_rebuilt(conn, _BULK_INDEXES if bulk else ()):
                 conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
                     "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note, uid, clock)"
                     f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {stamps})",
@@ -522,17 +525,37 @@ class Workspace:
 _LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
 # Indexes a bulk insert larger than the log leaves out and builds again afterwards, in the same transaction: one
 # sort per index costs less than 300,000 insertions into each (a 300,000-vote import: a fifth less CPU). The unique
-# index of the votes stays: INSERT OR IGNORE needs it.
-_REBUILT_INDEXES = ("events_by_item", "events_by_kind", "events_by_uid", "events_in_order")
+# index of the votes too, once the votes it would skip are left out (``_unseen_votes``): were one missed, building
+# it again fails and the whole import is rolled back.
+_BULK_INDEXES = ("events_by_item", "events_by_kind", "events_by_uid", "events_in_order", "one_vote_per_instant")
+
+
+def _unseen_votes(
+    conn: sqlite3.Connection, votes: list[tuple[str, str, str, str, str | None]]
+) -> list[tuple[str, str, str, str, str | None]]:
+    """The votes INSERT OR IGNORE would add under ``one_vote_per_instant``: each (item, annotator, time, choice) the
+    first time, unless the log holds it (a NULL choice is never the same as another, as in a unique index)."""
+    keys = [(v[0], v[1], v[3], v[2]) for v in votes]
+    held = conn.execute("SELECT item_id, annotator, time, new FROM events WHERE kind = 'vote' AND new IS NOT NULL")
+    seen = set(held)
+    if len(set(keys)) == len(keys) and seen.isdisjoint(keys) and all(k[3] is not None for k in keys):
+        return votes  # the usual import: nothing to leave out
+    fresh = []
+    for vote, key in zip(votes, keys):
+        if key[3] is None or key not in seen:
+            fresh.append(vote)
+            if key[3] is not None:
+                seen.add(key)
+    return fresh
 
 
 @contextmanager
-def _indexes_rebuilt(conn: sqlite3.Connection, rebuild: bool) -> Iterator[None]:
-    """Inside a write transaction: when ``rebuild``, drop the indexes of ``_REBUILT_INDEXES`` for the block and
-    create them again, as the file defines them, after it (a failure rolls the whole back)."""
-    marks = ", ".join("?" * len(_REBUILT_INDEXES))
+def _indexes_rebuilt(conn: sqlite3.Connection, names: tuple[str, ...]) -> Iterator[None]:
+    """Inside a write transaction: drop the indexes ``names`` for the block and create them again, as the file
+    defines them, after it (a failure rolls the whole back)."""
+    marks = ", ".join("?" * len(names))
     sql = f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({marks})"
-    found = conn.execute(sql, _REBUILT_INDEXES).fetchall() if rebuild else []
+    found = conn.execute(sql, names).fetchall() if names else []
     for name, _ in found:
         conn.execute(f"DROP INDEX {name}")
     yield
