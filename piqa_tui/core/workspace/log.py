@@ -501,6 +501,12 @@ class Workspace:
         """
         return _vote_columns(self.conn, upto, columns, sep)
 
+    def votes_carry_keys(self, upto: int) -> bool:
+        """Whether some vote event up to ``upto`` carries a solution key (votes imported without texts do not:
+        then nobody needs the column read)."""
+        sql = "SELECT 1 FROM events WHERE seq <= ? AND +kind = 'vote' AND ifnull(old, '') != '' LIMIT 1"
+        return self.conn.execute(sql, (upto,)).fetchone() is not None
+
     def events(self, kinds: Iterable[str] | None = None, after: int = 0) -> list[Event]:
         """Events in canonical order, optionally only some kinds and only after a sequence number."""
         sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?"
