@@ -22,11 +22,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
 from urllib.parse import quote
 
 from piqa_tui.core.dataset.atomic import default_file_mode
 from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
+from piqa_tui.core.gcpause import gc_paused
 
 SCHEMA_VERSION = "2"  # 2: events carry a global id (uid) and a Lamport clock, for merging copies
 WORKSPACE_SUFFIX = ".piqa.sqlite"
@@ -536,21 +538,22 @@ _LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
 _BULK_INDEXES = ("events_by_item", "events_by_kind", "events_by_uid", "events_in_order", "one_vote_per_instant")
 
 
+@gc_paused()  # a tuple per vote, no cycles
 def _unseen_votes(
     conn: sqlite3.Connection, votes: list[tuple[str, str, str, str, str | None]]
 ) -> list[tuple[str, str, str, str, str | None]]:
-    """The votes INSERT OR IGNORE would add under ``one_vote_per_instant``: each (item, annotator, time, choice) the
+    """The votes INSERT OR IGNORE would add under ``one_vote_per_instant``: each (item, annotator, choice, time) the
     first time, unless the log holds it (a NULL choice is never the same as another, as in a unique index)."""
-    keys = [(v[0], v[1], v[3], v[2]) for v in votes]
-    held = conn.execute("SELECT item_id, annotator, time, new FROM events WHERE kind = 'vote' AND new IS NOT NULL")
+    keys = list(map(itemgetter(0, 1, 2, 3), votes))
+    held = conn.execute("SELECT item_id, annotator, new, time FROM events WHERE kind = 'vote' AND new IS NOT NULL")
     seen = set(held)
-    if len(set(keys)) == len(keys) and seen.isdisjoint(keys) and all(k[3] is not None for k in keys):
+    if None not in map(itemgetter(2), votes) and len(set(keys)) == len(keys) and seen.isdisjoint(keys):
         return votes  # the usual import: nothing to leave out
     fresh = []
     for vote, key in zip(votes, keys):
-        if key[3] is None or key not in seen:
+        if key[2] is None or key not in seen:
             fresh.append(vote)
-            if key[3] is not None:
+            if key[2] is not None:
                 seen.add(key)
     return fresh
 
