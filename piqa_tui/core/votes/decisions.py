@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 
 import numpy as np
 
@@ -244,7 +244,7 @@ def project_agreement(
     report = agreement_report(votes, n_categories=n_categories, gold=gold, bootstrap=bootstrap)
     breakdowns = {}
     for column in by or []:
-        values = ["(none)" if (v := item.meta.get(column, "")) is None else str(v) for item in project.items]
+        values = _column_values(project.items, column)
         code = {name: k for k, name in enumerate(dict.fromkeys(values))}
         none = code.setdefault("(none)", len(code))
         names = list(code)
@@ -256,6 +256,14 @@ def project_agreement(
         groups = [names[k] for k in present]
         breakdowns[column] = agreement_by_codes(votes, rank[group], groups, gold, column, report, bootstrap)
     return report, breakdowns
+
+
+def _column_values(items: list[Item], column: str) -> list[str]:
+    """Each item's value in a metadata column as text ("" where it has none, "(none)" for a None)."""
+    values = list(map(methodcaller("get", column, ""), map(attrgetter("meta"), items)))
+    if set(map(type, values)) <= {str}:  # the usual case, looked at in C
+        return values
+    return ["(none)" if v is None else str(v) for v in values]
 
 
 @dataclass(frozen=True)
