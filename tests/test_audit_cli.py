@@ -70,6 +70,11 @@ def test_agree_json_and_the_card_count_the_labels_in_doubt(
     lowest = _json(capsys, "agree", str(data))["doubt"]  # by default the count and the lowest twenty
     assert lowest["count"] == doubt["count"] and lowest["items"] == doubt["items"][:20]
     assert lowest["listed"] == min(20, doubt["count"])
+    counted = _json(capsys, "agree", str(data), "--top", "0")["doubt"]
+    assert counted["items"] == [] and counted["listed"] == 0 and counted["count"] == doubt["count"]
+    with pytest.raises(SystemExit) as refused:
+        main(["agree", str(data), "--json", "--top", "some"])
+    assert refused.value.code == 2 and "not a whole number or 'all'" in capsys.readouterr().err
     assert main(["card", str(data)]) == 0
     card = capsys.readouterr().out
     assert f"{doubt['count']} of 360 labels checked against the votes are in doubt" in card

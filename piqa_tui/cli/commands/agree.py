@@ -36,6 +36,8 @@ from piqa_tui.render.questions import QuestionTables, questions_markdown
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.stats import SHOWN_BREAKDOWNS, more_columns_line
 
+DOUBTS_LISTED = 20  # the lowest-scored labels in doubt agree --json lists; the count always covers them all
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
@@ -56,14 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _top(text: str) -> int | None:
     """``--top``'s count (None: all)."""
-    if text.strip().lower() == "all":
-        return None
+    return None if text.strip().lower() == "all" else _count(text, "none listed", " or 'all'")
+
+
+def _count(text: str, zero: str, other: str = "") -> int:
+    """A whole number of 0 or more from the command line (``zero``: what 0 means; ``other``: what else it may be)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number or 'all': {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number{other}: {text!r}") from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more (or all), got {text}")
+        raise argparse.ArgumentTypeError(f"must be 0 ({zero}) or more{other}, got {text}")
     return value
 
 
@@ -83,21 +88,12 @@ def add_interval_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _resamples(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no intervals) or more, got {text}")
-    return value
+    return _count(text, "no intervals")
 
 
 def bootstrap_of(args: argparse.Namespace) -> Bootstrap | None:
     """The bootstrap the arguments ask for (None: ``--resamples 0``, no intervals)."""
     return Bootstrap(args.resamples, DEFAULT_LEVEL, args.seed) if args.resamples else None
-
-
-DOUBTS_LISTED = 20  # the lowest-scored labels in doubt agree --json lists; the count always covers them all
 
 
 def doubt_json(project: Project, top: int | None = DOUBTS_LISTED) -> dict[str, object]:
