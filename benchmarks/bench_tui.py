@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from fresh_process import machine_line  # noqa: E402
+from fresh_process import byte_compile, machine_line  # noqa: E402
 
 AR_WORDS = (
     "كيفاش باش تحط شوية الما البارد السخون الملح السكر الزيت الكسكسي الطاجين الخبز الحليب "
@@ -251,6 +251,7 @@ def main() -> None:
         stale.unlink()
 
     print(machine_line())
+    print(byte_compile())
     if args.runs:
         tmux_series(path, size, args.items, args.runs)
     if args.only_first_screen:

@@ -20,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from fresh_process import Runs, cli, machine_line, run_once  # noqa: E402
+from fresh_process import Runs, byte_compile, cli, machine_line, run_once  # noqa: E402
 
 
 def write_votes(path: Path, n: int) -> None:
@@ -40,6 +40,7 @@ def write_votes(path: Path, n: int) -> None:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    compiled = byte_compile()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "large.tsv"
         subprocess.run([sys.executable, str(HERE / "make_large.py"), str(data), str(n)], check=True)
@@ -51,6 +52,7 @@ def main() -> None:
             run_once(cli("votes", "import", str(data), str(votes), "--workspace", workspace), imports)
             run_once(cli("agree", str(data), "--json", "--workspace", workspace), agrees)
     print(machine_line())
+    print(compiled)
     print(imports.line())
     print(agrees.line())
 
