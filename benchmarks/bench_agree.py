@@ -1,20 +1,26 @@
-"""Time the full agreement report on 100,000 items × 3 annotators (target: under 2 s).
+"""Time the agreement report alone (the statistics, intervals included) on 100,000 items × 3 annotators.
 
 Run: ``python benchmarks/bench_agree.py [--items N] [--annotators A] [--runs R]``.
-Prints the median wall time of R runs, from vote triples (encoding included)
-and from an already encoded :class:`VoteTable`.
+Prints the median wall and CPU time of R runs in this process, from vote triples (encoding included) and from an
+already encoded :class:`VoteTable`. The whole ``agree --json`` command in fresh processes (reading the dataset
+and the workspace, the labels in doubt, position preference, the JSON) is ``bench_votes.py``'s second figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from piqa_tui.core.votes.agreement import VoteTable, agreement_report
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fresh_process import machine_line  # noqa: E402
 
 
 def make_votes(n_items: int, n_annotators: int, seed: int = 0) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
@@ -29,14 +35,15 @@ def make_votes(n_items: int, n_annotators: int, seed: int = 0) -> tuple[list[tup
     return votes, dict(zip(ids, gold.tolist()))
 
 
-def median_seconds(fn: Callable[[], object], runs: int) -> float:
-    """Median wall time of ``runs`` calls."""
-    times = []
+def median_seconds(fn: Callable[[], object], runs: int) -> str:
+    """Median wall and CPU time of ``runs`` calls."""
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - used)
+    return f"{statistics.median(wall):.3f} s wall, {statistics.median(cpu):.3f} s CPU"
 
 
 def main() -> None:
@@ -55,9 +62,10 @@ def main() -> None:
         args.runs,
     )
     report = agreement_report(table, gold=gold)
+    print(machine_line())
     print(f"{args.items:,} items × {args.annotators} annotators ({len(votes):,} votes), median of {args.runs} runs")
-    print(f"  full report from vote triples: {from_triples:.3f} s")
-    print(f"  full report from a VoteTable:  {from_table:.3f} s")
+    print(f"  full report from vote triples: {from_triples}")
+    print(f"  full report from a VoteTable:  {from_table}")
     print(f"  Fleiss' κ = {report.fleiss.value:.4f}, Krippendorff's α = {report.krippendorff.value:.4f}")
 
 

@@ -64,9 +64,17 @@ def test_agree_json_and_the_card_count_the_labels_in_doubt(
     planted: tuple[Path, set[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = planted[0]
-    doubt = _json(capsys, "agree", str(data))["doubt"]
+    doubt = _json(capsys, "agree", str(data), "--top", "all")["doubt"]
     audited = _json(capsys, "audit", str(data), "--top", "0")["labels_in_doubt"]
-    assert doubt["count"] == audited["count"] > 0 and len(doubt["items"]) == doubt["count"]
+    assert doubt["count"] == audited["count"] > 0 and len(doubt["items"]) == doubt["listed"] == doubt["count"]
+    lowest = _json(capsys, "agree", str(data))["doubt"]  # by default the count and the lowest twenty
+    assert lowest["count"] == doubt["count"] and lowest["items"] == doubt["items"][:20]
+    assert lowest["listed"] == min(20, doubt["count"])
+    counted = _json(capsys, "agree", str(data), "--top", "0")["doubt"]
+    assert counted["items"] == [] and counted["listed"] == 0 and counted["count"] == doubt["count"]
+    with pytest.raises(SystemExit) as refused:
+        main(["agree", str(data), "--json", "--top", "some"])
+    assert refused.value.code == 2 and "not a whole number or 'all'" in capsys.readouterr().err
     assert main(["card", str(data)]) == 0
     card = capsys.readouterr().out
     assert f"{doubt['count']} of 360 labels checked against the votes are in doubt" in card

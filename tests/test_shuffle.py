@@ -197,3 +197,26 @@ def test_without_orders_the_last_vote_counts_and_an_undone_one_leaves_the_one_be
     shown = shown_positions(amina)
     assert shown[("amina", first.id)] == (0, 3)  # file order: the position is the index voted, the last vote counts
     assert shown.get(("amina", second.id)) == before
+
+
+def test_imported_votes_without_orders_count_each_annotators_positions_as_recorded(tmp_path: Path) -> None:
+    data = tmp_path / "pairs.tsv"
+    rows = [f"p{i}\tHow to do {i}?\tone way {i}\tanother way {i}\t0" for i in range(6)]
+    data.write_text("id\tprompt\tsolution0\tsolution1\tlabel\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    votes = tmp_path / "votes.tsv"
+    picks = {"amina": "000001", "sara": "1s1110"}  # per item in order; s: unsure, no position
+    lines = [
+        f"p{i}\t{name}\t{'skip' if c == 's' else c}\t2026-11-20T09:00:0{i}Z"
+        for name, row in picks.items()
+        for i, c in enumerate(row)
+    ]
+    votes.write_text("item_id\tannotator\tchoice\ttime\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    assert cli("votes", "import", data, votes)[0] == 0
+    found = {p.annotator: p.counts for p in position_preference(Project.open(data, annotator="lead"))}
+    assert found == {"amina": {2: (5, 1)}, "sara": {2: (1, 4)}}
+    project = Project.open(data, annotator="sara")
+    project.vote("p0", "0")  # a second vote on p0: the last one counts (the replay decides)
+    assert {p.annotator: p.counts for p in position_preference(project)} == {
+        "amina": {2: (5, 1)},
+        "sara": {2: (2, 3)},
+    }

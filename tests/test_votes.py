@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,21 @@ def test_agree_json_matches_the_agreement_module(tmp_path: Path, capsys: pytest.
     assert "category" in data["by"]
     assert data["gold_changes"] == [{"id": "dz-007", "gold": 1, "decided": 0}]
     assert data["status"]["votes-against-gold"] == 1
+
+
+def test_agree_json_is_one_line_for_a_pipe_and_indented_on_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = copy_sample("darija-algerian.tsv", tmp_path)
+    assert main(["votes", "import", str(dataset), str(SAMPLE_VOTES)]) == 0
+    capsys.readouterr()
+    assert main(["agree", str(dataset), "--json"]) == 0
+    piped = capsys.readouterr().out
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # what a terminal answers
+    assert main(["agree", str(dataset), "--json"]) == 0
+    shown = capsys.readouterr().out
+    assert piped.count("\n") == 1 and shown.count("\n") > 50 and '\n  "fleiss_kappa": ' in shown
+    assert json.loads(piped) == json.loads(shown)
 
 
 def test_export_with_decided_labels_and_vote_columns(tmp_path: Path) -> None:

@@ -167,3 +167,29 @@ def test_a_bulk_vote_insert_rebuilds_the_indexes_it_left_out_and_keeps_order_and
     assert list(uids) == sorted(uids) and len(set(uids)) == 5
     assert ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     ws.close()
+
+
+def test_a_bulk_vote_insert_skips_the_votes_a_unique_index_would_and_keeps_null_choices(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "w.piqa.sqlite")
+    held = ("x0", "amina", "0", "2026-11-20T08:00:00Z", None)
+    assert ws.insert_votes([held]) == 1
+    votes = [
+        held,  # already in the log
+        ("x1", "amina", "1", "2026-11-20T08:00:01Z", None),
+        ("x1", "amina", "1", "2026-11-20T08:00:01Z", None),  # twice in the file
+        ("x1", "amina", "0", "2026-11-20T08:00:01Z", None),  # same instant, another choice: a vote of its own
+        ("x2", "sara", None, "2026-11-20T08:00:02Z", None),  # no choice: never the same as another
+        ("x2", "sara", None, "2026-11-20T08:00:02Z", None),
+    ]
+    assert ws.insert_votes(votes) == 4  # more votes than events: the bulk path
+    rows = ws.conn.execute("SELECT seq, item_id, new, clock, uid FROM events ORDER BY seq").fetchall()
+    assert [(seq, item, new, clock) for seq, item, new, clock, _ in rows] == [
+        (1, "x0", "0", 1),
+        (2, "x1", "1", 2),
+        (3, "x1", "0", 3),
+        (4, "x2", None, 4),
+        (5, "x2", None, 5),
+    ]
+    assert [uid[-16:] for *_, uid in rows[1:]] == [f"{n:016x}" for n in range(2, 6)]
+    assert ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    ws.close()

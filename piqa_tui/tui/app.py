@@ -10,6 +10,7 @@ the main screen's files controller.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field, replace
 
@@ -44,14 +45,9 @@ from piqa_tui.tui.messages import (
     ShowItem,
     Watch,
 )
-from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
-from piqa_tui.tui.screens.guidelines import GuidelinesScreen
-from piqa_tui.tui.screens.health import HealthScreen
-from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.screens.loading import LoadingScreen
 from piqa_tui.tui.screens.main import MainScreen
-from piqa_tui.tui.screens.progress import ProgressScreen
 from piqa_tui.tui.state.model_scores import LOW_MARGIN
 from piqa_tui.tui.state.session import OpenRequest, Session
 from piqa_tui.tui.terminal.guard import ControlCharacterFilter
@@ -367,7 +363,13 @@ class PiqaApp(App[None]):
         screen = self.screen
         if isinstance(screen, MainScreen) and screen.query("ItemList"):
             return screen.current
-        if isinstance(screen, AdjudicationScreen) and screen.query("DataTable") and self.session is not None:
+        adjudication = sys.modules.get("piqa_tui.tui.screens.adjudication")  # not imported: not on screen either
+        if (
+            adjudication is not None
+            and isinstance(screen, adjudication.AdjudicationScreen)
+            and screen.query("DataTable")
+            and self.session is not None
+        ):
             item_id = screen.current_id
             return self.session.project.item(item_id) if item_id else None
         return None
@@ -376,20 +378,28 @@ class PiqaApp(App[None]):
         return self.settings.keys.get(action.id, action.keys)
 
     def action_help(self) -> None:
+        from piqa_tui.tui.screens.help import HelpScreen  # the screens below are imported when first asked for
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_health(self) -> None:
+        from piqa_tui.tui.screens.health import HealthScreen
+
         if self.session is not None and not isinstance(self.screen, HealthScreen):
             self.push_screen(HealthScreen(self.session))
 
     def action_guidelines(self) -> None:
+        from piqa_tui.tui.screens.guidelines import GuidelinesScreen
+
         main = self.main_screen
         if self.session is not None and not isinstance(self.screen, GuidelinesScreen):
             current = main.current if main is not None and main.query("ItemList") else None
             self.push_screen(GuidelinesScreen(self.session, current.id if current is not None else None))
 
     def action_progress(self) -> None:
+        from piqa_tui.tui.screens.progress import ProgressScreen
+
         if self.session is not None and not isinstance(self.screen, ProgressScreen):
             self.push_screen(ProgressScreen(self.session))
 

@@ -36,6 +36,8 @@ from piqa_tui.render.questions import QuestionTables, questions_markdown
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.stats import SHOWN_BREAKDOWNS, more_columns_line
 
+DOUBTS_LISTED = 20  # the lowest-scored labels in doubt agree --json lists; the count always covers them all
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
@@ -44,6 +46,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables to paste into a paper")
     add_interval_arguments(parser)
+    parser.add_argument(
+        "--top",
+        type=_top,
+        default=DOUBTS_LISTED,
+        metavar="N|all",
+        help=f"--json: labels in doubt to list, lowest score first (default {DOUBTS_LISTED}; all: every one, "
+        "as audit --json --top N)",
+    )
+
+
+def _top(text: str) -> int | None:
+    """``--top``'s count (None: all)."""
+    return None if text.strip().lower() == "all" else _count(text, "none listed", " or 'all'")
+
+
+def _count(text: str, zero: str, other: str = "") -> int:
+    """A whole number of 0 or more from the command line (``zero``: what 0 means; ``other``: what else it may be)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number{other}: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 ({zero}) or more{other}, got {text}")
+    return value
 
 
 def add_interval_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,13 +88,7 @@ def add_interval_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _resamples(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no intervals) or more, got {text}")
-    return value
+    return _count(text, "no intervals")
 
 
 def bootstrap_of(args: argparse.Namespace) -> Bootstrap | None:
@@ -76,13 +96,15 @@ def bootstrap_of(args: argparse.Namespace) -> Bootstrap | None:
     return Bootstrap(args.resamples, DEFAULT_LEVEL, args.seed) if args.resamples else None
 
 
-def doubt_json(project: Project) -> dict[str, object]:
-    """The labels in doubt, each with its score and reason (``piqa-tui audit`` adds the posteriors and the annotators)."""
+def doubt_json(project: Project, top: int | None = DOUBTS_LISTED) -> dict[str, object]:
+    """The labels in doubt: how many, and the lowest ``top`` (None: all) each with its score and reason
+    (``piqa-tui audit`` adds the posteriors and the annotators)."""
     from piqa_tui.core.quality.audit import audit_labels
     from piqa_tui.settings.template_catalog import available_templates
 
     audit = audit_labels(project, known=available_templates(), annotators=False)
-    return {**audit.summary_json(), "items": [doubt.brief_json() for doubt in audit.ranked()]}
+    listed = [doubt.brief_json() for doubt in audit.ranked(top)]
+    return {**audit.summary_json(), "listed": len(listed), "items": listed}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
                 "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
-                "doubt": doubt_json(project),
+                "doubt": doubt_json(project, args.top),
                 "position_preference": [p.to_json() for p in position_preference(project)],
                 "questions": [q.to_json() for q in question_agreements(project)],
             }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
@@ -17,8 +18,6 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.round.declaration import Round
-from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, show_invisible, twins_line
 from piqa_tui.core.votes.decisions import (
     parse_policy,
@@ -29,6 +28,9 @@ from piqa_tui.core.votes.decisions import (
 from piqa_tui.core.votes.exchange import export_answers, export_votes, import_answers
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.workspace.project import Project
+
+if TYPE_CHECKING:
+    from piqa_tui.core.round.declaration import Round
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,6 +125,8 @@ def exchange_answers(project: Project, args: argparse.Namespace) -> int:
     """Export or import the answers to the round's extra questions (``--answers FILE``): a file of its own,
     one row per answer (item_id, annotator, question, answer, time); an import checks each answer against
     the round in force and reports a bad row in one line."""
+    from piqa_tui.core.round.recorded import round_in_force  # rounds and their questions: only with --answers
+
     path = Path(args.answers)
     if args.action == "export":
         if project.workspace is None:

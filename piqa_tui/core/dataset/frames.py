@@ -31,15 +31,6 @@ def text_frame(items: list[Item]) -> pl.DataFrame:
     )
 
 
-def meta_frame(items: list[Item], columns: list[str]) -> pl.DataFrame:
-    """The metadata columns as text ("" where an item lacks one)."""
-    import polars as pl
-
-    return pl.DataFrame(
-        {c: [i.meta.get(c, "") for i in items] for c in columns}, schema={c: pl.String for c in columns}
-    )
-
-
 def scripts_maybe_present(texts: Iterable[str], chunk: int = 1 << 21) -> list[str]:
     """Names of ``SCRIPTS`` that may occur in ``texts``: a superset, found in a few numpy passes.
 

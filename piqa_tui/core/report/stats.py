@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import methodcaller
 from typing import TYPE_CHECKING
 
-from piqa_tui.core.dataset.frames import meta_frame, scripts_maybe_present, text_frame
+from piqa_tui.core.dataset.frames import scripts_maybe_present, text_frame
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.characters import SCRIPTS
 
@@ -39,11 +41,21 @@ def categorical_columns(items: list[Item], columns: list[str]) -> list[str]:
     """Metadata columns that behave like categories: few distinct, repeated values."""
     if not columns or not items:
         return []
-    import polars as pl
-
-    distinct = meta_frame(items, columns).select(pl.all().n_unique()).row(0)
     limit = min(_MAX_CATEGORIES, max(2, len(items) // 2))
+    metas = [item.meta for item in items]
+    distinct = [_distinct_up_to(metas, methodcaller("get", c, ""), limit) for c in columns]
     return [c for c, k in zip(columns, distinct) if 1 < k <= limit or (k == 1 and len(items) > 1)]
+
+
+def _distinct_up_to(metas: list[dict[str, str]], value: Callable[[dict[str, str]], str], limit: int) -> int:
+    """How many distinct values a column holds, counted a block at a time up to ``limit`` + 1 (free text stops
+    after its first block)."""
+    seen: set[str] = set()
+    for start in range(0, len(metas), 4096):
+        seen.update(map(value, metas[start : start + 4096]))
+        if len(seen) > limit:
+            break
+    return len(seen)
 
 
 def compute_stats(items: list[Item], meta_columns: list[str]) -> DatasetStats:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from piqa_tui.core.quality.artifacts import binomial_two_sided, holm
 from piqa_tui.core.round.order import ORDER_KIND, parse_order
 from piqa_tui.core.workspace.project import Project
@@ -113,10 +115,40 @@ def _shown(project: Project, item_id: str, new: str | None, order_text: str | No
 
 def position_preference(project: Project) -> list[PositionPreference]:
     """Every annotator with a vote for a solution, in name order (see the module docstring)."""
-    counts: dict[str, dict[int, list[int]]] = {}
-    for (annotator, _), (position, k) in shown_positions(project).items():
-        counts.setdefault(annotator, {}).setdefault(k, [0] * k)[position] += 1
+    counts = _single_vote_counts(project)
+    if counts is None:
+        counts = {}
+        for (annotator, _), (position, k) in shown_positions(project).items():
+            counts.setdefault(annotator, {}).setdefault(k, [0] * k)[position] += 1
     return [_preference(name, {k: tuple(v) for k, v in by_k.items()}) for name, by_k in sorted(counts.items())]
+
+
+def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | None:
+    """Votes per annotator, number of solutions and position, counted column-wise from the project's current votes
+    when that gives the replay's answer: no ``order`` event (positions are the recorded indices) and one vote
+    event per (item, annotator) up to the log's end (the vote in force is that event). None otherwise."""
+    current = project.state.current_votes
+    ws = project.workspace
+    if current is None or ws is None or current.events != len(current) or current.upto != ws.last_seq():
+        return None
+    if ws.event_fields([ORDER_KIND], "seq").fetchone():
+        return None
+    recorded = current.choice if current.cast is None else current.cast
+    index = [int(c) if c.isdigit() else -1 for c in current.choices]
+    choice = np.array(index, np.int64)[recorded] if index else np.zeros(0, np.int64)
+    sizes = [
+        len(project.items[p].solutions) if (p := project.index.get(i)) is not None else 0 for i in current.item_ids
+    ]
+    k = np.array(sizes, np.int64)[current.item] if sizes else np.zeros(0, np.int64)
+    valid = (choice >= 0) & (choice < k)
+    counts: dict[str, dict[int, list[int]]] = {}
+    width = int(k.max(initial=0)) + 1
+    cells = (current.annotator[valid] * width + k[valid]) * width + choice[valid]
+    found = np.bincount(cells, minlength=len(current.annotators) * width * width).reshape(-1, width, width)
+    for a, size, position in zip(*np.nonzero(found)):
+        by_k = counts.setdefault(current.annotators[a], {})
+        by_k.setdefault(int(size), [0] * int(size))[int(position)] = int(found[a, size, position])
+    return counts
 
 
 def _preference(annotator: str, counts: dict[int, tuple[int, ...]]) -> PositionPreference:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 
 import numpy as np
 
+from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.votes.agreement import (
     AgreementBreakdown,
@@ -116,12 +117,21 @@ def gold_changes(
     project: Project, policy: Policy | None = None, found: dict[str, Decision] | None = None
 ) -> list[GoldChange]:
     """The items whose decided label (agreed, against gold, adjudicated) is not their gold label, in file order."""
-    found = decisions(project, policy) if found is None else found
+    items = project.items
+    if found is None:  # the decided labels as one array: no decision object per item
+        label = decided_labels(project, policy)
+        changed = np.flatnonzero((label >= 0) & (label != _gold_labels(items))).tolist()
+        return [GoldChange(items[k].id, items[k].label, value) for k, value in zip(changed, label[changed].tolist())]
     return [
         GoldChange(item.id, item.label, decision.label)
-        for item in project.items
+        for item in items
         if (decision := found[item.id]).label is not None and decision.label != item.label
     ]
+
+
+def _gold_labels(items: list[Item]) -> np.ndarray:
+    """Per item, its gold label; -1 for none."""
+    return np.fromiter((-1 if i.label is None else i.label for i in items), np.int64, len(items))
 
 
 def vote_table(project: Project, n_categories: int | None = None) -> VoteTable:
@@ -163,7 +173,7 @@ def _decided(project: Project, policy: Policy) -> tuple[np.ndarray, np.ndarray, 
     known = pos >= 0
     counts[pos[known]] = table.counts[known]
     status, label = policy.decide_many(counts)
-    gold = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
+    gold = _gold_labels(project.items)
     agreed = status == STATUSES.index(Status.AGREED)
     status[agreed & (gold >= 0) & (label != gold)] = STATUSES.index(Status.AGAINST_GOLD)
     adjudicated = {}
@@ -230,12 +240,11 @@ def project_agreement(
     n_categories = max(map(len, map(attrgetter("solutions"), project.items)), default=2)
     votes = vote_table(project, n_categories)  # encoded once for every breakdown
     pos = _positions(project, votes)
-    labels = np.fromiter((-1 if i.label is None else i.label for i in project.items), np.int64, len(project.items))
-    gold = _per_vote_item(labels, pos, -1)
+    gold = _per_vote_item(_gold_labels(project.items), pos, -1)
     report = agreement_report(votes, n_categories=n_categories, gold=gold, bootstrap=bootstrap)
     breakdowns = {}
     for column in by or []:
-        values = ["(none)" if (v := item.meta.get(column, "")) is None else str(v) for item in project.items]
+        values = _column_values(project.items, column)
         code = {name: k for k, name in enumerate(dict.fromkeys(values))}
         none = code.setdefault("(none)", len(code))
         names = list(code)
@@ -247,6 +256,14 @@ def project_agreement(
         groups = [names[k] for k in present]
         breakdowns[column] = agreement_by_codes(votes, rank[group], groups, gold, column, report, bootstrap)
     return report, breakdowns
+
+
+def _column_values(items: list[Item], column: str) -> list[str]:
+    """Each item's value in a metadata column as text ("" where it has none, "(none)" for a None)."""
+    values = list(map(methodcaller("get", column, ""), map(attrgetter("meta"), items)))
+    if set(map(type, values)) <= {str}:  # the usual case, looked at in C
+        return values
+    return ["(none)" if v is None else str(v) for v in values]
 
 
 @dataclass(frozen=True)

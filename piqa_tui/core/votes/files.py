@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -239,11 +240,22 @@ class _Table:
     records: list[dict[str, object]] = field(default_factory=list)
     bad: list[BadVote] = field(default_factory=list)
     unit: str = "line"
+    columns: list[list[str]] | None = None  # a usual TSV, kept column-wise instead of ``cells``: no row lacks a cell
 
     def rows(self) -> Iterator[tuple[int, dict[str, object]]]:
         header = self.header
-        rows: Iterable[dict[str, object]] = self.records or (dict(zip(header, cells)) for cells in self.cells)
+        cells: Iterable[Iterable[str]] = self.cells if self.columns is None else zip(*self.columns)
+        rows: Iterable[dict[str, object]] = self.records or (dict(zip(header, row)) for row in cells)
         return zip(self.numbers, rows)
+
+    def column(self, k: int) -> list[str]:
+        """The values of column ``k`` of the TSV/CSV rows, stripped."""
+        values = self.columns[k] if self.columns is not None else map(itemgetter(k), self.cells)
+        return list(map(str.strip, values))
+
+    def narrower_than(self, width: int) -> bool:
+        """Whether some TSV/CSV row has fewer than ``width`` cells."""
+        return self.columns is None and min(map(len, self.cells), default=0) < width
 
 
 _NOT_UTF8 = "not UTF-8 text (a byte of another encoding); re-save the file as UTF-8"
@@ -292,8 +304,21 @@ def _read_tsv(path: Path, text: str) -> _Table:
     """Tab-separated, without quoting: a line is a row (so no field size limit, no quote can swallow lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
     table = _Table(_header(path, [tsv_unescape(cell) for cell in lines[0].rstrip("\r").split("\t")]))
-    rows = ([tsv_unescape(cell) for cell in line.split("\t")] for line in lines[1:])
-    _add_rows(table, enumerate(rows, 2), not _has_bad_bytes(text))
+    body = lines[1:]
+    while body and not body[-1].strip():
+        body.pop()  # blank lines at the end: no rows, and no number of a row after them changes
+    checked = not _has_bad_bytes(text)
+    if checked and "\\" not in text and all(map(str.strip, body)):  # the usual file: nothing to unescape or skip
+        table.numbers = list(range(2, len(body) + 2))
+        width = len(table.header)
+        if set(map(str.count, body, repeat("\t"))) == {width - 1}:  # a full grid: one split, sliced into columns
+            cells = "\t".join(body).split("\t")
+            table.columns = [cells[k::width] for k in range(width)]
+        else:
+            table.cells = [line.split("\t") for line in body]
+        return table
+    rows = ([tsv_unescape(cell) for cell in line.split("\t")] for line in body)
+    _add_rows(table, enumerate(rows, 2), checked)
     return table
 
 
@@ -533,12 +558,10 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
     annotator, a solution number in range, a plain UTC time), checked column-wise; None when some line is not,
     or is unusual (the line-by-line reading decides then, and says why)."""
     width = len(table.header)
-    if table.bad or table.records or "time" not in roles or min(map(len, table.cells), default=0) < width:
+    if table.bad or table.records or "time" not in roles or table.narrower_than(width):
         return None
     where = {name: k for k, name in reversed(list(enumerate(table.header)))}
-    columns = [
-        [cells[where[roles[role]]].strip() for cells in table.cells] for role in ("item_id", "annotator", "choice")
-    ]
+    columns = [table.column(where[roles[role]]) for role in ("item_id", "annotator", "choice")]
     item_ids, annotators, choices = columns
     positions = list(map(project.index.get, item_ids))
     digits = {str(k): k for k in range(10)}
@@ -548,7 +571,7 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
     n = np.fromiter((len(i.solutions) for i in project.items), np.int64, len(project.items))
     if not bool((np.array(codes, np.int64) < n[np.array(positions, np.int64)]).all()):
         return None
-    times = _usual_times([cells[where[roles["time"]]].strip() for cells in table.cells])
+    times = _usual_times(table.column(where[roles["time"]]))
     return None if times is None else list(zip(item_ids, annotators, choices, times, repeat(None)))
 
 
@@ -568,12 +591,15 @@ def _usual_times(values: list[str]) -> list[str] | None:
     number = (grid[:, [11, 14, 17]] - ord("0")).astype(np.int64) * 10 + (grid[:, [12, 15, 18]] - ord("0"))
     if not bool((number <= np.array([23, 59, 59])).all()):
         return None
+    days = np.unique(np.ascontiguousarray(grid[:, :10]).view("S10")).tolist()
     try:
-        if any(not YEARS[0] <= date.fromisoformat(day).year <= YEARS[1] for day in set(v[:10] for v in values)):
+        if any(not YEARS[0] <= date.fromisoformat(day.decode()).year <= YEARS[1] for day in days):
             return None
     except ValueError:
         return None
-    return values if width == 27 else [v[:-1] + ".000000Z" for v in values]
+    if width == 27:
+        return values
+    return joined.replace("Z", ".000000Z\n").split("\n")[:-1]  # Z ends each value and is nowhere else
 
 
 @gc_paused()  # a dict and a tuple per line, no cycles: collections would only slow the read

@@ -114,6 +114,13 @@ class _LazyColumn:
             self._value.append(again[0][0] if again is not None and np.array_equal(again[1], seqs) else None)
         return self._value[0]
 
+    def any_set(self) -> bool:
+        """Whether some value is not empty; asked of the log, without reading the column, until it is read."""
+        if self._value:
+            return self._value[0] is None or any(self._value[0])
+        ws, upto, name, _ = self._args
+        return name != "solution" or ws.votes_carry_keys(upto)
+
 
 @dataclass(eq=False)
 class CurrentVotes:
@@ -139,6 +146,7 @@ class CurrentVotes:
     _times: Callable[[], list[str] | None] = field(repr=False, default=lambda: [])
     _keys: Callable[[], list[str] | None] = field(repr=False, default=lambda: [])
     cast: np.ndarray | None = None  # per current vote, its choice as recorded (``choice`` is where it points now)
+    _any_key: Callable[[], bool] = field(repr=False, default=lambda: True)  # whether a vote carries a solution key
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -209,6 +217,7 @@ class CurrentVotes:
             key,
             times,
             keys,
+            _any_key=keys.any_set,
         )
         return current, changed
 
@@ -227,7 +236,7 @@ class CurrentVotes:
             self.cast = self.choice.copy()
         self.choice = self.cast.copy()
         self._memo.clear()
-        stored = self.solution_keys() or [""] * len(self)
+        stored = (self.solution_keys() if self._any_key() else None) or [""] * len(self)
         texts = [solutions(item_id) for item_id in self.item_ids]
         count = np.array([len(t) if t is not None else 1 << 30 for t in texts], np.int64)
         numeric = self.numeric()

@@ -22,11 +22,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
 from urllib.parse import quote
 
 from piqa_tui.core.dataset.atomic import default_file_mode
 from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
+from piqa_tui.core.gcpause import gc_paused
 
 SCHEMA_VERSION = "2"  # 2: events carry a global id (uid) and a Lamport clock, for merging copies
 WORKSPACE_SUFFIX = ".piqa.sqlite"
@@ -422,7 +424,10 @@ class Workspace:
             before = conn.total_changes
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
             stamps = self._stamps(conn)  # while the clock index is there to answer
-            with _indexes_rebuilt(conn, len(votes) > int(conn.execute(_LAST_SEQ).fetchone()[0])):
+            bulk = len(votes) > int(conn.execute(_LAST_SEQ).fetchone()[0])
+            if bulk:  # the unique index is built again too: the votes it would skip are left out here first
+                votes = _unseen_votes(conn, votes)
+            with _indexes_rebuilt(conn, _BULK_INDEXES if bulk else ()):
                 conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
                     "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note, uid, clock)"
                     f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {stamps})",
@@ -498,6 +503,12 @@ class Workspace:
         """
         return _vote_columns(self.conn, upto, columns, sep)
 
+    def votes_carry_keys(self, upto: int) -> bool:
+        """Whether some vote event up to ``upto`` carries a solution key (votes imported without texts do not:
+        then nobody needs the column read)."""
+        sql = "SELECT 1 FROM events WHERE seq <= ? AND +kind = 'vote' AND ifnull(old, '') != '' LIMIT 1"
+        return self.conn.execute(sql, (upto,)).fetchone() is not None
+
     def events(self, kinds: Iterable[str] | None = None, after: int = 0) -> list[Event]:
         """Events in canonical order, optionally only some kinds and only after a sequence number."""
         sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?"
@@ -522,17 +533,38 @@ class Workspace:
 _LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
 # Indexes a bulk insert larger than the log leaves out and builds again afterwards, in the same transaction: one
 # sort per index costs less than 300,000 insertions into each (a 300,000-vote import: a fifth less CPU). The unique
-# index of the votes stays: INSERT OR IGNORE needs it.
-_REBUILT_INDEXES = ("events_by_item", "events_by_kind", "events_by_uid", "events_in_order")
+# index of the votes too, once the votes it would skip are left out (``_unseen_votes``): were one missed, building
+# it again fails and the whole import is rolled back.
+_BULK_INDEXES = ("events_by_item", "events_by_kind", "events_by_uid", "events_in_order", "one_vote_per_instant")
+
+
+@gc_paused()  # a tuple per vote, no cycles
+def _unseen_votes(
+    conn: sqlite3.Connection, votes: list[tuple[str, str, str, str, str | None]]
+) -> list[tuple[str, str, str, str, str | None]]:
+    """The votes INSERT OR IGNORE would add under ``one_vote_per_instant``: each (item, annotator, choice, time) the
+    first time, unless the log holds it (a NULL choice is never the same as another, as in a unique index)."""
+    keys = list(map(itemgetter(0, 1, 2, 3), votes))
+    held = conn.execute("SELECT item_id, annotator, new, time FROM events WHERE kind = 'vote' AND new IS NOT NULL")
+    seen = set(held)
+    if None not in map(itemgetter(2), votes) and len(set(keys)) == len(keys) and seen.isdisjoint(keys):
+        return votes  # the usual import: nothing to leave out
+    fresh = []
+    for vote, key in zip(votes, keys):
+        if key[2] is None or key not in seen:
+            fresh.append(vote)
+            if key[2] is not None:
+                seen.add(key)
+    return fresh
 
 
 @contextmanager
-def _indexes_rebuilt(conn: sqlite3.Connection, rebuild: bool) -> Iterator[None]:
-    """Inside a write transaction: when ``rebuild``, drop the indexes of ``_REBUILT_INDEXES`` for the block and
-    create them again, as the file defines them, after it (a failure rolls the whole back)."""
-    marks = ", ".join("?" * len(_REBUILT_INDEXES))
+def _indexes_rebuilt(conn: sqlite3.Connection, names: tuple[str, ...]) -> Iterator[None]:
+    """Inside a write transaction: drop the indexes ``names`` for the block and create them again, as the file
+    defines them, after it (a failure rolls the whole back)."""
+    marks = ", ".join("?" * len(names))
     sql = f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({marks})"
-    found = conn.execute(sql, _REBUILT_INDEXES).fetchall() if rebuild else []
+    found = conn.execute(sql, names).fetchall() if names else []
     for name, _ in found:
         conn.execute(f"DROP INDEX {name}")
     yield

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import is_
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.quality.audit import audit_labels
-from piqa_tui.core.quality.crowdlab import ModelProbabilities
-from piqa_tui.core.quality.doubt import Doubt
-from piqa_tui.core.quality.evidence import every_item_models
-from piqa_tui.core.scoring.stored import runs_stamp
-from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.votes.decisions import policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.core.workspace.project import Project
+
+if TYPE_CHECKING:  # the audit is imported when the queue first asks for it, not before the first screen
+    from piqa_tui.core.quality.crowdlab import ModelProbabilities
+    from piqa_tui.core.quality.doubt import Doubt
+    from piqa_tui.core.scoring.templates import Template
 
 _worked_out: WeakKeyDictionary[Project, tuple[object, dict[str, Doubt]]] = WeakKeyDictionary()
 _read: WeakKeyDictionary[Project, tuple[object, list[Item], list[ModelProbabilities]]] = WeakKeyDictionary()
@@ -45,6 +45,9 @@ def _known_templates() -> Mapping[str, Template] | None:
 def _models(project: Project) -> list[ModelProbabilities]:
     """The stored runs' probabilities for every item, read again when a run was stored or an item's text changed
     (an edit replaces the item object)."""
+    from piqa_tui.core.quality.evidence import every_item_models
+    from piqa_tui.core.scoring.stored import runs_stamp
+
     stamp = runs_stamp(project.workspace.conn) if project.workspace is not None else None
     items = project.items
     kept = _read.get(project)
@@ -57,6 +60,8 @@ def _models(project: Project) -> list[ModelProbabilities]:
 
 def labels_in_doubt(project: Project, policy: Policy) -> dict[str, Doubt]:
     """The labels in doubt by item id, lowest score first (worked out again when the log has moved)."""
+    from piqa_tui.core.quality.audit import audit_labels
+
     stamp = _stamp(project, policy)
     found = _worked_out.get(project)
     if found is None or found[0] != stamp:

@@ -12,11 +12,10 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.quality.artifacts import ArtifactReport, artifact_report
 from piqa_tui.core.round.guidelines import items_asked_about
 from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.round.stages import STAGES, stage_of
@@ -26,6 +25,9 @@ from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.state.ballots import STATUS_MARKS, Ballots
 from piqa_tui.tui.state.doubt import labels_in_doubt
 from piqa_tui.tui.state.model_scores import ModelScores
+
+if TYPE_CHECKING:  # the artifacts report is imported when the health screen or its queue asks, not at start-up
+    from piqa_tui.core.quality.artifacts import ArtifactReport
 
 
 class Validation:
@@ -96,6 +98,8 @@ class Artifacts:
 
     def report(self, s: Sources) -> ArtifactReport:
         """The report (a second or two on 100,000 items the first time: the health screen asks from a worker)."""
+        from piqa_tui.core.quality.artifacts import artifact_report
+
         with self._lock:
             stamp = self._stamp_of(s)
             if self._report is None or stamp != self._stamp:
