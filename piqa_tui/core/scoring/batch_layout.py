@@ -31,7 +31,7 @@ from typing import NamedTuple
 from piqa_tui.core.errors import ModelError
 
 MAX_SOLUTIONS = 16  # sequence ids one token may carry
-_ROW_BLOCK = 4  # rows llama.cpp's matrix kernels take at a time
+ROW_BLOCK = 4  # rows llama.cpp's matrix kernels take at a time
 _SHARED = -1  # the solution number of a row all the item's solutions read
 
 
@@ -219,7 +219,7 @@ def _whole_row_blocks(entries: list[BatchEntry], n_ubatch: int) -> None:
     """Ask for a few logits nobody reads, so that every ubatch has whole 4-row blocks of outputs."""
     for start in range(0, len(entries), n_ubatch):
         window = range(start, min(start + n_ubatch, len(entries)))
-        missing = -sum(entries[i].logits for i in window) % _ROW_BLOCK
+        missing = -sum(entries[i].logits for i in window) % ROW_BLOCK
         for i in reversed(window):
             if not missing:
                 break
@@ -333,7 +333,7 @@ class KvCells:
             else:
                 e = replace(e, seq_ids=tuple(seq_offset + s for s in e.seq_ids))
             decoded.append(e)
-        while len(decoded) % _ROW_BLOCK:  # whole 4-row blocks; these land in the first free cells after the group
+        while len(decoded) % ROW_BLOCK:  # whole 4-row blocks; these land in the first free cells after the group
             decoded.append(BatchEntry(pad_token, next(pad_positions), (seq_offset + pad_seq,)))
         self._fill(decoded)
         return removals, decoded

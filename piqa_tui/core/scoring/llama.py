@@ -40,6 +40,7 @@ from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
 from piqa_tui.core.scoring.batch_layout import (
     MAX_SOLUTIONS,
+    ROW_BLOCK,
     BatchEntry,
     BatchLayout,
     BatchShape,
@@ -53,7 +54,6 @@ from piqa_tui.core.scoring.machine import cpu_flags, decide_repack, simd_lanes
 
 log = logging.getLogger(__name__)
 
-_ROW_BLOCK = 4  # rows llama.cpp's matrix kernels take at a time (see batch_layout)
 _ROWS_PER_THREAD = 4  # fewer log-softmax rows than this per thread are not worth a hand-off
 _MAX_SEQ = 256  # llama.cpp's LLAMA_MAX_SEQ
 _SEQ_BANKS = 4  # batches whose left-over cells may stand in for padding (see batch_layout.KvCells)
@@ -172,7 +172,7 @@ class LlamaBackend:
         self.n_ubatch = max(8, min(n_ubatch, n_batch) // 8 * 8)
         self.n_batch = max(self.n_ubatch, n_batch // self.n_ubatch * self.n_ubatch)
         self.n_ctx = max(n_ctx, self.n_batch)
-        self.n_seq_max = max(3, min(n_seq_max, 256))
+        self.n_seq_max = max(3, min(n_seq_max, _MAX_SEQ))
         self.align = align  # None: the CPU backend's SIMD width, known once llama.cpp is loaded
         self.exact = exact
         self.reuse_cells = reuse_cells  # padding cells keep earlier batches' tokens instead of fresh pad tokens
@@ -394,7 +394,7 @@ class LlamaBackend:
         plan = lay_out(group, shape, pad_token=pad)
         n_cells = len(plan.entries)
         fits = n_cells <= self.n_batch and (self._n_swa <= 0 or n_cells < self._n_swa)
-        if self.reuse_cells and self.exact and fits and shape.align % _ROW_BLOCK == 0:
+        if self.reuse_cells and self.exact and fits and shape.align % ROW_BLOCK == 0:
             if self._cells_unknown:
                 self._forget_cells()
             reused = lay_out(group, shape, pad, self._kv, self._kv.next_offset())
