@@ -58,6 +58,7 @@ from piqa_tui.tui.widgets.item.label_line import LabelChooser
 POLL_SECONDS = 2.0
 CHECKPOINT_SECONDS = 60.0  # a long session copies the WAL into the .sqlite file this often
 CHECK_DELAY = 0.5
+PREVIEW_WAIT = 1.0  # seconds the whole read waits at most for a preview of the first rows to be drawn
 USER_ACTIVE = 0.5  # background checks pause this long after each key or click
 
 
@@ -147,9 +148,10 @@ class PiqaApp(App[None]):
     def open_dataset(self, request: OpenRequest, keep_id: str | None = None) -> None:
         try:
             bidi_mode = self.session.bidi_mode if self.session is not None else self.settings.bidi_mode
-            session = Session.open(
-                request, reviewer=self.settings.reviewer, low_margin=self.settings.low_margin, bidi_mode=bidi_mode
-            )
+            reviewer, low_margin = self.settings.reviewer, self.settings.low_margin
+            if self.session is None:
+                self._preview(Session.preview(request, reviewer, low_margin, bidi_mode))
+            session = Session.open(request, reviewer, low_margin, bidi_mode)
         except LayoutError as exc:
             if request.mapping is None:  # not mapped by hand: let the user map the columns here
                 self.call_from_thread(self.ask_mapping, request, f"{exc}.", None, keep_id)
@@ -160,6 +162,21 @@ class PiqaApp(App[None]):
             self.call_from_thread(self._failed, str(exc))
             return
         self.call_from_thread(self._opened, session, keep_id)
+
+    def _preview(self, preview: Session | None) -> None:
+        """Show a large file's first rows (called from the opening worker), and wait until they are drawn: reading
+        the rest then takes the interpreter, and the first screen would otherwise wait for it."""
+        if preview is None or self.exiting:
+            return
+        self.call_from_thread(self._show_preview, preview)
+        preview.painted.wait(PREVIEW_WAIT)
+
+    def _show_preview(self, preview: Session) -> None:
+        if self.exiting or self.session is not None:
+            preview.painted.set()
+            return
+        start = preview.project.index.get(preview.start_id) if preview.start_id else None
+        self.switch_screen(MainScreen(preview, start))
 
     def ask_mapping(self, request: OpenRequest, reason: str, layout: Layout | None, keep_id: str | None = None) -> None:
         """Show the mapping dialog; a chosen mapping reopens the dataset with it and keeps it in the workspace."""
@@ -218,7 +235,9 @@ class PiqaApp(App[None]):
         if old is not None and old.project.workspace is not None:
             self.workers.cancel_group(self, "validate")
             old.project.workspace.close()
-        keep_id = keep_id or resume_position(session.project.workspace, session.project.annotator)
+        keep_id = (
+            keep_id or self._previewed_id() or resume_position(session.project.workspace, session.project.annotator)
+        )
         start = session.project.index.get(keep_id) if keep_id else None
         self.switch_screen(MainScreen(session, start))
         if session.project.file_changed:
@@ -231,6 +250,14 @@ class PiqaApp(App[None]):
             self.set_interval(CHECKPOINT_SECONDS, self.checkpoint_workspace)
         # Checking every item competes with drawing for the interpreter: start once the first screen is up.
         self.set_timer(CHECK_DELAY, lambda: self.check_in_background(session))
+
+    def _previewed_id(self) -> str | None:
+        """The item a preview of the first rows is on: where the whole file opens (the annotator may have moved)."""
+        main = self.main_screen
+        if main is None or not main.session.loading or not main.query("ItemList"):
+            return None
+        current = main.current
+        return current.id if current is not None else None
 
     @work(thread=True, exclusive=True, group="validate", description="check_in_background")
     def check_in_background(self, session: Session) -> None:
@@ -341,6 +368,8 @@ class PiqaApp(App[None]):
     # -------------------------------------------------------------- actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if isinstance(self.screen, MainScreen) and self.screen.session.loading and action not in ("quit", "help_quit"):
+            return False  # a preview of the first rows: no other screen until every item is read
         if action in ("quit", "help", "health", "guidelines", "progress") and isinstance(
             self.focused, (FieldEditor, LabelChooser)
         ):

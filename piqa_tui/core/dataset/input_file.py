@@ -82,11 +82,12 @@ def read_input(path: Path, what: str = "file") -> bytes:
     return read_checked(path, check_regular_file(path, what), what)
 
 
-def read_checked(path: Path, size: int, what: str = "file") -> bytes:
-    """The bytes of ``path``, already found a regular file of ``size`` bytes by ``check_regular_file``."""
+def read_checked(path: Path, size: int, what: str = "file", limit: int | None = None) -> bytes:
+    """The bytes of ``path``, already found a regular file of ``size`` bytes by ``check_regular_file``
+    (only its first ``limit`` bytes when given)."""
     try:  # O_NONBLOCK: a file that was swapped for a FIFO after the check fails instead of waiting
         with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC), "rb") as fh:
-            data = fh.read(MAX_INPUT_BYTES + 1)
+            data = fh.read(MAX_INPUT_BYTES + 1 if limit is None else limit)
         if data is None:  # nothing to read yet from something that only waits: not a file on disk
             raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
     except OSError as exc:

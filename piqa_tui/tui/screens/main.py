@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual import on
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -57,6 +57,9 @@ EDIT_ACTIONS = {
 # Actions that move: off while a field is edited (their keys type text there).
 MOVE_ACTIONS = action_names(MAIN_ACTIONS) - {"save", "export", "copy_field", "focus_list"} | action_names(VOTE_ACTIONS)
 MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
+# What works on a preview of a large file's first rows: moving among them, selecting and copying a field.
+WHILE_LOADING = {"next_item", "prev_item", "page_down", "page_up", "first_item", "focus_list"}
+WHILE_LOADING |= {"next_field", "prev_field", "copy_field", "quit", "help_quit"}
 
 
 def calls(pick: Callable[[MainScreen], Callable[..., object]], *args: object) -> Callable[..., None]:
@@ -167,6 +170,8 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.on_resize()
+        if self.session.loading:
+            self.call_after_refresh(self._painted)
         self.scoring.load_cached()
         if assigned_to(self.project) and filtered_positions(self.session, Filters(queue="assigned")):
             self.call_after_refresh(self._open_assigned)
@@ -195,11 +200,39 @@ class MainScreen(Screen[None]):
             )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.session.loading and action not in WHILE_LOADING:
+            return False  # a preview: only moving works until every item is read
         if self.editing is not None and action in MOVE_ACTIONS | EDIT_ACTIONS:
             return False
         if action in EDIT_ACTIONS and self.session.busy:
             return None  # shown, but greyed out until the save finishes
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """On a preview, a key bound to anything but moving says why it does nothing (it is dropped, not kept)."""
+        if not self.session.loading:
+            return
+        for _, keys in self._modal_binding_chain:
+            for binding in keys.key_to_bindings.get(event.key, ()):
+                if binding.action.split("(")[0] not in WHILE_LOADING:
+                    event.stop()
+                    event.prevent_default()
+                    self.refuse_while_loading(binding.description or binding.action)
+                    return
+
+    def refuse_while_loading(self, what: str) -> None:
+        self.notify(
+            f"{self.session.loading}: '{what}' works once every item is read; moving works now",
+            severity="warning",
+            timeout=3,
+        )
+
+    def _painted(self) -> None:
+        """Tell the opening worker once a preview's item is on screen: it then reads the rest of the file."""
+        if self.view.current is None and self.is_attached:
+            self.call_after_refresh(self._painted)
+        else:
+            self.call_after_refresh(self.session.painted.set)
 
     # ------------------------------------------------------ what others say
 
@@ -294,7 +327,9 @@ class MainScreen(Screen[None]):
         if self.editing is not None:
             return
         self.item_view.select(event.field)
-        if event.edit:
+        if event.edit and self.session.loading:
+            self.refuse_while_loading("edit")
+        elif event.edit:
             self.action_edit_field()
 
     def action_edit_field(self) -> None:

@@ -279,6 +279,7 @@ class MainView:
                 warning=session.disk_warning,
                 busy=session.busy,
                 unsaved=bool(edited) and session.unsaved,
+                loading=session.loading,
             )
         )
 

@@ -20,15 +20,23 @@ from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from piqa_tui.core.dataset.checks import CheckConfig
+from piqa_tui.core.dataset.checks import CheckConfig, labels_look_one_based
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import parse_mapping
-from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.dataset.reading import read_head
+from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import settle
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
-from piqa_tui.core.workspace.preferences import store_direction, store_mapping, stored_directions
-from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.log import Workspace, default_location
+from piqa_tui.core.workspace.preferences import (
+    resume_position,
+    store_direction,
+    store_mapping,
+    stored_directions,
+    stored_mapping,
+)
+from piqa_tui.core.workspace.project import Project, default_annotator
 from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.state.ballots import Ballots
 from piqa_tui.tui.state.listing import Marks, Validation
@@ -81,6 +89,9 @@ class Session:
     disk_warning: str = ""  # the header's warning: the dataset file changed on disk since it was read
     disk_notified: bool = False  # the user was told about the change on disk (once per open)
     busy: str = ""  # what the main screen is doing that keeps edits off (saving, exporting, searching)
+    loading: str = ""  # a preview of the file's first rows: what is still being read (only moving works)
+    start_id: str | None = None  # a preview's first item on screen: where the annotator left off
+    painted: threading.Event = field(default_factory=threading.Event, repr=False)  # a preview is on screen
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
     writes: PendingWrites = field(init=False)  # the one route of every write (tui/pending.py)
@@ -120,6 +131,48 @@ class Session:
                 session.notice = f"the column mapping is used now but not kept: {exc}"
         session.disk_stamp = project.dataset.stamp  # as the file was when read: a change since is noticed
         settle()  # 100,000 items out of the collector's full passes: no GC pauses between keys
+        return session
+
+    @classmethod
+    def preview(
+        cls,
+        request: OpenRequest,
+        reviewer: bool = False,
+        low_margin: float = LOW_MARGIN,
+        bidi_mode: BidiMode = BidiMode.APP,
+    ) -> Session | None:
+        """The first rows of a large file, shown read-only while ``open`` reads the whole of it; None when the file
+        is small or when the rows shown could differ from what the whole file and the workspace will show
+        (recorded events, ids made by the workspace, labels that may be 1-based, a head that does not parse)."""
+        mapping = parse_mapping(request.mapping) if request.mapping else None
+        ws_path = Path(request.workspace) if request.workspace else default_location(request.path)
+        annotator = request.annotator or default_annotator()
+        start_id, directions = None, request.directions
+        try:
+            if ws_path.is_file():
+                ws = Workspace(ws_path, read_only=True)
+                try:
+                    if ws.last_seq():  # votes, edits, flags: they change rows and marks, so wait for them
+                        return None
+                    start_id = resume_position(ws, annotator)
+                    directions = stored_directions(ws, request.directions)
+                finally:
+                    ws.close()
+                mapping = mapping or stored_mapping(ws_path)
+            dataset = read_head(request.path, mapping)
+        except PiqaError:
+            return None
+        if dataset is None or (dataset.layout.id is None and ws_path.exists()):
+            return None
+        if not dataset.layout.explicit and labels_look_one_based(dataset.items):
+            return None
+        project = Project(dataset, None, annotator)
+        if start_id is not None and start_id not in project.index:
+            return None  # the annotator left off further down: a preview would open elsewhere
+        validation = Validation(project, CheckConfig(max_differences=request.max_differences))
+        session = cls(request, project, validation, reviewer, low_margin, bidi_mode)
+        session.directions, session.start_id = directions, start_id
+        session.loading = f"reading {dataset.name}"
         return session
 
     # ------------------------------------------------------- what screens show

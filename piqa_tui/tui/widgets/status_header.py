@@ -27,6 +27,7 @@ class HeaderInfo:
     warning: str = ""
     busy: str = ""
     unsaved: bool = False
+    loading: str = ""  # a preview of the first rows: what is still being read (the total is not known yet)
 
 
 class StatusHeader(Static):
@@ -55,12 +56,18 @@ class StatusHeader(Static):
         text.append("  ")
         text.append(("reviewer " if info.reviewer else "") + terminal_safe(info.annotator, one_line=True), "italic")
         text.append("  ")
-        position = (
-            f"{info.index}/{info.shown}" if info.shown == info.total else f"{info.index}/{info.shown} of {info.total}"
-        )
-        text.append(position, "bold")
-        done = info.voted / info.total if info.total else 0
-        text.append(f"  ✓{info.voted} ({done:.0%})  ✎{info.edited}  ⚑{info.flagged}")
+        if info.loading:
+            text.append(f"{info.index}/…", "bold")
+            text.append(f"  {terminal_safe(info.loading, one_line=True)}…", "italic")
+        else:
+            position = (
+                f"{info.index}/{info.shown}"
+                if info.shown == info.total
+                else f"{info.index}/{info.shown} of {info.total}"
+            )
+            text.append(position, "bold")
+            done = info.voted / info.total if info.total else 0
+            text.append(f"  ✓{info.voted} ({done:.0%})  ✎{info.edited}  ⚑{info.flagged}")
         if info.filters:
             # A search may be Arabic: drawn through the bidi adapter like every other text.
             shown = layout(info.filters, 200, info.bidi or "app", max_lines=1)[0].text
