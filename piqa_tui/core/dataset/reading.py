@@ -164,6 +164,7 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
 
 HEAD_BYTES = 256 * 1024  # a large file's first rows: a few hundred PIQA items, read and parsed in milliseconds
 CUTTABLE = ("tsv", "csv", "jsonl")  # formats whose first lines are a dataset of their own
+HEAD_CUTS = 4  # line ends tried, from the last one in the head back
 
 
 def read_head(
@@ -180,13 +181,19 @@ def read_head(
         if fmt not in CUTTABLE or status.st_size <= 4 * head_bytes:
             return None
         data = read_checked(path, status.st_size, "dataset", limit=head_bytes)
-        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_like_utf16(data):
-            return None
-        source = SourceFile(path, fmt, data[: data.rfind(b"\n") + 1], (status.st_mtime_ns, status.st_size))
-        dataset = parse_dataset(source, mapping)
     except InputError:
         return None
-    if len(dataset.items) < 2:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_like_utf16(data):
+        return None
+    dataset = None
+    for _ in range(HEAD_CUTS):  # a CSV cut inside a quoted value over lines does not parse: cut a line earlier
+        data = data[: data.rfind(b"\n") + 1]
+        try:
+            dataset = parse_dataset(SourceFile(path, fmt, data, (status.st_mtime_ns, status.st_size)), mapping)
+            break
+        except InputError:
+            data = data[:-1]
+    if dataset is None or len(dataset.items) < 2:
         return None
     rows = dataset.rows
     if isinstance(rows, Records):
