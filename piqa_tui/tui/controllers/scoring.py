@@ -16,11 +16,10 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.engine import RunProgress, RunResult, stored_model_results, workspace_has_scores
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.stored import StoredRun, runs_stamp
 from piqa_tui.core.scoring.templates import LETTERS, Template
@@ -31,6 +30,9 @@ from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.state.model_scores import ModelScores
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.progress_strip import duration
+
+if TYPE_CHECKING:  # the engine (and the model process behind it) is imported by the worker that first reads scores
+    from piqa_tui.core.scoring.engine import RunProgress, RunResult
 
 
 class Strip(Protocol):
@@ -150,6 +152,8 @@ class ScoringController:
 
     def _load_stored(self, items: list[Item]) -> None:
         """In a worker thread: the workspace's stored runs, no model work."""
+        from piqa_tui.core.scoring.engine import stored_model_results
+
         try:
             found = stored_model_results(self.project, items, available_templates())
         except (PiqaError, sqlite3.Error):  # WorkspaceError is a PiqaError
@@ -192,6 +196,8 @@ class ScoringController:
 
     def _load_cached(self, items: list[Item], default: Template) -> None:
         """In a worker thread: read the cache, no model work."""
+        from piqa_tui.core.scoring.engine import workspace_has_scores
+
         if not workspace_has_scores(self.project):
             return
         try:

@@ -170,9 +170,10 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.on_resize()
-        if self.session.loading:
+        if self.session.loading:  # a preview: nothing stored to read, and the rest of the file waits for its paint
             self.call_after_refresh(self._painted)
-        self.scoring.load_cached()
+        else:
+            self.scoring.load_cached()
         if assigned_to(self.project) and filtered_positions(self.session, Filters(queue="assigned")):
             self.call_after_refresh(self._open_assigned)
         elif self._start is not None:
@@ -228,8 +229,9 @@ class MainScreen(Screen[None]):
         )
 
     def _painted(self) -> None:
-        """Tell the opening worker once a preview's item is on screen: it then reads the rest of the file."""
-        if self.view.current is None and self.is_attached:
+        """Tell the opening worker once a preview's item and footer keys are drawn: it then reads the rest of the
+        file (in a thread, but it holds the interpreter most of the time: drawing would wait for it)."""
+        if self.is_attached and (self.view.current is None or not self.query_one(Footer).children):
             self.call_after_refresh(self._painted)
         else:
             self.call_after_refresh(self.session.painted.set)

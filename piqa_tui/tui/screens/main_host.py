@@ -22,7 +22,6 @@ from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.controllers.voting import VotingController
 from piqa_tui.tui.external_editor import edit_externally
 from piqa_tui.tui.messages import Reopen, ScoresChanged
-from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.agreement import AgreementScreen
 from piqa_tui.tui.screens.main_view import MainView
 from piqa_tui.tui.state.session import Session
@@ -144,6 +143,8 @@ class MainHost:
         self.push_screen(AgreementScreen(self.session))
 
     def open_adjudication(self) -> None:
+        from piqa_tui.tui.screens.adjudication import AdjudicationScreen  # imported when first opened
+
         self.push_screen(AdjudicationScreen(self.session))
 
     def open_duplicates(self) -> None:

@@ -15,12 +15,15 @@ without a screen.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.report.comparison import Comparison, RunScores, compare
 from piqa_tui.core.scoring.results import ItemScore, summarise, with_label
 from piqa_tui.core.scoring.stored import StoredRun
 from piqa_tui.core.scoring.templates import DEFAULT_TEMPLATE, Template, get_template
+
+if TYPE_CHECKING:
+    from piqa_tui.core.report.comparison import Comparison
 
 # Below this margin (nats between the best and second-best solution) the model barely prefers one:
 # by default, the best is less than e ≈ 2.7 times as likely as the runner-up. ``low_margin`` in
@@ -189,4 +192,6 @@ class ModelScores:
         for item in items:
             for label, score in self.run_scores(item):
                 runs[label].append(score)
+        from piqa_tui.core.report.comparison import RunScores, compare  # the results screen's: not at start-up
+
         return compare([RunScores(label, scores) for label, scores in runs.items()], items, columns)
