@@ -2,7 +2,8 @@
 
 ``tui/cell_widths.py`` replaces Rich's and Textual's cell-width functions, the app appends a line
 filter to ``App._filters`` and suspends through ``App._driver``, and the TUI tests type through the
-driver and read the app's notifications and the screen's compositor. None of that is public API,
+driver and read the app's notifications and the screen's compositor; the main screen reads its binding
+chain to say why a key does nothing while a large file is read. None of that is public API,
 so ``pyproject.toml`` bounds textual and rich to the versions these names were tested on; when a
 new version is allowed and a name is gone, this test names it instead of the screen drawing crooked
 or a key press raising AttributeError. Read-only: nothing is patched here.
@@ -57,3 +58,9 @@ def test_the_screen_attributes_read_by_the_tests_are_still_there() -> None:
     screen: Screen[None] = Screen()
     missing = [name for name in SCREEN_ATTRIBUTES if not hasattr(screen, name)]
     assert missing == [], f"textual.screen.Screen no longer sets {missing}"
+
+
+def test_the_binding_chain_read_by_the_main_screen_is_still_there() -> None:
+    assert isinstance(getattr(Screen, "_modal_binding_chain", None), property), (
+        "textual.screen.Screen._modal_binding_chain is gone: the main screen reads it to refuse keys during loading"
+    )

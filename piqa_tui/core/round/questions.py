@@ -20,9 +20,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeGuard
-
-import numpy as np
+from typing import TYPE_CHECKING, TypeGuard
 
 from piqa_tui.core.errors import InputError
 from piqa_tui.core.text.characters import nfc
@@ -38,6 +36,11 @@ from piqa_tui.core.votes.agreement import (
 from piqa_tui.core.votes.exchange import ANSWER
 from piqa_tui.core.workspace.log import Change, Part, Workspace
 from piqa_tui.core.workspace.project import Project
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 ANSWER_KIND = ANSWER  # the event kind
 YES_NO, CHOICE, NUMBER, TEXT = "yes/no", "choice", "number", "text"

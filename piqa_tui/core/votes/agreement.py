@@ -18,9 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import compress
-from typing import Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
 from piqa_tui.core.votes.uncertainty import (
     Bootstrap,
@@ -31,6 +29,11 @@ from piqa_tui.core.votes.uncertainty import (
     gwet_coefficient,
     gwet_weights,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 Vote = tuple[str, str, int]
 Weights = Literal["linear", "quadratic"] | None

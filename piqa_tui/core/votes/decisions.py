@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter, methodcaller
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -25,6 +24,11 @@ from piqa_tui.core.votes.policy import STATUSES, Decision, Policy, Status
 from piqa_tui.core.votes.uncertainty import Bootstrap
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE, Adjudication
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 POLICY_KEY = "decision_policy"
 DEFAULT_BOOTSTRAP = Bootstrap()  # 1,000 resamples of the items, 95%, seed 0: the same intervals every run

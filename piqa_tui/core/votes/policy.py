@@ -11,9 +11,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 SKIP = "skip"  # a vote that says "not sure": counted as cast, never as a choice
 

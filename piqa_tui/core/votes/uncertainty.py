@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 GwetWeights = Literal["identity", "linear", "quadratic", "ordinal"]
 

@@ -21,13 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import compress, count
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.workspace.log import PAIR_SEP, Workspace, read_vote_columns
 from piqa_tui.core.workspace.vote_targets import SolutionHistory, resolve_choice
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 SEP = "\x1f"  # joins the values of one column in the query's answer; a value holding it takes the slow path
 

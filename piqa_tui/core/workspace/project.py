@@ -184,8 +184,18 @@ class ProjectState:
     edited: set[str] = field(default_factory=set)
     dedup: dict[str, str] = field(default_factory=dict)  # cluster key -> keep:ID | distinct | merge:ID
     _votes: dict[str, dict[str, Vote]] | None = field(default=None, repr=False)
-    _current: CurrentVotes = field(default_factory=CurrentVotes.empty, repr=False)
+    _columns: CurrentVotes | None = field(default=None, repr=False)  # None: no vote read yet (see ``_current``)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def _current(self) -> CurrentVotes:
+        """The current votes column-wise as last read (none read: an empty set, made when asked for, as its
+        arrays import numpy: a project without votes, such as the TUI's first screen, never does)."""
+        return self._columns if self._columns is not None else CurrentVotes.empty()
+
+    @_current.setter
+    def _current(self, value: CurrentVotes) -> None:
+        self._columns = value
 
     @property
     def votes(self) -> dict[str, dict[str, Vote]]:
@@ -193,7 +203,7 @@ class ProjectState:
         if self._votes is None:
             with self._lock:
                 if self._votes is None:
-                    self._votes = self._current.to_dict(Vote)
+                    self._votes = self._current.to_dict(Vote) if self._columns is not None else defaultdict(dict)
         if self._votes is None:  # the vote times read back do not match the votes read before
             raise WorkspaceError(
                 "the workspace's vote events changed under this program (was the file replaced?); reopen it"
