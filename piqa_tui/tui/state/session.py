@@ -172,7 +172,7 @@ class Session:
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation, reviewer, low_margin, bidi_mode)
         session.directions, session.start_id = directions, start_id
-        session.loading = f"reading {dataset.name}"
+        session.loading = f"reading {dataset.name} ({dataset.stamp[1] / 1e6:,.0f} MB)" if dataset.stamp else "reading"
         return session
 
     # ------------------------------------------------------- what screens show
