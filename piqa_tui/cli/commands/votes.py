@@ -87,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
             say(f"wrote {count} votes and adjudications to {args.file}")
         return OK
     result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
-    if project.workspace is not None and (twins := invisible_twins(project.workspace.annotator_names())):
-        warn(twins_line(twins))
+    workspace = project.workspace
+    if workspace is not None and invisible_twins(workspace.annotator_names(ordered=False)):  # rare: then in order
+        warn(twins_line(invisible_twins(workspace.annotator_names())))
     if args.answers and exchange_answers(project, args) != OK:
         return DATA_PROBLEMS
     if args.json:
