@@ -588,7 +588,8 @@ def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], s
         "solution": "ifnull(old, '')",
         "annotator_choice": f"annotator || char({ord(PAIR_SEP)}) || ifnull(new, '')",
     }
-    parts = "".join(f", count({exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
+    never_null = ("choice", "solution", "annotator_choice")  # (the annotator is NOT NULL): count(*) counts them
+    parts = "".join(f", count({'*' if c in never_null else exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
     sql = f"SELECT count(*), group_concat(seq, ','){parts} FROM events WHERE seq <= :upto AND +kind = 'vote'"
     return tuple(conn.execute(sql, {"upto": upto, "sep": sep}).fetchone())
 
