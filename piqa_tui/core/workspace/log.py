@@ -165,7 +165,8 @@ class Workspace:
             ) from None
         self._identity = file_identity(self.path)
         self._finalizer = self._checkpoint_at_exit()
-        self._new_uid = NEW_UID.format(writer=secrets.token_hex(8))
+        self._writer = secrets.token_hex(8)
+        self._new_uid = NEW_UID.format(writer=self._writer)
         # An older workspace read without migrating it: its ids and clocks are computed by a view (see _legacy_view).
         self.legacy = read_only and _legacy_view(self.conn)
 
@@ -336,8 +337,15 @@ class Workspace:
         """The SQL of a new row's id and clock in the transaction under way: the next sequence number plus the
         gap, taken once, between the highest clock and the highest sequence number, so the first row's clock is
         one above every clock and each next row's one more (one lookup per row, not two)."""
+        return self._stamps_after(conn)[0]
+
+    def _stamps_after(self, conn: sqlite3.Connection) -> tuple[str, str]:
+        """``_stamps``, and the same SQL for a row that follows another inserted on this connection in the transaction
+        under way: its sequence number is the last inserted row's plus one (``last_insert_rowid()``, which a row left
+        out by OR IGNORE does not change), no look-up of the log's last row. A third of a bulk insert's time."""
         gap = int(conn.execute(_CLOCK_GAP).fetchone()[0])
-        return f"{self._new_uid}, {_NEXT_SEQ} + {gap}"
+        following = f"'{self._writer}' || printf('%016x', {_SEQ_AFTER_INSERT}), {_SEQ_AFTER_INSERT} + {gap}"
+        return f"{self._new_uid}, {_NEXT_SEQ} + {gap}", following
 
     def record(
         self, annotator: str, kind: str, changes: list[Change], note: str | None = None, time: str | None = None
@@ -427,16 +435,17 @@ class Workspace:
         with self.write() as conn:
             before = conn.total_changes
             literal = conn.execute("SELECT quote(?)", (note,)).fetchone()[0]  # SQLite's own quoting of the note
-            stamps = self._stamps(conn)  # while the clock index is there to answer
+            first, following = self._stamps_after(conn)  # while the clock index is there to answer
             bulk = len(votes) > int(conn.execute(_LAST_SEQ).fetchone()[0])
             if bulk:  # the unique index is built again too: the votes it would skip are left out here first
                 votes = _unseen_votes(conn, votes)
+            insert = (  # the tuples as given and the note in the statement: no tuple made per vote
+                "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note, uid, clock)"
+                f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {{}})"
+            )
             with _indexes_rebuilt(conn, _BULK_INDEXES if bulk else ()):
-                conn.executemany(  # the tuples as given and the note in the statement: no tuple made per vote
-                    "INSERT OR IGNORE INTO events(item_id, annotator, new, time, old, kind, field, note, uid, clock)"
-                    f" VALUES (?, ?, ?, ?, ?, 'vote', 'choice', {literal}, {stamps})",
-                    votes,
-                )
+                taken = _until_one_inserted(conn, insert.format(first), votes)
+                conn.executemany(insert.format(following), votes[taken:])
             return conn.total_changes - before
 
     def insert_adjudications(self, rows: Iterable[tuple[str, ...] | tuple[str | None, ...]]) -> int:
@@ -535,6 +544,18 @@ class Workspace:
 
 
 _LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
+_SEQ_AFTER_INSERT = "(last_insert_rowid() + 1)"
+
+
+def _until_one_inserted(conn: sqlite3.Connection, sql: str, rows: list) -> int:
+    """Run ``sql`` on ``rows`` one at a time until one row is inserted (a skipped one inserts none); how many it took.
+    After it, ``last_insert_rowid()`` is the log's last sequence number (see ``Workspace._stamps_after``)."""
+    for taken, row in enumerate(rows, 1):
+        if conn.execute(sql, row).rowcount:
+            return taken
+    return len(rows)
+
+
 # Indexes a bulk insert larger than the log leaves out and builds again afterwards, in the same transaction: one
 # sort per index costs less than 300,000 insertions into each (a 300,000-vote import: a fifth less CPU). The unique
 # index of the votes too, once the votes it would skip are left out (``_unseen_votes``): were one missed, building
