@@ -518,19 +518,14 @@ class Workspace:
         """Every vote event up to ``upto``, column-wise, in one row: the count, the sequence numbers joined
         by commas, then per column (``item_id``, ``annotator``, ``choice`` — NULL read as "" —, ``time``,
         ``annotator_choice`` — the two joined by U+001E) its count of non-NULL values and the values
-        joined by ``sep``, all in log order.
+        joined by ``sep``, all in log order; last, how many of them carry a solution key (votes imported
+        without texts do not: then nobody needs that column read).
 
         One aggregate instead of a Python tuple per event: a 300,000-vote log reads in a fraction of
         the time. The scan goes by rowid (``+kind`` keeps the kind index out), which is log order;
         the sequence numbers let the caller check that.
         """
         return _vote_columns(self.conn, upto, columns, sep)
-
-    def votes_carry_keys(self, upto: int) -> bool:
-        """Whether some vote event up to ``upto`` carries a solution key (votes imported without texts do not:
-        then nobody needs the column read)."""
-        sql = "SELECT 1 FROM events WHERE seq <= ? AND +kind = 'vote' AND ifnull(old, '') != '' LIMIT 1"
-        return self.conn.execute(sql, (upto,)).fetchone() is not None
 
     def events(self, kinds: Iterable[str] | None = None, after: int = 0) -> list[Event]:
         """Events in canonical order, optionally only some kinds and only after a sequence number."""
@@ -622,7 +617,8 @@ def _vote_columns(conn: sqlite3.Connection, upto: int, columns: Iterable[str], s
     }
     never_null = ("choice", "solution", "annotator_choice")  # (the annotator is NOT NULL): count(*) counts them
     parts = "".join(f", count({'*' if c in never_null else exprs[c]}), group_concat({exprs[c]}, :sep)" for c in columns)
-    sql = f"SELECT count(*), group_concat(seq, ','){parts} FROM events WHERE seq <= :upto AND +kind = 'vote'"
+    keyed = "count(nullif(old, ''))"  # the votes that carry a solution key, counted in the same pass
+    sql = f"SELECT count(*), group_concat(seq, ','){parts}, {keyed} FROM events WHERE seq <= :upto AND +kind = 'vote'"
     return tuple(conn.execute(sql, {"upto": upto, "sep": sep}).fetchone())
 
 
