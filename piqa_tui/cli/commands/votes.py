@@ -87,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             say(f"wrote {count} votes and adjudications to {args.file}")
         return OK
+    workspace = project.workspace
+    known = workspace.annotator_names(ordered=False) if workspace is not None else []  # nothing to read when new
     with gc_paused():  # a tuple per vote, no cycles: a collection would walk 300,000 of them for nothing
         result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
-    workspace = project.workspace
-    if workspace is not None and invisible_twins(workspace.annotator_names(ordered=False)):  # rare: then in order
+    if workspace is not None and invisible_twins([*known, *result.annotators]):  # rare: then named in log order
         warn(twins_line(invisible_twins(workspace.annotator_names())))
     if args.answers and exchange_answers(project, args) != OK:
         return DATA_PROBLEMS

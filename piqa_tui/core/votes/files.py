@@ -92,6 +92,7 @@ class ImportResult:
     stamped: str | None = None  # the import time given to a file without a time column
     adjudications: int = 0  # adjudication rows read (good ones)
     new_adjudications: int = 0
+    annotators: frozenset[str] = frozenset()  # who cast the file's good votes and adjudications
 
 
 @dataclass(frozen=True)
@@ -673,4 +674,7 @@ def import_votes(project: Project, path: str | Path, *, refresh: bool = True) ->
     new_decided = workspace.insert_adjudications(decided) if decided else 0
     if refresh:
         project.refresh()
-    return ImportResult(found.read, new + new_decided, found.bad, found.shape, found.stamped, len(decided), new_decided)
+    names = frozenset(map(itemgetter(1), found.votes)) | {a.annotator for a in found.adjudications}
+    return ImportResult(
+        found.read, new + new_decided, found.bad, found.shape, found.stamped, len(decided), new_decided, names
+    )
