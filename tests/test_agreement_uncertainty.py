@@ -23,7 +23,14 @@ from piqa_tui.core.votes.agreement import (
     gwet_ac2,
     krippendorff_alpha,
 )
-from piqa_tui.core.votes.uncertainty import Bootstrap, GwetWeights, Interval, bootstrap_intervals, weighted_figures
+from piqa_tui.core.votes.uncertainty import (
+    Bootstrap,
+    GwetWeights,
+    Interval,
+    bootstrap_intervals,
+    linear_percentiles,
+    weighted_figures,
+)
 from piqa_tui.render.agreement import breakdown_markdown, report_json, report_markdown
 from tests.test_agreement import random_votes, rater_table_votes
 
@@ -144,6 +151,25 @@ def test_same_seed_same_bounds_other_seed_other_bounds() -> None:
     other = agreement_report(votes, 5, bootstrap=Bootstrap(resamples=500, seed=8)).intervals
     assert first == again
     assert first is not None and other is not None and first.fleiss != other.fleiss
+
+
+def test_interval_bounds_are_numpys_percentiles_bit_for_bit() -> None:
+    """The bounds are ``np.percentile``'s very floats (the sign of a zero included), on sizes from 1 up, ties,
+    mixed zeros, huge and tiny values, and levels that put an index on, between and past the ends."""
+    rng = np.random.default_rng(1)
+    pools = [
+        lambda n: rng.normal(size=n),
+        lambda n: rng.choice([-0.0, 0.0, 0.5, -0.5, 1.0, 1 / 3], size=n),
+        lambda n: np.round(rng.normal(size=n), 2),
+        lambda n: rng.uniform(-1, 1, size=n) * rng.choice([1e-300, 1.0, 1e300]),
+    ]
+    for trial in range(2000):
+        values = pools[trial % 4](int(rng.integers(1, 60 if trial % 3 else 3000)))
+        kept = values.copy()
+        for level in (0.95, 0.9, 0.5, 0.99, 1 / 3, 0.0, 1.0):
+            percents = [50 * (1 - level), 50 * (1 + level)]
+            assert linear_percentiles(values, percents).tobytes() == np.percentile(values, percents).tobytes()
+        assert values.tobytes() == kept.tobytes()  # the values given are left as they were
 
 
 def test_interval_holds_the_value_and_cohen_covers_every_pair() -> None:

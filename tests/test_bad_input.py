@@ -161,3 +161,18 @@ def test_a_saved_label_base_other_than_0_or_1_is_refused(tmp_path: Path) -> None
     for base in (2, -1, 10**30):
         with pytest.raises(InputError, match="label_base must be 0 or 1"):
             detect_codec(["1", "2"], base, "d.tsv")
+
+
+def test_a_tsv_value_too_long_is_refused_with_its_line_and_a_long_line_of_short_values_is_not(tmp_path: Path) -> None:
+    from piqa_tui.core.dataset.input_file import MAX_FIELD_CHARS
+    from piqa_tui.core.errors import InputError
+
+    header = "id\tprompt\tsolution0\tsolution1\tlabel\n"
+    half = "a" * (MAX_FIELD_CHARS // 2 + 1)  # two of them make a line longer than one value may be
+    fine = tmp_path / "long-line.tsv"
+    fine.write_text(f"{header}x1\tp\t{half}\t{half}\t0\n", encoding="utf-8")
+    assert load_dataset(fine).items[0].solutions == (half, half)
+    too_long = tmp_path / "long-value.tsv"
+    too_long.write_text(f"{header}x1\tp\ts\tt\t0\nx2\tp\t{'b' * (MAX_FIELD_CHARS + 1)}\tt\t1\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 3, column 'solution0': .* characters is more than"):
+        load_dataset(too_long)

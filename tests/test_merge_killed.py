@@ -56,13 +56,10 @@ def wal_bytes(machine: Path) -> int:
     return wal.stat().st_size if wal.exists() else 0
 
 
-def killed_merge(a: Path, b: Path, when: Callable[[], bool]) -> int | None:
-    """Run ``workspace merge`` of B into A and SIGKILL it as soon as ``when()`` holds; its exit status (None: it
-    was killed)."""
+def killed_command(args: list[str], when: Callable[[], bool]) -> int | None:
+    """Run ``piqa-tui ARGS`` and SIGKILL it as soon as ``when()`` holds; its exit status (None: it was killed)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "piqa_tui.cli.main", "workspace", "merge", str(a / DATA), str(b / WS)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "piqa_tui.cli.main", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     while proc.poll() is None and not when():
         time.sleep(0.005)
@@ -77,34 +74,43 @@ def after(seconds: float) -> Callable[[], bool]:
     return lambda: time.monotonic() >= deadline
 
 
-def test_a_merge_killed_at_any_point_leaves_all_of_the_source_or_none(tmp_path: Path) -> None:
-    a, b = copies(tmp_path)
-    before, full = events(a), events(a) + VOTES
-    start = wal_bytes(a)
-    points = [
-        lambda: wal_bytes(a) > start + 64 * 1024,  # the inserts under way spill into the WAL: mid-transaction
-        lambda: wal_bytes(a) > start + 1024 * 1024,
-        after(0.4),
-        after(0.9),
-        after(1.5),
+def killed_at_points(folder: Path, args: list[str], before: int, full: int, reset: Callable[[], None]) -> list[int]:
+    """Run ``piqa-tui ARGS`` (it writes to ``folder``'s workspace) and SIGKILL it while its inserts spill into the
+    WAL, then 0.4, 0.9 and 1.5 s after it starts; after each kill the workspace checks ok and holds ``before`` or
+    ``full`` events (``reset`` takes one that finished back to ``before``). The event counts, in order."""
+    start = wal_bytes(folder)
+    points: list[Callable[[], Callable[[], bool]]] = [
+        lambda: lambda: wal_bytes(folder) > start + 64 * 1024,  # the inserts under way: mid-transaction
+        lambda: lambda: wal_bytes(folder) > start + 1024 * 1024,
+        *(lambda s=s: after(s) for s in (0.4, 0.9, 1.5)),
     ]
     outcomes = []
     for point in points:
-        code = killed_merge(a, b, point)
-        assert code in (None, 0)
-        count = events(a)
+        assert killed_command(args, point()) in (None, 0)
+        count = events(folder)
         outcomes.append(count)
-        assert count in (before, full), f"a killed merge left {count - before} of {VOTES} events"
-        assert "ok" in cli("workspace", "check", str(a / WS)).stdout
-        if count == full:  # it finished before the kill: start again from the copy without the votes
-            shutil.rmtree(a)
-            shutil.copytree(tmp_path / "b", a)
-            conn = sqlite3.connect(a / WS)
-            conn.execute("DELETE FROM events WHERE note = 'imported from a large round'")
-            conn.commit()
-            conn.close()
-            assert events(a) == before
+        assert count in (before, full), f"a killed {args[0]} {args[1]} left {count - before} of {full - before} events"
+        assert "ok" in cli("workspace", "check", str(folder / WS)).stdout
+        if count == full:  # it finished before the kill: start again without them
+            reset()
+            assert events(folder) == before
     assert before in outcomes  # at least one kill landed before the commit
+    return outcomes
+
+
+def test_a_merge_killed_at_any_point_leaves_all_of_the_source_or_none(tmp_path: Path) -> None:
+    a, b = copies(tmp_path)
+    before, full = events(a), events(a) + VOTES
+
+    def reset() -> None:  # the copy without the votes
+        shutil.rmtree(a)
+        shutil.copytree(tmp_path / "b", a)
+        conn = sqlite3.connect(a / WS)
+        conn.execute("DELETE FROM events WHERE note = 'imported from a large round'")
+        conn.commit()
+        conn.close()
+
+    killed_at_points(a, ["workspace", "merge", str(a / DATA), str(b / WS)], before, full, reset)
     cli("workspace", "merge", str(a / DATA), str(b / WS))
     assert events(a) == full
     assert Project.open(a / DATA).state.votes["dz-001"]["amina"].choice == "0"

@@ -169,6 +169,27 @@ def test_a_bulk_vote_insert_rebuilds_the_indexes_it_left_out_and_keeps_order_and
     ws.close()
 
 
+def test_votes_after_skipped_ones_take_the_next_ids_and_clocks_above_merged_ones(tmp_path: Path) -> None:
+    """Each inserted vote's id ends in its own sequence number and its clock follows the highest clock, also when
+    the first votes given are skipped, the last row this connection wrote was another table's, and clocks run ahead
+    of sequence numbers (as after a merge)."""
+    ws = Workspace(tmp_path / "w.piqa.sqlite")
+    held = [(f"x{i}", "amina", "0", f"2026-11-20T08:00:{i:02d}Z", None) for i in range(10)]
+    assert ws.insert_votes(held) == 10
+    with ws.write() as conn:
+        conn.execute("UPDATE events SET clock = clock + 100")  # events merged in from a copy with a later clock
+    ws.set_meta({"note": "a row of another table written last"})
+    fresh = [(f"y{i}", "sara", "1", f"2026-11-20T09:00:{i:02d}Z", None) for i in range(3)]
+    assert ws.insert_votes([held[3], held[4], fresh[0], fresh[1], fresh[0], fresh[2]]) == 3  # fewer than the log
+    rows = ws.conn.execute("SELECT seq, item_id, clock, uid FROM events WHERE seq > 10 ORDER BY seq").fetchall()
+    # Each id and clock continue from the highest sequence number before the row: 10, then 13, then 14 (a vote left
+    # out still used up a number of AUTOINCREMENT's); every clock above the merged ones, every id new.
+    assert [(seq, item, clock) for seq, item, clock, _ in rows] == [(13, "y0", 111), (14, "y1", 114), (16, "y2", 115)]
+    assert [uid[-16:] for *_, uid in rows] == [f"{n:016x}" for n in (11, 14, 15)]
+    assert len({uid[:16] for *_, uid in rows}) == 1 and ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    ws.close()
+
+
 def test_a_bulk_vote_insert_skips_the_votes_a_unique_index_would_and_keeps_null_choices(tmp_path: Path) -> None:
     ws = Workspace(tmp_path / "w.piqa.sqlite")
     held = ("x0", "amina", "0", "2026-11-20T08:00:00Z", None)

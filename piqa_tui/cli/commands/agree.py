@@ -20,7 +20,7 @@ from piqa_tui.core.round.positions import position_preference
 from piqa_tui.core.round.questions import QuestionAgreement, project_answers, questions_agreement
 from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
-from piqa_tui.core.votes.decisions import agreement_summary, gold_changes, policy_spec, set_aside
+from piqa_tui.core.votes.decisions import agreement_summary, gold_changes_json, policy_spec, set_aside
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.agreement import (
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                 **report_json(found.report),
                 "policy": policy_spec(found.policy),
                 "status": found.statuses,
-                "gold_changes": [change.to_json() for change in gold_changes(project, found.policy)],
+                "gold_changes": gold_changes_json(project, found.policy),
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
                 "doubt": doubt_json(project, args.top),

@@ -7,6 +7,7 @@ import json
 import sys
 
 from piqa_tui.core.dataset.layout import parse_mapping
+from piqa_tui.core.gcpause import gc_paused, settle
 from piqa_tui.core.text.terminal_safe import json_safe, message_line, terminal_safe
 from piqa_tui.core.workspace.project import Project
 
@@ -33,7 +34,9 @@ def open_project(args: argparse.Namespace, *, create: bool = False) -> Project:
 
     mapping = parse_mapping(args.mapping) if getattr(args, "mapping", None) else None
     annotator = getattr(args, "annotator", None) or load_config().annotator
-    project = Project.open(args.path, mapping=mapping, workspace=args.workspace, annotator=annotator, create=create)
+    with gc_paused():
+        project = Project.open(args.path, mapping=mapping, workspace=args.workspace, annotator=annotator, create=create)
+        settle()  # a command's collections then skip what it loaded: 0.18 s of passes over 100,000 items, none freed
     if project.file_changed:
         warn(project.file_changed)
     for notice in project.workspace.take_notices() if project.workspace else []:

@@ -18,6 +18,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, show_invisible, twins_line
 from piqa_tui.core.votes.decisions import (
     parse_policy,
@@ -86,9 +87,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             say(f"wrote {count} votes and adjudications to {args.file}")
         return OK
-    result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
-    if project.workspace is not None and (twins := invisible_twins(project.workspace.annotator_names())):
-        warn(twins_line(twins))
+    workspace = project.workspace
+    known = workspace.annotator_names(ordered=False) if workspace is not None else []  # nothing to read when new
+    with gc_paused():  # a tuple per vote, no cycles: a collection would walk 300,000 of them for nothing
+        result = import_votes(project, args.file, refresh=False)  # the process ends here: no need to read them back
+    if workspace is not None and invisible_twins([*known, *result.annotators]):  # rare: then named in log order
+        warn(twins_line(invisible_twins(workspace.annotator_names())))
     if args.answers and exchange_answers(project, args) != OK:
         return DATA_PROBLEMS
     if args.json:

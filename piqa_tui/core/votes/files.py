@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
@@ -92,6 +92,7 @@ class ImportResult:
     stamped: str | None = None  # the import time given to a file without a time column
     adjudications: int = 0  # adjudication rows read (good ones)
     new_adjudications: int = 0
+    annotators: frozenset[str] = frozenset()  # who cast the file's good votes and adjudications
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,15 @@ _ANY_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _has_bad_bytes(text: str) -> bool:
-    """Whether the text holds bytes that were not UTF-8 (kept as lone surrogates when decoding)."""
-    return _SURROGATE.search(text) is not None
+    """Whether the text holds bytes that were not UTF-8 (kept as lone surrogates when decoding): ASCII text, or text
+    that encodes as UTF-8, holds no surrogate (both asked in C, before the slower search)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.search(text) is not None
+    return False
 
 
 def _printable(text: str) -> str:
@@ -577,7 +585,7 @@ def _usual_long(project: Project, table: _Table, roles: dict[str, str]) -> list[
 
 def _usual_times(values: list[str]) -> list[str] | None:
     """``canonical_time`` of plain UTC times of one width (``…T09:14:03Z``), checked column-wise: digits where
-    digits go, real dates (each distinct date checked once), hours, minutes and seconds in range; None otherwise."""
+    digits go, real dates, hours, minutes and seconds in range; None otherwise."""
     width = len(values[0]) if values else 0
     if width not in (20, 27) or set(map(len, values)) != {width} or not (joined := "".join(values)).isascii():
         return None
@@ -591,15 +599,26 @@ def _usual_times(values: list[str]) -> list[str] | None:
     number = (grid[:, [11, 14, 17]] - ord("0")).astype(np.int64) * 10 + (grid[:, [12, 15, 18]] - ord("0"))
     if not bool((number <= np.array([23, 59, 59])).all()):
         return None
-    days = np.unique(np.ascontiguousarray(grid[:, :10]).view("S10")).tolist()
-    try:
-        if any(not YEARS[0] <= date.fromisoformat(day.decode()).year <= YEARS[1] for day in days):
-            return None
-    except ValueError:
+    if not _real_dates(grid[:, :10]):
         return None
     if width == 27:
         return values
     return joined.replace("Z", ".000000Z\n").split("\n")[:-1]  # Z ends each value and is nowhere else
+
+
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], np.int64)
+
+
+def _real_dates(grid: np.ndarray) -> bool:
+    """Whether every row of ``grid`` (ASCII ``dddd-dd-dd``, digits already checked) is a real date in ``YEARS``:
+    what ``date.fromisoformat`` accepts (a month 1-12, a day within it, 29 February in leap years), column-wise."""
+    digits = (grid[:, [0, 1, 2, 3, 5, 6, 8, 9]] - ord("0")).astype(np.int64)
+    year = digits[:, 0] * 1000 + digits[:, 1] * 100 + digits[:, 2] * 10 + digits[:, 3]
+    month, day = digits[:, 4] * 10 + digits[:, 5], digits[:, 6] * 10 + digits[:, 7]
+    if not bool(((month >= 1) & (month <= 12) & (year >= YEARS[0]) & (year <= YEARS[1]) & (day >= 1)).all()):
+        return False
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    return bool((day <= _MONTH_DAYS[month] + ((month == 2) & leap)).all())
 
 
 @gc_paused()  # a dict and a tuple per line, no cycles: collections would only slow the read
@@ -655,4 +674,7 @@ def import_votes(project: Project, path: str | Path, *, refresh: bool = True) ->
     new_decided = workspace.insert_adjudications(decided) if decided else 0
     if refresh:
         project.refresh()
-    return ImportResult(found.read, new + new_decided, found.bad, found.shape, found.stamped, len(decided), new_decided)
+    names = frozenset(map(itemgetter(1), found.votes)) | {a.annotator for a in found.adjudications}
+    return ImportResult(
+        found.read, new + new_decided, found.bad, found.shape, found.stamped, len(decided), new_decided, names
+    )

@@ -372,8 +372,29 @@ def percentile_interval(values: np.ndarray, level: float) -> Interval:
     missing = len(values) - len(defined)
     if not len(defined) or missing > (1 - level) * len(values):
         return Interval.undefined(f"undefined in {missing} of {len(values)} resamples")
-    low, high = np.percentile(defined, [50 * (1 - level), 50 * (1 + level)])
+    low, high = linear_percentiles(defined, [50 * (1 - level), 50 * (1 + level)])
     return Interval(float(low), float(high))
+
+
+def linear_percentiles(values: np.ndarray, percents: list[float]) -> np.ndarray:
+    """``np.percentile(values, percents)`` of 1-D finite values, the very same floats, by numpy's own steps (default
+    "linear" method: the same partition, indices and interpolation) without its ``np.unique`` of the indices, whose
+    first call imports ``numpy.ma`` (0.06-0.15 s, more than the bootstrap itself)."""
+    ordered = values.flatten()
+    count = ordered.shape[0]
+    virtual = (count - 1) * np.true_divide(percents, 100)
+    below, nxt = np.floor(virtual), np.floor(virtual) + 1
+    above = virtual >= count - 1
+    below[above], nxt[above] = -1, -1  # past the last value: the last value
+    below[virtual < 0], nxt[virtual < 0] = 0, 0
+    below, nxt = below.astype(np.intp), nxt.astype(np.intp)
+    ordered.partition(np.array(sorted({0, -1, *below.tolist(), *nxt.tolist()}), np.int64), axis=0)
+    low, high = ordered[below], ordered[nxt]
+    gamma = np.asanyarray(virtual - below, dtype=virtual.dtype)
+    step = high - low
+    found = np.add(low, step * gamma)
+    np.subtract(high, step * (1 - gamma), out=found, where=gamma >= 0.5, casting="unsafe", dtype=type(found.dtype))
+    return found
 
 
 def bootstrap_intervals(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int) -> Intervals:

@@ -82,14 +82,14 @@ class Prefetch:
 
 def _columns(
     ws: Workspace, upto: int, names: tuple[str, ...], raw: tuple | None = None
-) -> tuple[list[list[str]], np.ndarray] | None:
-    """The vote events up to ``upto``: one list of strings per named column, and their sequence numbers, in log order
-    (from ``raw``, the answer of ``ws.vote_columns`` for them, when given).
+) -> tuple[list[list[str]], np.ndarray, int] | None:
+    """The vote events up to ``upto``: one list of strings per named column, their sequence numbers, in log order,
+    and how many carry a solution key (from ``raw``, the answer of ``ws.vote_columns`` for them, when given).
 
     None when a value is NULL or holds the separator, or the rows did not come in
     log order: the caller then replays the events one by one.
     """
-    n, seq_text, *joined = raw if raw is not None else ws.vote_columns(upto, names, SEP)
+    n, seq_text, *joined, keyed = raw if raw is not None else ws.vote_columns(upto, names, SEP)
     seqs = np.fromstring(seq_text, dtype=np.int64, sep=",") if n else np.zeros(0, np.int64)
     if len(seqs) != n or (n > 1 and not bool((seqs[1:] > seqs[:-1]).all())):
         return None
@@ -99,15 +99,16 @@ def _columns(
         if non_null != n or len(values) != n:
             return None
         columns.append(values)
-    return columns, seqs
+    return columns, seqs, int(keyed)
 
 
 class _LazyColumn:
     """One more column of the vote events read before (``time``, ``solution``), read on first use; None when
     the rows read back differ (the log is append-only, so they should not)."""
 
-    def __init__(self, ws: Workspace, upto: int, name: str, seqs: np.ndarray) -> None:
+    def __init__(self, ws: Workspace, upto: int, name: str, seqs: np.ndarray, keyed: int = 0) -> None:
         self._args = (ws, upto, name, seqs)
+        self._keyed = keyed  # how many of the votes carry a solution key, read with the first columns
         self._value: list[list[str] | None] = []
 
     def __call__(self) -> list[str] | None:
@@ -118,11 +119,10 @@ class _LazyColumn:
         return self._value[0]
 
     def any_set(self) -> bool:
-        """Whether some value is not empty; asked of the log, without reading the column, until it is read."""
+        """Whether some value is not empty; for the solution keys known without reading the column, until it is read."""
         if self._value:
             return self._value[0] is None or any(self._value[0])
-        ws, upto, name, _ = self._args
-        return name != "solution" or ws.votes_carry_keys(upto)
+        return self._args[2] != "solution" or self._keyed > 0
 
 
 @dataclass(eq=False)
@@ -178,7 +178,7 @@ class CurrentVotes:
         got = _columns(ws, upto, LOADED, raw)
         if got is None:
             return None
-        (items, pairs), seqs = got
+        (items, pairs), seqs, keyed = got
         changed = items[int(np.searchsorted(seqs, after, side="right")) :] if after else items
         item_ids, item = _codes(items)
         pair_names, pair = _codes(pairs)  # (annotator, choice) pairs: a few distinct ones, coded once each
@@ -189,7 +189,7 @@ class CurrentVotes:
         choice_names, choice_of = _codes([c for _, c in split])
         annotator, choice = annotator_of[pair], choice_of[pair]
         key = item * max(len(annotators), 1) + annotator
-        times, keys = _LazyColumn(ws, upto, "time", seqs), _LazyColumn(ws, upto, "solution", seqs)
+        times, keys = _LazyColumn(ws, upto, "time", seqs), _LazyColumn(ws, upto, "solution", seqs, keyed)
 
         repeated = _repeated(key, len(item_ids) * max(len(annotators), 1))
         if repeated.any():
