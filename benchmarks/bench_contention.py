@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,17 +40,32 @@ def _spin() -> None:
         pass
 
 
-def start_busy(n: int) -> list[multiprocessing.Process]:
+def start_busy(n: int, own_session: bool = False) -> list[multiprocessing.Process | subprocess.Popen[bytes]]:
+    """``n`` busy loops: children of this benchmark (its session, where the tool runs too) or, with
+    ``own_session``, processes in a session of their own, as another login's work is (with the kernel's
+    ``sched_autogroup`` on, a session's processes share one scheduling group)."""
+    if own_session:
+        return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(n)]
     procs = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(n)]
     for p in procs:
         p.start()
-    return procs
+    return list(procs)
 
 
-def stop_busy(procs: list[multiprocessing.Process]) -> None:
+def stop_busy(procs: list[multiprocessing.Process | subprocess.Popen[bytes]]) -> None:
     for p in procs:
         p.terminate()
-        p.join()
+        if isinstance(p, subprocess.Popen):
+            p.wait()
+        else:
+            p.join()
+
+
+def autogroup() -> str:
+    try:
+        return "on" if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1" else "off"
+    except OSError:
+        return "unknown"
 
 
 def tool_command(binary: Path, model: str, task_file: Path, n: int, threads: int) -> list[str]:
@@ -68,6 +84,12 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--busy", type=int, nargs="+", default=[0, 1, 2], help="busy-loop process counts")
     parser.add_argument("--repeat", type=int, default=2, help="rounds per busy count; medians are reported")
+    parser.add_argument(
+        "--busy-session",
+        choices=("bench", "own"),
+        default="bench",
+        help="where the busy loops run: this benchmark's session (default) or a session of their own",
+    )
     args = parser.parse_args()
 
     if args.model is None:
@@ -81,11 +103,13 @@ def main() -> int:
     cmd = tool_command(args.binary, args.model, task_file, n, args.threads)
     print(f"## Scoring under contention ({n} PIQA items, {args.threads} threads, {Path(args.model).name})\n")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; tool: `{' '.join(cmd)}`\n")
+    where = "a session of their own" if args.busy_session == "own" else "this benchmark's session"
+    print(f"sched_autogroup: {autogroup()}; busy loops in {where}\n")
 
     rates: dict[tuple[str, int], list[float]] = {}
     for busy in args.busy:
         for r in range(args.repeat):
-            procs = start_busy(busy)
+            procs = start_busy(busy, args.busy_session == "own")
             try:
                 order = ("ours", "tool") if r % 2 == 0 else ("tool", "ours")
                 for side in order:
