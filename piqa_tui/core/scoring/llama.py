@@ -28,7 +28,7 @@ import ctypes
 import logging
 import os
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -50,7 +50,7 @@ from piqa_tui.core.scoring.batch_layout import (
     pack,
 )
 from piqa_tui.core.scoring.gguf_file import check_model_file, model_identity
-from piqa_tui.core.scoring.machine import cpu_flags, decide_repack, simd_lanes
+from piqa_tui.core.scoring.machine import FreeCores, cpu_flags, decide_repack, simd_lanes, threads_for
 
 log = logging.getLogger(__name__)
 
@@ -162,12 +162,18 @@ class LlamaBackend:
         exact: bool = True,
         repack: str = "auto",
         reuse_cells: bool = True,
+        adapt_threads: bool = True,
     ) -> None:
         self.path = Path(path).expanduser()
         self.n_gpu_layers = n_gpu_layers
         if n_threads is None:
             n_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         self.n_threads = n_threads
+        # Fewer threads while other processes hold cores (``machine.threads_for``); scores do not depend on it.
+        self.adapt_threads = adapt_threads
+        self.threads_now = n_threads
+        self.free_cores: FreeCores | None = None  # set by load(); None: the thread count stays
+        self.decodes_by_threads: Counter[int] = Counter()  # how many group decodes ran with each thread count
         # Ubatches hold whole multiples of 8 tokens and tile the batch (see batch_layout.BatchShape).
         self.n_ubatch = max(8, min(n_ubatch, n_batch) // 8 * 8)
         self.n_batch = max(self.n_ubatch, n_batch // self.n_ubatch * self.n_ubatch)
@@ -258,6 +264,8 @@ class LlamaBackend:
                 "try a smaller --n-ctx or fewer --n-gpu-layers"
             )
         self._model, self._ctx = model, ctx
+        self.threads_now = self.n_threads
+        self.free_cores = FreeCores() if self.adapt_threads and self.n_threads > 1 else None
         self._n_swa = lc.llama_model_n_swa(model)
         self._kv.clear()
         self._vocab = lc.llama_model_get_vocab(model)
@@ -351,6 +359,8 @@ class LlamaBackend:
         plan = self._plan(group)
         logprobs = np.zeros(len(plan.targets))
         target_tokens = np.asarray(plan.targets, dtype=np.int64)
+        self._adapt_threads()
+        self.decodes_by_threads[self.threads_now] += 1
         batch = lc.llama_batch_init(min(self.n_batch, len(plan.entries)), 0, MAX_SOLUTIONS)
         try:
             row0 = 0
@@ -381,6 +391,17 @@ class LlamaBackend:
             tuple(ContinuationScore(float(logprobs[span.start : span.stop].sum()), len(span)) for span in solutions)
             for solutions in plan.solutions
         ]
+
+    def _adapt_threads(self) -> None:
+        """Decode with the cores other processes left free since the last check (at most ``n_threads``)."""
+        free = self.free_cores
+        others = free.others_busy() if free is not None else None
+        if free is None or others is None:
+            return
+        wanted = threads_for(self.n_threads, free.cores, others)
+        if wanted != self.threads_now:
+            _llama_cpp().llama_set_n_threads(self._ctx, wanted, wanted)
+            self.threads_now = wanted
 
     def _plan(self, group: list[ItemTokens]) -> BatchLayout:
         """The group's layout: over the cells earlier batches left (skipping padding) when it fits one decode.

@@ -9,6 +9,7 @@ machines' texts without those machines.
 from __future__ import annotations
 
 import os
+import time
 
 from piqa_tui.core.errors import ModelError
 
@@ -87,3 +88,68 @@ def available_memory_bytes() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def busy_cpu_seconds(stat: str, ticks_per_second: int, cpus: frozenset[int] | None = None) -> float | None:
+    """CPU seconds the machine's processes have run since boot on ``cpus`` (None: every CPU), from /proc/stat's
+    ``cpuN`` lines (or its ``cpu`` total): user, nice, system, irq and softirq; idle, iowait and a hypervisor's
+    steal are not busy. None when no line answers."""
+    total, found = 0, False
+    for line in stat.splitlines():
+        fields = line.split()
+        if len(fields) < 8 or not fields[0].startswith("cpu") or not all(f.isdigit() for f in fields[1:8]):
+            continue
+        name = fields[0][3:]
+        if (cpus is None and name == "") or (cpus is not None and name.isdigit() and int(name) in cpus):
+            user, nice, system, _idle, _iowait, irq, softirq = map(int, fields[1:8])
+            total, found = total + user + nice + system + irq + softirq, True
+    return total / ticks_per_second if found else None
+
+
+def threads_for(max_threads: int, cores: int, others_busy: float) -> int:
+    """How many threads to decode with when other processes kept ``others_busy`` cores busy meanwhile.
+
+    llama.cpp's threads wait for each other at every operation of the graph, so a thread without a core of
+    its own stalls the rest: under two busy loops on two cores, one thread scored 1.76 times as fast as two
+    (BENCHMARKS.md, contention). So: the cores the others leave, rounded, at least one, at most ``max_threads``.
+    """
+    return max(1, min(max_threads, int(cores - others_busy + 0.5)))
+
+
+class FreeCores:
+    """The share of the machine other processes take while this one decodes, from /proc/stat and this
+    process's own CPU time; ``others_busy`` answers None where /proc/stat cannot be read (then nothing adapts)."""
+
+    def __init__(self, stat_path: str = "/proc/stat", min_interval: float = 0.5) -> None:
+        self.stat_path = stat_path
+        self.min_interval = min_interval  # seconds between answers: shorter is too short for /proc/stat's ticks
+        self.ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        # The CPUs this process may run on: on a bigger machine, what others do elsewhere takes nothing from it.
+        self.cpus = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+        self.cores = len(self.cpus) if self.cpus else os.cpu_count() or 1
+        self._last = self._sample()
+
+    def _sample(self) -> tuple[float, float, float] | None:
+        try:
+            with open(self.stat_path, encoding="ascii", errors="replace") as f:
+                busy = busy_cpu_seconds(f.read(), self.ticks, self.cpus)
+        except OSError:
+            return None
+        if busy is None:
+            return None
+        own = os.times()
+        return time.monotonic(), busy, own.user + own.system
+
+    def others_busy(self) -> float | None:
+        """Cores the other processes used on average since the last answer (None: unknown, or fewer than
+        ``min_interval`` seconds ago)."""
+        now = self._sample()
+        if now is None or self._last is None:
+            self._last = now
+            return None
+        wall = now[0] - self._last[0]
+        if wall < self.min_interval:
+            return None
+        others = ((now[1] - self._last[1]) - (now[2] - self._last[2])) / wall
+        self._last = now
+        return max(0.0, others)
