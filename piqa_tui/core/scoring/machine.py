@@ -143,12 +143,14 @@ class FreeCores:
     def others_busy(self) -> float | None:
         """Cores the other processes used on average since the last answer (None: unknown, or fewer than
         ``min_interval`` seconds ago)."""
+        if self._last is not None and time.monotonic() - self._last[0] < self.min_interval:
+            return None  # checked before reading /proc/stat: a decode every tenth of a second reads nothing
         now = self._sample()
         if now is None or self._last is None:
             self._last = now
             return None
         wall = now[0] - self._last[0]
-        if wall < self.min_interval:
+        if wall <= 0:  # the same instant (min_interval 0): nothing to average over
             return None
         others = ((now[1] - self._last[1]) - (now[2] - self._last[2])) / wall
         self._last = now
