@@ -142,7 +142,7 @@ def labelled(name: str) -> dict[str, object]:
 
 
 def machine() -> str:
-    from piqa_tui.core.dedup.e5_onnx import usable_cores
+    from piqa_tui.core.cores import usable_cores
     from piqa_tui.core.scoring.machine import cpu_flags
 
     model = next(

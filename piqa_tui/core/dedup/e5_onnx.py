@@ -20,7 +20,6 @@ batch; the encoder's layers are one ONNX graph built in memory.
 
 from __future__ import annotations
 
-import os
 import re
 import struct
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from piqa_tui.core.cores import usable_cores
 from piqa_tui.core.errors import ModelError
 
 if TYPE_CHECKING:
@@ -47,14 +47,6 @@ def missing_packages() -> list[str]:
     from importlib.util import find_spec
 
     return [name for name in PACKAGES if find_spec(name) is None]
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), not the machine's count."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS has no affinity call
-        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ model of the ``semantic`` signal too.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from piqa_tui.core.cores import usable_cores
 from piqa_tui.core.dedup.semantic import EmbeddingCache, Progress, embed_cached
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.gguf_file import check_model_file, model_identity
@@ -93,7 +93,7 @@ class GgufEmbedder:
                     n_batch=CONTEXT,
                     n_ubatch=CONTEXT,
                     # llama-cpp-python's default is half the cores; embedding is all we do here.
-                    n_threads=self.threads or os.cpu_count(),
+                    n_threads=self.threads or usable_cores(),
                     verbose=False,
                 )
             except Exception as err:  # llama.cpp reports a failed load as ValueError or RuntimeError

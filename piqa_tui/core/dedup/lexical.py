@@ -54,13 +54,13 @@ crowded) and finds every one.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
+from piqa_tui.core.cores import usable_cores
 from piqa_tui.core.dedup.folding import Units
 
 if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not pay for it
@@ -86,11 +86,8 @@ R = TypeVar("R")
 
 
 def workers() -> int:
-    """The cores this process may run on (read from the machine, never assumed)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS, Windows
-        return max(1, os.cpu_count() or 1)
+    """The cores this process may keep busy, read from the machine (its affinity under any CPU quota)."""
+    return usable_cores()
 
 
 def _parallel(work: Callable[[T], R], parts: Iterable[T]) -> Iterator[R]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from piqa_tui.core.cores import usable_cores
 from piqa_tui.core.errors import ModelError
 
 if TYPE_CHECKING:
@@ -296,8 +297,10 @@ class SentenceTransformerEmbedder:
     def _load(self) -> SentenceTransformer:
         if self._model is None:
             try:
+                import torch
                 from sentence_transformers import SentenceTransformer
 
+                _threads_within_quota(torch)
                 self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
             except ImportError as err:
                 raise ModelError(
@@ -326,6 +329,13 @@ class SentenceTransformerEmbedder:
             )
             .astype(np.float32, copy=False)
         )
+
+
+def _threads_within_quota(torch: Any) -> None:
+    """Lower torch's thread count to the cores a CPU quota leaves (it counts the machine's cores, not the quota)."""
+    cap = usable_cores()
+    if torch.get_num_threads() > cap:
+        torch.set_num_threads(cap)
 
 
 def embed_cached(

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from piqa_tui.core.cores import usable_cores
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
 from piqa_tui.core.scoring.batch_layout import (
@@ -167,7 +168,7 @@ class LlamaBackend:
         self.path = Path(path).expanduser()
         self.n_gpu_layers = n_gpu_layers
         if n_threads is None:
-            n_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+            n_threads = usable_cores()  # the affinity under any CPU quota
         self.n_threads = n_threads
         # Fewer threads while other processes hold cores (``machine.threads_for``); scores do not depend on it.
         self.adapt_threads = adapt_threads
@@ -398,7 +399,7 @@ class LlamaBackend:
         others = free.others_busy() if free is not None else None
         if free is None or others is None:
             return
-        wanted = threads_for(self.n_threads, free.cores, others)
+        wanted = threads_for(min(self.n_threads, free.cap), free.cores, others)
         if wanted != self.threads_now:
             _llama_cpp().llama_set_n_threads(self._ctx, wanted, wanted)
             self.threads_now = wanted

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+from piqa_tui.core.cores import cores_for, cpu_quota
 from piqa_tui.core.errors import ModelError
 
 # KV cells llama.cpp's CPU kernels sum together in one SIMD block: AVX/AVX2 (and NEON), AVX-512, SVE.
@@ -127,6 +128,8 @@ class FreeCores:
         # The CPUs this process may run on: on a bigger machine, what others do elsewhere takes nothing from it.
         self.cpus = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
         self.cores = len(self.cpus) if self.cpus else os.cpu_count() or 1
+        # A CPU quota (a container's --cpus) caps the threads however idle the CPUs are (``core.cores``).
+        self.cap = cores_for(self.cores, cpu_quota())
         self._last = self._sample()
 
     def _sample(self) -> tuple[float, float, float] | None:
