@@ -2,7 +2,8 @@
 
 The parsers read other machines' /proc and cgroup texts given as strings; one test makes a real cgroup with a
 one-core quota (as ``docker run --cpus 1`` does) and runs a fresh interpreter in it, where every thread count of
-the program (lexical dedup, ONNX e5, llama.cpp scoring and its adaptive thread rule) must come out as one.
+the program (lexical dedup, llama.cpp scoring and its adaptive thread rule, torch under sentence-transformers)
+must come out as one.
 """
 
 from __future__ import annotations
@@ -121,9 +122,13 @@ from piqa_tui.core import cores
 from piqa_tui.core.dedup.lexical import workers
 from piqa_tui.core.scoring.llama import LlamaBackend
 from piqa_tui.core.scoring.machine import FreeCores
+from piqa_tui.core.dedup.semantic import SentenceTransformerEmbedder
+import torch
+SentenceTransformerEmbedder.packaged()._load()  # what loading the semantic model does to torch's threads
 print(json.dumps({
     "affinity": cores.affinity_cores(), "quota": cores.cpu_quota(), "usable": cores.usable_cores(),
     "lexical": workers(), "llama": LlamaBackend("model.gguf").n_threads, "adaptive_cap": FreeCores().cap,
+    "torch": torch.get_num_threads(),
 }))
 """
 
@@ -142,10 +147,11 @@ def test_every_thread_count_follows_a_real_quota() -> None:
         pytest.skip("needs a machine with at least two CPUs to run on")
     free = _thread_counts()
     assert free["usable"] == free["lexical"] == free["llama"] == free["adaptive_cap"] == free["affinity"]
+    assert free["torch"] >= 1  # torch's own count (its physical cores): left as it is without a quota
     with quota_cgroup(1.0) as enter:
         if enter is None:
             pytest.skip("no cgroup with a CPU quota can be made here (needs root and a writable cpu controller)")
         held = _thread_counts(enter)
     assert held["affinity"] == free["affinity"] >= 2
     assert held["quota"] == 1.0
-    assert held["usable"] == held["lexical"] == held["llama"] == held["adaptive_cap"] == 1
+    assert held["usable"] == held["lexical"] == held["llama"] == held["adaptive_cap"] == held["torch"] == 1
