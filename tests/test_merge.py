@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from piqa_tui.core.round.positions import position_preference
 from piqa_tui.core.votes.decisions import parse_policy, policy_spec, project_policy, set_project_policy
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.workspace.project import FieldConflict, Project
@@ -330,3 +331,25 @@ def test_the_decision_policy_travels_and_a_different_one_is_named(tmp_path: Path
     kept = merge(a, c).stdout
     assert "settings differ (this workspace's kept): decision_policy" in kept
     assert policy_spec(project_policy(Project.open(a / DATA))) == policy_spec(parse_policy("unanimity:2"))
+
+
+def test_position_preference_counts_the_vote_in_force_by_time_whatever_order_files_came_in(tmp_path: Path) -> None:
+    """amina votes on her laptop, then withdraws; the server imports her current votes (the withdrawal) first and
+    her full file (the vote) after, so by the log's order the vote comes last there. The vote in force is the
+    withdrawal everywhere (by time), and position preference counts what is in force, the same on both."""
+    laptop, server = tmp_path / "laptop", tmp_path / "server"
+    laptop.mkdir(), server.mkdir()
+    mine = Project.open(copy_sample(DATA, laptop), annotator="amina")
+    copy_sample(DATA, server)
+    mine.vote("dz-001", "1")
+    mine.vote("dz-002", "0")
+    everything, current = tmp_path / "all.tsv", tmp_path / "current.tsv"
+    cli("votes", "export", str(laptop / DATA), str(everything))
+    mine.vote("dz-001", "")  # withdrawn
+    cli("votes", "export", str(laptop / DATA), str(current), "--current")
+    cli("votes", "import", str(server / DATA), str(current))
+    cli("votes", "import", str(server / DATA), str(everything))
+    found = [position_preference(Project.open(m / DATA, create=False)) for m in (laptop, server)]
+    assert found[0] == found[1]
+    (amina,) = found[0]
+    assert amina.annotator == "amina" and amina.votes == 1 and amina.counts == {2: (1, 0)}  # dz-002 only

@@ -368,6 +368,41 @@ def test_answers_made_on_two_copies_meet_in_a_merge(sample: Path, tmp_path: Path
     assert isinstance(project_answers(merged), Answers)
 
 
+def test_an_older_answer_brought_back_by_a_merge_does_not_replace_a_newer_one(sample: Path, tmp_path: Path) -> None:
+    """amina answers yes on her laptop, the lead imports her answers file on the server, she changes her mind there
+    (no); then the laptop's log is merged in. Her yes comes back with the laptop's clock, which is ahead of the
+    server's (the file carried no clock): by the log's order alone it would stand again; by time, no stands, on
+    both machines."""
+    with_round(sample, PEOPLE + YES_NO)
+    rel = asked(YES_NO).questions[0]
+    server_ws = Path(f"{sample}.piqa.sqlite")
+    laptop = tmp_path / "laptop" / sample.name
+    laptop.parent.mkdir()
+    shutil.copy(sample, laptop)
+    with sqlite3.connect(server_ws) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    shutil.copy(server_ws, Path(f"{laptop}.piqa.sqlite"))
+    on_laptop = Project.open(laptop, annotator="amina")
+    for n in range(2, 9):  # the laptop's clock moves ahead of the server's
+        on_laptop.vote(f"msa-00{n}", "0")
+    record_answer(on_laptop, "msa-001", rel, "yes")
+    answers = tmp_path / "answers.tsv"
+    export_answers(on_laptop, answers)
+    code, _, err = cli("votes", "import", sample, "--answers", answers)
+    assert code == 0, err
+    record_answer(Project.open(sample, annotator="amina"), "msa-001", rel, "no")
+    code, _, err = cli("workspace", "merge", sample, Path(f"{laptop}.piqa.sqlite"))
+    assert code == 0, err
+    code, _, err = cli("workspace", "merge", laptop, server_ws)
+    assert code == 0, err
+    for machine in (sample, laptop):
+        project = Project.open(machine, create=False)
+        assert project_answers(project).of("rel", "msa-001") == {"amina": "no"}
+        current = tmp_path / f"current-{machine.parent.name}.tsv"
+        export_answers(project, current, current_only=True)
+        assert [line.split("\t")[3] for line in current.read_text(encoding="utf-8").splitlines()[1:]] == ["no"]
+
+
 def test_round_show_lists_the_questions(sample: Path) -> None:
     with_round(sample, PEOPLE + YES_NO + SCALE)
     code, out, err = cli("round", sample, "show")

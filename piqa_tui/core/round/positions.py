@@ -72,35 +72,43 @@ class PositionPreference:
 
 
 def shown_positions(project: Project) -> dict[tuple[str, str], tuple[int, int]]:
-    """(annotator, item id) → (shown position, number of solutions) of each vote in force for a solution."""
+    """(annotator, item id) → (shown position, number of solutions) of each vote in force for a solution.
+
+    The vote in force is the project's (the latest by time: ``Project.votes``), never the last vote event in
+    the log's order: a vote that came in a votes file carries a clock of the machine that imported it, so the
+    log's order of two votes can differ between machines while their times do not. Its event is found by
+    (annotator, item, time, choice), which the log holds once (its unique index of votes)."""
     if project.workspace is None:
         return {}
-    if not project.workspace.event_fields([ORDER_KIND], "seq").fetchone():  # file order everywhere: last vote wins
-        last = {(annotator, item_id): new for _, annotator, item_id, new in _fields(project, ["vote"])}
+    in_force = {
+        (vote.annotator, item_id): (vote.time, vote.cast)
+        for item_id, by_annotator in project.state.votes.items()
+        for vote in by_annotator.values()
+        if vote.cast
+    }
+    if not project.workspace.event_fields([ORDER_KIND], "seq").fetchone():  # file order everywhere
         count = {item.id: len(item.solutions) for item in project.items}
         return {
-            key: (int(new), count[key[1]])
-            for key, new in last.items()
-            if new and new.isdigit() and int(new) < count[key[1]]
+            key: (int(cast), count[key[1]])
+            for key, (_, cast) in in_force.items()
+            if key[1] in count and cast.isdigit() and int(cast) < count[key[1]]
         }
     orders: dict[tuple[str, str], str] = {}
-    cast: dict[tuple[str, str], tuple[int, int]] = {}
-    for kind, annotator, item_id, new in _fields(project, ["vote", ORDER_KIND]):
+    shown: dict[tuple[str, str], tuple[int, int]] = {}
+    for kind, annotator, item_id, new, time in _fields(project, ["vote", ORDER_KIND]):
         key = (annotator, item_id)
         if kind == ORDER_KIND:
             orders[key] = new or ""
-        elif shown := _shown(project, item_id, new, orders.get(key)):
-            cast[key] = shown
-        else:
-            cast.pop(key, None)  # unsure or withdrawn: no position in force
-    return cast
+        elif in_force.get(key) == (time, new) and (position := _shown(project, item_id, new, orders.get(key))):
+            shown[key] = position  # mapped through the order recorded before it
+    return shown
 
 
-def _fields(project: Project, kinds: list[str]) -> Iterator[tuple[str, str, str, str | None]]:
-    """(kind, annotator, item id, new) of the events of ``kinds`` on items of the project, in canonical order."""
+def _fields(project: Project, kinds: list[str]) -> Iterator[tuple[str, str, str, str | None, str]]:
+    """(kind, annotator, item id, new, time) of the events of ``kinds`` on items of the project, in canonical order."""
     assert project.workspace is not None
     index = project.index
-    return (row for row in project.workspace.event_fields(kinds, "annotator, item_id, new") if row[2] in index)
+    return (row for row in project.workspace.event_fields(kinds, "annotator, item_id, new, time") if row[2] in index)
 
 
 def _shown(project: Project, item_id: str, new: str | None, order_text: str | None) -> tuple[int, int] | None:

@@ -33,7 +33,7 @@ from piqa_tui.core.votes.agreement import (
     krippendorff_alpha,
     percent_unanimous,
 )
-from piqa_tui.core.votes.exchange import ANSWER
+from piqa_tui.core.votes.exchange import ANSWER, answer_key, latest_by_time
 from piqa_tui.core.workspace.log import Change, Part, Workspace
 from piqa_tui.core.workspace.project import Project
 
@@ -233,9 +233,12 @@ class Answers:
 
 
 def answers_in_force(workspace: Workspace | None) -> Answers:
-    """The answers the workspace's ``answer`` events leave standing (the latest per annotator, item, question)."""
+    """The answers the workspace's ``answer`` events leave standing: the latest by time per annotator, item and
+    question (``latest_by_time``), held in the order of (item id, annotator), which is the same on every machine
+    whatever order the events arrived in (the figures are sums over the items in this order)."""
     latest: dict[str, dict[str, dict[str, str]]] = {}
-    for event in workspace.events(kinds=[ANSWER_KIND]) if workspace is not None else []:
+    events = workspace.events(kinds=[ANSWER_KIND]) if workspace is not None else []
+    for event in sorted(latest_by_time(events, answer_key), key=answer_key):
         if event.item_id is None or not event.field:
             continue
         by_item = latest.setdefault(event.field, {}).setdefault(event.item_id, {})

@@ -29,7 +29,7 @@ import io
 import json
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,13 +148,27 @@ def _adjudication_row(texts: _Texts, event: Event) -> Row:
     )
 
 
-def _latest(events: list[Event]) -> list[Event]:
-    """The adjudication event in force per item: the latest by time, a tie going to the later in the log."""
-    latest: dict[str, Event] = {}
+def latest_by_time(events: Iterable[Event], key: Callable[[Event], Hashable]) -> list[Event]:
+    """The event in force per ``key``: the latest by time, a tie going to the later in the log's order.
+
+    By time, not by the log's order alone: an event brought in a file is stamped with a clock of the machine
+    that imported it, so the log's order of two events can differ between machines (and put an older answer
+    after a newer one) while their times do not."""
+    latest: dict[Hashable, Event] = {}
     for event in events:
-        if (current := latest.get(event.item_id or "")) is None or current.time <= event.time:
-            latest[event.item_id or ""] = event
+        if (current := latest.get(k := key(event))) is None or current.time <= event.time:
+            latest[k] = event
     return list(latest.values())
+
+
+def _latest(events: list[Event]) -> list[Event]:
+    """The adjudication event in force per item."""
+    return latest_by_time(events, lambda e: e.item_id or "")
+
+
+def answer_key(event: Event) -> tuple[str, str, str]:
+    """What one answer in force is kept per: (item, annotator, question)."""
+    return (event.item_id or "", event.annotator, event.field or "")
 
 
 def export_rows(project: Project, current_only: bool = False) -> list[Row]:
@@ -218,7 +232,7 @@ def answer_rows(project: Project, current_only: bool = False) -> list[AnswerRow]
         raise PiqaError("exporting answers needs a workspace")
     events = project.workspace.events(kinds=[ANSWER])
     if current_only:
-        events = list({(e.item_id, e.annotator, e.field): e for e in events}.values())  # the latest in log order
+        events = latest_by_time(events, answer_key)
     rows = [(e.item_id or "", e.annotator, e.field or "", e.new or "", e.time) for e in events if e.item_id]
     return sorted(rows, key=lambda r: r[4])  # stable: answers of one instant keep their log order
 
