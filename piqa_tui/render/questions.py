@@ -1,4 +1,5 @@
-"""Agreement on a round's extra questions as rows, Markdown and Rich tables: what ``agree`` and the card show.
+"""Agreement on a round's extra questions as rows, Markdown and Rich tables: what ``agree``, the TUI's agreement
+screen and the card show.
 
 The numbers are core's :class:`~piqa_tui.core.round.questions.QuestionAgreement`, one per question; an
 undefined value is written "undefined" with its reason, never as 0 or 1.
@@ -9,10 +10,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 
-from piqa_tui.core.round.questions import Answers, Question, QuestionAgreement, question_columns
+from piqa_tui.core.round.questions import (
+    Answers,
+    Question,
+    QuestionAgreement,
+    project_answers,
+    question_columns,
+    questions_agreement,
+)
+from piqa_tui.core.round.recorded import round_in_force
+from piqa_tui.core.text.bidi import BidiMode, BidiText
+from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.markdown import markdown_table, one_line
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
@@ -26,6 +38,16 @@ MEASURE_NAMES = {
     "percent_unanimous": "% unanimous",
 }
 QUESTION_HEADER = ["measure", "value", "items", "note"]
+QUESTIONS_TITLE = "Extra questions"
+FREE_TEXT = "free text: no agreement statistic"
+
+
+def round_question_agreements(project: Project) -> list[QuestionAgreement]:
+    """Agreement on each extra question of the round in force (none without a round or questions)."""
+    declared = round_in_force(project.workspace)
+    if declared is None:
+        return []
+    return questions_agreement(declared.questions, project_answers(project))
 
 
 def question_heading(found: QuestionAgreement) -> str:
@@ -50,23 +72,49 @@ def questions_markdown(found: Iterable[QuestionAgreement]) -> str:
     for each in found:
         out += [f"**{one_line(question_heading(each))}**", ""]
         rows = question_rows(each)
-        out += [*markdown_table(QUESTION_HEADER, rows), ""] if rows else ["free text: no agreement statistic", ""]
+        out += [*markdown_table(QUESTION_HEADER, rows), ""] if rows else [FREE_TEXT, ""]
     return "\n".join(out)
 
 
-class QuestionTables:
-    """Agreement on each extra question as a Rich table (question text is data: shown as text, never markup)."""
+def questions_section(found: Sequence[QuestionAgreement]) -> str:
+    """The section ``agree --markdown`` prints after the label agreement ("" when the round asks no questions)."""
+    return f"\n### {QUESTIONS_TITLE}\n\n{questions_markdown(found)}" if found else ""
 
-    def __init__(self, found: Iterable[QuestionAgreement]) -> None:
+
+def with_questions_markdown(report: str, found: Sequence[QuestionAgreement]) -> str:
+    """The agreement report followed by the questions section, joined as ``agree --markdown`` prints them
+    (one print each: a newline between), so the TUI copies and writes the very text the command prints."""
+    return f"{report}\n{questions_section(found)}" if found else report
+
+
+class QuestionTables:
+    """Agreement on each extra question as a Rich table (question text is data: shown as text, never markup).
+
+    With a ``bidi`` mode each question's heading is its own line drawn by the bidi display, as the TUI draws
+    data text (an Arabic question reads right to left, shaped); without one it is the table's title.
+    """
+
+    def __init__(self, found: Iterable[QuestionAgreement], bidi: BidiMode | None = None) -> None:
         self.found = list(found)
+        self.bidi = bidi
+
+    def heading(self, text: str, style: str = "") -> RenderableType:
+        """A line of data text above a table: through the bidi display when a mode was given."""
+        if self.bidi is None:
+            return rich_text(text, style, one_line=True)
+        return BidiText(terminal_safe(text, one_line=True), self.bidi, style or None)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for each in self.found:
             rows = question_rows(each)
             if not rows:
-                yield rich_text(question_heading(each) + " — free text: no agreement statistic", one_line=True)
+                yield self.heading(f"{question_heading(each)} — {FREE_TEXT}")
                 continue
-            table = Table(title=rich_text(question_heading(each), "table.title", one_line=True))
+            if self.bidi is None:
+                table = Table(title=rich_text(question_heading(each), "table.title", one_line=True))
+            else:  # a heading line of its own: a table title cannot be laid out by the bidi display
+                yield self.heading(question_heading(each), "bold")
+                table = Table()
             for j, col in enumerate(QUESTION_HEADER):
                 table.add_column(rich_text(col), justify="right" if j in (1, 2) else "left")
             for row in rows:

@@ -17,8 +17,6 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.round.positions import position_preference
-from piqa_tui.core.round.questions import QuestionAgreement, project_answers, questions_agreement
-from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes_json, policy_spec, set_aside
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
@@ -32,7 +30,7 @@ from piqa_tui.render.agreement import (
     set_aside_line,
     summary_markdown,
 )
-from piqa_tui.render.questions import QuestionTables, questions_markdown
+from piqa_tui.render.questions import QuestionTables, questions_section, round_question_agreements
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.stats import SHOWN_BREAKDOWNS, more_columns_line
 
@@ -131,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
                 "doubt": doubt_json(project, args.top),
                 "position_preference": [p.to_json() for p in position_preference(project)],
-                "questions": [q.to_json() for q in question_agreements(project)],
+                "questions": [q.to_json() for q in round_question_agreements(project)],
             }
         )
         return OK
@@ -139,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
         print(terminal_safe(summary_markdown(found, project.dataset.name)))
         if hidden:
             say(f"\n{more_columns_line(hidden)}")
-        if questions := question_agreements(project):
-            print(terminal_safe("\n### Extra questions\n\n" + questions_markdown(questions)))
+        if questions := round_question_agreements(project):
+            print(terminal_safe(questions_section(questions)))
         return OK
     console = Console()
     heading = rich_text(project.dataset.name, "bold", one_line=True)
@@ -154,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(BreakdownTable(breakdown))
     if hidden:
         say(more_columns_line(hidden))
-    if questions := question_agreements(project):
+    if questions := round_question_agreements(project):
         console.print(QuestionTables(questions))
     _position_lines(project)
     return OK
@@ -167,11 +165,3 @@ def _position_lines(project: Project) -> None:
         say("position preference (positions as each annotator saw them; exact binomial test, Holm-adjusted):")
     for preference in found:
         say(f"  {preference.describe()}")
-
-
-def question_agreements(project: Project) -> list[QuestionAgreement]:
-    """Agreement on each extra question of the round in force (none without a round or questions)."""
-    declared = round_in_force(project.workspace)
-    if declared is None:
-        return []
-    return questions_agreement(declared.questions, project_answers(project))

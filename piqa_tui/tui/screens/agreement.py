@@ -1,9 +1,11 @@
-"""Agreement, live: Fleiss' κ, Gwet's AC1, Cohen's κ, Krippendorff's α, % unanimous, per annotator and per column.
+"""Agreement, live: Fleiss' κ, Gwet's AC1, Cohen's κ, Krippendorff's α, % unanimous, per annotator and per column,
+then the agreement on each extra question of the round in force.
 
-The numbers are core's ``AgreementSummary`` (the one ``piqa-tui agree``
+The numbers are core's ``AgreementSummary`` and ``QuestionAgreement`` (the ones ``piqa-tui agree``
 prints, with its default bootstrap intervals: 1,000 resamples, seed 0), computed in a worker thread when
-the screen opens and again whenever votes arrive, and drawn by the tables of ``piqa_tui.render.agreement``.
-``y`` copies them as Markdown tables, ready for a paper or a dataset card.
+the screen opens and again whenever votes or answers arrive, and drawn by the tables of
+``piqa_tui.render.agreement`` and ``piqa_tui.render.questions``.
+``y`` copies them as Markdown tables, ready for a paper or a dataset card: the text ``agree --markdown`` prints.
 """
 
 from __future__ import annotations
@@ -22,10 +24,18 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.round.questions import QuestionAgreement
+from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.terminal_safe import invisible_twins, twins_line
 from piqa_tui.core.votes.decisions import AgreementSummary, agreement_summary
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.render.agreement import BreakdownTable, ReportTables, summary_heading, summary_markdown
+from piqa_tui.render.questions import (
+    QUESTIONS_TITLE,
+    QuestionTables,
+    round_question_agreements,
+    with_questions_markdown,
+)
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.clipboard import copy_text
 from piqa_tui.tui.dialogs.asker import Asker
@@ -39,9 +49,14 @@ from piqa_tui.tui.state.session import Session
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 
 
-def summary_view(summary: AgreementSummary) -> RenderableType:
-    """The screen's body: the heading, then the tables ``piqa-tui agree`` prints."""
-    tables = [BreakdownTable(breakdown) for breakdown in summary.breakdowns.values()]
+def summary_view(
+    summary: AgreementSummary, questions: list[QuestionAgreement] | None = None, bidi: BidiMode = BidiMode.APP
+) -> RenderableType:
+    """The screen's body: the heading, then the tables ``piqa-tui agree`` prints, the round's questions last
+    (their texts drawn by the bidi display in ``bidi`` mode)."""
+    tables: list[RenderableType] = [BreakdownTable(breakdown) for breakdown in summary.breakdowns.values()]
+    if questions:
+        tables += [Text(""), rich_text(QUESTIONS_TITLE, "bold"), QuestionTables(questions, bidi)]
     heading = rich_text(summary_heading(summary), "bold")
     if twins := invisible_twins(summary.report.annotators):  # two people who would print as one
         heading.append_text(rich_text("\n" + twins_line(twins), "yellow"))
@@ -75,6 +90,7 @@ class AgreementScreen(Screen[None]):
         self.session = session
         self.project = session.project
         self.snapshot: AgreementSummary | None = None
+        self.questions: list[QuestionAgreement] = []  # the round's extra questions, computed with the snapshot
 
     def compose(self) -> ComposeResult:
         yield Static(rich_text(f"Agreement — {self.project.dataset.name}", one_line=True), id="agreement-title")
@@ -92,7 +108,7 @@ class AgreementScreen(Screen[None]):
         self.compute(self.session.ballots.policy)
 
     def on_others_changed(self, message: OthersChanged) -> None:
-        """Votes arrived from another process: the numbers follow."""
+        """Votes or answers arrived from another process: the numbers follow."""
         message.stop()
         self.action_recompute()
 
@@ -107,12 +123,17 @@ class AgreementScreen(Screen[None]):
             except RuntimeError:  # the votes changed size under us: read them again
                 if attempt == RETRIES - 1:
                     raise
+        questions = round_question_agreements(self.project)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, summary)
+            self.app.call_from_thread(self._show, summary, questions)
 
-    def _show(self, summary: AgreementSummary) -> None:
-        self.snapshot = summary
-        self.query_one("#agreement-body", Static).update(summary_view(summary))
+    def _show(self, summary: AgreementSummary, questions: list[QuestionAgreement]) -> None:
+        self.snapshot, self.questions = summary, questions
+        self.query_one("#agreement-body", Static).update(summary_view(summary, questions, self.session.bidi_mode))
+
+    def markdown(self, summary: AgreementSummary) -> str:
+        """What ``y`` copies and ``w`` writes: the text ``agree --markdown`` prints, the questions included."""
+        return with_questions_markdown(summary_markdown(summary, self.project.dataset.name), self.questions)
 
     # -------------------------------------------------------------- actions
 
@@ -129,20 +150,18 @@ class AgreementScreen(Screen[None]):
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:
             return
-        copy_text(
-            self.app, summary_markdown(self.snapshot, self.project.dataset.name), "the agreement tables as Markdown"
-        )
+        copy_text(self.app, self.markdown(self.snapshot), "the agreement tables as Markdown")
 
     def action_write_markdown(self) -> None:
         if self.snapshot is None:
             return
-        snapshot = self.snapshot
+        text = self.markdown(self.snapshot)
         source = self.project.dataset.path
         suggestion = str(source.with_name(f"{source.stem}.agreement.md"))
 
         def write(path: Path) -> None:
             try:
-                atomic_write(path, summary_markdown(snapshot, self.project.dataset.name))
+                atomic_write(path, text)
             except (OSError, PiqaError) as exc:
                 self.notify(f"not written: {exc}", severity="error")
                 return
