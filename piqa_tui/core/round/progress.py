@@ -2,10 +2,11 @@
 
 An annotator has *done* an assigned item when they hold a current vote on it — a solution or a skip
 (they looked and passed) — as the TUI's assigned queue counts it; a vote on a solution text edited since
-does not count. An assigned item that left validation is *held back*, neither pending nor done: sent back to
-review or draft (voted on or not: it is being rewritten), or closed at done without their vote; an item at done
-that they voted on stays done. Without recorded stages every item is at validation, so nothing is held. An item is *validated* by each assigned validator whose current vote names a solution
-(a skip is no validation), so a skipped item still needs one. The pace comes from the times of an
+does not count, nor does a vote on an item sent back to review or draft (it is being rewritten). An assigned
+item in review or draft, voted on or not, or closed at done without their vote, is *held back*: neither pending
+nor done; an item at done that they voted on stays done. Without recorded stages every item is at validation, so
+nothing is held. An item is *validated* by each assigned validator whose current vote names a solution, whatever
+its stage (a skip is no validation), so a skipped item still needs one. The pace comes from the times of an
 annotator's votes in force: the gaps between consecutive ones, leaving out gaps over 30 minutes (breaks).
 """
 
