@@ -8,7 +8,7 @@ from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_proje
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import RoundError
-from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, round_progress
+from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.render.progress import duration, figure
 
@@ -43,22 +43,27 @@ def run(args: argparse.Namespace) -> int:
     k = found.validators_per_item
     say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
     _annotators(found.annotators)
-    needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
-    say(f"items by validations still needed — {needs}")
+    for line in (found.held_line(), _needs(found), found.held_items_line()):
+        if line:
+            say(line)
     for column, groups in found.groups.items():
         say(f"by {column}: " + "; ".join(_group(g) for g in groups))
     return OK
 
 
 _HEADINGS = ("annotator", "assigned", "done", "remaining", "items/h", "median s/item", "to finish")
+_HELD = "held back"  # a column only when some assigned item left validation: without stages the table is as before
 
 
 def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
-    table = [_HEADINGS] + [
+    held = any(row.held for row in rows)
+    headings = (*_HEADINGS[:3], _HELD, *_HEADINGS[3:]) if held else _HEADINGS
+    table = [headings] + [
         (
             row.name + ("" if row.active else " (left)"),
             str(row.assigned),
             str(row.done),
+            *([str(row.held)] if held else []),
             str(row.remaining),
             figure(row.pace.items_per_hour),
             figure(row.pace.median_seconds, 0),
@@ -66,7 +71,7 @@ def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
         )
         for row in rows
     ]
-    widths = [max(len(cells[i]) for cells in table) for i in range(len(_HEADINGS))]
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(headings))]
     for cells in table:
         say(
             "  ".join(
@@ -74,6 +79,11 @@ def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
                 for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
             )
         )
+
+
+def _needs(found: Progress) -> str:
+    needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
+    return f"items by validations still needed — {needs}"
 
 
 def _group(group: GroupProgress) -> str:

@@ -2,8 +2,11 @@
 
 An annotator has *done* an assigned item when they hold a current vote on it — a solution or a skip
 (they looked and passed) — as the TUI's assigned queue counts it; a vote on a solution text edited since
-does not count. An item is *validated* by each assigned validator whose current vote names a solution
-(a skip is no validation), so a skipped item still needs one. The pace comes from the times of an
+does not count, nor does a vote on an item sent back to review or draft (it is being rewritten). An assigned
+item in review or draft, voted on or not, or closed at done without their vote, is *held back*: neither pending
+nor done; an item at done that they voted on stays done. Without recorded stages every item is at validation, so
+nothing is held. An item is *validated* by each assigned validator whose current vote names a solution, whatever
+its stage (a skip is no validation), so a skipped item still needs one. The pace comes from the times of an
 annotator's votes in force: the gaps between consecutive ones, leaving out gaps over 30 minutes (breaks).
 """
 
@@ -12,11 +15,12 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from piqa_tui.core.round.declaration import Round
 from piqa_tui.core.round.recorded import Assignment
+from piqa_tui.core.round.stages import BEFORE_VALIDATION, DONE, STAGES, VALIDATION, recorded_stages, stage_of
 from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.workspace.project import Project
 
@@ -53,10 +57,22 @@ class AnnotatorProgress:
     assigned: int
     done: int
     pace: Pace
+    held_by_stage: dict[str, int] = field(default_factory=dict)  # stage -> assigned items held back there
+
+    @property
+    def held(self) -> int:
+        """Assigned items held back: not at validation, and not done (see the module docstring)."""
+        return sum(self.held_by_stage.values())
 
     @property
     def remaining(self) -> int:
-        return self.assigned - self.done
+        return self.assigned - self.done - self.held
+
+    def held_text(self) -> str:
+        """Where their held-back items are, e.g. ``1 in review, 2 in draft`` ("" when none is)."""
+        return ", ".join(
+            f"{count} {'closed at' if stage == DONE else 'in'} {stage}" for stage, count in self.held_by_stage.items()
+        )
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -64,6 +80,8 @@ class AnnotatorProgress:
             "active": self.active,
             "assigned": self.assigned,
             "done": self.done,
+            "held": self.held,
+            "held_by_stage": dict(self.held_by_stage),
             "remaining": self.remaining,
             "items_per_hour": _rounded(self.pace.items_per_hour),
             "median_seconds_per_item": _rounded(self.pace.median_seconds),
@@ -104,12 +122,25 @@ class Progress:
     groups: dict[str, tuple[GroupProgress, ...]]
     validators_per_item: int
     items: int
+    held_items: dict[str, int] = field(default_factory=dict)  # stage -> items at draft or review
 
     def need_counts(self) -> dict[int, int]:
         """How many items still need 0, 1, 2 … validations (every count from 0 to the most)."""
         counts = Counter(self.still_needed.values())
         counts[0] = self.items - len(self.still_needed)
         return {n: counts.get(n, 0) for n in range(max(counts) + 1)}
+
+    def held_line(self) -> str:
+        """One line naming each annotator with items held back, and where ("" when nobody has any)."""
+        held = [f"{row.name} {row.held_text()}" for row in self.annotators if row.held]
+        return f"held back (assigned, not at validation; not pending, not done): {'; '.join(held)}" if held else ""
+
+    def held_items_line(self) -> str:
+        """One line counting the items at draft or review ("" when there are none)."""
+        if not self.held_items:
+            return ""
+        counts = ", ".join(f"{count} in {stage}" for stage, count in self.held_items.items())
+        return f"items held back before validation — {counts} (their validators wait until they are back)"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -118,6 +149,7 @@ class Progress:
             "annotators": [a.to_json() for a in self.annotators],
             "items_still_needing": {str(n): count for n, count in self.need_counts().items()},
             "still_needed": self.still_needed,
+            "items_held_back": dict(self.held_items),
             "by": {column: [g.to_json() for g in groups] for column, groups in self.groups.items()},
         }
 
@@ -126,22 +158,37 @@ def round_progress(project: Project, declared: Round, assignment: Assignment, by
     """Progress of the round over the project's items (see the module docstring)."""
     people = [a.name for a in declared.annotators if "validator" in a.roles]
     people += sorted({n for names in assignment.items.values() for n in names} - set(people))
-    mine = {name: assignment.of(name) for name in people}
-    annotators = tuple(
-        AnnotatorProgress(
-            name,
-            (found.active if (found := declared.annotator(name)) else False),
-            len(mine[name]),
-            sum(has_voted(project, item_id, name) for item_id in mine[name] if item_id in project.index),
-            vote_pace(project, name),
-        )
-        for name in people
-    )
+    annotators = tuple(_annotator(project, declared, name, assignment.of(name)) for name in people)
     validated = {item.id: _validations(project, item.id, assignment.items.get(item.id, ())) for item in project.items}
     k = declared.validators_per_item
     still = {item_id: k - done for item_id, done in validated.items() if done < k}
     groups = {column: _groups(project, column, assignment, validated, k) for column in by}
-    return Progress(annotators, still, groups, k, len(validated))
+    return Progress(annotators, still, groups, k, len(validated), _held_items(project))
+
+
+def _annotator(project: Project, declared: Round, name: str, mine: list[str]) -> AnnotatorProgress:
+    """One annotator's figures: their assigned items sorted into done, held back (by stage) and the rest."""
+    done = 0
+    held: Counter[str] = Counter()
+    for item_id in mine:
+        if item_id not in project.index:
+            continue
+        stage = stage_of(project, item_id)
+        voted = has_voted(project, item_id, name)
+        if voted and stage in (VALIDATION, DONE):
+            done += 1
+        elif stage != VALIDATION:
+            held[stage] += 1
+    active = found.active if (found := declared.annotator(name)) else False
+    by_stage = dict(sorted(held.items(), key=lambda pair: STAGES.index(pair[0]) if pair[0] in STAGES else 9))
+    return AnnotatorProgress(name, active, len(mine), done, vote_pace(project, name), by_stage)
+
+
+def _held_items(project: Project) -> dict[str, int]:
+    """How many of the project's items wait at draft or review, by stage (they stay in ``items`` and the need
+    counts: an item being rewritten still needs its validations once it is back)."""
+    staged = Counter(stage for item_id, stage in recorded_stages(project).items() if item_id in project.index)
+    return {stage: staged[stage] for stage in BEFORE_VALIDATION if staged[stage]}
 
 
 def vote_pace(project: Project, annotator: str) -> Pace:

@@ -24,7 +24,7 @@ from rapidfuzz.distance import Levenshtein
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
-from piqa_tui.core.round.recorded import round_in_force
+from piqa_tui.core.round.recorded import assigned_to, round_in_force
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.log import CANONICAL, Change, Part, Workspace
 from piqa_tui.core.workspace.project import NEW_ITEM_KIND, Project, field_value
@@ -33,7 +33,10 @@ STAGES = ("draft", "review", "validation", "done")
 STAGE_KIND = "stage"
 STAGE_FIELD = "stage"
 NEW_ITEM_FIELD = "item"
-FILE_STAGE = "validation"  # items the file had before any stage was recorded
+VALIDATION = "validation"  # the one stage whose items validators vote on
+FILE_STAGE = VALIDATION  # items the file had before any stage was recorded
+DONE = "done"
+BEFORE_VALIDATION = STAGES[:2]  # items being written or rewritten: no validator's work yet
 NEW_STAGE = "draft"  # items written in the TUI or imported
 HEAVY_CORRECTION = 0.30  # the card reports the share of items corrected more than this
 TEXT_FIELDS = ("prompt", "solution0", "solution1", "solution2", "solution3")
@@ -78,6 +81,12 @@ def recorded_stages(project: Project) -> dict[str, str]:
 def stage_of(project: Project, item_id: str) -> str:
     """The item's stage: recorded, or ``FILE_STAGE``."""
     return recorded_stages(project).get(item_id, FILE_STAGE)
+
+
+def to_validate(project: Project, item_id: str, annotator: str | None = None) -> bool:
+    """Whether the item is assigned to ``annotator`` (default: the project's) and at ``validation`` now: an
+    assigned item sent back to review or draft, or closed at done, waits for no vote until it returns."""
+    return item_id in assigned_to(project, annotator) and stage_of(project, item_id) == VALIDATION
 
 
 def stage_part(project: Project, item_ids: list[str], stage: str) -> Part | None:

@@ -2,10 +2,11 @@
 
 The figures are ``piqa-tui progress``'s: per annotator assigned / done / remaining, items per hour, median
 seconds per item and the time to finish at that pace; per group (the columns of the round's ``same`` rules)
-the validations done out of those the round asks for. A reviewer (``--reviewer``) sees everyone, the groups
+the validations done out of those the round asks for; assigned items that left validation (sent back to
+review or draft) are counted apart as held back. A reviewer (``--reviewer``) sees everyone, the groups
 and how many items still need validations; an annotator sees their own line alone, as nothing else of
-other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when votes
-arrive from another process, in a worker thread.
+other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when another
+process records something (votes, a stage move), in a worker thread.
 """
 
 from __future__ import annotations
@@ -56,14 +57,18 @@ def measured(session: Session) -> tuple[str, Progress | None]:
 
 
 def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
+    """One row per annotator; a ``held back`` column only when an assigned item left validation."""
+    held = any(row.held for row in rows)
     table = Table(box=None, pad_edge=False, show_edge=False)
-    for name in ("annotator", "", "done / assigned", "remaining", "items/h", "median s/item", "to finish"):
+    headings = ("annotator", "", "done / assigned", *(["held back"] if held else []), "remaining")
+    for name in (*headings, "items/h", "median s/item", "to finish"):
         table.add_column(rich_text(name), justify="left" if name in ("annotator", "") else "right", no_wrap=True)
     for row in rows:
         table.add_row(
             rich_text(row.name + ("" if row.active else " (left)"), one_line=True),
             bar(row.done, row.assigned),
             f"{row.done:d} / {row.assigned:d}",
+            *([f"{row.held:d}"] if held else []),
             f"{row.remaining:d}",
             figure(row.pace.items_per_hour),
             figure(row.pace.median_seconds, 0),
@@ -95,17 +100,31 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
         mine = tuple(row for row in found.annotators if row.name == session.project.annotator)
         if not mine:
             return rich_text(f"{session.project.annotator} has no items assigned in this round.")
-        return Group(annotator_table(mine), Text(""), Text("Reviewers (--reviewer) see everyone's progress."))
+        return Group(
+            annotator_table(mine),
+            *_own_held(mine[0]),
+            Text(""),
+            Text("Reviewers (--reviewer) see everyone's progress."),
+        )
     needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
-    parts: list[RenderableType] = [
-        Text("Annotators", style="bold"),
-        annotator_table(found.annotators),
-        Text(""),
-        rich_text(f"Items by validations still needed — {needs}"),
-    ]
+    parts: list[RenderableType] = [Text("Annotators", style="bold"), annotator_table(found.annotators)]
+    parts += [rich_text(line) for line in (found.held_line(),) if line]
+    parts += [Text(""), rich_text(f"Items by validations still needed — {needs}")]
+    parts += [rich_text(line) for line in (found.held_items_line(),) if line]
     for column, groups in found.groups.items():
         parts += [Text(""), Text.assemble(("By ", "bold"), rich_text(column, "bold")), group_table(column, groups)]
     return Group(*parts)
+
+
+def _own_held(row: AnnotatorProgress) -> list[RenderableType]:
+    """Where the annotator's held-back items are, and that they come back (nothing when none is held)."""
+    if not row.held:
+        return []
+    return [
+        rich_text(
+            f"Held back: {row.held_text()}; an item comes back to your assigned queue when it returns to validation."
+        )
+    ]
 
 
 class ProgressScreen(Screen[None]):

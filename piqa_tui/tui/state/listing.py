@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.guidelines import items_asked_about
-from piqa_tui.core.round.recorded import assigned_to
-from piqa_tui.core.round.stages import STAGES, stage_of
+from piqa_tui.core.round.stages import STAGES, stage_of, to_validate
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
@@ -182,7 +181,7 @@ QUEUES: dict[str, Queue] = {
         Queue(
             "assigned",
             "items assigned to you, not yet voted on",
-            lambda s, pos, it: it.id in assigned_to(s.project) and not has_voted(s.project, it.id),
+            lambda s, pos, it: to_validate(s.project, it.id) and not has_voted(s.project, it.id),
         ),
         Queue("asked", "items with an unanswered guideline question", _asked),
         Queue("flagged", "items with a flag", lambda s, pos, it: bool(s.project.state.flags.get(it.id))),
