@@ -172,3 +172,12 @@ def test_an_undone_and_redone_creation_is_undone_again_when_nobody_else_touched_
     assert still_there(dataset, item_id)
     assert author.undo() == item_id
     assert not still_there(dataset, item_id)
+
+
+def test_an_import_of_drafts_is_one_undo_refused_when_one_of_its_items_was_worked_on(dataset: Path) -> None:
+    lead = Project.open(dataset, annotator="lead")
+    ids = add_items(lead, [draft(f"goal {k}", [f"one {k}", f"two {k}"], None) for k in range(30)])
+    Project.open(dataset, annotator="yacine").vote(ids[17], "1")
+    with pytest.raises(UndoRefused, match=rf"^cannot undo on {ids[17]}: it was voted on by yacine"):
+        lead.undo()
+    assert all(item_id in lead.index for item_id in ids)

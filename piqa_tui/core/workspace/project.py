@@ -995,6 +995,8 @@ _DONE_TO_AN_ITEM = {
     NEW_ITEM_KIND: "an item with this id was added",
     "assign": "it was assigned",
     "answer": "it was answered",
+    "ask": "a question was asked on it",
+    "reply": "a question on it was replied to",
 }
 
 

@@ -19,6 +19,7 @@ Undoing an item's creation takes the item away, so it is refused while anyone el
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -136,14 +137,14 @@ def origins(ws: Workspace, item_ids: set[str]) -> list[tuple[Event, int | None]]
     """Every event naming these items, in canonical order, with the action it belongs to at heart: its own, or for
     what an undo or redo recorded, the action undone or redone (None: recorded outside any action, an imported
     vote)."""
-    marks = ", ".join("?" * len(item_ids))
     columns = ", ".join(f"e.{name.strip()}" for name in EVENT_COLUMNS.split(","))
     order = ", ".join(f"e.{name.strip()}" for name in CANONICAL.split(","))
     sql = (
         f"SELECT {columns}, CASE WHEN m.kind IN ('undo', 'redo') THEN m.action ELSE e.action END"
-        f" FROM events e LEFT JOIN events m ON m.seq = e.action WHERE e.item_id IN ({marks}) ORDER BY {order}"
+        f" FROM events e LEFT JOIN events m ON m.seq = e.action WHERE e.item_id IN (SELECT value FROM json_each(?))"
+        f" ORDER BY {order}"  # the ids as one JSON array: an import of thousands of drafts is one parameter
     )
-    return [(Event(*row[:-1]), row[-1]) for row in ws.conn.execute(sql, sorted(item_ids))]
+    return [(Event(*row[:-1]), row[-1]) for row in ws.conn.execute(sql, (json.dumps(sorted(item_ids)),))]
 
 
 def withdrawn(ws: Workspace, annotator: str) -> set[int]:
