@@ -27,7 +27,7 @@ from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
 from piqa_tui.core.workspace.log import Change, Event, Part, Workspace, default_location
 from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, dataset_protected_files
 from piqa_tui.core.workspace.preferences import stored_mapping
-from piqa_tui.core.workspace.undo import Compensation, action_events, compensation
+from piqa_tui.core.workspace.undo import Compensation, action_events, compensation, standing_on
 from piqa_tui.core.workspace.undo import stacks as undo_stacks
 from piqa_tui.core.workspace.vote_targets import (
     Adjudication,
@@ -790,7 +790,7 @@ class Project:
             which,
             stack[-1],
             [astuple(self._made_on_now(c)) for c in compensation(ws, events, undoing=which == "undo")],
-            check=lambda: self._check_untouched(which, events),
+            check=lambda: self._check_untouched(which, events, stack[-1]),
         )
         self.refresh()
         return next((e.item_id for e in events if e.item_id is not None), "")
@@ -801,10 +801,11 @@ class Project:
             return event
         return replace(event, field=self._adjudication_field(event.item_id))
 
-    def _check_untouched(self, which: str, events: list[Event]) -> None:
+    def _check_untouched(self, which: str, events: list[Event], action: int) -> None:
         """Refuse (``UndoRefused``) an undo or redo of an action whose field someone has changed since: the
         field must hold what the action left (undo) or what its undo left (redo). Run under the write lock."""
         self.refresh()
+        self._check_creation(which, events, action)
         last = max((e.time for e in events), default="")  # the action, or its latest undo or redo
         for event in events:
             if event.kind == "adjudicate":
@@ -821,6 +822,24 @@ class Project:
                 f"cannot {which} on {event.item_id}: {key[1]} was changed by {changed_by(by, when)} since; "
                 f"nothing was {'undone' if which == 'undo' else 'redone'}"
             )
+
+    def _check_creation(self, which: str, events: list[Event], action: int) -> None:
+        """Refuse an undo of an item's creation while anyone else's work on the item stands (it would go with the
+        item), and a redo of one when another item with its id was added since (a later undo would take that one)."""
+        created = {e.item_id for e in events if e.kind == NEW_ITEM_KIND and e.item_id}
+        if not created:
+            return
+        ws = self._require_workspace()
+        if which == "undo":
+            found = standing_on(ws, created, action, self.annotator)
+        else:
+            found = standing_on(ws, created, action, None, kinds=(NEW_ITEM_KIND,))
+        if found is None or (which == "redo" and not found.new):
+            return
+        raise UndoRefused(
+            f"cannot {which} on {found.item_id}: {_what_was_done(found)} by {changed_by(found.annotator, found.time)}"
+            f" since; nothing was {'undone' if which == 'undo' else 'redone'}"
+        )
 
     def _check_decision_untouched(self, which: str, item_id: str, left: str | None, last: str) -> None:
         """Refuse an undo or redo of an adjudication when someone else recorded the item's adjudication in force
@@ -965,6 +984,27 @@ class Project:
             for pos in range(first, len(self.items))
         ]
         self.workspace.set_row_ids([*stored, *added])
+
+
+_DONE_TO_AN_ITEM = {
+    "vote": "it was voted on",
+    "note": "note was changed",
+    "flag": "its flags were changed",
+    "stage": "its stage was moved",
+    "adjudicate": "it was adjudicated",
+    NEW_ITEM_KIND: "an item with this id was added",
+    "assign": "it was assigned",
+    "answer": "it was answered",
+    "ask": "a question was asked on it",
+    "reply": "a question on it was replied to",
+}
+
+
+def _what_was_done(event: Event) -> str:
+    """What an event did to an item, for the line refusing an undo of the item's creation."""
+    if event.kind == "edit":
+        return f"{event.field} was changed"
+    return _DONE_TO_AN_ITEM.get(event.kind, "it was changed")
 
 
 def _derived_ids(ws: Workspace, dataset: Dataset) -> list[str]:

@@ -12,10 +12,15 @@ none); redoing records the action's values again.
 Those compensating events carry the marker's sequence number as their action,
 so they never appear on an undo stack themselves. The stacks are derived from
 the log, so undo works across restarts.
+
+Undoing an item's creation takes the item away, so it is refused while anyone else's work on it stands
+(``standing_on``); their actions they undid themselves no longer count.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
@@ -126,3 +131,42 @@ def _before(ws: Workspace, event: Event) -> tuple[str | None, str | None, str | 
         return tuple(row)
     # Nothing before: a flag was off; an item had no adjudication, a cluster no decision ("" withdraws one).
     return (None, "0", None) if event.kind == "flag" else (None, "", None)
+
+
+def origins(ws: Workspace, item_ids: set[str]) -> list[tuple[Event, int | None]]:
+    """Every event naming these items, in canonical order, with the action it belongs to at heart: its own, or for
+    what an undo or redo recorded, the action undone or redone (None: recorded outside any action, an imported
+    vote)."""
+    columns = ", ".join(f"e.{name.strip()}" for name in EVENT_COLUMNS.split(","))
+    order = ", ".join(f"e.{name.strip()}" for name in CANONICAL.split(","))
+    sql = (
+        f"SELECT {columns}, CASE WHEN m.kind IN ('undo', 'redo') THEN m.action ELSE e.action END"
+        f" FROM events e LEFT JOIN events m ON m.seq = e.action WHERE e.item_id IN (SELECT value FROM json_each(?))"
+        f" ORDER BY {order}"  # the ids as one JSON array: an import of thousands of drafts is one parameter
+    )
+    return [(Event(*row[:-1]), row[-1]) for row in ws.conn.execute(sql, (json.dumps(sorted(item_ids)),))]
+
+
+def withdrawn(ws: Workspace, annotator: str) -> set[int]:
+    """The annotator's actions undone and not redone (off their undo stack)."""
+    kinds = ", ".join(f"'{k}'" for k in UNDOABLE)
+    rows = ws.conn.execute(
+        f"SELECT action FROM events WHERE annotator = ? AND kind IN ({kinds}) AND seq = action", (annotator,)
+    )
+    return {action for (action,) in rows} - set(stacks(ws, annotator)[0])
+
+
+def standing_on(
+    ws: Workspace, item_ids: set[str], action: int, author: str | None, kinds: Collection[str] = ()
+) -> Event | None:
+    """The latest event (of ``kinds``; empty: any) someone other than ``author`` (None: anyone) recorded on these
+    items outside ``action`` that still stands, not part of an action they have undone since; None: there is none."""
+    found, undone = None, {}
+    for event, origin in origins(ws, item_ids):
+        if event.annotator == author or origin == action or (kinds and event.kind not in kinds):
+            continue
+        if event.annotator not in undone:
+            undone[event.annotator] = withdrawn(ws, event.annotator)
+        if origin not in undone[event.annotator]:
+            found = event
+    return found
