@@ -189,3 +189,29 @@ def test_undo_of_an_adjudication_another_lead_changed_since_is_refused(tmp_path:
     assert bilal.undo() == "dz-004" and bilal.state.adjudications["dz-004"].label == "0"  # his own: fine
     assert amina.redo() is None and amina.undo() == "dz-004"  # bilal's is undone: amina's is in force again
     assert "dz-004" not in amina.state.adjudications
+
+
+def test_a_decision_arriving_after_the_one_made_on_it_is_no_conflict(tmp_path: Path) -> None:
+    """The lead adjudicates dz-001 on the laptop and then undoes it; the server imports the laptop's current
+    votes (the withdrawal, made on the adjudication) first and its full file (the adjudication) after. The log
+    there holds the adjudication after the withdrawal made on it: it was replaced, not contested, as on the
+    laptop, and both machines list the same (no) conflicts."""
+    start = origin(tmp_path / "origin")
+    laptop, server = tmp_path / "laptop", tmp_path / "server"
+    shutil.copytree(start, laptop)
+    shutil.copytree(start, server)
+    lead = Project.open(laptop / DATA, annotator="amina")
+    lead.adjudicate("dz-001", 1, "amina: the second works")
+    everything, current = tmp_path / "all.tsv", tmp_path / "current.tsv"
+    export_votes(lead, everything)
+    lead.undo()
+    export_votes(lead, current, current_only=True)
+    lead.workspace.close()  # type: ignore[union-attr]
+    for path in (current, everything):
+        cli("votes", "import", str(server / DATA), str(path))
+    assert conflicts(laptop) == conflicts(server) == (0, [])
+    on_server = Project.open(server / DATA, create=False)
+    assert "dz-001" not in on_server.state.adjudications  # the withdrawal, the later by time, stands
+    merge(laptop, server)
+    merge(server, laptop)
+    assert conflicts(laptop) == conflicts(server) == (0, [])

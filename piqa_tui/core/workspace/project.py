@@ -240,6 +240,7 @@ class Project:
         self._adjudged: set[str] = set()  # items whose adjudication the refresh under way replayed
         self._decisions: dict[str, dict[str, Adjudication]] = defaultdict(dict)  # item -> mark -> decision
         self._decision_in_force: dict[str, str] = {}  # item -> the mark of its adjudication event in force
+        self._bases: dict[str, dict[str, str]] = defaultdict(dict)  # item -> mark -> the mark it was made on
         self.changed_by: dict[tuple[str, str], tuple[str, str]] = {}  # (item, field or "note") -> (annotator, time)
         self._conflicts: dict[tuple[str, str], FieldConflict] = {}  # (item, field or "note") -> its open conflict
         self._clock = 0  # the highest clock applied: events below it arrived by a merge (see refresh)
@@ -367,6 +368,7 @@ class Project:
         self._adjudged = set()
         self._decisions = defaultdict(dict)
         self._decision_in_force = {}
+        self._bases = defaultdict(dict)
         self._actions = {}
         self.changed_by = {}
         self._conflicts = {}
@@ -532,6 +534,7 @@ class Project:
                 self._adjudged.add(item_id)
         base = made_on(event.field)
         if base is not None:
+            self._bases[item_id].setdefault(mark, base)
             self._note_concurrent_decision(item_id, base, before, mark)
 
     def _note_concurrent_decision(self, item_id: str, base: str, before: str, mark: str) -> None:
@@ -542,6 +545,8 @@ class Project:
             self._conflicts.pop(key, None)
             return
         if not before:  # no decision here to conflict with (the one it was made on never came: a partial file)
+            return
+        if self._descends(item_id, before, mark):  # one the decision in force was made on, arriving late (a file)
             return
         decisions = self._decisions[item_id]
         mine, theirs = decisions.get(mark), decisions.get(before)
@@ -561,6 +566,17 @@ class Project:
             current.reason if current else "",
             other.reason if other else "",
         )
+
+    def _descends(self, item_id: str, mark: str, ancestor: str) -> bool:
+        """Whether the adjudication ``mark`` was made on ``ancestor``, or on one made on it, and so on: then it
+        replaced it, whichever of the two the log holds first (events brought in files come in any order)."""
+        bases, seen = self._bases[item_id], set()
+        while mark in bases and mark not in seen:
+            seen.add(mark)
+            mark = bases[mark]
+            if mark == ancestor:
+                return True
+        return False
 
     def _adjudication_field(self, item_id: str) -> str:
         """The field a new adjudication event of the item records: made on the adjudication in force."""
