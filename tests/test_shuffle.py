@@ -220,3 +220,40 @@ def test_imported_votes_without_orders_count_each_annotators_positions_as_record
         "amina": {2: (5, 1)},
         "sara": {2: (2, 3)},
     }
+
+
+def test_a_vote_and_its_order_reaching_a_machine_in_either_order_count_the_same_position(
+    shuffled: Path, tmp_path: Path
+) -> None:
+    """amina votes in her shuffled order on the laptop; the server gets the vote from her votes file (which
+    carries no order) and the order later, with a merge, stamped with the laptop's clock, which is ahead: in the
+    server's log the order follows the vote. The vote maps through the order recorded before it by time, so both
+    machines count the position she was shown."""
+    import shutil
+    import sqlite3
+
+    workspace = Path(f"{shuffled}.piqa.sqlite")
+    with sqlite3.connect(workspace) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    laptop = tmp_path / "laptop"
+    laptop.mkdir()
+    shutil.copy(shuffled, laptop / shuffled.name)
+    shutil.copy(workspace, laptop / workspace.name)
+    mine = as_annotator(laptop / shuffled.name, "amina")
+    for n in range(12):  # the laptop's clock moves ahead of the server's (notes travel in no votes file)
+        mine.set_note(mine.items[n].id, f"checked {n}")
+    item = next(i for i in mine.items if orders_in_force(mine).of("amina", i.id, 3)[0] != 0)
+    order = orders_in_force(mine).of("amina", item.id, 3)
+    vote_in_order(mine, item.id, str(order[0]), order)  # the first solution shown, not the file's first
+    votes = tmp_path / "votes.tsv"
+    code, _, err = cli("votes", "export", laptop / shuffled.name, votes)
+    assert code == 0, err
+    code, _, err = cli("votes", "import", shuffled, votes)
+    assert code == 0, err
+    code, _, err = cli("workspace", "merge", shuffled, laptop / workspace.name)
+    assert code == 0, err
+    on_server = as_annotator(shuffled, "hala")
+    held = [e.kind for e in on_server.workspace.events(kinds=["vote", ORDER_KIND]) if e.item_id == item.id]
+    assert held == ["vote", ORDER_KIND]  # in the server's log (canonical order) the order follows the vote
+    found = [shown_positions(p)[("amina", item.id)] for p in (as_annotator(laptop / shuffled.name, "hala"), on_server)]
+    assert found == [(0, 3), (0, 3)]

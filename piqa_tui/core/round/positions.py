@@ -76,8 +76,8 @@ def shown_positions(project: Project) -> dict[tuple[str, str], tuple[int, int]]:
 
     The vote in force is the project's (the latest by time: ``Project.votes``), never the last vote event in
     the log's order: a vote that came in a votes file carries a clock of the machine that imported it, so the
-    log's order of two votes can differ between machines while their times do not. Its event is found by
-    (annotator, item, time, choice), which the log holds once (its unique index of votes)."""
+    log's order of two votes can differ between machines while their times do not. Its shown position maps its
+    recorded index through the order recorded last before it by time (``_order_at``)."""
     if project.workspace is None:
         return {}
     in_force = {
@@ -93,15 +93,24 @@ def shown_positions(project: Project) -> dict[tuple[str, str], tuple[int, int]]:
             for key, (_, cast) in in_force.items()
             if key[1] in count and cast.isdigit() and int(cast) < count[key[1]]
         }
-    orders: dict[tuple[str, str], str] = {}
+    orders: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (annotator, item) -> (time, order) in log order
+    for _, annotator, item_id, new, time in _fields(project, [ORDER_KIND]):
+        orders.setdefault((annotator, item_id), []).append((time, new or ""))
     shown: dict[tuple[str, str], tuple[int, int]] = {}
-    for kind, annotator, item_id, new, time in _fields(project, ["vote", ORDER_KIND]):
-        key = (annotator, item_id)
-        if kind == ORDER_KIND:
-            orders[key] = new or ""
-        elif in_force.get(key) == (time, new) and (position := _shown(project, item_id, new, orders.get(key))):
-            shown[key] = position  # mapped through the order recorded before it
+    for key, (time, cast) in in_force.items():
+        if key[1] in project.index and (position := _shown(project, key[1], cast, _order_at(orders.get(key), time))):
+            shown[key] = position
     return shown
+
+
+def _order_at(recorded: list[tuple[str, str]] | None, time: str) -> str | None:
+    """The order recorded last by ``time`` (a tie: the later in the log), as the vote cast then was shown in: by
+    time, as the order and the vote may have reached this log in either order (a vote file carries no order)."""
+    found: tuple[str, str] | None = None
+    for when, order in recorded or ():
+        if when <= time and (found is None or found[0] <= when):
+            found = (when, order)
+    return found[1] if found is not None else None
 
 
 def _fields(project: Project, kinds: list[str]) -> Iterator[tuple[str, str, str, str | None, str]]:
