@@ -215,3 +215,38 @@ def test_a_decision_arriving_after_the_one_made_on_it_is_no_conflict(tmp_path: P
     merge(laptop, server)
     merge(server, laptop)
     assert conflicts(laptop) == conflicts(server) == (0, [])
+
+
+def test_machines_holding_the_same_decisions_in_different_log_orders_list_the_same_conflicts(tmp_path: Path) -> None:
+    """Over mona's decision, amina decides on one laptop, hala twice on another (the second made on her first).
+    Laptop A merges hala's laptop: its log holds amina's decision before hala's. The server merges hala's laptop
+    and then imports amina's votes file, whose decision takes the server's next clock: its log holds amina's after
+    hala's. Conflicts are found from the decisions in time order, so both list the same."""
+    start = origin(tmp_path / "origin")
+    lead = Project.open(start / DATA, annotator="mona")
+    lead.adjudicate("dz-001", 1, "mona: the second")
+    lead.workspace.close()  # type: ignore[union-attr]
+    amina_laptop, hala_laptop, server = tmp_path / "a", tmp_path / "h", tmp_path / "s"
+    for copy in (amina_laptop, hala_laptop, server):
+        shutil.copytree(start, copy)
+    amina = Project.open(amina_laptop / DATA, annotator="amina")
+    amina.adjudicate("dz-001", 0, "amina: the first")
+    amina_file = tmp_path / "amina.tsv"
+    export_votes(amina, amina_file)
+    amina.workspace.close()  # type: ignore[union-attr]
+    hala = Project.open(hala_laptop / DATA, annotator="hala")
+    for n in range(10):  # hala's clock moves ahead of amina's
+        hala.set_note(f"dz-0{n + 10}", f"checked {n}")
+    hala.adjudicate("dz-001", 1, "hala: the second")
+    hala.adjudicate("dz-001", 1, "hala: the second, surely")
+    hala.workspace.close()  # type: ignore[union-attr]
+    merge(amina_laptop, hala_laptop)
+    merge(server, hala_laptop)
+    cli("votes", "import", str(server / DATA), str(amina_file))
+    orders = []
+    for machine in (amina_laptop, server):
+        project = Project.open(machine / DATA, create=False)
+        held = [e.annotator for e in project.workspace.events(kinds=["adjudicate"]) if e.item_id == "dz-001"]
+        orders.append(held)
+    assert orders == [["mona", "amina", "hala", "hala"], ["mona", "hala", "hala", "amina"]]  # the logs' orders
+    assert conflicts(amina_laptop) == conflicts(server)

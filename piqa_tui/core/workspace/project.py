@@ -516,14 +516,14 @@ class Project:
 
     def _replay_adjudication(self, event: Event) -> None:
         """An adjudication event: it stands unless the item has a later one (by time; a tie: this one). One made
-        on another adjudication than the one in force (on another machine, before a merge) is a conflict."""
+        on another adjudication than the one in force (on another machine, before a merge) is a conflict
+        (``_recheck_decisions``)."""
         item_id = event.item_id or ""
         decision = Adjudication(
             event.new or "", event.note or "", event.annotator, event.time, event.old, event.new or ""
         )
         mark = adjudication_mark(event.time, event.annotator, event.new or "")
         self._decisions[item_id][mark] = decision  # a withdrawal too (label ""), for the conflicts it is part of
-        before = self._decision_in_force.get(item_id, "")
         if self._adjudicated_at.get(item_id, "") <= event.time:  # else a later decision was brought in first
             self._adjudicated_at[item_id] = event.time
             self._decision_in_force[item_id] = mark
@@ -535,36 +535,50 @@ class Project:
         base = made_on(event.field)
         if base is not None:
             self._bases[item_id].setdefault(mark, base)
-            self._note_concurrent_decision(item_id, base, before, mark)
+        self._recheck_decisions(item_id)
 
-    def _note_concurrent_decision(self, item_id: str, base: str, before: str, mark: str) -> None:
-        """After an adjudication event (``mark``) made on ``base`` while ``before`` was in force: made on the one
-        in force, it settles any conflict there; made on another, it is a conflict unless both chose one text."""
+    def _recheck_decisions(self, item_id: str) -> None:
+        """The item's adjudication conflict, found by replaying its decisions in time order (who and what they
+        chose break a tie), so that every machine holding the same decisions finds the same whatever order its
+        log holds them in (events merged and brought in files arrive in any order): one made on the decision in
+        force settles any conflict there; one made on another is a conflict with it, unless both chose one text
+        or the one in force was made on it (it only arrived late). One made on nothing known takes no part."""
         key = (item_id, ADJUDICATION)
-        if base == before:
-            self._conflicts.pop(key, None)
-            return
-        if not before:  # no decision here to conflict with (the one it was made on never came: a partial file)
-            return
-        if self._descends(item_id, before, mark):  # one the decision in force was made on, arriving late (a file)
-            return
+        self._conflicts.pop(key, None)
+        decisions, bases = self._decisions[item_id], self._bases[item_id]
+        in_force, at = "", ""
+        for mark in sorted(decisions, key=lambda m: (decisions[m].time, decisions[m].who, decisions[m].cast)):
+            before = in_force
+            if at <= decisions[mark].time:
+                in_force, at = mark, decisions[mark].time
+            base = bases.get(mark)
+            if base is None:
+                continue
+            if base == before:
+                self._conflicts.pop(key, None)
+            elif before and not self._descends(item_id, before, mark):
+                self._note_conflict(
+                    item_id, base, mark if in_force == mark else before, before if in_force == mark else mark
+                )
+
+    def _note_conflict(self, item_id: str, base: str, current_mark: str, other_mark: str) -> None:
+        """Record the item's adjudication conflict between two decisions, unless both chose one text."""
         decisions = self._decisions[item_id]
-        mine, theirs = decisions.get(mark), decisions.get(before)
-        if chosen_text(mine) == chosen_text(theirs):
+        current, other = decisions[current_mark], decisions[other_mark]
+        if chosen_text(current) == chosen_text(other):
             return
-        current, other = (mine, theirs) if self._decision_in_force[item_id] == mark else (theirs, mine)
-        self._conflicts[key] = FieldConflict(
+        self._conflicts[(item_id, ADJUDICATION)] = FieldConflict(
             item_id,
             ADJUDICATION,
             chosen_text(decisions.get(base)),
             chosen_text(current),
             chosen_text(other),
-            current.who if current else "",
-            current.time if current else "",
-            other.who if other else "",
-            other.time if other else "",
-            current.reason if current else "",
-            other.reason if other else "",
+            current.who,
+            current.time,
+            other.who,
+            other.time,
+            current.reason,
+            other.reason,
         )
 
     def _descends(self, item_id: str, mark: str, ancestor: str) -> bool:
