@@ -1,5 +1,5 @@
 """Three laptops of one team doing random work — votes in a shuffled round, answers to its questions, edits,
-swaps, stage moves, adjudications, undo and redo, flags, notes, conflict resolutions — and exchanging it in a
+swaps, new items, stage moves, adjudications, undo and redo, flags, notes, conflict resolutions — and exchanging it in a
 random order by ``workspace merge`` and by votes and answers files (whole or current only). Once every machine
 has merged every other, each must give byte for byte the same ``agree --json``, releases (``--decided`` and
 ``--decided --only-decided``), conflicts, progress and stages.
@@ -24,7 +24,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.order import orders_in_force, vote_in_order
 from piqa_tui.core.round.questions import record_answer
 from piqa_tui.core.round.recorded import round_in_force
-from piqa_tui.core.round.stages import set_stage
+from piqa_tui.core.round.stages import add_items, draft, set_stage
 from piqa_tui.core.workspace.project import Project
 from tests.test_rounds import ARAB, culture_copy, doc_round, imported
 
@@ -44,13 +44,13 @@ def run(*args: object, codes: tuple[int, ...] = (0, 1)) -> str:
 
 def work(project: Project, rng: random.Random, steps: int) -> None:
     """``steps`` random actions of the project's annotator on the first twenty items (refusals are part of it)."""
-    ids = [item.id for item in project.items][:20]
+    ids = [item.id for item in project.items[:20]] + [item.id for item in project.items if item.id.startswith("new-")]
     declared = round_in_force(project.workspace)
     for _ in range(steps):
         item = rng.choice(ids)
         action = rng.choice(
             ["vote", "vote", "vote", "withdraw", "answer", "answer", "edit", "swap", "stage", "adjudicate"]
-            + ["undo", "redo", "resolve", "flag", "note"]
+            + ["undo", "redo", "resolve", "flag", "note", "write"]
         )
         with contextlib.suppress(PiqaError):
             act(project, rng, action, item, declared)
@@ -81,6 +81,9 @@ def act(project: Project, rng: random.Random, action: str, item_id: str, declare
         project.undo() if action == "undo" else project.redo()
     elif action == "resolve" and (found := project.conflicts()):
         project.resolve_conflict(found[0].item_id, found[0].field, rng.choice([found[0].current, found[0].other]))
+    elif action == "write":  # a new item, at stage draft
+        made = draft(f"{project.annotator} {rng.randint(0, 99)}", ["لا", "نعم"], rng.choice([0, 1, None]))
+        add_items(project, [made])
     elif action == "flag":
         project.set_flag(item_id, "typo", on=rng.random() < 0.7)
     elif action == "note":
