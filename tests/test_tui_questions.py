@@ -135,7 +135,7 @@ async def test_the_screen_shows_and_copies_each_questions_agreement_as_agree_pri
     from_cli = question_sections(printed)
     assert list(from_cli) == [RELEVANT, "clarity", "accuracy", "comment"]
     relevant = {row[0]: row[1:3] for row in from_cli[RELEVANT]}
-    assert relevant["Fleiss' κ"] == ["0.333", "4"] and relevant["% unanimous"] == ["50.000", "4"]  # by hand
+    assert relevant["Fleiss' κ"] == ["0.333", "4"] and relevant["% unanimous"] == ["50.0%", "4"]  # by hand
     assert relevant["Krippendorff's α (nominal)"] == ["0.389", "4"]
     async with curate(dataset, annotator="hala", reviewer=True) as pilot:
         screen = await agreement_screen(pilot)

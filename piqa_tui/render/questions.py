@@ -37,6 +37,7 @@ MEASURE_NAMES = {
     "gwet_ac2_ordinal": "Gwet's AC2 (ordinal weights)",
     "percent_unanimous": "% unanimous",
 }
+PERCENTAGES = frozenset({"percent_unanimous"})  # shown as the label table shows its share unanimous: "20.0%"
 QUESTION_HEADER = ["measure", "value", "items", "note"]
 QUESTIONS_TITLE = "Extra questions"
 FREE_TEXT = "free text: no agreement statistic"
@@ -61,7 +62,12 @@ def question_heading(found: QuestionAgreement) -> str:
 def question_rows(found: QuestionAgreement) -> list[tuple[str, str, str, str]]:
     """A row per measure; free text has none (agreement on free text is not a number we can give)."""
     return [
-        (MEASURE_NAMES.get(name, name), format_value(m.value), str(m.n), m.reason or "")
+        (
+            MEASURE_NAMES.get(name, name),
+            format_value(m.value, "%" if name in PERCENTAGES else ""),
+            str(m.n),
+            m.reason or "",
+        )
         for name, m in found.measures.items()
     ]
 
