@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -250,3 +252,19 @@ def test_machines_holding_the_same_decisions_in_different_log_orders_list_the_sa
         orders.append(held)
     assert orders == [["mona", "amina", "hala", "hala"], ["mona", "hala", "hala", "amina"]]  # the logs' orders
     assert conflicts(amina_laptop) == conflicts(server)
+
+
+def test_the_text_listing_gives_each_decisions_reason(tmp_path: Path) -> None:
+    """``workspace conflicts`` without --json: one line for the item, with both texts, who, when and why."""
+    a, b, first, second = two_leads(tmp_path)
+    merge(a, b)
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "workspace", "conflicts", str(a / DATA)],
+        capture_output=True,
+        text=True,
+    )
+    (line,) = done.stdout.splitlines()
+    assert done.returncode == 1 and line.startswith("dz-001 adjudication: ")
+    in_force, other = line.split(" | ")
+    assert "by bilal" in in_force and "because “bilal: the second works”" in in_force and "(in force)" in in_force
+    assert "by amina" in other and "because “amina: the first works”" in other

@@ -135,14 +135,17 @@ def list_conflicts(project: Project, as_json: bool) -> int:
 
 
 def conflict_line(c: FieldConflict) -> str:
-    """Item, field, the value in force and the concurrent one (who, when), and the value both were made on;
-    data shown terminal-safe with its invisible characters named."""
+    """Item, field, the value in force and the concurrent one (who, when, and an adjudication's reason), and the
+    value both were made on; data shown terminal-safe with its invisible characters named."""
 
     def shown(text: str) -> str:
         return f"“{shortened(show_invisible(text), 60)}”"
 
+    def why(reason: str) -> str:  # an adjudication's reason, when it gave one
+        return f" because {shown(reason)}" if reason else ""
+
     item, field, by, other_by = map(show_invisible, (c.item_id, c.field, c.current_by, c.other_by))
     return (
-        f"{item} {field}: {shown(c.current)} by {by} at {c.current_time} (in force) "
-        f"| {shown(c.other)} by {other_by} at {c.other_time} (both changed from {shown(c.base)})"
+        f"{item} {field}: {shown(c.current)} by {by} at {c.current_time}{why(c.current_reason)} (in force) "
+        f"| {shown(c.other)} by {other_by} at {c.other_time}{why(c.other_reason)} (both changed from {shown(c.base)})"
     )
