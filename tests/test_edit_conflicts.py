@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.errors import EditConflict, UndoRefused
+from piqa_tui.core.errors import EditConflict, UndoRefused, VotesArrived
 from piqa_tui.core.workspace.log import Workspace
 from piqa_tui.core.workspace.project import Project
 
@@ -184,3 +184,41 @@ def test_undo_of_an_untouched_field_still_works(dataset: Path) -> None:
     other_process_edits(dataset, "yacine", second, "prompt", "elsewhere")
     assert mine.undo() == first
     assert mine.item(first).prompt == original
+
+
+OTHER_VOTE = textwrap.dedent(
+    """
+    import sys
+    from piqa_tui.core.workspace.project import Project
+    path, who, item_id, choice = sys.argv[1:5]
+    Project.open(path, annotator=who).vote(item_id, choice)
+    """
+)
+
+
+def test_a_vote_cast_since_the_question_stops_an_edit_that_would_set_it_aside(dataset: Path) -> None:
+    """amina was asked about the votes on the text she changes (none then); karim's process votes for that
+    text before she saves. Her edit records nothing and names him, so she is asked again; agreeing to set his
+    vote aside (or not asking at all, the old call) records it."""
+    mine = Project.open(dataset, annotator="amina")
+    item_id = mine.items[6].id
+    changed = {"solution0": mine.item(item_id).solutions[0] + "!"}
+    assert mine.votes_invalidated(item_id, changed) == []  # what she was asked about: nothing
+    subprocess.run([sys.executable, "-c", OTHER_VOTE, str(dataset), "karim", item_id, "0"], check=True)
+    before = event_count(dataset)
+    with pytest.raises(VotesArrived) as caught:
+        mine.edit(item_id, changed, stale_ok=[])
+    assert caught.value.annotators == ["karim"] and "karim" in str(caught.value)
+    assert event_count(dataset) == before  # nothing recorded
+    assert mine.votes_invalidated(item_id, changed) == ["karim"]  # the question, asked again, names him
+    mine.edit(item_id, changed, stale_ok=["karim"])
+    assert event_count(dataset) == before + 1
+    assert mine.state.votes[item_id]["karim"].choice != "0"  # his vote predates the text now (set aside)
+
+
+def test_a_vote_for_another_solution_does_not_stop_the_edit(dataset: Path) -> None:
+    mine = Project.open(dataset, annotator="amina")
+    item_id = mine.items[6].id
+    subprocess.run([sys.executable, "-c", OTHER_VOTE, str(dataset), "karim", item_id, "1"], check=True)
+    mine.edit(item_id, {"solution0": mine.item(item_id).solutions[0] + "!"}, stale_ok=[])
+    assert mine.item(item_id).solutions[0].endswith("!")

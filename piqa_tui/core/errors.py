@@ -49,6 +49,15 @@ class EditConflict(PiqaError):
         )
 
 
+class VotesArrived(PiqaError):
+    """Votes on the text an edit changes were cast since the one editing was asked about them: nothing was
+    recorded, so that they are asked again (``annotators``: whose votes the edit would now set aside unasked)."""
+
+    def __init__(self, item_id: str, annotators: list[str]) -> None:
+        self.item_id, self.annotators = item_id, annotators
+        super().__init__(f"{', '.join(annotators)} voted on {item_id}'s text since you opened it; nothing was recorded")
+
+
 class UndoRefused(PiqaError):
     """An undo or redo would overwrite what someone else recorded on the field since: nothing was recorded."""
 

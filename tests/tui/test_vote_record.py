@@ -147,3 +147,27 @@ async def test_blind_annotator_is_asked_without_learning_who_voted_what(tmp_path
         await pilot.press("enter")
         await wait_for(pilot, lambda: project.item("dz-001").solutions[0].endswith("!"))
         assert decisions(project)["dz-001"].status is Status.AGREED  # their text was not the one changed
+
+
+async def test_a_vote_cast_by_another_process_just_before_an_edit_is_asked_about(tmp_path: Path) -> None:
+    """The screen has not yet seen karim's vote (his process cast it a moment ago, before the next look at the
+    log) when the lead saves an edit of the text he voted for: nothing is recorded unasked; the question comes,
+    naming him, and the edit is recorded once answered."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    Project.open(path, annotator="lead")  # the workspace exists before both start
+    vote = "from piqa_tui.core.workspace.project import Project; import sys; Project.open(sys.argv[1], annotator='karim').vote('dz-007', '0')"
+    async with curate(path, annotator="lead", reviewer=True) as pilot:
+        screen = main_screen(pilot)
+        project = screen.project
+        item = project.item("dz-007")
+        edited = item.solutions[0] + "!"
+        subprocess.run([sys.executable, "-c", vote, str(path)], check=True)
+        assert "karim" not in project.state.votes.get("dz-007", {})  # not seen yet: the question would name nobody
+        screen.edits.apply_edit(item, {"solution0": edited})  # what saving the field editor calls
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
+        assert "1 vote(s) on dz-007 (karim)" in pilot.app.screen.message
+        assert project.item("dz-007").solutions[0] == item.solutions[0]  # nothing recorded before the answer
+        await pilot.press("enter")  # "Edit and mark those votes as cast on an earlier version"
+        await wait_for(pilot, lambda: project.item("dz-007").solutions[0] == edited)
+        assert "1 predate an edit" in screen.session.ballots.status_text("dz-007")
+        await pilot.press("q")

@@ -14,13 +14,14 @@ import json
 import os
 import threading
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset, file_digest, parse_dataset, read_source, reassign_ids, source_files
 from piqa_tui.core.dataset.writing import output_files, write_dataset
-from piqa_tui.core.errors import EditConflict, PiqaError, UndoRefused, WorkspaceError, changed_by
+from piqa_tui.core.errors import EditConflict, PiqaError, UndoRefused, VotesArrived, WorkspaceError, changed_by
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.current_votes import CurrentVotes, Prefetch
@@ -738,12 +739,20 @@ class Project:
             )
         return self.workspace
 
-    def edit(self, item_id: str, changes: dict[str, str], base: dict[str, str] | None = None) -> Item:
+    def edit(
+        self,
+        item_id: str,
+        changes: dict[str, str],
+        base: dict[str, str] | None = None,
+        stale_ok: Collection[str] | None = None,
+    ) -> Item:
         """Set fields of one item as one undoable action; returns the new item.
 
         ``base`` holds, per field, the value the edit was made on (what the editor opened with): a field
         someone else has changed since raises ``EditConflict`` and nothing is recorded. A field without
-        a base is set whatever it holds now.
+        a base is set whatever it holds now. ``stale_ok`` names the annotators whose votes the one editing
+        agreed to set aside (None: no such question was asked): a vote of anyone else that the edit would set
+        aside, cast since, raises ``VotesArrived`` and nothing is recorded.
         """
         ws = self._require_workspace()
         item = self.item(item_id)
@@ -762,6 +771,10 @@ class Project:
             recorded = [c for c in recorded if c.old != c.new]
             for change in recorded:
                 self._check_base(change, (base or {}).get(change.field))
+            if stale_ok is not None and recorded:
+                unasked = [a for a in self.votes_invalidated(item_id, changes) if a not in stale_ok]
+                if unasked:
+                    raise VotesArrived(item_id, unasked)
             return [Part("edit", tuple(recorded))] if recorded else []
 
         if ws.record_checked(self.annotator, build) is not None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import EditConflict, UndoRefused
+from piqa_tui.core.errors import EditConflict, UndoRefused, VotesArrived
 from piqa_tui.core.votes.blind import may_see_answers
 from piqa_tui.core.workspace.project import ADJUDICATION, FieldConflict, field_value
 from piqa_tui.render.safe_text import markup_safe
@@ -115,7 +115,7 @@ class EditingController:
         if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
             lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdigit()]
         if not lost:
-            self._record_edit(item, changes, base)
+            self._record_edit(item, changes, base, [])
             return
         whose = (
             "Votes on this item may have chosen"
@@ -132,26 +132,42 @@ class EditingController:
         ]
         self.host.push_screen(
             ChoiceDialog("Votes predate this edit", message, choices),
-            lambda answer: self._record_edit(item, changes, base) if answer == "edit" else self.host.show_current(),
+            lambda answer: (
+                self._record_edit(item, changes, base, lost) if answer == "edit" else self.host.show_current()
+            ),
         )
 
-    def _record_edit(self, item: Item, changes: dict[str, str], base: dict[str, str]) -> None:
-        self._record_checked(item, f"the edit of {item.id}", lambda: self.project.edit(item.id, changes, base=base))
+    def _record_edit(self, item: Item, changes: dict[str, str], base: dict[str, str], stale_ok: list[str]) -> None:
+        """Record the edit; a vote the user was not asked about, cast by another process since the screen last
+        looked, stops it (``VotesArrived``: nothing recorded) and the question is asked again with it."""
 
-    def _record_checked(self, item: Item, what: str, write: Callable[[], object]) -> None:
-        """Record ``write`` through the host; a conflict with someone else's change opens the three-way dialog."""
+        def write() -> object:
+            return self.project.edit(item.id, changes, base=base, stale_ok=stale_ok)
 
-        def attempt() -> EditConflict | None:
+        def again() -> None:
+            self.apply_edit(item, changes, base)
+
+        self._record_checked(item, f"the edit of {item.id}", write, on_votes=again)
+
+    def _record_checked(
+        self, item: Item, what: str, write: Callable[[], object], on_votes: Callable[[], None] | None = None
+    ) -> None:
+        """Record ``write`` through the host; a conflict with someone else's change opens the three-way dialog,
+        votes cast meanwhile on the text changed (``VotesArrived``) call ``on_votes``."""
+
+        def attempt() -> EditConflict | VotesArrived | None:
             try:
                 write()
-            except EditConflict as conflict:  # nothing recorded: the user chooses, not the write queue's error line
-                return conflict
+            except (EditConflict, VotesArrived) as stopped:  # nothing recorded: the user chooses, not an error line
+                return stopped
             return None
 
         def done(conflict: object) -> None:
             self.host.after_change([item.id])  # theirs, after a conflict: the screen shows what is stored
             if isinstance(conflict, EditConflict):
                 self.host.push_screen(conflict_dialog(conflict), lambda answer: self._resolve(item, conflict, answer))
+            elif isinstance(conflict, VotesArrived) and on_votes is not None:
+                on_votes()
 
         self.host.record(what, attempt, done)
 
