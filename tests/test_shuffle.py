@@ -215,11 +215,17 @@ def test_imported_votes_without_orders_count_each_annotators_positions_as_record
     found = {p.annotator: p.counts for p in position_preference(Project.open(data, annotator="lead"))}
     assert found == {"amina": {2: (5, 1)}, "sara": {2: (1, 4)}}
     project = Project.open(data, annotator="sara")
-    project.vote("p0", "0")  # a second vote on p0: the last one counts (the replay decides)
-    assert {p.annotator: p.counts for p in position_preference(project)} == {
-        "amina": {2: (5, 1)},
-        "sara": {2: (2, 3)},
-    }
+    project.vote("p0", "0")  # a second vote on p0: the last one counts
+    project.vote("p2", "")  # and a withdrawal: no position
+    expected = {"amina": {2: (5, 1)}, "sara": {2: (2, 2)}}
+    assert {p.annotator: p.counts for p in position_preference(project)} == expected
+    again = Project.open(data, annotator="lead", create=False)  # counted column-wise from the votes in force
+    assert again.state.current_votes is not None and again.state.current_votes.events > len(again.state.current_votes)
+    assert {p.annotator: p.counts for p in position_preference(again)} == expected
+    counted: dict[str, list[int]] = {}
+    for (name, _), (position, _) in shown_positions(again).items():  # the same from the votes one by one
+        counted.setdefault(name, [0, 0])[position] += 1
+    assert {name: {2: tuple(c)} for name, c in counted.items()} == expected
 
 
 def test_a_vote_and_its_order_reaching_a_machine_in_either_order_count_the_same_position(

@@ -142,11 +142,11 @@ def position_preference(project: Project) -> list[PositionPreference]:
 
 def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | None:
     """Votes per annotator, number of solutions and position, counted column-wise from the project's current votes
-    when that gives the replay's answer: no ``order`` event (positions are the recorded indices) and one vote
-    event per (item, annotator) up to the log's end (the vote in force is that event). None otherwise."""
+    (the votes in force, as ``shown_positions`` takes them) when no ``order`` event maps them (positions are the
+    recorded indices) and they were read up to the log's end. None otherwise."""
     current = project.state.current_votes
     ws = project.workspace
-    if current is None or ws is None or current.events != len(current) or current.upto != ws.last_seq():
+    if current is None or ws is None or current.upto != ws.last_seq():
         return None
     if ws.event_fields([ORDER_KIND], "seq").fetchone():
         return None
