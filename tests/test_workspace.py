@@ -214,3 +214,22 @@ def test_a_bulk_vote_insert_skips_the_votes_a_unique_index_would_and_keeps_null_
     assert [uid[-16:] for *_, uid in rows[1:]] == [f"{n:016x}" for n in range(2, 6)]
     assert ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     ws.close()
+
+
+def test_a_file_imported_again_grown_adds_only_its_new_votes(tmp_path: Path) -> None:
+    """The day's votes exported whole every evening and imported again: most of the file is in the log already
+    (found by a sample, then the known votes are left out before the insert), the new ones are added once, in
+    file order, with ids and clocks continuing the log's, and nothing else changes."""
+    ws = Workspace(tmp_path / "w.piqa.sqlite")
+    held = [(f"x{i}", name, "0", f"2026-11-20T08:{i:02d}:00Z", None) for i in range(20) for name in ("amina", "sara")]
+    assert ws.insert_votes(held) == 40
+    fresh = [(f"y{i}", "amina", "1", f"2026-11-21T08:{i:02d}:00Z", None) for i in range(5)]
+    grown = held[:20] + [fresh[0], fresh[1], fresh[1]] + held[20:] + fresh[2:]  # a new vote twice in the file
+    assert ws.insert_votes(grown) == 5
+    rows = ws.conn.execute("SELECT seq, item_id, new, clock, uid FROM events WHERE seq > 40 ORDER BY seq").fetchall()
+    assert [(seq, item, clock) for seq, item, _, clock, _ in rows] == [(41 + n, f"y{n}", 41 + n) for n in range(5)]
+    assert [uid[-16:] for *_, uid in rows] == [f"{n:016x}" for n in range(41, 46)]
+    assert ws.insert_votes(grown) == 0  # and once more: nothing
+    assert ws.conn.execute("SELECT count(*) FROM events").fetchone() == (45,)
+    assert ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    ws.close()
