@@ -263,3 +263,25 @@ def test_a_vote_and_its_order_reaching_a_machine_in_either_order_count_the_same_
     assert held == ["vote", ORDER_KIND]  # in the server's log (canonical order) the order follows the vote
     found = [shown_positions(p)[("amina", item.id)] for p in (as_annotator(laptop / shuffled.name, "hala"), on_server)]
     assert found == [(0, 3), (0, 3)]
+
+
+def test_shuffled_positions_counted_column_wise_equal_the_votes_one_by_one(shuffled: Path) -> None:
+    """Position preference counts a shuffled round's votes in force column-wise, each through the order recorded
+    before it by time; the same as taking the votes in force one by one (``shown_positions``), re-votes and a
+    withdrawal included."""
+    for name, picks in (("amina", "0120"), ("karim", "2201"), ("mona", "1112")):
+        project = as_annotator(shuffled, name)
+        for item, pick in zip(project.items[:4], picks, strict=True):
+            order = orders_in_force(project).of(name, item.id, 3)
+            vote_in_order(project, item.id, pick, order)
+        order = orders_in_force(project).of(name, project.items[0].id, 3)
+        vote_in_order(project, project.items[0].id, "2", order)  # a re-vote in the same order
+    as_annotator(shuffled, "karim").vote(as_annotator(shuffled, "karim").items[1].id, "")  # a withdrawal
+    fresh = Project.open(shuffled, annotator="hala", create=False)
+    assert fresh.state.current_votes is not None
+    column_wise = {p.annotator: p.counts for p in position_preference(fresh)}
+    one_by_one: dict[str, list[int]] = {}
+    for (name, _), (position, k) in shown_positions(fresh).items():
+        one_by_one.setdefault(name, [0] * k)[position] += 1
+    assert column_wise == {name: {3: tuple(c)} for name, c in one_by_one.items()}
+    assert sum(sum(c[3]) for c in column_wise.values()) == 11  # 12 items voted, one withdrawn

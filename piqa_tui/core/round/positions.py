@@ -142,13 +142,11 @@ def position_preference(project: Project) -> list[PositionPreference]:
 
 def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | None:
     """Votes per annotator, number of solutions and position, counted column-wise from the project's current votes
-    (the votes in force, as ``shown_positions`` takes them) when no ``order`` event maps them (positions are the
-    recorded indices) and they were read up to the log's end. None otherwise."""
+    (the votes in force, as ``shown_positions`` takes them) when they were read up to the log's end: each recorded
+    index, mapped through the order recorded before the vote by time where there is one. None otherwise."""
     current = project.state.current_votes
     ws = project.workspace
     if current is None or ws is None or current.upto != ws.last_seq():
-        return None
-    if ws.event_fields([ORDER_KIND], "seq").fetchone():
         return None
     recorded = current.choice if current.cast is None else current.cast
     index = [int(c) if c.isdigit() else -1 for c in current.choices]
@@ -158,14 +156,48 @@ def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | N
     ]
     k = np.array(sizes, np.int64)[current.item] if sizes else np.zeros(0, np.int64)
     valid = (choice >= 0) & (choice < k)
+    position = _mapped_positions(project, choice, k, valid)
+    if position is None:
+        return None
     counts: dict[str, dict[int, list[int]]] = {}
     width = int(k.max(initial=0)) + 1
-    cells = (current.annotator[valid] * width + k[valid]) * width + choice[valid]
+    cells = (current.annotator[valid] * width + k[valid]) * width + position[valid]
     found = np.bincount(cells, minlength=len(current.annotators) * width * width).reshape(-1, width, width)
     for a, size, position in zip(*np.nonzero(found)):
         by_k = counts.setdefault(current.annotators[a], {})
         by_k.setdefault(int(size), [0] * int(size))[int(position)] = int(found[a, size, position])
     return counts
+
+
+def _mapped_positions(project: Project, choice: np.ndarray, k: np.ndarray, valid: np.ndarray) -> np.ndarray | None:
+    """Per current vote, the position it was shown at: its recorded index through the order recorded last before
+    it by time (``_order_at``), the index itself without one; None when the votes' times cannot be read back."""
+    current = project.state.current_votes
+    assert current is not None and project.workspace is not None
+    if not project.workspace.event_fields([ORDER_KIND], "seq").fetchone():  # file order everywhere
+        return choice
+    times = current.times()
+    if times is None:
+        return None
+    recorded: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for _, annotator, item_id, new, time in _fields(project, [ORDER_KIND]):
+        recorded.setdefault((item_id, annotator), []).append((time, new or ""))
+    position = choice.copy()
+    items, names = current.item_ids, current.annotators
+    rows = np.flatnonzero(valid)
+    columns = (rows.tolist(), current.item[rows].tolist(), current.annotator[rows].tolist(), choice[rows].tolist())
+    shown_at: dict[tuple[str | None, int, int], int] = {}  # (order text, solutions, index) → position: a few each
+    for n, i, a, c, size in zip(*columns, k[rows].tolist()):
+        key = (items[i], names[a])
+        found = recorded.get(key)
+        if found is None:
+            continue
+        text = _order_at(found, times[key])
+        if (at := shown_at.get((text, size, c))) is None:
+            order = parse_order(text, size)
+            at = shown_at[(text, size, c)] = order.index(c) if order else c
+        position[n] = at
+    return position
 
 
 def _preference(annotator: str, counts: dict[int, tuple[int, ...]]) -> PositionPreference:

@@ -487,21 +487,33 @@ class Workspace:
             )
             return conn.total_changes - before
 
-    def event_rows(self, after: int = 0, upto: int | None = None, votes: bool = True) -> sqlite3.Cursor:
+    def event_rows(
+        self, after: int = 0, upto: int | None = None, votes: bool = True, skip: Iterable[str] = ()
+    ) -> sqlite3.Cursor:
         """Raw event tuples after a sequence number (and up to ``upto``), in canonical order (Event's fields).
 
-        ``votes=False`` leaves the vote events out (``Project`` reads those column-wise).
+        ``votes=False`` leaves the vote events out (``Project`` reads those column-wise), ``skip`` other kinds.
         """
         sql = f"SELECT {EVENT_COLUMNS}, clock, uid FROM events WHERE seq > ?"
         params: list[object] = [after]
         if upto is not None:
             sql += " AND seq <= ?"
             params.append(upto)
-        if not votes:  # through the kind index, on both sides of 'vote': no scan of the votes
+        left_out = sorted({*skip, *([] if votes else ["vote"])})
+        if left_out:  # through the kind index, between the kinds left out: no scan of their events
             if not self.legacy:  # a view computes an old workspace's ids: it has no index to name
                 sql = sql.replace("FROM events", "FROM events INDEXED BY events_by_kind")
-            sql = f"{sql} AND kind < 'vote' UNION ALL {sql} AND kind > 'vote'"
-            params += params
+            bounds = [None, *left_out, None]
+            ranges = [
+                " AND ".join(
+                    part
+                    for part in (f"kind > {_quoted(low)}" if low else "", f"kind < {_quoted(high)}" if high else "")
+                    if part
+                )
+                for low, high in zip(bounds, bounds[1:])
+            ]
+            sql = " UNION ALL ".join(f"{sql} AND {where}" for where in ranges)
+            params *= len(ranges)
         return self.conn.execute(f"SELECT {EVENT_COLUMNS} FROM ({sql}) ORDER BY {CANONICAL}", params)
 
     def clocks(self, after: int, upto: int) -> tuple[int, int]:
@@ -553,6 +565,13 @@ class Workspace:
 
 _LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
 _SEQ_AFTER_INSERT = "(last_insert_rowid() + 1)"
+
+
+def _quoted(kind: str) -> str:
+    """An event kind as an SQL string literal (kinds are the program's own words: letters and hyphens)."""
+    if not kind.replace("-", "").isalpha():
+        raise ValueError(f"not an event kind: {kind!r}")
+    return f"'{kind}'"
 
 
 def _insert_in_order(conn: sqlite3.Connection, first: str, following: str, rows: list) -> None:

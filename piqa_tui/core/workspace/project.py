@@ -40,6 +40,10 @@ from piqa_tui.core.workspace.vote_targets import (
 )
 
 MARKER_KINDS = ("undo", "redo")
+# Kinds this replay does nothing with but name their items as changed (a screen redraws them): read where they
+# are used (core/round: the orders shuffled votes were cast in, the answers to a round's questions), and left out
+# of the first read of a log, where they can be as many as the votes.
+UNREPLAYED_KINDS = ("answer", "order")
 NEW_ITEM_KIND = "new-item"  # an item written in the workspace: ``new`` its fields' JSON, "" when withdrawn (undo)
 RESOLVED_NOTE = "resolved conflict"  # the note of the edit that settles a conflict
 ADJUDICATION = "adjudication"  # the field of a conflict between two adjudications of one item
@@ -327,7 +331,8 @@ class Project:
         changed: list[str] = []
         retexted: set[str] = set()  # items whose solution texts changed: their votes may point elsewhere now
         votes = self.state._votes  # None while the current votes are kept column-wise
-        for row in self.workspace.event_rows(after=self._applied, upto=upto, votes=votes is not None):
+        skip = UNREPLAYED_KINDS if not self._applied else ()  # on opening nobody needs their items named
+        for row in self.workspace.event_rows(after=self._applied, upto=upto, votes=votes is not None, skip=skip):
             seq, time, annotator, kind, item_id, name, old, new, action, note = row
             if kind == "vote":  # the bulk of a large log: handled inline, without an Event object
                 apply_vote(votes, item_id, annotator, new, time, old)  # type: ignore[arg-type]
