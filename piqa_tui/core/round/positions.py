@@ -176,7 +176,7 @@ def _mapped_positions(project: Project, choice: np.ndarray, k: np.ndarray, valid
     assert current is not None and project.workspace is not None
     if not project.workspace.event_fields([ORDER_KIND], "seq").fetchone():  # file order everywhere
         return choice
-    times = current.times()
+    times = current.vote_times()
     if times is None:
         return None
     recorded: dict[tuple[str, str], list[tuple[str, str]]] = {}
@@ -188,11 +188,10 @@ def _mapped_positions(project: Project, choice: np.ndarray, k: np.ndarray, valid
     columns = (rows.tolist(), current.item[rows].tolist(), current.annotator[rows].tolist(), choice[rows].tolist())
     shown_at: dict[tuple[str | None, int, int], int] = {}  # (order text, solutions, index) → position: a few each
     for n, i, a, c, size in zip(*columns, k[rows].tolist()):
-        key = (items[i], names[a])
-        found = recorded.get(key)
+        found = recorded.get((items[i], names[a]))
         if found is None:
             continue
-        text = _order_at(found, times[key])
+        text = _order_at(found, times[n])
         if (at := shown_at.get((text, size, c))) is None:
             order = parse_order(text, size)
             at = shown_at[(text, size, c)] = order.index(c) if order else c

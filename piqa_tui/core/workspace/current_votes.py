@@ -303,6 +303,11 @@ class CurrentVotes:
             self._memo[key] = make()
         return self._memo[key]
 
+    def vote_times(self) -> list[str] | None:
+        """Per current vote, in their order, the time of its event; None when the times cannot be read back."""
+        clock = self._times() if len(self) else []
+        return None if clock is None else list(map(clock.__getitem__, self.row.tolist()))
+
     def times(self) -> dict[tuple[str, str], str] | None:
         """(item id, annotator) → the time of the current vote's latest event (as ``to_dict``'s votes carry it),
         without building a vote object each; None when the times cannot be read back."""
