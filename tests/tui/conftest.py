@@ -117,3 +117,16 @@ async def type_text(pilot: Pilot, text: str) -> None:
         event.set_sender(pilot.app)
         driver.send_message(event)  # queued in order, like a fast typist
     await pilot.pause()
+
+
+async def write_item(pilot: Pilot, goal: str, *solutions: str) -> None:
+    """Write a new item as a writer does: ``I``, the goal, tab and each solution, enter."""
+    from piqa_tui.tui.dialogs.new_item import NewItemDialog
+
+    await pilot.press("I")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
+    await type_text(pilot, goal)
+    for solution in solutions:
+        await pilot.press("tab")
+        await type_text(pilot, solution)
+    await pilot.press("enter")

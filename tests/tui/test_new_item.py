@@ -11,7 +11,7 @@ from piqa_tui.core.round.stages import stage_of
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.new_item import NewItemDialog
 
-from .conftest import curate, current_id, main_screen, type_text, wait_for
+from .conftest import curate, current_id, main_screen, type_text, wait_for, write_item
 
 
 def checks_text(pilot) -> str:
@@ -80,14 +80,7 @@ async def test_a_writer_of_the_round_writes_an_item_of_their_country(tmp_path: P
     dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
     async with curate(dataset, annotator="karim") as pilot:
         screen = main_screen(pilot)
-        await pilot.press("I")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
-        await type_text(pilot, "goal")
-        await pilot.press("tab")
-        await type_text(pilot, "one")
-        await pilot.press("tab")
-        await type_text(pilot, "two")
-        await pilot.press("enter")
+        await write_item(pilot, "goal", "one", "two")
         await wait_for(pilot, lambda: screen.project.items[-1].id.startswith("new-"))
         new = screen.project.items[-1]
         assert (new.meta["author"], new.meta["country"]) == ("karim", "Algeria")

@@ -6,23 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.dialogs.new_item import NewItemDialog
 
-from .conftest import curate, current_id, main_screen, type_text, wait_for
+from .conftest import curate, current_id, main_screen, wait_for, write_item
 
 
 async def test_undo_of_a_new_item_another_annotator_edited_is_refused_in_one_line(darija: Path) -> None:
     async with curate(darija, annotator="amina") as pilot:
         project = main_screen(pilot).project
         before = len(project.items)
-        await pilot.press("I")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
-        await type_text(pilot, "How to keep bread fresh?")
-        await pilot.press("tab")
-        await type_text(pilot, "In a cloth bag")
-        await pilot.press("tab")
-        await type_text(pilot, "In the sun")
-        await pilot.press("enter")
+        await write_item(pilot, "How to keep bread fresh?", "In a cloth bag", "In the sun")
         await wait_for(pilot, lambda: len(project.items) == before + 1)
         new = project.items[-1].id
         await wait_for(pilot, lambda: current_id(pilot) == new)

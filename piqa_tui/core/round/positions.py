@@ -19,6 +19,7 @@ import numpy as np
 
 from piqa_tui.core.quality.artifacts import binomial_two_sided, holm
 from piqa_tui.core.round.order import ORDER_KIND, parse_order
+from piqa_tui.core.workspace.current_votes import CurrentVotes
 from piqa_tui.core.workspace.project import Project
 
 ALPHA = 0.05
@@ -156,7 +157,7 @@ def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | N
     ]
     k = np.array(sizes, np.int64)[current.item] if sizes else np.zeros(0, np.int64)
     valid = (choice >= 0) & (choice < k)
-    position = _mapped_positions(project, choice, k, valid)
+    position = _mapped_positions(project, current, choice, k, valid)
     if position is None:
         return None
     counts: dict[str, dict[int, list[int]]] = {}
@@ -169,11 +170,12 @@ def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | N
     return counts
 
 
-def _mapped_positions(project: Project, choice: np.ndarray, k: np.ndarray, valid: np.ndarray) -> np.ndarray | None:
+def _mapped_positions(
+    project: Project, current: CurrentVotes, choice: np.ndarray, k: np.ndarray, valid: np.ndarray
+) -> np.ndarray | None:
     """Per current vote, the position it was shown at: its recorded index through the order recorded last before
     it by time (``_order_at``), the index itself without one; None when the votes' times cannot be read back."""
-    current = project.state.current_votes
-    assert current is not None and project.workspace is not None
+    assert project.workspace is not None
     if not project.workspace.event_fields([ORDER_KIND], "seq").fetchone():  # file order everywhere
         return choice
     times = current.vote_times()

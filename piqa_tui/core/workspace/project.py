@@ -243,6 +243,7 @@ class Project:
         self._solution_keys: dict[str, tuple[str, ...]] = {}
         self._adjudicated_at: dict[str, str] = {}  # item -> the time of its latest adjudication event (withdrawals too)
         self._adjudged: set[str] = set()  # items whose adjudication the refresh under way replayed
+        self._decided: set[str] = set()  # items with an adjudication event in the refresh under way (conflicts)
         self._decisions: dict[str, dict[str, Adjudication]] = defaultdict(dict)  # item -> mark -> decision
         self._decision_in_force: dict[str, str] = {}  # item -> the mark of its adjudication event in force
         self._bases: dict[str, dict[str, str]] = defaultdict(dict)  # item -> mark -> the mark it was made on
@@ -360,6 +361,9 @@ class Project:
         self._resolve_votes(resolve)
         self._resolve_adjudications(retexted | self._adjudged)
         self._adjudged = set()
+        for item_id in self._decided:  # once per item, all its decisions read
+            self._recheck_decisions(item_id)
+        self._decided = set()
         return changed
 
     def _rebuild(self) -> list[str]:
@@ -371,7 +375,7 @@ class Project:
         self.history = SolutionHistory()
         self._solution_keys = {}
         self._adjudicated_at = {}
-        self._adjudged = set()
+        self._adjudged, self._decided = set(), set()
         self._decisions = defaultdict(dict)
         self._decision_in_force = {}
         self._bases = defaultdict(dict)
@@ -523,7 +527,7 @@ class Project:
     def _replay_adjudication(self, event: Event) -> None:
         """An adjudication event: it stands unless the item has a later one (by time; a tie: this one). One made
         on another adjudication than the one in force (on another machine, before a merge) is a conflict
-        (``_recheck_decisions``)."""
+        (``_recheck_decisions``, once the refresh has read all of the item's)."""
         item_id = event.item_id or ""
         decision = Adjudication(
             event.new or "", event.note or "", event.annotator, event.time, event.old, event.new or ""
@@ -541,7 +545,7 @@ class Project:
         base = made_on(event.field)
         if base is not None:
             self._bases[item_id].setdefault(mark, base)
-        self._recheck_decisions(item_id)
+        self._decided.add(item_id)
 
     def _recheck_decisions(self, item_id: str) -> None:
         """The item's adjudication conflict, found by replaying its decisions in time order (who and what they
