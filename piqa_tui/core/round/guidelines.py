@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,23 +186,15 @@ def find_question(workspace: Workspace | None, question_id: str) -> Question:
     )
 
 
-_read: weakref.WeakKeyDictionary[Project, tuple[object, dict[str | None, frozenset[str]]]] = weakref.WeakKeyDictionary()
-
-
 def items_asked_about(project: Project, asked_by: str | None = None) -> frozenset[str]:
     """The ids of items with an open guideline question (by ``asked_by`` alone, when given). A queue asks once
     per item: the questions are read again only when the project has applied new events."""
     if project.workspace is None:
         return frozenset()
-    position = getattr(project, "_applied", None)
-    if position is None:
-        position = project.workspace.last_seq()
-    cached = _read.get(project)
-    if cached is None or cached[0] != position:
-        cached = _read[project] = (position, {})
-    found = cached[1].get(asked_by)
-    if found is None:
-        questions = guideline_questions(project.workspace)
-        found = frozenset(q.item_id for q in questions if q.open and asked_by in (None, q.asked_by))
-        cached[1][asked_by] = found
-    return found
+    workspace = project.workspace
+
+    def asked() -> frozenset[str]:
+        questions = guideline_questions(workspace)
+        return frozenset(q.item_id for q in questions if q.open and asked_by in (None, q.asked_by))
+
+    return project.memo.get((items_asked_about, asked_by), asked)

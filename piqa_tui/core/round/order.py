@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from dataclasses import dataclass
 
 from piqa_tui.core.round.declaration import Round
@@ -107,16 +106,7 @@ def vote_in_order(project: Project, item_id: str, choice: str, shown: Order | No
     project.vote(item_id, choice)
 
 
-_read: weakref.WeakKeyDictionary[Project, tuple[object, Orders]] = weakref.WeakKeyDictionary()
-
-
 def orders_in_force(project: Project) -> Orders:
     """The project's ``Orders``, read again only when the project has applied new events (asked on every move)."""
-    position = getattr(project, "_applied", None)
-    if position is None and project.workspace is not None:
-        position = project.workspace.last_seq()
-    cached = _read.get(project)
-    if cached is None or cached[0] != position:
-        found = Orders(round_in_force(project.workspace), recorded_orders(project.workspace))
-        cached = _read[project] = (position, found)
-    return cached[1]
+    workspace = project.workspace
+    return project.memo.get(orders_in_force, lambda: Orders(round_in_force(workspace), recorded_orders(workspace)))

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -249,18 +248,12 @@ def answers_in_force(workspace: Workspace | None) -> Answers:
     return Answers(latest)
 
 
-_read: weakref.WeakKeyDictionary[Project, tuple[int, Answers]] = weakref.WeakKeyDictionary()
-
-
 def project_answers(project: Project) -> Answers:
     """The answers as the project has replayed the log (read again only when new events were applied)."""
     if project.workspace is None:
         return Answers({})
-    position = getattr(project, "_applied", None) or project.workspace.last_seq()
-    cached = _read.get(project)
-    if cached is None or cached[0] != position:
-        cached = _read[project] = (position, answers_in_force(project.workspace))
-    return cached[1]
+    workspace = project.workspace
+    return project.memo.get(project_answers, lambda: answers_in_force(workspace))
 
 
 def answer_part(project: Project, item_id: str, question: Question, raw: str) -> Part | None:

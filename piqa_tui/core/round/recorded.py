@@ -9,7 +9,6 @@ latest event per key wins.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 from piqa_tui.core.round.declaration import Round
@@ -88,21 +87,14 @@ def assignment_part(before: Assignment, after: Assignment, note: str) -> Part | 
     return Part(ASSIGN_KIND, tuple(changes), note) if changes else None
 
 
-_read: weakref.WeakKeyDictionary[Project, tuple[object, Assignment]] = weakref.WeakKeyDictionary()
-
-
 def assigned_to(project: Project, annotator: str | None = None) -> frozenset[str]:
     """The item ids assigned to ``annotator`` (default: the project's) as the project has replayed the log.
 
     A queue asks once per item: the assignment is read again only when the project has applied new events
-    (its log position, which ``Ballots`` keys its decisions on too), so asking costs a set lookup.
+    (its ``version``, which ``Ballots`` keys its decisions on too), so asking costs a set lookup.
     """
     if project.workspace is None:
         return frozenset()
-    position = getattr(project, "_applied", None)
-    if position is None:  # no replay position to go by: ask the log itself
-        position = project.workspace.last_seq()
-    cached = _read.get(project)
-    if cached is None or cached[0] != position:
-        cached = _read[project] = (position, assignment_in_force(project.workspace))
-    return cached[1].mine(annotator or project.annotator)
+    workspace = project.workspace
+    assignment = project.memo.get(assigned_to, lambda: assignment_in_force(workspace))
+    return assignment.mine(annotator or project.annotator)

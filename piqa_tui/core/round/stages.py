@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
@@ -62,20 +61,12 @@ def stages_in_force(workspace: Workspace | None) -> dict[str, str]:
     return {item: stage for item, stage in latest.items() if stage}
 
 
-_read: weakref.WeakKeyDictionary[Project, tuple[int, dict[str, str]]] = weakref.WeakKeyDictionary()
-
-
 def recorded_stages(project: Project) -> dict[str, str]:
     """The recorded stages as the project has replayed the log; read again only when it applied new events."""
     if project.workspace is None:
         return {}
-    position = getattr(project, "_applied", None)  # the replay position: a queue asks per item, one lookup each
-    if position is None:
-        position = project.workspace.last_seq()
-    cached = _read.get(project)
-    if cached is None or cached[0] != position:
-        cached = _read[project] = (position, stages_in_force(project.workspace))
-    return cached[1]
+    workspace = project.workspace
+    return project.memo.get(recorded_stages, lambda: stages_in_force(workspace))  # a queue asks per item
 
 
 def stage_of(project: Project, item_id: str) -> str:

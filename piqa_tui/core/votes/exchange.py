@@ -84,7 +84,7 @@ class _Texts:
     def _log_texts(self, item_id: str) -> list[str]:
         if self._logged is None:
             self._logged = defaultdict(list)
-            history = self.project.history
+            history = self.project.replay.history
             for (logged_item, _), value in history.before.items():
                 self._logged[logged_item].append(value)
             for (logged_item, _), changes in history.changes.items():
@@ -110,7 +110,7 @@ class _Texts:
         if pos is None or not choice.isdigit() or int(choice) >= len(self.project.items[pos].solutions):
             return None
         current = self.project.items[pos].solutions[int(choice)]
-        return self.project.history.text_at(item_id, f"solution{choice}", time, current)
+        return self.project.replay.history.text_at(item_id, f"solution{choice}", time, current)
 
 
 def _file_choice(choice: str) -> str:

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from piqa_tui.core.errors import UndoRefused, changed_by
+from piqa_tui.core.workspace.conflicts import chosen_text
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
+from piqa_tui.core.workspace.replay import Replay
 
 UNDOABLE = (
     "edit",
@@ -170,3 +173,95 @@ def standing_on(
         if origin not in undone[event.annotator]:
             found = event
     return found
+
+
+_DONE_TO_AN_ITEM = {
+    "vote": "it was voted on",
+    "note": "note was changed",
+    "flag": "its flags were changed",
+    "stage": "its stage was moved",
+    "adjudicate": "it was adjudicated",
+    "new-item": "an item with this id was added",
+    "assign": "it was assigned",
+    "answer": "it was answered",
+    "ask": "a question was asked on it",
+    "reply": "a question on it was replied to",
+}
+
+
+def _what_was_done(event: Event) -> str:
+    """What an event did to an item, for the line refusing an undo of the item's creation."""
+    if event.kind == "edit":
+        return f"{event.field} was changed"
+    return _DONE_TO_AN_ITEM.get(event.kind, "it was changed")
+
+
+class UndoGuard:
+    """The checks an undo or redo passes under the write lock, against the state the replay derives: nobody
+    else's later work is reverted by it, and an adjudication it records is made on the one in force."""
+
+    def __init__(self, replay: Replay, workspace: Workspace, annotator: str) -> None:
+        self.replay, self.workspace, self.annotator = replay, workspace, annotator
+
+    def made_on_now(self, event: Compensation) -> Compensation:
+        """An adjudication an undo or redo records is made on the one in force, as any new one."""
+        if event.kind != "adjudicate" or event.item_id is None:
+            return event
+        return replace(event, field=self.replay.book.adjudication_field(event.item_id))
+
+    def check_untouched(self, which: str, events: list[Event], action: int) -> None:
+        """Refuse (``UndoRefused``) an undo or redo of an action whose field someone has changed since: the
+        field must hold what the action left (undo) or what its undo left (redo). Run under the write lock."""
+        self.replay.catch_up()
+        self._check_creation(which, events, action)
+        last = max((e.time for e in events), default="")  # the action, or its latest undo or redo
+        for event in events:
+            if event.kind == "adjudicate":
+                left = (event.old or "") if event.new else ""  # the text the action chose ("" a withdrawal)
+                self._check_decision_untouched(which, event.item_id or "", left if which == "undo" else None, last)
+                continue
+            expected = event.new if which == "undo" else event.old
+            current = self._current_value(event)
+            if current is None or current == (expected or ""):
+                continue
+            key = (event.item_id or "", "note" if event.kind == "note" else event.field or "")
+            by, when = self.replay.book.changed_by.get(key, ("", ""))
+            raise UndoRefused(
+                f"cannot {which} on {event.item_id}: {key[1]} was changed by {changed_by(by, when)} since; "
+                f"nothing was {'undone' if which == 'undo' else 'redone'}"
+            )
+
+    def _check_creation(self, which: str, events: list[Event], action: int) -> None:
+        """Refuse an undo of an item's creation while anyone else's work on the item stands (it would go with the
+        item), and a redo of one when another item with its id was added since (a later undo would take that one)."""
+        created = {e.item_id for e in events if e.kind == "new-item" and e.item_id}
+        if not created:
+            return
+        if which == "undo":
+            found = standing_on(self.workspace, created, action, self.annotator)
+        else:
+            found = standing_on(self.workspace, created, action, None, kinds=("new-item",))
+        if found is None or (which == "redo" and not found.new):
+            return
+        raise UndoRefused(
+            f"cannot {which} on {found.item_id}: {_what_was_done(found)} by {changed_by(found.annotator, found.time)}"
+            f" since; nothing was {'undone' if which == 'undo' else 'redone'}"
+        )
+
+    def _check_decision_untouched(self, which: str, item_id: str, left: str | None, last: str) -> None:
+        """Refuse an undo or redo of an adjudication when someone else recorded the item's adjudication in force
+        after it (or after its latest undo or redo), unless that one chose what the action left (``left``; None:
+        unknown, a redo): reverting it would replace their decision."""
+        found = self.replay.book.decision_in_force(item_id)
+        if found is None or found.time <= last or found.who == self.annotator or chosen_text(found) == left:
+            return
+        raise UndoRefused(
+            f"cannot {which} on {item_id}: its adjudication was changed by {changed_by(found.who, found.time)} "
+            f"since; nothing was {'undone' if which == 'undo' else 'redone'}"
+        )
+
+    def _current_value(self, event: Event) -> str | None:
+        """What the field of an edit or note event holds now (None: another kind, or a field this file lacks)."""
+        if event.kind not in ("edit", "note"):
+            return None
+        return self.replay.value_in_force((event.item_id or "", "note" if event.kind == "note" else event.field or ""))

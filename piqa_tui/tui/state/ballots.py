@@ -105,8 +105,8 @@ class Ballots:
 
     def decision(self, item_id: str) -> Decision:
         """The item's status and decided label under the dataset's policy."""
-        # The log position moves with every recorded event, by this process or another.
-        position = getattr(self.project, "_applied", None)
+        # The project's version moves with every event applied, recorded by this process or another.
+        position = self.project.version
         if position != self._log_position:
             self._log_position = position
             self._decisions.clear()

@@ -9,9 +9,9 @@ worked out, if it still holds (``known_doubt``): voting never waits for the audi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from operator import is_
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -24,13 +24,13 @@ if TYPE_CHECKING:  # the audit is imported when the queue first asks for it, not
     from piqa_tui.core.quality.doubt import Doubt
     from piqa_tui.core.scoring.templates import Template
 
-_worked_out: WeakKeyDictionary[Project, tuple[object, dict[str, Doubt]]] = WeakKeyDictionary()
-_read: WeakKeyDictionary[Project, tuple[object, list[Item], list[ModelProbabilities]]] = WeakKeyDictionary()
 
+@dataclass(frozen=True)
+class _ModelsRead:
+    """The stored runs' probabilities, and the items (by identity) they were read for."""
 
-def _stamp(project: Project, policy: Policy) -> object:
-    """Changes with every event the log records (by this process or another) and with the policy."""
-    return getattr(project, "_applied", None), policy_spec(policy)
+    items: list[Item]
+    models: list[ModelProbabilities]
 
 
 def _known_templates() -> Mapping[str, Template] | None:
@@ -50,27 +50,25 @@ def _models(project: Project) -> list[ModelProbabilities]:
 
     stamp = runs_stamp(project.workspace.conn) if project.workspace is not None else None
     items = project.items
-    kept = _read.get(project)
-    if kept is not None and kept[0] == stamp and len(kept[1]) == len(items) and all(map(is_, kept[1], items)):
-        return kept[2]
-    models = every_item_models(project, _known_templates())
-    _read[project] = (stamp, list(items), models)
-    return models
+    kept = project.memo.peek(_models, stamp, follow_log=False)
+    if isinstance(kept, _ModelsRead) and len(kept.items) == len(items) and all(map(is_, kept.items, items)):
+        return kept.models
+    read = _ModelsRead(list(items), every_item_models(project, _known_templates()))
+    project.memo.get(_models, lambda: read, stamp, follow_log=False)
+    return read.models
 
 
 def labels_in_doubt(project: Project, policy: Policy) -> dict[str, Doubt]:
     """The labels in doubt by item id, lowest score first (worked out again when the log has moved)."""
     from piqa_tui.core.quality.audit import audit_labels
 
-    stamp = _stamp(project, policy)
-    found = _worked_out.get(project)
-    if found is None or found[0] != stamp:
-        audit = audit_labels(project, policy, annotators=False, models=_models(project))
-        found = _worked_out[project] = (stamp, audit.by_id)
-    return found[1]
+    def work_out() -> dict[str, Doubt]:
+        return audit_labels(project, policy, annotators=False, models=_models(project)).by_id
+
+    return project.memo.get(labels_in_doubt, work_out, policy_spec(policy))
 
 
 def known_doubt(project: Project, policy: Policy, item_id: str) -> Doubt | None:
     """The item's doubt as last worked out, if that still holds; never works it out."""
-    found = _worked_out.get(project)
-    return found[1].get(item_id) if found is not None and found[0] == _stamp(project, policy) else None
+    found = project.memo.peek(labels_in_doubt, policy_spec(policy))
+    return found.get(item_id) if isinstance(found, dict) else None

@@ -93,7 +93,7 @@ class Artifacts:
     @staticmethod
     def _stamp_of(s: Sources) -> object:
         project = s.project
-        return (getattr(project, "_applied", None), id(project.items), len(project.items), s.ballots.policy)
+        return (project.version, id(project.items), len(project.items), s.ballots.policy)
 
     def report(self, s: Sources) -> ArtifactReport:
         """The report (a second or two on 100,000 items the first time: the health screen asks from a worker)."""
