@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from piqa_tui.core.round.order import Order, orders_in_force
+from piqa_tui.core.votes.casting import cast_vote
+from piqa_tui.core.workspace.project import Project
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -142,3 +146,8 @@ def vote_as_twins(data: Path) -> list[tuple[str, str]]:
                 project.vote(item.id, choice)
             project.workspace.close()
     return twins
+
+
+def cast_in_order(project: Project, item_id: str, choice: str, shown: Order | None) -> None:
+    """Cast ``choice`` on the item shown in ``shown`` as the TUI's voting does: with the orders the log holds."""
+    cast_vote(project, item_id, choice, shown, orders_in_force(project).recorded)

@@ -18,13 +18,13 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from piqa_tui.core.round.order import ORDER_KIND, orders_in_force, vote_in_order
+from piqa_tui.core.round.order import ORDER_KIND, orders_in_force
 from piqa_tui.core.round.questions import Question, answers_in_force, record_answer
 from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.questions import AnswerDialog
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cast_in_order
 from tests.test_questions import RELEVANT, doc_questions
 from tests.test_rounds import ARAB, culture_copy, doc_round, round_file, writers
 from tests.tui.conftest import (  # the TUI tests' autouse fixtures, for the Pilot test below
@@ -161,7 +161,7 @@ def cast(project: Project, item_id: str, place: int, answer: str) -> tuple[str, 
     item = project.item(item_id)
     order = orders_in_force(project).of(project.annotator, item_id, len(item.solutions))
     assert order is not None and sorted(order) == [0, 1, 2]
-    vote_in_order(project, item_id, str(order[place]), order)
+    cast_in_order(project, item_id, str(order[place]), order)
     return item.solutions[order[place]], answer
 
 
@@ -265,7 +265,7 @@ def test_an_item_past_validation_keeps_only_the_validator_who_voted(tmp_path: Pa
     first = json.loads(piqa("assign", dataset, "--json", "--annotator", LEAD))["assignment"]
     voted, unvoted = sorted(first)[:2]
     validator = Project.open(dataset, annotator=first[voted][0])
-    vote_in_order(validator, voted, "0", orders_in_force(validator).of(validator.annotator, voted, 3))
+    cast_in_order(validator, voted, "0", orders_in_force(validator).of(validator.annotator, voted, 3))
     piqa("stage", dataset, voted, unvoted, "--to", "done", "--annotator", LEAD)
     after = json.loads(piqa("assign", dataset, "--json", "--top-up", "--annotator", LEAD))
     assert after["assignment"][voted] == first[voted] and unvoted not in after["assignment"]

@@ -21,11 +21,11 @@ from piqa_tui.core.round.order import (
     derived_order,
     orders_in_force,
     parse_order,
-    vote_in_order,
 )
 from piqa_tui.core.round.positions import position_preference, shown_positions
 from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.workspace.project import Project
+from tests.conftest import cast_in_order
 from tests.test_rounds import ARAB, cli, culture_copy, doc_round, imported, round_file
 
 SHUFFLED = "shuffle = true\n" + doc_round(ARAB)
@@ -74,7 +74,7 @@ def test_two_validators_pressing_1_vote_for_the_texts_they_each_saw_and_the_orde
     for project in (amina, karim):
         order = orders_in_force(project).of(project.annotator, item.id, 3)
         seen[project.annotator] = item.solutions[order[0]]
-        vote_in_order(project, item.id, str(order[0]), order)  # the key 1: the first solution shown
+        cast_in_order(project, item.id, str(order[0]), order)  # the key 1: the first solution shown
     project = as_annotator(shuffled, "hala")
     votes = project.state.votes[item.id]
     for name in ("amina", "karim"):
@@ -84,7 +84,7 @@ def test_two_validators_pressing_1_vote_for_the_texts_they_each_saw_and_the_orde
     assert sorted(e.annotator for e in recorded) == ["amina", "karim"]
     assert all(parse_order(e.new, 3) == orders_in_force(project).of(e.annotator, item.id, 3) for e in recorded)
     assert shown_positions(project)[("amina", item.id)] == (0, 3)
-    vote_in_order(
+    cast_in_order(
         amina,
         item.id,
         str(orders_in_force(amina).of("amina", item.id, 3)[1]),
@@ -93,11 +93,31 @@ def test_two_validators_pressing_1_vote_for_the_texts_they_each_saw_and_the_orde
     assert len(amina.workspace.events(kinds=[ORDER_KIND])) == 2  # a second vote in the same order records none
 
 
+def test_a_shuffled_vote_and_its_order_are_one_action_and_one_undo_step(shuffled: Path) -> None:
+    """One key press, one transaction: the order is recorded with the vote, and an undo takes back the vote alone
+    (what was shown stays a fact of the log); a second undo has nothing of that key press left to undo."""
+    amina = as_annotator(shuffled, "amina")
+    item = amina.items[0]
+    order = orders_in_force(amina).of("amina", item.id, 3)
+    cast_in_order(amina, item.id, str(order[0]), order)
+    vote = [e for e in amina.workspace.events(kinds=["vote"]) if e.item_id == item.id]
+    shown = [e for e in amina.workspace.events(kinds=[ORDER_KIND]) if e.item_id == item.id]
+    assert len(vote) == 1 and len(shown) == 1 and vote[0].action == shown[0].action == vote[0].seq
+    assert vote[0].time == shown[0].time
+    assert amina.undo() == item.id
+    assert "amina" not in amina.state.votes.get(item.id, {}) or amina.state.votes[item.id]["amina"].choice == ""
+    assert orders_in_force(amina).of("amina", item.id, 3) == order  # the order it was shown in stays recorded
+    assert len(amina.workspace.events(kinds=[ORDER_KIND])) == 1
+    assert amina.undo() is None  # the vote and its order were one step
+    assert amina.redo() == item.id
+    assert item.solutions[int(amina.state.votes[item.id]["amina"].choice)] == item.solutions[order[0]]
+
+
 def test_a_recorded_order_holds_when_the_round_changes_its_seed(shuffled: Path) -> None:
     amina = as_annotator(shuffled, "amina")
     first, second = amina.items[0], amina.items[1]
     order = orders_in_force(amina).of("amina", first.id, 3)
-    vote_in_order(amina, first.id, str(order[2]), order)
+    cast_in_order(amina, first.id, str(order[2]), order)
     untouched = orders_in_force(amina).of("amina", second.id, 3)
     reseeded = SHUFFLED.replace("seed = 2026", "seed = 7")
     code, _, err = cli("round", shuffled, "import", round_file(shuffled.parent, reseeded, "again.toml"))
@@ -112,7 +132,7 @@ def test_without_shuffle_every_order_is_the_files_and_nothing_more_is_recorded(t
     dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
     amina = as_annotator(dataset, "amina")
     assert all(orders_in_force(amina).of("amina", item.id, 3) is None for item in amina.items)
-    vote_in_order(amina, amina.items[0].id, "1", None)
+    cast_in_order(amina, amina.items[0].id, "1", None)
     assert amina.workspace.events(kinds=[ORDER_KIND]) == []
     assert shown_positions(amina)[("amina", amina.items[0].id)] == (1, 3)
     assert "shuffle" not in round_in_force(amina.workspace).canonical()  # an old round keeps its recorded text
@@ -133,7 +153,7 @@ def test_position_preference_finds_the_annotator_who_always_takes_the_first_solu
     for n, item in enumerate(amina.items):
         for project, place in ((amina, 0), (karim, n % 3)):  # amina: always the first shown; karim: in turn
             order = orders_in_force(project).of(project.annotator, item.id, 3)
-            vote_in_order(project, item.id, str(order[place]), order)
+            cast_in_order(project, item.id, str(order[place]), order)
     found = {p.annotator: p for p in position_preference(as_annotator(shuffled, "hala"))}
     n = len(amina.items)
     first = found["amina"]
@@ -154,7 +174,7 @@ def test_position_preference_reaches_agree_json_and_text(shuffled: Path) -> None
     amina = as_annotator(shuffled, "amina")
     for item in amina.items:
         order = orders_in_force(amina).of("amina", item.id, 3)
-        vote_in_order(amina, item.id, str(order[0]), order)
+        cast_in_order(amina, item.id, str(order[0]), order)
     code, out, _ = cli("agree", shuffled, "--json", "--resamples", "0")
     assert code == 0
     (only,) = json.loads(out)["position_preference"]
@@ -177,7 +197,7 @@ def test_undo_takes_back_the_vote_and_keeps_the_order_it_was_shown_in(shuffled: 
     amina = as_annotator(shuffled, "amina")
     item = amina.items[0]
     order = orders_in_force(amina).of("amina", item.id, 3)
-    vote_in_order(amina, item.id, str(order[0]), order)
+    cast_in_order(amina, item.id, str(order[0]), order)
     assert amina.undo() == item.id
     assert "amina" not in amina.state.votes.get(item.id, {}) or amina.state.votes[item.id]["amina"].choice == ""
     assert [e.new for e in amina.workspace.events(kinds=[ORDER_KIND])] == [",".join(map(str, order))]
@@ -189,9 +209,9 @@ def test_without_orders_the_last_vote_counts_and_an_undone_one_leaves_the_one_be
     amina = as_annotator(dataset, "amina")
     first, second = amina.items[0], amina.items[1]
     before = shown_positions(amina).get(("amina", second.id))
-    vote_in_order(amina, first.id, "2", None)
-    vote_in_order(amina, first.id, "0", None)
-    vote_in_order(amina, second.id, "1", None)
+    cast_in_order(amina, first.id, "2", None)
+    cast_in_order(amina, first.id, "0", None)
+    cast_in_order(amina, second.id, "1", None)
     assert shown_positions(amina)[("amina", second.id)] == (1, 3)
     amina.undo()
     shown = shown_positions(amina)
@@ -250,7 +270,7 @@ def test_a_vote_and_its_order_reaching_a_machine_in_either_order_count_the_same_
         mine.set_note(mine.items[n].id, f"checked {n}")
     item = next(i for i in mine.items if orders_in_force(mine).of("amina", i.id, 3)[0] != 0)
     order = orders_in_force(mine).of("amina", item.id, 3)
-    vote_in_order(mine, item.id, str(order[0]), order)  # the first solution shown, not the file's first
+    cast_in_order(mine, item.id, str(order[0]), order)  # the first solution shown, not the file's first
     votes = tmp_path / "votes.tsv"
     code, _, err = cli("votes", "export", laptop / shuffled.name, votes)
     assert code == 0, err
@@ -273,9 +293,9 @@ def test_shuffled_positions_counted_column_wise_equal_the_votes_one_by_one(shuff
         project = as_annotator(shuffled, name)
         for item, pick in zip(project.items[:4], picks, strict=True):
             order = orders_in_force(project).of(name, item.id, 3)
-            vote_in_order(project, item.id, pick, order)
+            cast_in_order(project, item.id, pick, order)
         order = orders_in_force(project).of(name, project.items[0].id, 3)
-        vote_in_order(project, project.items[0].id, "2", order)  # a re-vote in the same order
+        cast_in_order(project, project.items[0].id, "2", order)  # a re-vote in the same order
     as_annotator(shuffled, "karim").vote(as_annotator(shuffled, "karim").items[1].id, "")  # a withdrawal
     fresh = Project.open(shuffled, annotator="hala", create=False)
     assert fresh.state.current_votes is not None

@@ -24,11 +24,12 @@ import pytest
 
 from piqa_tui.cli.main import main
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.round.order import orders_in_force, vote_in_order
+from piqa_tui.core.round.order import orders_in_force
 from piqa_tui.core.round.questions import record_answer
 from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.round.stages import add_items, draft, set_stage
 from piqa_tui.core.workspace.project import Project
+from tests.conftest import cast_in_order
 from tests.test_rounds import ARAB, culture_copy, doc_round, imported
 
 TEAM = {"a": "amina", "b": "karim", "c": "mona"}
@@ -64,7 +65,7 @@ def act(project: Project, rng: random.Random, action: str, item_id: str, declare
         count = len(project.item(item_id).solutions)
         order = orders_in_force(project).of(project.annotator, item_id, count)
         choice = "" if action == "withdraw" else rng.choice([*map(str, range(count)), "skip"])
-        vote_in_order(project, item_id, choice, order)
+        cast_in_order(project, item_id, choice, order)
     elif action == "answer" and declared is not None:
         question = rng.choice(declared.questions)
         raw = rng.choice(["y", "n", ""] if question.kind == "yes/no" else ["1", "3", "5", "x y", ""])

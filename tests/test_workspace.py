@@ -233,3 +233,35 @@ def test_a_file_imported_again_grown_adds_only_its_new_votes(tmp_path: Path) -> 
     assert ws.conn.execute("SELECT count(*) FROM events").fetchone() == (45,)
     assert ws.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     ws.close()
+
+
+def test_refresh_names_what_another_process_wrote_even_after_this_one_wrote_in_between(tmp_path: Path) -> None:
+    """A write catches up with the log under the write lock; the items others changed meanwhile are still passed
+    on by the next refresh (as the TUI's poll asks), so the screen redraws them too."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    mine, theirs = Project.open(path, annotator="amina"), Project.open(path, annotator="karim")
+    first, second = mine.items[0].id, mine.items[1].id
+    theirs.vote(first, "1")
+    mine.vote(second, "0")  # catches up with karim's vote on the way
+    assert mine.state.votes[first]["karim"].choice == "1"
+    assert set(mine.refresh()) == {first, second}
+    assert mine.refresh() == []
+    version = mine.version
+    theirs.set_note(first, "look again")
+    assert mine.version == version and mine.refresh() == [first] and mine.version > version
+
+
+def test_views_derived_from_the_log_are_worked_out_again_only_when_it_moved(tmp_path: Path) -> None:
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    project = Project.open(path, annotator="amina")
+    asked: list[int] = []
+
+    def view() -> int:
+        asked.append(project.version)
+        return len(asked)
+
+    assert project.memo.get("view", view) == project.memo.get("view", view) == 1
+    assert project.memo.get("view", view, stamp="another policy") == 2
+    project.vote(project.items[0].id, "0")
+    assert project.memo.get("view", view, stamp="another policy") == 3
+    assert project.memo.peek("view", stamp="another policy") == 3 and project.memo.peek("view") is None

@@ -21,13 +21,11 @@ from dataclasses import dataclass
 
 from piqa_tui.core.round.declaration import Round
 from piqa_tui.core.round.recorded import round_in_force
-from piqa_tui.core.workspace.log import Change, Part, Workspace
+from piqa_tui.core.votes.casting import ORDER_FIELD, ORDER_KIND, Order, file_order, order_part, order_text
+from piqa_tui.core.workspace.log import Part, Workspace
 from piqa_tui.core.workspace.project import Project
 
-ORDER_KIND = "order"
-ORDER_FIELD = "order"
-
-Order = tuple[int, ...]
+__all__ = ["ORDER_FIELD", "ORDER_KIND", "Order", "Orders", "file_order", "order_text", "orders_in_force"]
 
 
 def derived_order(seed: int, annotator: str, item_id: str, count: int) -> Order:
@@ -40,11 +38,6 @@ def derived_order(seed: int, annotator: str, item_id: str, count: int) -> Order:
     return tuple(sorted(range(count), key=digest))
 
 
-def order_text(order: Order) -> str:
-    """An order as the log records it: "2,0,1"."""
-    return ",".join(str(index) for index in order)
-
-
 def parse_order(text: str | None, count: int) -> Order | None:
     """The order ``text`` records when it is a permutation of ``count`` solutions (None otherwise)."""
     if not text:
@@ -54,10 +47,6 @@ def parse_order(text: str | None, count: int) -> Order | None:
     except ValueError:
         return None
     return order if sorted(order) == list(range(count)) else None
-
-
-def file_order(count: int) -> Order:
-    return tuple(range(count))
 
 
 def recorded_orders(workspace: Workspace | None) -> dict[tuple[str, str], str]:
@@ -84,26 +73,8 @@ class Orders:
         return recorded or derived_order(self.declared.seed, annotator, item_id, count)
 
     def part(self, annotator: str, item_id: str, shown: Order | None, count: int) -> Part | None:
-        """The ``order`` event to record before ``annotator`` votes on an item of ``count`` solutions shown in
-        ``shown`` (None: file order). None when the log already says so: the same order recorded, or file order
-        with none recorded (a shuffle that happens to keep the file's order is recorded all the same)."""
-        before = self.recorded.get((annotator, item_id))
-        if shown is None and before is None:
-            return None
-        text = order_text(shown if shown is not None else file_order(count))
-        return None if before == text else Part(ORDER_KIND, (Change(item_id, ORDER_FIELD, before, text),))
-
-
-def vote_in_order(project: Project, item_id: str, choice: str, shown: Order | None) -> None:
-    """Record the project annotator's vote ``choice`` (a file index, "skip" or "") cast on the item shown in
-    ``shown`` (None: file order): first the order, when the log does not hold it yet (a retry asks again: never
-    twice), then the vote."""
-    if choice.isdigit():
-        count = len(project.item(item_id).solutions)
-        part = orders_in_force(project).part(project.annotator, item_id, shown, count)
-        if part is not None:
-            project.record([part])
-    project.vote(item_id, choice)
+        """The ``order`` event to record when ``annotator`` votes on an item shown in ``shown`` (``order_part``)."""
+        return order_part(self.recorded.get((annotator, item_id)), item_id, shown, count)
 
 
 def orders_in_force(project: Project) -> Orders:

@@ -90,8 +90,10 @@ def compensation(ws: Workspace, events: list[Event], undoing: bool) -> list[Comp
     """What to record with the marker so that the action's votes, flags and notes are undone (or redone)."""
     found = []
     for event in events:
-        if event.kind == "edit" or event.kind in MARKERS:
-            continue  # an edit is replayed from the marker itself; earlier markers of this action are no part of it
+        if event.kind in ("edit", "order") or event.kind in MARKERS:
+            # An edit is replayed from the marker itself; earlier markers of this action are no part of it; the
+            # order a vote was cast in stays a fact when the vote is undone (it was shown).
+            continue
         field = event.field or ""
         if not undoing:
             found.append(Compensation(event.kind, event.item_id, field, event.old, event.new, event.note))

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.round.order import vote_in_order
+from piqa_tui.core.round.order import orders_in_force
+from piqa_tui.core.votes.casting import cast_vote
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
@@ -77,7 +78,7 @@ class VotingController:
         self.host.advance()
         self.host.record(
             f"your vote on {item.id}",
-            lambda: vote_in_order(self.project, item.id, choice, shown),
+            lambda: cast_vote(self.project, item.id, choice, shown, orders_in_force(self.project).recorded),
             lambda _: self.host.after_change([item.id]),
         )
 
