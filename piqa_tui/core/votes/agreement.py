@@ -165,6 +165,10 @@ class VoteTable:
         flat = np.bincount(self.item * k + self.choice, minlength=len(self.items) * k)
         return flat.reshape(len(self.items), k)
 
+    def column_sums(self, rows: np.ndarray) -> np.ndarray:
+        """``self.counts[rows].sum(axis=0)``, one category at a time."""
+        return np.array([column[rows].sum() for column in self._columns], dtype=np.int64)
+
     @property
     def _columns(self) -> list[np.ndarray]:
         """The counts category by category: with 2-4 categories, numpy is several times faster
@@ -319,7 +323,7 @@ def fleiss_kappa(votes: Iterable[Vote] | VoteTable, n_categories: int | None = N
     used = raters == m
     n_used = int(used.sum())
     left_out = voted - n_used
-    totals = _column_sums(table, used)
+    totals = table.column_sums(used)
     if np.count_nonzero(totals) < 2:
         return FleissKappa(None, ALL_ONE_CATEGORY.format("κ"), m, n_used, left_out)
     p_item = (table.squares[used] - m) / (m * (m - 1))
@@ -327,11 +331,6 @@ def fleiss_kappa(votes: Iterable[Vote] | VoteTable, n_categories: int | None = N
     p_e = float(p_cat @ p_cat)
     kappa = (float(p_item.mean()) - p_e) / (1.0 - p_e)
     return FleissKappa(kappa, None, m, n_used, left_out)
-
-
-def _column_sums(table: VoteTable, rows: np.ndarray) -> np.ndarray:
-    """``table.counts[rows].sum(axis=0)``, one category at a time."""
-    return np.array([column[rows].sum() for column in table._columns], dtype=np.int64)
 
 
 def krippendorff_alpha(votes: Iterable[Vote] | VoteTable, n_categories: int | None = None) -> Measure:
@@ -347,7 +346,7 @@ def krippendorff_alpha(votes: Iterable[Vote] | VoteTable, n_categories: int | No
         return Measure.undefined(NO_MULTI_VOTE_ITEMS)
     n = float(m.sum())
     within = float((table.agreeing_pairs[pairable] / (m - 1)).sum())  # diagonal of coincidences
-    n_c = _column_sums(table, pairable).astype(float)
+    n_c = table.column_sums(pairable).astype(float)
     expected = n * n - float(n_c @ n_c)
     if expected == 0:
         return Measure.undefined(ALL_ONE_CATEGORY.format("α"), len(m))

@@ -442,14 +442,10 @@ class Project:
 
     # ------------------------------------------------------------------- output
 
-    def protected_files(self) -> dict[Path, str]:
-        """Files no export may write over: the source dataset, and its workspaces (this one and its default)
-        with their WAL/SHM (see ``outputs``)."""
-        return dataset_protected_files(source_files(self.dataset), self.workspace_path)
-
     def check_outputs(self, outputs: list[Path], replace: bool = False) -> None:
-        """Refuse outputs over the dataset or the workspace, and existing files unless ``replace`` (see ``outputs``)."""
-        check_outputs(outputs, self.protected_files(), replace)
+        """Refuse outputs over the source dataset or its workspaces (this one and its default, with their WAL/SHM),
+        and existing files unless ``replace`` (see ``outputs``)."""
+        check_outputs(outputs, dataset_protected_files(source_files(self.dataset), self.workspace_path), replace)
 
     def export(
         self,
@@ -483,21 +479,20 @@ class Project:
         self.dataset.sha256, self.dataset.size = sha, size
         if self.workspace is not None:
             self.workspace.bind(self.dataset.path, size, sha)
-            self._keep_added_ids()
+            _keep_added_ids(self.workspace, self.dataset, self.items)
         return written
 
-    def _keep_added_ids(self) -> None:
-        """A file without an id column keeps the ids of the items the log added, now rows of the saved file, so
-        reopening it finds them there (and their ``new-item`` events add nothing)."""
-        assert self.workspace is not None
-        stored, first = self.workspace.row_ids(), len(self.dataset.items)
-        if self.dataset.layout.id is not None or len(self.items) == first or len(stored) != first:
-            return
-        added = [
-            (pos, self.items[pos].id, content_key(self.items[pos].prompt, self.items[pos].solutions))
-            for pos in range(first, len(self.items))
-        ]
-        self.workspace.set_row_ids([*stored, *added])
+
+def _keep_added_ids(workspace: Workspace, dataset: Dataset, items: list[Item]) -> None:
+    """A file without an id column keeps the ids of the items the log added, now rows of the saved file, so
+    reopening it finds them there (and their ``new-item`` events add nothing)."""
+    stored, first = workspace.row_ids(), len(dataset.items)
+    if dataset.layout.id is not None or len(items) == first or len(stored) != first:
+        return
+    added = [
+        (pos, items[pos].id, content_key(items[pos].prompt, items[pos].solutions)) for pos in range(first, len(items))
+    ]
+    workspace.set_row_ids([*stored, *added])
 
 
 def _derived_ids(ws: Workspace, dataset: Dataset) -> list[str]:
