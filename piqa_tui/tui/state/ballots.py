@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from piqa_tui.core.dataset.capacity import shown_solutions
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.order import Order, orders_in_force
 from piqa_tui.core.text.terminal_safe import show_invisible
@@ -180,7 +181,7 @@ class Ballots:
         mine = self.my_vote(item.id)
         mine_text = None if mine is None else self.shown_choice(item.id, mine)
         if not self.visible(item.id):
-            keys = "/".join(str(n + 1) for n in range(len(item.solutions)))
+            keys = "/".join(str(n + 1) for n in range(shown_solutions(self.project.dataset.layout, item)))
             return VoteSummary(
                 f"not voted yet: {keys} votes, 0 or s is unsure",
                 "hidden until you vote (blind mode), like the gold label",
