@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.worker import get_current_worker
 
+from piqa_tui.core.dataset.capacity import shown_solutions
 from piqa_tui.core.dataset.checks import labels_look_one_based
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.layout import Layout, format_mapping
@@ -381,7 +382,12 @@ class PiqaApp(App[None]):
         prefix = {"vote_1": "vote_", "adjudicate_1": "adjudicate_"}.get(binding.id or "")
         item = self._item_on_screen() if prefix else None
         if item is not None:
-            keys = [self.settings.keys.get(f"{prefix}{n}", str(n)) for n in range(1, len(item.solutions) + 1)]
+            shown = (
+                len(item.solutions)
+                if self.session is None
+                else shown_solutions(self.session.project.dataset.layout, item)
+            )
+            keys = [self.settings.keys.get(f"{prefix}{n}", str(n)) for n in range(1, shown + 1)]
             if keys == [str(n) for n in range(1, len(keys) + 1)]:  # the default keys: a range says it
                 return f"1-{len(keys)}"
             return "/".join(keys)

@@ -185,3 +185,34 @@ async def test_model_choices_and_accuracies_stay_hidden_until_voted(
         results = await open_results(pilot)
         assert all(row[2] != "·" for row in results_rows(results).values())
         assert "n 4" in summary_text(results)
+
+
+async def test_a_stale_vote_shows_the_item_as_before_the_first_vote(darija: Path) -> None:
+    """The lead edits the solution amina voted for: her vote goes stale and the item is back in her queue,
+    shown as before her first vote — no gold label or ✓ gold mark, no other vote, no adjudication."""
+    from piqa_tui.tui.widgets.item.label_line import LabelLine
+    from piqa_tui.tui.widgets.item.vote_panel import VotePanel
+
+    item_id = "dz-001"
+    lead = Project.open(darija, annotator="lead")
+    gold = lead.item(item_id).label
+    other = (gold + 1) % len(lead.item(item_id).solutions)
+    Project.open(darija, annotator="amina").vote(item_id, str(gold))
+    Project.open(darija, annotator="karim").vote(item_id, str(other))
+    lead.adjudicate(item_id, other, "karim's reading is the cultural one")
+    lead.edit(item_id, {f"solution{gold}": lead.item(item_id).solutions[gold] + " تماماً"}, stale_ok=["amina"])
+    async with curate(darija, annotator="amina") as pilot:
+        screen = main_screen(pilot)
+        screen.view.go_to_row(screen.project.index[item_id])
+        await pilot.pause()
+        view = screen.item_view
+        assert str(view.query_one(LabelLine).content).endswith("hidden until you vote")
+        assert not any(str(block.border_subtitle) for block in view.solution_blocks if block.display)
+        panel = str(view.query_one(VotePanel).content)
+        assert "not voted yet" in panel and "karim" not in panel and "adjudicated" not in panel
+        assert "karim" not in str(view.title_line.content) and "adjudicat" not in str(view.title_line.content)
+        await pilot.press(str(gold + 1))  # the vote that counts: now the answers show
+        await wait_for(pilot, lambda: screen.project.state.votes[item_id]["amina"].choice == str(gold))
+        screen.view.go_to_row(screen.project.index[item_id])
+        await pilot.pause()
+        assert "karim" in str(view.query_one(VotePanel).content)

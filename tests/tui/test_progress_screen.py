@@ -67,6 +67,8 @@ async def test_a_reviewer_sees_everyone_and_the_groups(tmp_path: Path) -> None:
         algeria = line_of(text, "Algeria")
         assert "4 / 5" in algeria and "80%" in algeria
         assert "Items by validations still needed — 0: 4, 1: 26" in text
+        # one validator per item under the default majority 2 of 3: no item can be agreed, each is the lead's
+        assert "30 to adjudicate (under-staffed 30) by the lead: A lists them, with why" in text
         counted = screen.counted
         await pilot.press("r")  # counted again, the same
         await wait_for(pilot, lambda: screen.counted > counted)

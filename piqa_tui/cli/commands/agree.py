@@ -16,6 +16,7 @@ from piqa_tui.cli.commands.dataset_args import (
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.report.stats import categorical_columns
+from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate, to_adjudicate_json
 from piqa_tui.core.round.positions import position_preference
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes_json, policy_spec, set_aside
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
             hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
         found = agreement_summary(project, by, bootstrap=bootstrap_of(args))
         aside = set_aside(project)
+        stuck = to_adjudicate(project, found.policy)
     if twins := invisible_twins(found.report.annotators):
         warn(twins_line(twins))
     if args.json:
@@ -126,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
                 "status": found.statuses,
                 "gold_changes": gold_changes_json(project, found.policy),
                 "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
+                "to_adjudicate": to_adjudicate_json(stuck),
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
                 "doubt": doubt_json(project, args.top),
                 "position_preference": [p.to_json() for p in position_preference(project)],
@@ -147,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(heading)
     for item_id, adjudication in aside.items():
         say(message_line(set_aside_line(item_id, adjudication)))
+    if stuck:
+        say(f"{counts_line(stuck)}: a reviewer settles them with A (piqa-tui {project.dataset.path} --reviewer)")
     console.print(ReportTables(found.report))
     for breakdown in found.breakdowns.values():
         console.print(BreakdownTable(breakdown))

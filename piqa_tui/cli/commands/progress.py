@@ -6,6 +6,7 @@ import argparse
 
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate, to_adjudicate_json
 from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import RoundError
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
@@ -37,13 +38,15 @@ def run(args: argparse.Namespace) -> int:
             raise RoundError(f"--by {column}: no such metadata column (have: {shown})")
     check_columns(declared, project.dataset.meta_columns, "the round in force")
     found = round_progress(project, declared, assignment_in_force(project.workspace), by)
+    stuck = to_adjudicate(project)
     if args.json:
-        print_json({"round": declared.name, **found.to_json()})
+        print_json({"round": declared.name, **found.to_json(), "to_adjudicate": to_adjudicate_json(stuck)})
         return OK
     k = found.validators_per_item
     say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
     _annotators(found.annotators)
-    for line in (found.held_line(), _needs(found), found.held_items_line()):
+    lead = f"{counts_line(stuck)} by the lead (A, with --reviewer)" if stuck else ""
+    for line in (found.held_line(), _needs(found), found.held_items_line(), lead):
         if line:
             say(line)
     for column, groups in found.groups.items():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say, warn
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.round.adjudication_queue import fitting_policy, panel_warning
 from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import Round, RoundError, read_round_file
 from piqa_tui.core.round.guidelines import (
@@ -21,7 +22,7 @@ from piqa_tui.core.round.guidelines import (
     reply_part,
 )
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force, round_part
-from piqa_tui.core.votes.decisions import policy_spec, project_policy
+from piqa_tui.core.votes.decisions import project_policy
 from piqa_tui.core.workspace.project import Project
 
 
@@ -87,16 +88,12 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _warn_if_undecidable(declared: Round, project: Project) -> None:
-    """Warn when the votes' decision policy needs more votes per item than the round's validators give."""
-    policy = project_policy(project)
-    needed = max(policy.k, policy.min_votes or 0) if policy.kind == "majority" else policy.min_votes or policy.n
+    """Warn when the round's panel can leave items undecided under the votes' decision policy (core's answer)."""
     k = declared.validators_per_item
-    if 0 < k < needed:
-        warn(
-            f"the decision policy {policy_spec(policy)} needs {needed} votes to decide an item, and the round gives "
-            f"{k} validator{'s' * (k != 1)} per item; set a policy it can meet "
-            f"(piqa-tui votes policy {project.dataset.path} unanimity:{k}) or raise validators_per_item"
-        )
+    solutions = max((len(item.solutions) for item in project.items), default=2)
+    line = panel_warning(project_policy(project), k, solutions)
+    if line is not None:
+        warn(f"{line} — piqa-tui votes policy {project.dataset.path} {fitting_policy(k)}")
 
 
 def _summary(declared: Round) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from piqa_tui.core.dataset.atomic import atomic_write, check_target, replacing
+from piqa_tui.core.dataset.capacity import refuse_overflow
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.nested import SHAPE, nest
 from piqa_tui.core.dataset.reading import EXTENSIONS, Dataset, as_text, labels_path
@@ -106,6 +107,7 @@ def write_dataset(
     """
     out = Path(out)
     fmt = _export_format(dataset, out, fmt)
+    refuse_overflow(dataset.layout, items, out.name)  # never a solution dropped without a word
     check_target(out)
     columns, rows = output_table(dataset, items, extra_columns)
     written = [out]

@@ -20,6 +20,7 @@ from statistics import fmean
 
 from rapidfuzz.distance import Levenshtein
 
+from piqa_tui.core.dataset.capacity import room, solutions_refused
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
@@ -152,6 +153,14 @@ def writer_columns(project: Project) -> dict[str, str]:
     return found
 
 
+def check_draft(project: Project, written: Draft) -> None:
+    """``StageError`` when the project's file cannot hold ``written`` (more solutions than its solution columns):
+    the one check every path that adds items asks, the new-item form as it is typed included."""
+    refused = solutions_refused(project.dataset.layout, len(written.solutions))
+    if refused is not None:
+        raise StageError(f"{refused}; leave solution {len(written.solutions)} empty")
+
+
 def new_item_id(project: Project) -> str:
     """A fresh id: ``new-`` and 12 random hex digits (48 bits), none the project holds; two copies adding items
     apart never draw the same one in practice, so a merge keeps both."""
@@ -166,6 +175,8 @@ def add_items(project: Project, drafts: list[Draft], stage: str = NEW_STAGE) -> 
     check_stage(stage)
     if not drafts:
         return []
+    for written in drafts:
+        check_draft(project, written)
     ids: list[str] = []
     for _ in drafts:
         item_id = new_item_id(project)
@@ -184,13 +195,21 @@ def read_drafts(project: Project, path: str | Path) -> list[Draft]:
     dataset = parse_dataset(read_source(path))
     if not dataset.items:
         raise InputError(f"{path}: no items to import; give a file with a header and at least one row")
+    layout = project.dataset.layout
     columns = set(project.dataset.meta_columns)
-    return [
-        Draft(
-            item.prompt, item.solutions, item.label, tuple(sorted((k, v) for k, v in item.meta.items() if k in columns))
-        )
-        for item in dataset.items
-    ]
+    drafts = []
+    for item in dataset.items:
+        solutions = list(item.solutions)
+        while len(solutions) > room(layout) and not solutions[-1].strip():  # an empty cell the file has no column for
+            solutions.pop()
+        if (refused := solutions_refused(layout, len(solutions))) is not None:
+            raise StageError(
+                f"{path}: row {item.row + 1} ({item.id}) has {len(solutions)} solutions, but {refused}; "
+                f"empty or drop its column {dataset.layout.solutions[len(solutions) - 1]} and import again"
+            )
+        meta = tuple(sorted((k, v) for k, v in item.meta.items() if k in columns))
+        drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta))
+    return drafts
 
 
 # --------------------------------------------------------- correction rate

@@ -32,8 +32,11 @@ def has_voted(project: Project, item_id: str, annotator: str | None = None) -> b
 
 
 def may_see_answers(project: Project, item_id: str, reviewer: bool) -> bool:
-    """Blind mode: gold and others' votes stay hidden until this annotator has voted (reviewers see all).
+    """Blind mode: gold, others' votes and the decision stay hidden until this annotator has voted (reviewers
+    see all).
 
-    A stale vote still counts here: that annotator has seen the answers already.
+    A stale vote (its solution was edited since) counts as no vote here too: the item is back in the annotator's
+    queue, and the vote that counts is the next one, cast blind as the first was. What they saw before the edit
+    was of another text; showing the gold label, the others' votes or an adjudication now would lead the re-vote.
     """
-    return reviewer or current_vote(project, item_id) is not None
+    return reviewer or has_voted(project, item_id)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from piqa_tui.core.round.stages import STAGES, Draft, add_items, set_stage, stage_of, writer_columns
+from piqa_tui.core.round.stages import STAGES, Draft, add_items, check_draft, set_stage, stage_of, writer_columns
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.new_item import NewItemDialog
@@ -34,7 +34,10 @@ class AuthoringController:
 
     def new_item(self) -> None:
         """Open the form; a saved draft is recorded as a new item at the draft stage."""
-        self.host.push_screen(NewItemDialog(self.session.validation.candidate), self._write)
+        self.host.push_screen(
+            NewItemDialog(self.session.validation.candidate, lambda written: check_draft(self.project, written)),
+            self._write,
+        )
 
     def _write(self, written: Draft | None) -> None:
         if written is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from piqa_tui.core.dataset.capacity import shown_solutions
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.order import orders_in_force
 from piqa_tui.core.votes.casting import cast_vote
@@ -59,10 +60,13 @@ class VotingController:
         item = self.host.current
         if item is None:
             return
-        count = len(item.solutions)
+        count = shown_solutions(self.project.dataset.layout, item)  # a key names a solution on screen, no other
         if choice >= count:
             self.host.notify(
-                f"{item.id} has {count} solutions: vote with 1-{count}, or 0 for unsure", severity="warning", timeout=3
+                f"{item.id} {'has' if count == len(item.solutions) else 'shows'} {count} solutions: vote with 1-{count},"
+                " or 0 for unsure",
+                severity="warning",
+                timeout=3,
             )
             return
         self._cast(item, str(self.ballots.file_index(item, choice)))

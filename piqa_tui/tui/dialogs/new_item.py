@@ -3,7 +3,8 @@
 The dialog only gathers text and shows what the checks say of it; the item is recorded by whoever opened it
 (a ``new-item`` event, at the draft stage). Problems do not stop saving: a draft may still be wrong, and the
 invalid queue and validate find it later; only what an item cannot be (no goal, fewer than two solutions, a
-gold solution that does not exist) keeps the dialog open.
+gold solution that does not exist, more solutions than the dataset has columns for: ``stages.check_draft``)
+keeps the dialog open.
 """
 
 from __future__ import annotations
@@ -70,9 +71,10 @@ class NewItemDialog(ModalScreen[Draft | None]):
     ACTIONS = DIALOG_ACTIONS
     BINDINGS = bindings(DIALOG_ACTIONS)
 
-    def __init__(self, check: Callable[[Item], list[Problem]]) -> None:
+    def __init__(self, check: Callable[[Item], list[Problem]], admit: Callable[[Draft], None]) -> None:
         super().__init__()
         self.check = check
+        self.admit = admit  # core's refusal of an item the dataset cannot hold (StageError), as ``add_items`` asks
         self.values = dict.fromkeys(FIELDS, "")
 
     def compose(self) -> ComposeResult:
@@ -105,7 +107,9 @@ class NewItemDialog(ModalScreen[Draft | None]):
     def _show_checks(self) -> None:
         """The checks of the item as typed so far, or what it still lacks."""
         try:
-            found = self.check(typed_draft(self.values).item("new"))
+            written = typed_draft(self.values)
+            self.admit(written)
+            found = self.check(written.item("new"))
         except StageError as exc:
             text = f"not an item yet: {exc}"
         else:
@@ -127,7 +131,9 @@ class NewItemDialog(ModalScreen[Draft | None]):
 
     def action_save(self) -> None:
         try:
-            self.dismiss(typed_draft(self.values))
+            written = typed_draft(self.values)
+            self.admit(written)
+            self.dismiss(written)
         except StageError as exc:
             self.query_one("#new-item-checks", Static).update(terminal_safe(f"cannot save yet: {exc}"))
 

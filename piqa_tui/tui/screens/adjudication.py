@@ -1,6 +1,8 @@
-"""Adjudication: the reviewer settles each disagreement with a final label and a reason.
+"""Adjudication: the reviewer settles each item that needs her with a final label and a reason.
 
-The table lists the disagreements with every vote, the flags and the note
+The table lists the items core says need the lead (``core/round/adjudication_queue.py``: disagreements, votes
+against gold, and items the votes left can never decide — a split with nobody left to vote, too few
+validators, unsure votes, a decision set aside — each with why) with every vote, the flags and the note
 side by side (one column per solution, naming who chose it); below it, the
 highlighted item as the main screen shows it, gold label included. A digit
 sets the final label, after asking why; ``Project.adjudicate`` logs it with
@@ -16,7 +18,9 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from piqa_tui.core.dataset.capacity import shown_solutions
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.adjudication_queue import Stuck, reason_counts, to_adjudicate
 from piqa_tui.core.round.order import orders_in_force
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.terminal_safe import show_invisible
@@ -77,6 +81,7 @@ class AdjudicationScreen(Screen[None]):
         self.ballots = session.ballots
         self.show_done = False
         self.ids: list[str] = []
+        self.stuck: dict[str, Stuck] = {}  # the items core says need the lead, with why
 
     def compose(self) -> ComposeResult:
         yield Static(id="adjudication-title", markup=False)
@@ -98,9 +103,9 @@ class AdjudicationScreen(Screen[None]):
 
     def fill(self, keep: str | None = None) -> None:
         """Rebuild the table from the project (after a decision, or votes from elsewhere)."""
-        open_statuses = (Status.DISAGREEMENT, Status.AGAINST_GOLD)
-        statuses = (*open_statuses, Status.ADJUDICATED) if self.show_done else open_statuses
-        self.ids = [item.id for item in self.project.items if self.ballots.status(item.id) in statuses]
+        self.stuck = to_adjudicate(self.project, self.ballots.policy)  # core's one answer, with why
+        done = (Status.ADJUDICATED,) if self.show_done else ()
+        self.ids = [i.id for i in self.project.items if i.id in self.stuck or self.ballots.status(i.id) in done]
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_column("id", key="id")
@@ -108,6 +113,7 @@ class AdjudicationScreen(Screen[None]):
         for n in range(self.width):
             table.add_column(f"voted {n + 1:d}", key=f"choice{n}")
         table.add_column("unsure", key="unsure")
+        table.add_column("why", key="why")
         if self.show_done:
             table.add_column("final", key="final")
             table.add_column("reason", key="reason")
@@ -117,10 +123,14 @@ class AdjudicationScreen(Screen[None]):
             table.add_row(*self._cells(self.project.item(item_id)), key=item_id)
         open_count = sum(1 for i in self.ids if self.ballots.status(i) is Status.DISAGREEMENT)
         against = sum(1 for i in self.ids if self.ballots.status(i) is Status.AGAINST_GOLD)
+        undecided = {i: s for i, s in self.stuck.items() if self.ballots.status(i) is Status.NEEDS_VOTES}
+        reasons = ", ".join(f"{why} {n}" for why, n in reason_counts(undecided).items())
+        stuck = f", {len(undecided)} the votes left cannot decide ({reasons})" if undecided else ""
         self.query_one("#adjudication-title", Static).update(
             rich_text(
                 f"Adjudication — {open_count} disagreement{'s' if open_count != 1 else ''}, {against} votes against gold"
-                f" · policy {self.ballots.policy_text} · you decide as {show_invisible(self.project.annotator)}"
+                + stuck
+                + f" · policy {self.ballots.policy_text} · you decide as {show_invisible(self.project.annotator)}"
                 + self._order_note()
             )
         )
@@ -148,6 +158,8 @@ class AdjudicationScreen(Screen[None]):
                 else ("" if n < len(item.solutions) else "·")
             )
         cells.append(", ".join(map(show_invisible, by_choice.get(SKIP, []))))
+        why = self.stuck.get(item.id)
+        cells.append(why.why.value if why is not None else "")  # the item's status line below says the rest
         if self.show_done:
             adjudicated = self.project.state.adjudications.get(item.id)
             cells.append(f"{choice_text(adjudicated[0])} by {show_invisible(adjudicated[2])}" if adjudicated else "")
@@ -216,8 +228,9 @@ class AdjudicationScreen(Screen[None]):
         if item_id is None:
             return
         item = self.project.item(item_id)
-        if choice >= len(item.solutions):
-            self.notify(f"{item_id} has {len(item.solutions)} solutions", severity="warning", timeout=3)
+        shown = shown_solutions(self.project.dataset.layout, item)  # the solutions on screen, no other
+        if choice >= shown:
+            self.notify(f"{item_id} has {shown} solutions", severity="warning", timeout=3)
             return
 
         def check(value: str) -> str | None:

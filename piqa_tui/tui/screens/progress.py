@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.render.progress import duration, figure
@@ -111,6 +112,8 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
     parts += [rich_text(line) for line in (found.held_line(),) if line]
     parts += [Text(""), rich_text(f"Items by validations still needed — {needs}")]
     parts += [rich_text(line) for line in (found.held_items_line(),) if line]
+    if stuck := to_adjudicate(session.project, session.ballots.policy):  # core's answer, as A lists them
+        parts += [rich_text(f"{counts_line(stuck)} by the lead: A lists them, with why")]
     for column, groups in found.groups.items():
         parts += [Text(""), Text.assemble(("By ", "bold"), rich_text(column, "bold")), group_table(column, groups)]
     return Group(*parts)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from piqa_tui.core.dataset.capacity import shown_solutions
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.adjudication_queue import to_adjudicate
 from piqa_tui.core.round.order import Order, orders_in_force
 from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.blind import cast_votes, current_vote, may_see_answers
@@ -180,7 +182,7 @@ class Ballots:
         mine = self.my_vote(item.id)
         mine_text = None if mine is None else self.shown_choice(item.id, mine)
         if not self.visible(item.id):
-            keys = "/".join(str(n + 1) for n in range(len(item.solutions)))
+            keys = "/".join(str(n + 1) for n in range(shown_solutions(self.project.dataset.layout, item)))
             return VoteSummary(
                 f"not voted yet: {keys} votes, 0 or s is unsure",
                 "hidden until you vote (blind mode), like the gold label",
@@ -229,4 +231,8 @@ class Ballots:
         cast = len(choices(self.project, item_id))
         stale = sum(v.choice == STALE for v in self.project.state.votes.get(item_id, {}).values())
         earlier = f"; {stale} predate an edit (cast on an earlier text: vote again)" if stale else ""
+        # Whether any vote left can decide it: asked for a reviewer only (the whole round is read for it).
+        stuck = to_adjudicate(self.project, self.policy).get(item_id) if self.reviewer else None
+        if stuck is not None:
+            return f"to adjudicate — {stuck.line}; {cast} in, {describe_policy(self.policy)}{earlier}"
         return f"needs votes: {cast} in, {describe_policy(self.policy)}{earlier}"

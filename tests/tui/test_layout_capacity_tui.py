@@ -1,0 +1,69 @@
+"""On a dataset with three option columns: the new-item form says a fourth solution cannot be saved (core's
+check, not "no problem"), and a validator shown three shuffled blocks of an item that has four texts (a log
+written before the check) can vote only with the keys on screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.dialogs.new_item import NewItemDialog
+from piqa_tui.tui.widgets.item.vote_panel import VotePanel
+from tests.test_layout_capacity import FOUR, four_solution_item
+from tests.test_rounds import culture_copy, imported
+from tests.test_shuffle import SHUFFLED
+
+from .conftest import curate, current_id, main_screen, type_text, wait_for
+
+
+def checks_text(pilot) -> str:
+    return str(pilot.app.screen.query_one("#new-item-checks", Static).render())
+
+
+async def test_the_new_item_form_refuses_a_fourth_solution_with_cores_words(tmp_path: Path) -> None:
+    dataset = culture_copy(tmp_path)
+    async with curate(dataset, annotator="amina") as pilot:
+        screen = main_screen(pilot)
+        before = screen.project.workspace.last_seq()
+        await pilot.press("I")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
+        await type_text(pilot, "متى يُطبخ الكسكس؟")
+        for text in FOUR:
+            await pilot.press("tab")
+            await type_text(pilot, text)
+        await wait_for(pilot, lambda: "3 solution columns" in checks_text(pilot))
+        assert "find no problem" not in checks_text(pilot) and "leave solution 4 empty" in checks_text(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, NewItemDialog) and "cannot save yet" in checks_text(pilot)
+        assert screen.project.workspace.last_seq() == before
+        for _ in FOUR[3]:
+            await pilot.press("backspace")  # solution 4 emptied: the item fits
+        await wait_for(pilot, lambda: "3 solution columns" not in checks_text(pilot))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
+        assert len(screen.project.items[-1].solutions) == 3
+
+
+async def test_a_validator_votes_only_for_the_solutions_on_screen(tmp_path: Path) -> None:
+    dataset = imported(culture_copy(tmp_path), SHUFFLED)
+    item_id = four_solution_item(Project.open(dataset, annotator="lead"))
+    async with curate(dataset, annotator="amina") as pilot:
+        screen = main_screen(pilot)
+        await pilot.press("escape")  # off the assigned queue: every item
+        await wait_for(pilot, lambda: len(screen.host.rows) == len(screen.project.items))
+        screen.view.go_to_row(screen.project.index[item_id])
+        await pilot.pause()
+        assert current_id(pilot) == item_id
+        assert screen.session.ballots.order(screen.current) is not None  # shuffled for her
+        assert sum(block.display for block in screen.item_view.solution_blocks) == 3
+        panel = str(screen.item_view.query_one(VotePanel).content)
+        assert "1/2/3 votes" in panel and "1/2/3/4" not in panel
+        await pilot.press("4")
+        await wait_for(
+            pilot, lambda: any("shows 3 solutions: vote with 1-3" in n.message for n in pilot.app._notifications)
+        )
+        await pilot.pause()
+        assert "amina" not in screen.project.state.votes.get(item_id, {})
