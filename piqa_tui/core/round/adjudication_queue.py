@@ -23,7 +23,6 @@ final label settles the item and she never joins the annotators of κ, the audit
 
 from __future__ import annotations
 
-import weakref
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
@@ -151,16 +150,8 @@ def _panel(project: Project, item: Item, staffing: _Staffing | None) -> Panel:
 def to_adjudicate(project: Project, policy: Policy | None = None) -> dict[str, Stuck]:
     """The items that need the lead, with why, in file order (see the module docstring)."""
     policy = policy or project_policy(project)
-    key = (getattr(project, "_applied", None), policy)  # the replay position, as ``Ballots`` keys its decisions
-    cached = _found.get(project)
-    if cached is not None and cached[0] == key and key[0] is not None:
-        return cached[1]
-    found = _to_adjudicate(project, policy)
-    _found[project] = (key, found)
-    return found
-
-
-_found: weakref.WeakKeyDictionary[Project, tuple[object, dict[str, Stuck]]] = weakref.WeakKeyDictionary()
+    chosen = policy
+    return project.memo.get(to_adjudicate, lambda: _to_adjudicate(project, chosen), policy)
 
 
 def _to_adjudicate(project: Project, policy: Policy) -> dict[str, Stuck]:
