@@ -26,4 +26,4 @@ async def test_the_strip_shows_the_embedding_rate_and_eta_then_the_scan_steps(tm
         text = screen.strip.text
         assert text.startswith("embedding ") and "/200 texts · " in text and " texts/s · ETA " in text
         await wait_for(pilot, lambda: screen.result.request.semantic and not screen.scanning, timeout=120)
-        assert screen._embedding_text == ""  # the next scan starts from the scan's own steps
+        assert screen.duplicates.embedding_text == ""  # the next scan starts from the scan's own steps
