@@ -18,6 +18,7 @@ from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.state.listing import row_marks
+from piqa_tui.tui.widgets.progress_strip import ProgressStrip
 from tests.conftest import copy_sample
 
 from .conftest import curate, make_app, type_text, wait_for
@@ -146,7 +147,7 @@ async def test_escape_cancels_a_running_scan(darija: Path, monkeypatch: pytest.M
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, DuplicatesScreen))
         screen = pilot.app.screen
-        await wait_for(pilot, lambda: "items/s" in str(screen.strip.text))
+        await wait_for(pilot, lambda: "items/s" in str(screen.query_one(ProgressStrip).text))
         await pilot.press("j", "k", "question_mark")  # the screen answers keys while the scan runs
         assert pilot.app.screen is not screen
         await pilot.press("escape")
