@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
+from piqa_tui.tui.widgets.progress_strip import ProgressStrip
 from tests.conftest import PIQA_VALID
 from tests.tui.conftest import curate, wait_for
 
@@ -22,8 +23,8 @@ async def test_the_strip_shows_the_embedding_rate_and_eta_then_the_scan_steps(tm
         screen = pilot.app.screen
         await wait_for(pilot, lambda: screen.result is not None and not screen.scanning, timeout=60)
         await pilot.press("s")  # semantic on: the first scan embeds every item
-        await wait_for(pilot, lambda: "ETA" in screen.strip.text, timeout=120)
-        text = screen.strip.text
+        await wait_for(pilot, lambda: "ETA" in screen.query_one(ProgressStrip).text, timeout=120)
+        text = screen.query_one(ProgressStrip).text
         assert text.startswith("embedding ") and "/200 texts · " in text and " texts/s · ETA " in text
         await wait_for(pilot, lambda: screen.result.request.semantic and not screen.scanning, timeout=120)
-        assert screen._embedding_text == ""  # the next scan starts from the scan's own steps
+        assert screen.duplicates.embedding_text == ""  # the next scan starts from the scan's own steps

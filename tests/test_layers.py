@@ -1,4 +1,5 @@
-"""What import-linter leaves to a test: no import cycles between modules, and a command line that starts light.
+"""What import-linter leaves to a test: no import cycles between modules, a command line that starts light,
+``tui/``'s root holding only what is app-wide, and one place where the TUI's writes enter the write queue.
 
 The layer rules (docs/architecture.md) are import-linter contracts in ``pyproject.toml``, run by
 ``lint-imports`` in ``tests/test_static_checks.py``; they see imports made inside functions too. Their
@@ -96,6 +97,31 @@ def test_no_import_cycles() -> None:
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+TUI = PACKAGE / "tui"
+# What every screen shares; a feature's module goes into the package of its kind (docs/architecture.md).
+APP_WIDE = {"__init__.py", "app.py", "commands.py", "keymap.py", "messages.py", "themes.py"}
+# The one module that hands a controller's submitted write to the session's queue.
+QUEUE_ENTRY = TUI / "screens" / "host.py"
+
+
+def test_the_tui_root_holds_only_what_is_app_wide() -> None:
+    assert {p.name for p in TUI.glob("*.py")} == APP_WIDE
+
+
+def reaches_the_queue(path: Path) -> bool:
+    """Whether ``path`` reads an attribute named ``writes`` (the session's write queue)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(isinstance(node, ast.Attribute) and node.attr == "writes" for node in ast.walk(tree))
+
+
+def test_writes_reach_the_queue_only_through_the_screens_host() -> None:
+    """A screen or a dialog submits through a controller, a controller through its host: only
+    ``ScreenHost.submit`` commits to the queue (the app attaches and abandons it)."""
+    faces = [TUI / name for name in ("screens", "controllers", "dialogs", "widgets")]
+    found = {p.relative_to(TUI).as_posix() for face in faces for p in face.rglob("*.py") if reaches_the_queue(p)}
+    assert found == {QUEUE_ENTRY.relative_to(TUI).as_posix()}
 
 
 HEAVY = {

@@ -245,7 +245,7 @@ NOT_OUTPUTS = {
     "piqa_tui.core.workspace.project:Project.save": "the one write over the source: saving the edits (ctrl+s)",
     "piqa_tui.core.workspace.log:Workspace._restore_deleted": "the workspace written back to its own path",
     "piqa_tui.core.workspace.log:Workspace._set_aside": "this session's copy beside a replaced workspace",
-    "piqa_tui.tui.screens.main_host:MainHost.edit_externally": "a temporary file for $EDITOR, in the temp folder",
+    "piqa_tui.tui.screens.main.fields:FieldEditors.edit_externally": "a temporary file for $EDITOR, in the temp folder",
     "piqa_tui.tui.screens.check_terminal:write_width_policy": "the user's own config file (the width mode setting)",
     "piqa_tui.tui.terminal.probe:measure": "the terminal (/dev/tty), asked how wide it draws text",
     "piqa_tui.core.scoring.process:ProcessBackend._start": "the model process's stderr log, in the temp folder",

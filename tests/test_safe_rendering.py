@@ -46,7 +46,7 @@ REVIEWED = {
     # The override every copy goes through: it removes the control characters itself.
     ("tui/app.py", "clipboard_safe(text)[0]"),
     # copy_text: the text has just been through clipboard_safe.
-    ("tui/clipboard.py", "safe"),
+    ("tui/terminal/clipboard.py", "safe"),
     # The calibration block: the program's own sample lines, no data.
     ("tui/screens/check_terminal.py", "'\\n'.join([title, *lines[1:]])"),
     # The results table's own column names, loops over constant tuples.
@@ -171,7 +171,7 @@ def _calls_named(name: str) -> set[str]:
 
 def test_only_the_clipboard_guard_copies() -> None:
     """Copies go through ``tui.clipboard.copy_text`` (which says what it left out) and the app's override."""
-    assert _calls_named("copy_to_clipboard") <= {"tui/app.py", "tui/clipboard.py"}
+    assert _calls_named("copy_to_clipboard") <= {"tui/app.py", "tui/terminal/clipboard.py"}
 
 
 def test_every_data_table_is_the_plain_one() -> None:
@@ -191,6 +191,6 @@ def test_every_notification_is_shown_literally() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef) and node.name in ("notify", "copy_to_clipboard")
     ]
-    # The controllers' host and its protocol pass notify on to the screen, and so to the app.
-    delegates = ["tui/dialogs/asker.py", "tui/screens/main_host.py"]
+    # The screens' host and its protocol pass notify on to the screen, and so to the app.
+    delegates = ["tui/dialogs/asker.py", "tui/screens/host.py"]
     assert sorted(overrides) == sorted(["tui/app.py", "tui/app.py", *delegates])

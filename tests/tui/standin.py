@@ -85,8 +85,8 @@ class ScreenStandIn:
     def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> None:
         self.pushed.append((screen, callback))
 
-    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
-        """As the app's pending-writes queue does when the workspace is free: write, then go on."""
+    def submit(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
+        """As the session's write queue does when the workspace is free: write, then go on."""
         try:
             result = attempt()
         except PiqaError as exc:

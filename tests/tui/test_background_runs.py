@@ -6,7 +6,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from piqa_tui.tui.background import BackgroundRuns, Run
+from piqa_tui.tui.controllers.background import BackgroundRuns, Run
 
 
 class Owner:

@@ -18,6 +18,7 @@ from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.state.listing import row_marks
+from piqa_tui.tui.widgets.progress_strip import ProgressStrip
 from tests.conftest import copy_sample
 
 from .conftest import curate, make_app, type_text, wait_for
@@ -146,7 +147,7 @@ async def test_escape_cancels_a_running_scan(darija: Path, monkeypatch: pytest.M
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, DuplicatesScreen))
         screen = pilot.app.screen
-        await wait_for(pilot, lambda: "items/s" in str(screen.strip.text))
+        await wait_for(pilot, lambda: "items/s" in str(screen.query_one(ProgressStrip).text))
         await pilot.press("j", "k", "question_mark")  # the screen answers keys while the scan runs
         assert pilot.app.screen is not screen
         await pilot.press("escape")
@@ -175,7 +176,7 @@ async def test_without_a_model_semantic_falls_back_to_lexical(darija: Path, monk
         assert "not available offline" in screen.result.warning
         assert any("not available offline" in n.message for n in pilot.app._notifications)
         assert listed(screen) == PLANTED  # lexical detection still ran
-        assert not screen.request.semantic
+        assert not screen.duplicates.request.semantic
 
 
 async def test_semantic_signal_with_the_default_model(darija: Path) -> None:
@@ -297,7 +298,7 @@ async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Pa
     )
     async with curate(train) as pilot:
         screen = await open_duplicates(pilot)
-        screen.start_scan(replace(screen.request, semantic=True, against=test))
+        screen.duplicates.start_scan(replace(screen.duplicates.request, semantic=True, against=test))
         await wait_for(pilot, lambda: not screen.scanning and screen.result.request.semantic, timeout=180)
         clusters = screen.cluster_list.clusters
         assert len(clusters) >= 10 and {c.signal for c in clusters} == {"translation"}
@@ -309,8 +310,8 @@ async def test_translations_of_test_items_are_listed_as_translation(tmp_path: Pa
         header = str(screen.query_one("#dup-header").render())
         assert f"semantic: {NAME}, ≥0.80 per script" in header and "translations: the same model" in header
 
-        minilm = replace(screen.request, model=str(packaged_model_dir()), translation_threshold=0.45)
-        screen.start_scan(minilm)
+        minilm = replace(screen.duplicates.request, model=str(packaged_model_dir()), translation_threshold=0.45)
+        screen.duplicates.start_scan(minilm)
         await wait_for(pilot, lambda: not screen.scanning and screen.result.request.model is not None, timeout=180)
         assert screen.result.model == duplicate_scan.PACKAGED_NAME
         assert "does not cover Tamil text" in screen.result.notice, screen.result.notice

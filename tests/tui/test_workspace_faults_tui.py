@@ -15,12 +15,12 @@ from textual.pilot import Pilot
 
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui import pending as pending_module
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.messages import Reopen
 from piqa_tui.tui.screens.adjudication import AdjudicationScreen
 from piqa_tui.tui.screens.duplicates import DuplicatesScreen
 from piqa_tui.tui.screens.main import MainScreen
+from piqa_tui.tui.state import writes as writes_module
 from piqa_tui.tui.state.session import OpenRequest
 from tests.conftest import (
     copy_sample,
@@ -83,7 +83,7 @@ async def test_a_lock_held_past_the_busy_timeout_keeps_votes_pending_until_recor
 async def test_a_lock_never_released_tells_the_user_what_was_not_recorded(
     darija: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pending_module, "GIVE_UP_SECONDS", 0.5)
+    monkeypatch.setattr(writes_module, "GIVE_UP_SECONDS", 0.5)
     Project.open(darija, annotator="setup").workspace.close()
     db = darija.with_name(darija.name + ".piqa.sqlite")
     async with annotate(darija) as pilot:

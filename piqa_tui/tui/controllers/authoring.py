@@ -43,7 +43,7 @@ class AuthoringController:
         if written is None:
             return
         written = replace(written, meta=tuple(sorted(writer_columns(self.project).items())))
-        self.host.record("new item", lambda: add_items(self.project, [written]), self._added)
+        self.host.submit("new item", lambda: add_items(self.project, [written]), self._added)
 
     def _added(self, written: object) -> None:
         ids = list(written) if isinstance(written, list) else []
@@ -61,7 +61,7 @@ class AuthoringController:
             return
         stage = STAGES[(STAGES.index(stage_of(self.project, item.id)) + 1) % len(STAGES)]
         item_id = item.id
-        self.host.record(
+        self.host.submit(
             "stage", lambda: set_stage(self.project, [item_id], stage), lambda _: self._moved(item_id, stage)
         )
 

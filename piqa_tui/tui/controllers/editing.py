@@ -2,7 +2,7 @@
 
 The screen opens the editors (a field's text editor, the label chooser) and
 hands what was typed here. Every change is one action recorded through the
-host (``Host.record``, the pending-writes queue) before the screen shows it;
+host (``Host.submit``, the session's write queue) before the screen shows it;
 an edit that would leave votes on a text they did not choose asks first.
 An edit is recorded on the value its editor opened with: when someone else
 changed the field meanwhile, a dialog shows the three versions and the user
@@ -94,12 +94,12 @@ class EditingController:
         if (item.id, field) in self._settling:  # a merge by hand: recorded as the conflict's resolution
             self._settling.discard((item.id, field))
             self._bases.pop((item.id, field), None)
-            self._record_resolution(item, field, value)
+            self._submit_resolution(item, field, value)
             return
         if field == "note":
             base = self._bases.pop((item.id, field), None)
             if value != (self.project.state.notes.get(item.id, "") if base is None else base):
-                self._record_checked(
+                self._submit_checked(
                     item, f"the note on {item.id}", lambda: self.project.set_note(item.id, value, base=base)
                 )
             return
@@ -115,7 +115,7 @@ class EditingController:
         if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
             lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdigit()]
         if not lost:
-            self._record_edit(item, changes, base, [])
+            self._submit_edit(item, changes, base, [])
             return
         whose = (
             "Votes on this item may have chosen"
@@ -133,11 +133,11 @@ class EditingController:
         self.host.push_screen(
             ChoiceDialog("Votes predate this edit", message, choices),
             lambda answer: (
-                self._record_edit(item, changes, base, lost) if answer == "edit" else self.host.show_current()
+                self._submit_edit(item, changes, base, lost) if answer == "edit" else self.host.show_current()
             ),
         )
 
-    def _record_edit(self, item: Item, changes: dict[str, str], base: dict[str, str], stale_ok: list[str]) -> None:
+    def _submit_edit(self, item: Item, changes: dict[str, str], base: dict[str, str], stale_ok: list[str]) -> None:
         """Record the edit; a vote the user was not asked about, cast by another process since the screen last
         looked, stops it (``VotesArrived``: nothing recorded) and the question is asked again with it."""
 
@@ -147,9 +147,9 @@ class EditingController:
         def again() -> None:
             self.apply_edit(item, changes, base)
 
-        self._record_checked(item, f"the edit of {item.id}", write, on_votes=again)
+        self._submit_checked(item, f"the edit of {item.id}", write, on_votes=again)
 
-    def _record_checked(
+    def _submit_checked(
         self, item: Item, what: str, write: Callable[[], object], on_votes: Callable[[], None] | None = None
     ) -> None:
         """Record ``write`` through the host; a conflict with someone else's change opens the three-way dialog,
@@ -169,14 +169,14 @@ class EditingController:
             elif isinstance(conflict, VotesArrived) and on_votes is not None:
                 on_votes()
 
-        self.host.record(what, attempt, done)
+        self.host.submit(what, attempt, done)
 
     def _resolve(self, item: Item, conflict: EditConflict, answer: str | None) -> None:
         """Keep theirs (nothing to record; also on escape), keep mine (recorded on theirs) or merge by hand."""
         field = conflict.field
         if answer == KEEP_MINE:
             if field == "note":
-                self._record_checked(
+                self._submit_checked(
                     item,
                     f"the note on {item.id}",
                     lambda: self.project.set_note(item.id, conflict.mine, base=conflict.theirs),
@@ -216,7 +216,7 @@ class EditingController:
 
     def _settle(self, item: Item, conflict: FieldConflict, answer: str | None) -> None:
         if answer in (KEEP_CURRENT, KEEP_OTHER):
-            self._record_resolution(
+            self._submit_resolution(
                 item, conflict.field, conflict.current if answer == KEEP_CURRENT else conflict.other
             )
         elif answer == MERGE:
@@ -224,7 +224,7 @@ class EditingController:
             self._bases[(item.id, conflict.field)] = conflict.current
             self.host.edit_field(conflict.field, conflict.current)
 
-    def _record_resolution(self, item: Item, field: str, value: str) -> None:
+    def _submit_resolution(self, item: Item, field: str, value: str) -> None:
         def done(_: object) -> None:
             self.host.after_change([item.id])
             left = sum(c.item_id == item.id for c in self.project.conflicts())
@@ -232,7 +232,7 @@ class EditingController:
             self.host.notify(markup_safe(f"conflict on {field} of {item.id} resolved{more}"), timeout=4)
 
         what = f"the resolution of {field} on {item.id}"
-        self.host.record(what, lambda: self.project.resolve_conflict(item.id, field, value), done)
+        self.host.submit(what, lambda: self.project.resolve_conflict(item.id, field, value), done)
 
     def swap(self, item: Item, selected: str) -> None:
         """Swap the selected solution (the first when none is) with the next, the label with them."""
@@ -253,7 +253,7 @@ class EditingController:
             self.host.after_change([item.id])
             self.host.notify(f"swapped solutions {a + 1} and {b + 1} (and the label with them)", timeout=3)
 
-        self.host.record(f"the swap on {item.id}", lambda: self.project.swap_solutions(item.id, a, b), swapped)
+        self.host.submit(f"the swap on {item.id}", lambda: self.project.swap_solutions(item.id, a, b), swapped)
 
     # ------------------------------------------------------------ undo/redo
 
@@ -272,7 +272,7 @@ class EditingController:
             except UndoRefused as refused:  # someone else changed the field since: their line, as it is
                 return refused
 
-        self.host.record(which, attempt, lambda item_id: self._undone(which, item_id))  # type: ignore[arg-type]
+        self.host.submit(which, attempt, lambda item_id: self._undone(which, item_id))  # type: ignore[arg-type]
 
     def _undone(self, which: str, item_id: str | UndoRefused | None) -> None:
         if isinstance(item_id, UndoRefused):

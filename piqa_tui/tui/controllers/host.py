@@ -1,4 +1,5 @@
-"""What every controller asks of the screen that owns it: the item under the cursor, a word, a dialog."""
+"""What every controller asks of the screen that owns it: a word, a dialog, a write (``Submitter``), the item under
+the cursor (``Host``), work off the UI thread (``Background``) and its progress strip (``Strip``)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ from collections.abc import Callable
 from typing import Protocol
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.tui.dialogs.asker import Asker
+from piqa_tui.tui.dialogs.asker import Submitter
 
 
-class Host(Asker, Protocol):
-    """The screen a controller works for."""
+class Host(Submitter, Protocol):
+    """The screen a main-screen controller works for: a submitter with a cursor."""
 
     @property
     def current(self) -> Item | None:
@@ -19,11 +20,6 @@ class Host(Asker, Protocol):
 
     def after_change(self, item_ids: list[str]) -> None:
         """The project changed (recorded already): redraw what depends on ``item_ids``."""
-        ...
-
-    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
-        """Run ``attempt`` (a write to the workspace), then ``done`` with its result; a busy workspace
-        keeps it pending and retries (``tui/pending.py``), another failure is said, not shown as done."""
         ...
 
 
@@ -37,3 +33,15 @@ class Background(Protocol):
     def deliver(self, callback: Callable[..., object], *args: object) -> None:
         """Call ``callback(*args)`` on the UI thread, from any thread, without waiting."""
         ...
+
+
+class Strip(Protocol):
+    """The progress strip, as the controller drives it (``ProgressStrip``)."""
+
+    def start(self, text: str) -> None: ...
+
+    def show(self, text: str, done: int, total: int) -> None: ...
+
+    def say(self, text: str) -> None: ...
+
+    def stop(self) -> None: ...

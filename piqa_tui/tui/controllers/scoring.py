@@ -24,8 +24,8 @@ from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.stored import StoredRun, runs_stamp
 from piqa_tui.core.scoring.templates import LETTERS, Template
 from piqa_tui.render.values import format_figure
-from piqa_tui.tui.background import BackgroundRuns, Run
-from piqa_tui.tui.controllers.host import Background, Host
+from piqa_tui.tui.controllers.background import BackgroundRuns, Run
+from piqa_tui.tui.controllers.host import Background, Host, Strip
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.state.model_scores import ModelScores
 from piqa_tui.tui.state.session import Session
@@ -33,18 +33,6 @@ from piqa_tui.tui.widgets.progress_strip import duration
 
 if TYPE_CHECKING:  # the engine (and the model process behind it) is imported by the worker that first reads scores
     from piqa_tui.core.scoring.engine import RunProgress, RunResult
-
-
-class Strip(Protocol):
-    """The progress strip, as the controller drives it (``ProgressStrip``)."""
-
-    def start(self, text: str) -> None: ...
-
-    def show(self, text: str, done: int, total: int) -> None: ...
-
-    def say(self, text: str) -> None: ...
-
-    def stop(self) -> None: ...
 
 
 class ScoringHost(Host, Background, Protocol):

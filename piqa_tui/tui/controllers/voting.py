@@ -20,8 +20,8 @@ from piqa_tui.core.round.order import orders_in_force
 from piqa_tui.core.votes.casting import cast_vote
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.tui.controllers.host import Host
+from piqa_tui.tui.controllers.policy import PolicyController
 from piqa_tui.tui.dialogs.flag import FlagChoice, FlagDialog
-from piqa_tui.tui.dialogs.policy import choose_policy
 from piqa_tui.tui.dialogs.questions import ask_questions
 from piqa_tui.tui.state.ballots import Ballots
 from piqa_tui.tui.state.session import Session
@@ -48,6 +48,7 @@ class VotingController:
         self.session = session
         self.project = session.project
         self.host = host
+        self.policy = PolicyController(session, host)
 
     @property
     def ballots(self) -> Ballots:
@@ -80,7 +81,7 @@ class VotingController:
         shown = self.ballots.order(item)
         # Move first: when the item leaves a queue (unvoted, needs-votes), the cursor stays on the next one.
         self.host.advance()
-        self.host.record(
+        self.host.submit(
             f"your vote on {item.id}",
             lambda: cast_vote(self.project, item.id, choice, shown, orders_in_force(self.project).recorded),
             lambda _: self.host.after_change([item.id]),
@@ -99,7 +100,7 @@ class VotingController:
             self.host.after_change([item.id])
             self.host.notify(f"withdrew your vote ({self.ballots.shown_choice(item.id, mine)}) on {item.id}", timeout=3)
 
-        self.host.record(f"withdrawing your vote on {item.id}", lambda: self.project.vote(item.id, ""), withdrawn)
+        self.host.submit(f"withdrawing your vote on {item.id}", lambda: self.project.vote(item.id, ""), withdrawn)
 
     # ---------------------------------------------------------------- flags
 
@@ -133,7 +134,7 @@ class VotingController:
             self.host.notify(f"{item.id}: {shown}", timeout=3)
 
         # one action, one undo; a retry after a busy workspace sets again what is already set: harmless
-        self.host.record(
+        self.host.submit(
             f"the flags on {item.id}", lambda: self.project.set_flags(item.id, changes, choice.note), recorded
         )
 
@@ -166,4 +167,4 @@ class VotingController:
             ask_questions(self.host, self.project, item, self.ballots.visible(item.id))
 
     def set_policy(self) -> None:
-        choose_policy(self.host, self.ballots, self.session.writes, lambda policy: self.host.after_change([]))
+        self.policy.choose()

@@ -1,4 +1,7 @@
-"""Choosing the dataset's decision policy: a common one from a list, or any one typed."""
+"""Choosing the dataset's decision policy: a common one from a list, or any one typed.
+
+The dialog only asks: the policy chosen goes back to its caller (the voting controller), which submits it.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from piqa_tui.core.votes.decisions import parse_policy, policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.tui.dialogs.asker import Asker
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
-from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.state.ballots import COMMON_POLICIES, Ballots
 
 
@@ -21,9 +23,8 @@ def _check(value: str) -> str | None:
     return None
 
 
-def choose_policy(app: Asker, ballots: Ballots, writes: PendingWrites, done: Callable[[Policy], None]) -> None:
-    """Ask for a policy; record it in the workspace through the session's write queue (a busy workspace
-    is retried) and call ``done`` with it once recorded."""
+def choose_policy(app: Asker, ballots: Ballots, chosen_policy: Callable[[Policy], None]) -> None:
+    """Ask for a policy and call ``chosen_policy`` with it (nothing when cancelled or mistyped: that is said)."""
     current = policy_spec(ballots.policy)
 
     def store(spec: str | None) -> None:
@@ -34,12 +35,7 @@ def choose_policy(app: Asker, ballots: Ballots, writes: PendingWrites, done: Cal
         except (PiqaError, ValueError) as exc:
             app.notify(str(exc), severity="error")
             return
-
-        def recorded(_: None) -> None:
-            app.notify(f"decision policy: {ballots.policy_text}", timeout=4)
-            done(policy)
-
-        writes.record("the decision policy", lambda: ballots.set_policy(policy), recorded)
+        chosen_policy(policy)
 
     def chosen(key: str | None) -> None:
         if key == "custom":

@@ -30,7 +30,7 @@ class Host(Asker, Protocol):
 
     def after_change(self, item_ids: list[str]) -> None: ...
 
-    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None: ...
+    def submit(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None: ...
 
 
 class AnswerDialog(ChoiceDialog):
@@ -135,7 +135,7 @@ def _saver(host: Host, project: Project, item: Item, question: Question) -> Call
             said = terminal_safe(stored, one_line=True) if stored else "no answer"
             host.notify(f"{item.id}: {question.id} = {said}", timeout=3)
 
-        host.record(
+        host.submit(
             f"your answer to {question.id} on {item.id}",
             lambda: record_answer(project, item.id, question, answer),
             recorded,

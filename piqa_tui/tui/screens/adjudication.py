@@ -5,9 +5,10 @@ against gold, and items the votes left can never decide — a split with nobody 
 validators, unsure votes, a decision set aside — each with why) with every vote, the flags and the note
 side by side (one column per solution, naming who chose it); below it, the
 highlighted item as the main screen shows it, gold label included. A digit
-sets the final label, after asking why; ``Project.adjudicate`` logs it with
-the reviewer's name (through the session's write queue: a busy workspace is
-retried, and the label shows once recorded), and the item leaves the queue.
+sets the final label, after asking why: the adjudication controller
+(``tui/controllers/adjudication.py``) submits it, ``Project.adjudicate`` logs it
+with the reviewer's name (a busy workspace is retried, and the label shows once
+committed), and the item leaves the queue.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.blind import cast_votes
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.render.safe_text import rich_text
-from piqa_tui.tui.dialogs.prompts import TextPrompt
+from piqa_tui.tui.controllers.adjudication import AdjudicationController
 from piqa_tui.tui.keymap import ADJUDICATION_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
 from piqa_tui.tui.screens.help import HelpScreen
+from piqa_tui.tui.screens.host import ScreenHost
 from piqa_tui.tui.state.ballots import choice_text
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
@@ -39,6 +41,14 @@ from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from piqa_tui.tui.widgets.plain_table import PlainDataTable
 
 NOTE_CELLS = 28
+
+
+class AdjudicationHost(ScreenHost["AdjudicationScreen"]):
+    """What the adjudication controller asks of the screen."""
+
+    def adjudicated(self, item_id: str) -> None:
+        self.post_to_app(ItemsChanged([item_id]))  # the main screen's list and item follow
+        self.screen.decided(item_id)
 
 
 class AdjudicationScreen(Screen[None]):
@@ -82,6 +92,7 @@ class AdjudicationScreen(Screen[None]):
         self.show_done = False
         self.ids: list[str] = []
         self.stuck: dict[str, Stuck] = {}  # the items core says need the lead, with why
+        self.adjudication = AdjudicationController(session, AdjudicationHost(self, session))
 
     def compose(self) -> ComposeResult:
         yield Static(id="adjudication-title", markup=False)
@@ -227,40 +238,16 @@ class AdjudicationScreen(Screen[None]):
         item_id = self.current_id
         if item_id is None:
             return
-        item = self.project.item(item_id)
-        shown = shown_solutions(self.project.dataset.layout, item)  # the solutions on screen, no other
+        shown = shown_solutions(self.project.dataset.layout, self.project.item(item_id))  # the solutions on screen
         if choice >= shown:
             self.notify(f"{item_id} has {shown} solutions", severity="warning", timeout=3)
             return
+        self.adjudication.decide(item_id, choice)
 
-        def check(value: str) -> str | None:
-            return None if value.strip() else "give a reason: it is logged with the label"
-
-        def decided(reason: str | None) -> None:
-            if reason:
-                self.decide(item_id, choice, reason)
-
-        self.app.push_screen(
-            TextPrompt(
-                f"Final label of {item_id}: {choice + 1}",
-                "Why this label? The reason is logged with your name; the item leaves the disagreement queue.",
-                check=check,
-            ),
-            decided,
-        )
-
-    def decide(self, item_id: str, choice: int, reason: str) -> None:
-        """Record the final label through the session's write queue; once it is recorded the table moves on."""
-
-        def decided(_: object) -> None:
-            self.notify(f"{item_id}: final label {choice + 1}", timeout=3)
-            self.app.post_message(ItemsChanged([item_id]))
-            if self.is_attached:  # the reviewer may have left while a busy workspace kept the label waiting
-                self.fill(keep=item_id if self.show_done else self._following(item_id))
-
-        self.session.writes.record(
-            f"the final label of {item_id}", lambda: self.project.adjudicate(item_id, choice, reason), decided
-        )
+    def decided(self, item_id: str) -> None:
+        """``item_id``'s final label is committed: the table moves on to the item after it."""
+        if self.is_attached:  # the reviewer may have left while a busy workspace kept the label waiting
+            self.fill(keep=item_id if self.show_done else self._following(item_id))
 
     def _following(self, item_id: str) -> str | None:
         """The item listed after ``item_id`` (None: it was the last, or is not listed)."""

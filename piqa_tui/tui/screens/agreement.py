@@ -37,14 +37,15 @@ from piqa_tui.render.questions import (
     with_questions_markdown,
 )
 from piqa_tui.render.safe_text import rich_text
-from piqa_tui.tui.clipboard import copy_text
+from piqa_tui.tui.controllers.policy import PolicyController
 from piqa_tui.tui.dialogs.asker import Asker
-from piqa_tui.tui.dialogs.policy import choose_policy
 from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.dialogs.replace import ask_before_replacing
 from piqa_tui.tui.keymap import AGREEMENT_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
+from piqa_tui.tui.screens.host import ScreenHost
 from piqa_tui.tui.state.session import Session
+from piqa_tui.tui.terminal.clipboard import copy_text
 
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 
@@ -61,6 +62,14 @@ def summary_view(
     if twins := invisible_twins(summary.report.annotators):  # two people who would print as one
         heading.append_text(rich_text("\n" + twins_line(twins), "yellow"))
     return Group(heading, Text(""), ReportTables(summary.report), *tables)
+
+
+class AgreementHost(ScreenHost["AgreementScreen"]):
+    """What the policy controller asks of the agreement screen."""
+
+    def after_change(self, item_ids: list[str]) -> None:
+        self.screen.action_recompute()
+        self.post_to_app(ItemsChanged(item_ids))  # the main screen's decisions follow
 
 
 class AgreementScreen(Screen[None]):
@@ -91,6 +100,7 @@ class AgreementScreen(Screen[None]):
         self.project = session.project
         self.snapshot: AgreementSummary | None = None
         self.questions: list[QuestionAgreement] = []  # the round's extra questions, computed with the snapshot
+        self.policy = PolicyController(session, AgreementHost(self, session))
 
     def compose(self) -> ComposeResult:
         yield Static(rich_text(f"Agreement — {self.project.dataset.name}", one_line=True), id="agreement-title")
@@ -141,11 +151,7 @@ class AgreementScreen(Screen[None]):
         self.dismiss()
 
     def action_policy(self) -> None:
-        def changed(policy: Policy) -> None:
-            self.action_recompute()
-            self.app.post_message(ItemsChanged([]))  # every item's decision may have changed
-
-        choose_policy(cast(Asker, self.app), self.session.ballots, self.session.writes, changed)
+        self.policy.choose()
 
     def action_copy_markdown(self) -> None:
         if self.snapshot is None:

@@ -9,7 +9,7 @@ clicked), and control characters are drawn as their pictures, so a guidelines fi
 or the terminal.
 
 An annotator asks the lead about the item they were on (``a``); a reviewer answers the open question on
-it (``r``). Both are recorded through the session's write queue.
+it (``r``). Both are submitted by the guidelines controller (``tui/controllers/guidelines.py``).
 """
 
 from __future__ import annotations
@@ -25,22 +25,18 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.guidelines import (
     Question,
-    ask_part,
-    checked_text,
     guideline_questions,
     guidelines_in_force,
-    reply_part,
 )
 from piqa_tui.core.text.bidi import BidiText
-from piqa_tui.core.workspace.log import Part
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.safe_text import rich_text
-from piqa_tui.tui.dialogs.prompts import TextPrompt
+from piqa_tui.tui.controllers.guidelines import GuidelinesController
 from piqa_tui.tui.keymap import GUIDELINES_ACTIONS, bindings
 from piqa_tui.tui.messages import ItemsChanged, OthersChanged
+from piqa_tui.tui.screens.host import ScreenHost
 from piqa_tui.tui.state.session import Session
 
 INLINE_STYLES = {"strong": "bold", "em": "italic", "s": "strike", "link": "underline"}
@@ -132,6 +128,15 @@ def _inline(token: Token, style: str, indent: int, blocks: list[Block]) -> Block
     return block
 
 
+class GuidelinesHost(ScreenHost["GuidelinesScreen"]):
+    """What the guidelines controller asks of the screen."""
+
+    def after_change(self, item_ids: list[str]) -> None:
+        self.post_to_app(ItemsChanged(item_ids))  # the main screen's items follow
+        if self.screen.is_attached:
+            self.screen.show_questions()
+
+
 class GuidelinesScreen(Screen[None]):
     """The guidelines in force, and the questions on them: the annotator's own, or every open one (reviewer)."""
 
@@ -160,6 +165,7 @@ class GuidelinesScreen(Screen[None]):
         self.item_id = item_id  # the item the annotator was on: questions are about it
         self.shown: list[tuple[BidiText, int]] = []  # the guidelines' blocks on screen, with their indents
         self.shown_title = ""  # the title line of the version on screen
+        self.guidelines = GuidelinesController(session, GuidelinesHost(self, session))
 
     @property
     def project(self) -> Project:
@@ -237,21 +243,7 @@ class GuidelinesScreen(Screen[None]):
     # -------------------------------------------------------------- actions
 
     def action_ask(self) -> None:
-        item_id = self.item_id
-        if item_id is None:
-            self.notify("Open an item first: a question is about an item", severity="warning")
-            return
-        prompt = TextPrompt(
-            f"Ask the lead about {item_id}",
-            "One line: what in the guidelines is unclear for this item. The lead sees it in the queue asked.",
-            check=lambda text: _problem(text, "question"),
-        )
-        self.app.push_screen(prompt, lambda text: self._record_ask(item_id, text))
-
-    def _record_ask(self, item_id: str, text: str | None) -> None:
-        if text:
-            part = ask_part(item_id, text)
-            self.record(f"the question on {item_id}", part, item_id, "asked the lead")
+        self.guidelines.ask(self.item_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Answering is the lead's: the key is off (and out of the footer) outside reviewer mode."""
@@ -259,39 +251,7 @@ class GuidelinesScreen(Screen[None]):
 
     def action_reply(self) -> None:
         question = next((q for q in self.questions_shown() if q.open and q.item_id == self.item_id), None)
-        if question is None:
-            self.notify(f"No open question on {self.item_id or 'this item'}", severity="warning")
-            return
-        prompt = TextPrompt(
-            f"Answer {question.asked_by} on {question.item_id}",
-            f"{question.text}",
-            check=lambda text: _problem(text, "reply"),
-        )
-        self.app.push_screen(prompt, lambda text: self._record_reply(question, text))
-
-    def _record_reply(self, question: Question, text: str | None) -> None:
-        if text:
-            self.record(f"the reply on {question.item_id}", reply_part(question, text), question.item_id, "answered")
-
-    def record(self, what: str, part: Part, item_id: str, done_text: str) -> None:
-        """Record ``part`` through the session's write queue; the questions and the main list follow."""
-
-        def recorded(_: object) -> None:
-            self.notify(f"{item_id}: {done_text}", timeout=3)
-            self.app.post_message(ItemsChanged([item_id]))
-            if self.is_attached:
-                self.show_questions()
-
-        self.session.writes.record(what, lambda: self.project.record([part]), recorded)
+        self.guidelines.reply(question, self.item_id)
 
     def action_close(self) -> None:
         self.dismiss()
-
-
-def _problem(text: str, what: str) -> str | None:
-    """Why ``text`` cannot be sent (None: it can)."""
-    try:
-        checked_text(text, what)
-    except PiqaError as exc:
-        return str(exc)
-    return None

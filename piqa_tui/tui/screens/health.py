@@ -26,10 +26,10 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.render.safe_text import rich_text
-from piqa_tui.tui.clipboard import copy_text
 from piqa_tui.tui.keymap import HEALTH_ACTIONS, bindings
 from piqa_tui.tui.messages import OthersChanged
 from piqa_tui.tui.state.session import Session
+from piqa_tui.tui.terminal.clipboard import copy_text
 
 RETRIES = 3  # a refresh on the UI thread may add votes while the worker reads them
 

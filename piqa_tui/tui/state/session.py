@@ -37,11 +37,11 @@ from piqa_tui.core.workspace.preferences import (
     stored_mapping,
 )
 from piqa_tui.core.workspace.project import Project, default_annotator
-from piqa_tui.tui.pending import PendingWrites
 from piqa_tui.tui.state.ballots import Ballots
 from piqa_tui.tui.state.listing import Marks, Validation
 from piqa_tui.tui.state.model_scores import LOW_MARGIN, ModelScores
 from piqa_tui.tui.state.search import SearchIndex
+from piqa_tui.tui.state.writes import Writes
 
 if TYPE_CHECKING:
     from piqa_tui.core.dedup.scan import DuplicateScan
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 BIDI_CYCLE = (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF)
 DISK_CHANGED = "file changed on disk"
 
-# How long the TUI waits for another process's write lock before the action goes pending (see pending.py):
+# How long the TUI waits for another process's write lock before the action goes pending (see state/writes.py):
 # short, because the screen waits with it.
 TUI_BUSY_TIMEOUT = 2.0
 
@@ -94,7 +94,7 @@ class Session:
     painted: threading.Event = field(default_factory=threading.Event, repr=False)  # a preview is on screen
     ballots: Ballots = field(init=False)
     scores: ModelScores = field(init=False)
-    writes: PendingWrites = field(init=False)  # the one route of every write (tui/pending.py)
+    writes: Writes = field(init=False)  # the one route of every write (tui/state/writes.py)
     _engine: ScoringEngine | None = field(default=None, init=False, repr=False)
     _engine_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -102,7 +102,7 @@ class Session:
         self.ballots = Ballots(self.project, self.reviewer)
         self.scores = ModelScores(low_margin=low_margin)
         self.unsaved = bool(self.project.state.edited)
-        self.writes = PendingWrites(self.project.workspace)
+        self.writes = Writes(self.project.workspace)
 
     @classmethod
     def open(

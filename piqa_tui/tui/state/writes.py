@@ -1,7 +1,10 @@
-"""The one route of the TUI's actions to the workspace: one that finds it busy is retried until recorded.
+"""The one route of the TUI's actions to the workspace: the write queue commits them, retrying a busy one.
 
-Each session owns one queue (``Session.writes``): votes, edits, flags, notes, undo, adjudications and
-duplicate-cluster decisions are recorded through it, never by a screen calling core itself. Another process may hold the workspace's write lock for a long time (a large
+Each session owns one queue (``Session.writes``). On the write path a controller *submits* an action to its
+host (``Host.submit``), the host hands it to this queue, which *commits* it (``Writes.commit``: the action's
+own call, e.g. ``Project.vote``, in which the project records it in the log). Votes, edits, flags, notes,
+undo, adjudications, questions and duplicate-cluster decisions all come this way, never from a screen calling
+core itself. Another process may hold the workspace's write lock for a long time (a large
 ``votes import``, a backup tool, a stuck script). An action that finds it busy
 is kept here, in order, and retried every ``RETRY_SECONDS`` with a short wait
 so the screen stays responsive; the screen shows it only once it is committed.
@@ -44,8 +47,8 @@ class Pending:
     since: float = field(default_factory=time.monotonic)
 
 
-class PendingWrites:
-    """A session's queue of actions waiting for a busy workspace (one per session)."""
+class Writes:
+    """A session's write queue: commits each action, keeping those that find the workspace busy (one per session)."""
 
     def __init__(self, workspace: Workspace | None) -> None:
         self.workspace = workspace
@@ -73,7 +76,7 @@ class PendingWrites:
             )
         self._stop()
 
-    def record(self, what: str, attempt: Callable[[], T], done: Callable[[T], None]) -> None:
+    def commit(self, what: str, attempt: Callable[[], T], done: Callable[[T], None]) -> None:
         """Run ``attempt`` (which records in the workspace) then ``done`` with its result; when the
         workspace is busy, keep it pending and retry; when it fails otherwise, say so."""
         action = Pending(what, attempt, done)

@@ -17,7 +17,6 @@ from textual.timer import Timer
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.round.stages import stage_line
-from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
 from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.votes.decisions import choices as item_choices
 from piqa_tui.core.workspace.preferences import store_position
@@ -36,11 +35,6 @@ from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from piqa_tui.tui.widgets.list.item_list import ItemList
 from piqa_tui.tui.widgets.status_header import HeaderInfo, StatusHeader
 
-DIRECTION_WORDS = {
-    Direction.AUTO: "auto (detected per paragraph)",
-    Direction.RTL: "right-to-left",
-    Direction.LTR: "left-to-right",
-}
 POSITION_DELAY = 0.5  # seconds the cursor rests on an item before it is written down as where you are
 
 
@@ -103,6 +97,17 @@ class MainView:
 
     def go_to_row(self, index: int) -> None:
         self.go(lambda: self.item_list.go(index))
+
+    def step(self, rows: int) -> None:
+        """Move ``rows`` rows down (up when negative): the next and previous item keys."""
+        self.go(lambda: self.item_list.move(rows))
+
+    def page(self, pages: int) -> None:
+        self.go(lambda: self.item_list.page(pages))
+
+    def go_to_end(self, end: int) -> None:
+        """The first row (``end`` 0) or the last (``end`` -1)."""
+        self.go(lambda: self.item_list.go(0 if end == 0 else len(self.item_list.rows) - 1))
 
     def select_field(self, step: int) -> None:
         item = self.current
@@ -229,19 +234,6 @@ class MainView:
                 order=self.session.ballots.order(item),
             )
         )
-
-    def cycle_direction(self, field: str | None) -> tuple[str, bool]:
-        """Set the next direction of ``field``'s column (``None``: the dataset): what to say, and whether it is kept."""
-        directions = self.session.directions
-        column = column_of(field) if field is not None else None
-        now = directions.of(field) if field is not None else directions.dataset
-        direction = DIRECTION_CYCLE[(DIRECTION_CYCLE.index(now) + 1) % len(DIRECTION_CYCLE)]
-        said = f"{column or 'dataset'}: {DIRECTION_WORDS[direction]}"
-        try:
-            self.session.set_direction(column, direction)
-        except WorkspaceError as exc:
-            return f"{said} (for this session only: {exc})", False
-        return said, True
 
     # ------------------------------------------------------------- header
 

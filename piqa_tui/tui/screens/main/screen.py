@@ -2,10 +2,11 @@
 
 The screen is a composition: it lays out the list, the item view, the
 header and the search bar, turns each key into one call on a controller
-(``tui/controllers``: editing, filtering and search, files, voting, scoring),
-and redraws from the session after every change. The controllers reach it
-through ``MainHost`` (``screens/main_host.py``); the app reaches it only with
-messages (``tui/messages.py``).
+(``tui/controllers``: editing, filtering and search, files, voting, scoring,
+authoring, display) or on its field editors (``fields.py``), and redraws from
+the session after every change (``view.py``). The controllers reach it
+through ``MainHost`` (``host.py``); the app reaches it only with messages
+(``tui/messages.py``).
 """
 
 from __future__ import annotations
@@ -21,16 +22,15 @@ from textual.widgets import Footer, Static
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.recorded import assigned_to
-from piqa_tui.tui.clipboard import copy_text
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
 from piqa_tui.tui.messages import Checked, DisplayChanged, ItemsChanged, MarksChanged, OthersChanged, ShowItem, Watch
-from piqa_tui.tui.screens.main_host import MainHost
+from piqa_tui.tui.screens.main.host import MainHost
 from piqa_tui.tui.state.listing import Filters, filtered_positions
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.item.field_block import FieldClicked
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 from piqa_tui.tui.widgets.item.item_view import ItemView
-from piqa_tui.tui.widgets.item.label_line import LabelChooser, LabelLine
+from piqa_tui.tui.widgets.item.label_line import LabelChooser
 from piqa_tui.tui.widgets.list.item_list import ItemList
 from piqa_tui.tui.widgets.list.search_bar import SearchBar
 from piqa_tui.tui.widgets.progress_strip import ProgressStrip
@@ -128,17 +128,34 @@ class MainScreen(Screen[None]):
     action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
+    action_next_item = calls(lambda screen: screen.host.view.step, 1)
+    action_prev_item = calls(lambda screen: screen.host.view.step, -1)
+    action_page_down = calls(lambda screen: screen.host.view.page, 1)
+    action_page_up = calls(lambda screen: screen.host.view.page, -1)
+    action_first_item = calls(lambda screen: screen.host.view.go_to_end, 0)
+    action_last_item = calls(lambda screen: screen.host.view.go_to_end, -1)
+    action_focus_list = calls(lambda screen: screen.host.view.item_list.focus)
+    action_search = calls(lambda screen: screen.host.open_search)
+    action_edit_field = calls(lambda screen: screen.host.fields.edit_selected)
+    action_edit_label = calls(lambda screen: screen.host.fields.edit, "label")
+    action_edit_note = calls(lambda screen: screen.host.fields.edit, "note")
+    action_external_editor = calls(lambda screen: screen.host.fields.external_editor)
+    action_resolve_conflict = calls(lambda screen: screen.host.fields.resolve_conflict)
+    action_swap_solutions = calls(lambda screen: screen.host.fields.swap)
+    action_copy_field = calls(lambda screen: screen.host.fields.copy)
+    action_cycle_bidi = calls(lambda screen: screen.host.display.cycle_bidi)
+    action_cycle_direction = calls(lambda screen: screen.host.display.cycle_field_direction)
+    action_cycle_dataset_direction = calls(lambda screen: screen.host.display.cycle_dataset_direction)
 
     def __init__(self, session: Session, start: int | None = None) -> None:
         super().__init__()
         self.session = session
         self.project = session.project
-        self.editing: str | None = None  # the field being edited
         self._start = start  # the position to open at (where the annotator left off)
         self.host = MainHost(self, session)
         self.view = self.host.view
         self.edits, self.filtering, self.files = self.host.editing, self.host.filtering, self.host.files
-        self.voting, self.scoring = self.host.voting, self.host.scoring
+        self.voting, self.scoring, self.fields = self.host.voting, self.host.scoring, self.host.fields
 
     # ---------------------------------------------------------------- layout
 
@@ -167,6 +184,11 @@ class MainScreen(Screen[None]):
     @property
     def busy(self) -> str:
         return self.session.busy
+
+    @property
+    def editing(self) -> str | None:
+        """The field whose editor is open (None: none is)."""
+        return self.fields.editing
 
     def on_mount(self) -> None:
         self.on_resize()
@@ -278,33 +300,7 @@ class MainScreen(Screen[None]):
         self.item_list.invalidate()
         self.view.show_current()
 
-    # --------------------------------------------------------------- moving
-
-    def action_next_item(self) -> None:
-        self.view.go(lambda: self.item_list.move(1))
-
-    def action_prev_item(self) -> None:
-        self.view.go(lambda: self.item_list.move(-1))
-
-    def action_page_down(self) -> None:
-        self.view.go(lambda: self.item_list.page(1))
-
-    def action_page_up(self) -> None:
-        self.view.go(lambda: self.item_list.page(-1))
-
-    def action_first_item(self) -> None:
-        self.view.go(lambda: self.item_list.go(0))
-
-    def action_last_item(self) -> None:
-        self.view.go(lambda: self.item_list.go(len(self.item_list.rows) - 1))
-
-    def action_focus_list(self) -> None:
-        self.item_list.focus()
-
     # ------------------------------------------------------ filters & search
-
-    def action_search(self) -> None:
-        self.query_one(SearchBar).open()
 
     @on(SearchBar.Search)
     def _search(self, message: SearchBar.Search) -> None:
@@ -321,71 +317,21 @@ class MainScreen(Screen[None]):
     def action_clear_filter(self) -> None:
         self.filtering.clear(self.query_one(SearchBar).is_open)
 
-    # ---------------------------------------------------------------- fields
+    # ------------------------------------------------------- field editors
 
     @on(FieldClicked)
     def _field_clicked(self, event: FieldClicked) -> None:
         event.stop()
-        if self.editing is not None:
-            return
-        self.item_view.select(event.field)
-        if event.edit and self.session.loading:
-            self.refuse_while_loading("edit")
-        elif event.edit:
-            self.action_edit_field()
-
-    def action_edit_field(self) -> None:
-        item = self.current
-        if item is None:
-            return
-        field = self.item_view.selected
-        if field == "label":
-            if not self.edits.label_hidden(item):
-                self.edits.start_edit(item, "label")
-                self._start_editing("label", self.view.open_label_chooser(item))
-            return
-        self._start_editing(field, self.item_view.block(field).start_edit(self.edits.start_edit(item, field)))
-
-    def edit_field_with(self, field: str, text: str) -> None:
-        """Open the editor of ``field`` on the current item with ``text`` in it (a merge by hand)."""
-        item = self.current
-        if item is None:
-            return
-        if self.editing not in (None, "label"):  # the next field's editor, opened as the conflict was saved
-            self.item_view.block(self.editing).stop_edit()
-        self.item_view.select(field)
-        if field == "label":
-            self._start_editing("label", self.view.open_label_chooser(item))
-        else:
-            self._start_editing(field, self.item_view.block(field).start_edit(text))
-
-    def _start_editing(self, field: str, editor: FieldEditor | LabelChooser) -> None:
-        self.editing = field
-        self.refresh_bindings()
-        self.call_after_refresh(editor.focus)
-
-    def _stop_editing(self) -> None:
-        self.editing = None
-        self.refresh_bindings()
-
-    def action_edit_label(self) -> None:
-        self.item_view.select("label")
-        self.action_edit_field()
-
-    def action_edit_note(self) -> None:
-        self.item_view.select("note")
-        self.action_edit_field()
+        if self.fields.select(event.field) and event.edit:
+            if self.session.loading:
+                self.refuse_while_loading("edit")
+            else:
+                self.fields.edit_selected()
 
     @on(LabelChooser.Done)
     def _label_done(self, event: LabelChooser.Done) -> None:
         event.stop()
-        event.chooser.remove()
-        self.item_view.query_one(LabelLine).display = True
-        self._stop_editing()
-        item = self.current
-        if event.how == "commit" and item is not None:
-            self.edits.apply_edit(item, {"label": event.value})
-        self.item_list.focus()
+        self.fields.label_done(event)
 
     @on(FieldEditor.Changed, "ItemView FieldEditor")
     def _field_typed(self, event: FieldEditor.Changed) -> None:
@@ -395,75 +341,7 @@ class MainScreen(Screen[None]):
     @on(FieldEditor.Done, "ItemView FieldEditor")
     def _field_done(self, event: FieldEditor.Done) -> None:
         event.stop()
-        field = event.editor.field
-        item = self.current
-        self.item_view.block(field).stop_edit()
-        self._stop_editing()
-        if item is None:
-            return
-        if event.how == "external":
-            self.app.call_later(self.host.edit_externally, item, field, event.value)
-            return
-        if event.how != "cancel":
-            self.edits.save_field(item, field, event.value)
-        else:
-            self.view.show_current()
-        if event.how in ("next", "prev"):
-            self.view.select_field(1 if event.how == "next" else -1)
-            if self.item_view.selected != "label":
-                self.action_edit_field()
-                return
-        self.item_list.focus()
-
-    def action_external_editor(self) -> None:
-        item = self.current
-        if item is None:
-            return
-        field = self.item_view.selected
-        if field == "label":
-            self.notify("the label is chosen, not typed: press e or l", timeout=3)
-            return
-        self.app.call_later(self.host.edit_externally, item, field, self.edits.start_edit(item, field))
-
-    def action_resolve_conflict(self) -> None:
-        item = self.current
-        if item is not None:
-            self.edits.resolve_conflict(item)
-
-    def action_swap_solutions(self) -> None:
-        item = self.current
-        if item is not None:
-            self.edits.swap(item, self.item_view.selected)
-
-    def action_copy_field(self) -> None:
-        item = self.current
-        field = self.item_view.selected
-        value = self.edits.copied_text(item, field) if item is not None else None
-        if value is not None:
-            copy_text(self.app, value, f"the {self.item_view.shown_name(field, field)}")
-
-    # --------------------------------------------------- file and display
-
-    def action_cycle_bidi(self) -> None:
-        mode = self.session.cycle_bidi()
-        self.app.post_message(DisplayChanged())  # every screen's text, this one's list and item
-        self.notify(f"right-to-left display: {mode}", timeout=2)
-
-    def action_cycle_direction(self) -> None:
-        field = self.item_view.selected
-        if field == "label":
-            self.notify("select a text field (tab) to set its direction", timeout=3)
-            return
-        self._cycle_direction(field)
-
-    def action_cycle_dataset_direction(self) -> None:
-        self._cycle_direction(None)
-
-    def _cycle_direction(self, field: str | None) -> None:
-        """Set the next direction for ``field`` (``None``: the dataset), redraw, and say what it is."""
-        said, kept = self.view.cycle_direction(field)
-        self.app.post_message(DisplayChanged())
-        self.notify(said, timeout=3 if kept else 6)
+        self.fields.field_done(event)
 
     # ------------------------------------------------- voting and scoring
 

@@ -1,47 +1,50 @@
 """The main screen as its controllers see it: the host protocols of ``tui/controllers``, kept by one object.
 
-The controllers (editing, filtering and search, files, voting, scoring) are
-plain objects that never import a screen; this object gives them the cursor,
-the list's rows, redraws, dialogs, background work and the other screens
-they open, and owns them for the screen.
+The controllers (editing, filtering and search, files, voting, scoring, authoring,
+display) are plain objects that never import a screen; this object gives them the
+cursor, the list's rows, redraws and the other screens they open (the dialogs, the
+write queue and background work come from ``ScreenHost``), and owns them, the view
+and the field editors for the screen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, cast
+from collections.abc import Iterable, Sequence
 
 from textual.screen import Screen
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.tui.controllers.authoring import AuthoringController
+from piqa_tui.tui.controllers.display import DisplayController
 from piqa_tui.tui.controllers.editing import EditingController
 from piqa_tui.tui.controllers.files import FilesController
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.controllers.voting import VotingController
-from piqa_tui.tui.external_editor import edit_externally
-from piqa_tui.tui.messages import Reopen, ScoresChanged
+from piqa_tui.tui.messages import DisplayChanged, Reopen, ScoresChanged
 from piqa_tui.tui.screens.agreement import AgreementScreen
-from piqa_tui.tui.screens.main_view import MainView
+from piqa_tui.tui.screens.host import ScreenHost
+from piqa_tui.tui.screens.main.fields import FieldEditors
+from piqa_tui.tui.screens.main.view import MainView
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.list.search_bar import SearchBar
 from piqa_tui.tui.widgets.progress_strip import ProgressStrip
 
 
-class MainHost:
+class MainHost(ScreenHost[Screen[None]]):
     """Serves the main screen's controllers (``Host`` and the protocols built on it), and owns them and the view."""
 
     def __init__(self, screen: Screen[None], session: Session) -> None:
-        self.screen = screen
-        self.session = session
+        super().__init__(screen, session)
         self.editing = EditingController(session, self)
         self.filtering = FilteringController(session, self)
         self.files = FilesController(session, self)
         self.voting = VotingController(session, self)
         self.scoring = ScoringController(session, self)
         self.authoring = AuthoringController(session, self)
+        self.display = DisplayController(session, self)
         self.view = MainView(screen, session, self.filtering, self.scoring)
+        self.fields = FieldEditors(screen, self.view, self.editing)
 
     # ------------------------------------------------------------------ Host
 
@@ -56,22 +59,6 @@ class MainHost:
         self.view.item_list.invalidate()
         self.filtering.refilter()
         self.view.show_current()
-
-    def notify(self, message: str, *, severity: Any = "information", timeout: float | None = None) -> None:
-        self.screen.notify(message, severity=severity, timeout=timeout)
-
-    def push_screen(self, screen: Any, callback: Callable[[Any], object] | None = None) -> Any:
-        return self.screen.app.push_screen(screen, cast(Any, callback))  # Textual wants a callback returning None
-
-    def record(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
-        self.session.writes.record(what, attempt, done)
-
-    def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
-        # A fixed description: Textual's default is the repr of the callable's arguments.
-        self.screen.run_worker(work, group=group, exclusive=exclusive, thread=True, description=group)
-
-    def deliver(self, callback: Callable[..., object], *args: object) -> None:
-        self.screen.call_later(callback, *args)  # thread-safe: posts to the screen's queue
 
     def show_current(self) -> None:
         self.view.show_current()
@@ -109,13 +96,25 @@ class MainHost:
         self.filtering.go_to_position(position)
 
     def edit_field(self, field: str, text: str) -> None:
-        self.screen.edit_field_with(field, text)  # type: ignore[attr-defined]
+        self.fields.edit_with(field, text)
 
     def advance(self) -> None:
         self.view.item_list.move(1)
 
+    def open_search(self) -> None:
+        self.screen.query_one(SearchBar).open()
+
     def close_search(self) -> None:
         self.screen.query_one(SearchBar).close()
+
+    # ---------------------------------------------------------- display
+
+    @property
+    def selected_field(self) -> str:
+        return self.view.item_view.selected
+
+    def display_changed(self) -> None:
+        self.post_to_app(DisplayChanged())  # every screen's text, this one's list and item
 
     # ---------------------------------------------------------- scoring
 
@@ -158,13 +157,4 @@ class MainHost:
         self.push_screen(ModelResultsScreen(self.session), lambda _: self.show_current())
 
     def reopen(self, keep_id: str | None) -> None:
-        self.screen.app.post_message(Reopen(keep_id))
-
-    async def edit_externally(self, item: Item, field: str, value: str) -> None:
-        """Edit ``field`` in $EDITOR with the app suspended, then record it as if typed here."""
-        named = self.view.item_view.shown_name(field, field).replace(" ", "-")  # the file's name says no index
-        edited = await edit_externally(self.screen.app, value, f"{item.id}-{named}")
-        if edited is None:
-            self.show_current()
-            return
-        self.editing.save_field(item, field, edited)
+        self.post_to_app(Reopen(keep_id))
