@@ -170,7 +170,7 @@ def _calls_named(name: str) -> set[str]:
 
 
 def test_only_the_clipboard_guard_copies() -> None:
-    """Copies go through ``tui.clipboard.copy_text`` (which says what it left out) and the app's override."""
+    """Copies go through ``tui.terminal.clipboard.copy_text`` (which says what it left out) and the app's override."""
     assert _calls_named("copy_to_clipboard") <= {"tui/app.py", "tui/terminal/clipboard.py"}
 
 
