@@ -26,7 +26,9 @@ packaged Gemma 3 270M when it is installed), ``n_gpu_layers`` of it offloaded
 (0 = CPU only, -1 = all), its weights repacked by llama.cpp per ``repack``
 (auto | on | off; auto is off on CPUs with AMX, where llama.cpp's AMX kernels
 crash); a ``[server]`` table (``url``, ``model``, ``concurrency``) scores
-through an OpenAI-compatible server instead (docs/scoring.md); items whose
+through an OpenAI-compatible server instead (docs/scoring.md), and ``backend``
+names any registered scoring backend, whose own table (its name is the
+backend's ``table``) is checked by the backend (``core/scoring/backends/``); items whose
 best solution beats the runner-up by less than ``low_margin`` nats (default
 1.0) make the low-margin queue. ``license`` (a Hub licence identifier such as
 "cc-by-4.0") goes into the dataset cards ``piqa-tui card`` writes.
@@ -49,18 +51,18 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from piqa_tui.core.dataset.input_file import read_input
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.backend import Repack, ServerChoice
+from piqa_tui.core.scoring.backends.kind import SCORING_BACKENDS
+from piqa_tui.core.setting_values import SettingError, invalid_setting, setting_text, setting_whole
 from piqa_tui.core.text.bidi_mode import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.text.graphemes import WIDTH_MODES, WidthMode, WidthPolicy
 from piqa_tui.settings.locations import config_path
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_HOST_PORT = re.compile(r"([^@/\[\]]*@)?(\[[0-9A-Fa-f:.]+\]|[^\[\]@/:]+)(:[0-9]{1,5})?")  # a server URL's host[:port]
 
 
 class ConfigError(PiqaError):
@@ -84,6 +86,8 @@ class Config:
     n_gpu_layers: int = 0
     repack: Repack = Repack.AUTO  # llama.cpp weight repacking: auto is off on AMX CPUs
     server: ServerChoice | None = None  # [server] url, model, concurrency: score through it
+    backend: str | None = None  # the registered scoring backend to use; None: [server] when given, else the local
+    backends: dict[str, object] = field(default_factory=dict)  # other registered backends' tables, checked
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
     license: str | None = None  # the Hub licence identifier a dataset card states (``card --license`` wins)
 
@@ -103,16 +107,26 @@ def load_config(
     path = path or config_path()
     data = _read_toml(path)
     where = f"config {path}"
-    unknown = sorted(set(data) - {f.name for f in fields(Config)})
+    names = setting_names()
+    unknown = sorted(set(data) - set(names))
     if unknown:
-        known = ", ".join(f.name for f in fields(Config))
-        raise ConfigError(f"{where}: unknown setting '{unknown[0]}'; the settings are: {known}")
-    values = {name: _CHECKS[name](where, name, value) for name, value in data.items()}
+        raise ConfigError(f"{where}: unknown setting '{unknown[0]}'; the settings are: {', '.join(names)}")
+    values = {name: _CHECKS[name](where, name, value) for name, value in data.items() if name in _CHECKS}
+    tables = {name: value for name, value in data.items() if name not in _CHECKS}  # registered backends' own
+    if tables:
+        values["backends"] = {name: _backend_table(name)(where, name, value) for name, value in tables.items()}
     if action_ids is not None:
         _check_action_ids(where, values.get("keys", {}), action_ids)
     if theme_names is not None and values.get("theme", Config.theme) not in theme_names:
         raise _fail(where, "theme", values["theme"], "one of " + ", ".join(theme_names))
     return Config(**values)
+
+
+def setting_names() -> list[str]:
+    """Every top-level name a config file may hold: the ``Config`` fields (all but ``backends``, which holds
+    the next ones) and the table of each registered scoring backend (``core/scoring/backends/``)."""
+    own = [f.name for f in fields(Config) if f.name != "backends"]
+    return [*own, *(k.table for k in SCORING_BACKENDS if k.table is not None and k.table not in own)]
 
 
 def _read_toml(path: Path) -> dict[str, object]:
@@ -130,18 +144,22 @@ def _read_toml(path: Path) -> dict[str, object]:
 
 
 def _fail(where: str, name: str, value: object, should: str) -> ConfigError:
-    shown = (
-        repr(value) if not isinstance(value, (dict, list)) else f"a {'table' if isinstance(value, dict) else 'list'}"
-    )
-    return ConfigError(f"{where}: {name} = {shown[:60]} is not valid; it should be {should}")
+    return ConfigError(f"{where}: {invalid_setting(name, value, should)}")
 
 
 def _text(where: str, name: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise _fail(where, name, value, "a non-empty quoted string")
-    if _CONTROL.search(value):
-        raise _fail(where, name, value, "text without control characters (such as ESC)")
-    return value
+    return _in_file(where, lambda: setting_text(name, value))
+
+
+_T = TypeVar("_T")
+
+
+def _in_file(where: str, check: Callable[[], _T]) -> _T:
+    """``check()``, its ``SettingError`` said as the config file's (``where``) one line."""
+    try:
+        return check()
+    except SettingError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _one_of(options: Collection[str]) -> str:
@@ -181,9 +199,7 @@ def _path(where: str, name: str, value: object) -> Path:
 
 def _whole(minimum: int) -> Callable[[str, str, object], int]:
     def check(where: str, name: str, value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise _fail(where, name, value, f"a whole number of at least {minimum}")
-        return value
+        return _in_file(where, lambda: setting_whole(name, value, minimum))
 
     return check
 
@@ -219,24 +235,22 @@ def _templates(where: str, name: str, value: object) -> dict[str, dict[str, obje
     return {t: dict(spec) for t, spec in value.items()}
 
 
-def _server(where: str, name: str, value: object) -> ServerChoice:
-    if not isinstance(value, dict):
-        raise _fail(where, name, value, 'a [server] table with url = "http://host:port"')
-    extra = sorted(set(value) - {"url", "model", "concurrency"})
-    if extra:
-        raise _fail(where, f"[server] {extra[0]}", value[extra[0]], "left out: [server] has url, model and concurrency")
-    url = _text(where, "[server] url", value.get("url"))
-    try:  # "http://[::1" would fail only when the first request is built
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- reading it checks the port
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not _HOST_PORT.fullmatch(parts.netloc):
-        raise _fail(where, "[server] url", url, 'a URL such as "http://127.0.0.1:8000"')
-    model = _text(where, "[server] model", value["model"]) if "model" in value else None
-    if "concurrency" not in value:
-        return ServerChoice(url, model)
-    return ServerChoice(url, model, _whole(1)(where, "[server] concurrency", value["concurrency"]))
+def _backend_table(table: str) -> Callable[[str, str, object], object]:
+    """The check of a registered scoring backend's config table (``[server]``): the backend's own."""
+
+    def check(where: str, name: str, value: object) -> object:
+        kind = next(k for k in SCORING_BACKENDS if k.table == table)
+        return _in_file(where, lambda: kind.check_table(value))
+
+    return check
+
+
+def _backend(where: str, name: str, value: object) -> str:
+    """A registered scoring backend's name."""
+    names = SCORING_BACKENDS.names()
+    if not isinstance(value, str) or value not in names:
+        raise _fail(where, name, value, _one_of(names))
+    return value
 
 
 def _directions(where: str, name: str, value: object) -> dict[str, Direction]:
@@ -280,7 +294,8 @@ _CHECKS: dict[str, Callable[[str, str, object], Any]] = {  # Any: each setting h
     "model": _path,
     "n_gpu_layers": _whole(-1),
     "repack": _choice(Repack),
-    "server": _server,
+    "server": _backend_table("server"),
+    "backend": _backend,
     "low_margin": _positive,
     "license": _text,
 }

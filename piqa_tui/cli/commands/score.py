@@ -1,5 +1,8 @@
 """``piqa-tui score PATH [--model A.gguf --model B.gguf --server URL ...]``: how hard the set is for models.
 
+The model options are the registered scoring backends' own (``core/scoring/backends/``), added and read
+backend by backend, so a new backend brings its options without a change here.
+
 Without ``--model`` the model is the one the TUI would use: the config's
 ``model``, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M. A run is one
 model with one template (``ScoreRun``); the runs are scored one after
@@ -21,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from piqa_tui.cli.commands.dataset_args import (
     add_dataset_arguments,
@@ -36,7 +39,8 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.report.comparison import Comparison, RunScores, check_flags, compare
 from piqa_tui.core.report.stats import categorical_columns
-from piqa_tui.core.scoring.backend import ModelBackend, ModelChoice, Repack, ServerChoice
+from piqa_tui.core.scoring.backend import ModelBackend, ModelChoice
+from piqa_tui.core.scoring.backends.kind import SCORING_BACKENDS, scoring_backend
 from piqa_tui.core.scoring.results import ItemScore
 from piqa_tui.core.scoring.templates import (
     CONTEXTS,
@@ -55,41 +59,7 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument(
-        "--model",
-        metavar="FILE.gguf",
-        action="append",
-        help="a GGUF model file; repeat it to compare several, scored one after another "
-        "(default: the config's model, else $PIQA_TUI_MODEL, else the packaged Gemma 3 270M)",
-    )
-    parser.add_argument(
-        "--n-gpu-layers",
-        type=int,
-        metavar="N",
-        help="layers offloaded to the GPU: 0 = CPU only, -1 = all (default: the config's n_gpu_layers, else 0)",
-    )
-    parser.add_argument(
-        "--server",
-        metavar="URL",
-        action="append",
-        help="score through an OpenAI-compatible server that returns prompt log-probabilities "
-        "(vLLM, SGLang, python -m llama_cpp.server); repeatable, and scored after any --model",
-    )
-    parser.add_argument(
-        "--server-model",
-        metavar="NAME",
-        action="append",
-        help="the served model's name, one per --server in order (default: the first listed)",
-    )
-    parser.add_argument(
-        "--concurrency", type=int, default=4, metavar="N", help="requests in flight to the server at once (default 4)"
-    )
-    parser.add_argument(
-        "--repack",
-        choices=[setting.value for setting in Repack],
-        help="let llama.cpp repack the weights for this CPU's fastest kernels: auto = on, "
-        "except on CPUs with AMX, where they crash (default: the config's repack, else auto)",
-    )
+    add_backend_arguments(parser)
     parser.add_argument(
         "--template",
         metavar="NAME",
@@ -156,6 +126,17 @@ class RunOutcome:
     scores: list[ItemScore] = field(default_factory=list)
     computed: int = 0
     seconds: float = 0.0
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    """Each registered scoring backend's own options (``core/scoring/backends/``: --model, --server, ...)."""
+    for kind in SCORING_BACKENDS:
+        for option in kind.options:
+            how: dict[str, Any] = {"metavar": option.metavar, "help": option.help, "default": option.default}
+            how |= {"action": "append"} if option.repeat else {}
+            how |= {"type": int} if option.number else {}
+            how |= {"choices": list(option.choices)} if option.choices else {}
+            parser.add_argument(option.flag, **how)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,7 +214,8 @@ def scored_text(template: Template, item: Item) -> dict[str, object]:
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
-    for option in ("limit", "n_ctx", "n_batch", "threads", "concurrency"):
+    own = [o for kind in SCORING_BACKENDS for o in kind.options if o.at_least is not None]
+    for option in ("limit", "n_ctx", "n_batch", "threads", *(o.dest for o in own)):
         value = getattr(args, option)
         if value is not None and value < 1:
             flag = "--" + option.replace("_", "-")
@@ -254,28 +236,21 @@ def plan_runs(args: argparse.Namespace, config: Config) -> list[ScoreRun]:
 
 
 def model_choices(args: argparse.Namespace, config: Config) -> list[ModelChoice]:
-    """The --model files, then the --server URLs; neither: the config's model (or server)."""
+    """The runs each registered backend's options name, backend after backend (--model files, then --server
+    URLs, ...); none: the configured model (or server), with those options applied."""
+    from dataclasses import asdict
+
     from piqa_tui.settings.model_choice import choose_model
 
-    servers, names = args.server or [], args.server_model or []
-    if names and len(names) != len(servers):
-        raise PiqaError(
-            f"--server-model is given {len(names)} time(s) for {len(servers)} --server; "
-            "give one --server-model per --server, in the same order, or none"
-        )
-    n_gpu_layers = config.n_gpu_layers if args.n_gpu_layers is None else args.n_gpu_layers
-    repack = Repack(args.repack) if args.repack else config.repack
-    choices = [ModelChoice(Path(m), "--model", n_gpu_layers, repack=repack) for m in args.model or []]
-    choices += [
-        ModelChoice(None, "--server", server=ServerChoice(url, names[i] if names else None, args.concurrency))
-        for i, url in enumerate(servers)
-    ]
+    values = vars(args)
+    configured = {**asdict(config), **config.backends}
+    choices = [choice for kind in SCORING_BACKENDS for choice in kind.choices(values, configured)]
     if choices:
         return choices
     choice = choose_model(config)
-    if choice.path is None and choice.server is None:
+    if choice.problem:
         raise PiqaError(f"{choice.problem}; or pass --model FILE.gguf")
-    return [ModelChoice(choice.path, choice.source, n_gpu_layers, repack=repack, server=choice.server)]
+    return [scoring_backend(choice.kind).with_options(choice, values, configured)]
 
 
 def score_runs(

@@ -33,7 +33,7 @@ from piqa_tui.core.dataset.input_file import (
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.labels import LabelCodec, detect_codec
 from piqa_tui.core.dataset.layout import Layout, detect_layout
-from piqa_tui.core.dataset.nested import SHAPE, flatten, is_nested_culture
+from piqa_tui.core.dataset.shapes.kind import FLAT, shape_of
 from piqa_tui.core.errors import InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
 
@@ -70,7 +70,7 @@ class Dataset:
     raw_ids: list[str] | None = field(default=None, repr=False)
     raw_lines: list[str] | None = field(default=None, repr=False)  # JSONL: each row's line as read
     ascii_json: bool = False  # JSONL written with \\uXXXX escapes (as json.dumps does by default)
-    shape: str | None = None  # nested.SHAPE: ArabCulture's nested JSONL, read flat and written back nested
+    shape: str = FLAT  # a nested shape's name (core/dataset/shapes/): its rows read flat and written back nested
     stamp: tuple[int, int] | None = None  # (mtime in ns, size) of the file as read: see ``SourceFile``
     header_newline: str | None = None  # the first line's ending, where it differs from the rows'
 
@@ -236,7 +236,7 @@ def parse_dataset(source: SourceFile, mapping: dict[str, str] | None = None) -> 
     dataset.header_newline = header_newline if header_newline != newline else None
     if text is not None and fmt in ("jsonl", "piqa"):
         dataset.raw_lines = raw_lines
-        dataset.shape = shape
+        dataset.shape = shape or FLAT
         dataset.ascii_json = text.isascii() and "\\u" in text
     dataset.items = build_items(dataset, labels)
     return dataset
@@ -269,7 +269,8 @@ def _columns_and_rows(
 ) -> tuple[list[str], Sequence[dict[str, object]], pl.Schema | None, list[str] | None, str | None]:
     """The header and rows of a file, its Parquet schema (or None), its raw JSON lines (or None) and its shape.
 
-    The shape is ``nested.SHAPE`` for ArabCulture's nested JSONL, read as flat columns; else None.
+    The shape is the name of the registered nested shape that recognises the rows (core/dataset/shapes/), whose
+    rows are read as flat columns; else None (flat).
     """
     path, fmt = source.path, source.format
     if fmt == "parquet":
@@ -278,9 +279,10 @@ def _columns_and_rows(
     assert text is not None
     if fmt in ("jsonl", "piqa"):
         columns, rows, raw_lines = _read_jsonl(text, path)
-        if fmt == "jsonl" and is_nested_culture(rows):
-            rows = [flatten(row) for row in rows]
-            return list(dict.fromkeys(key for row in rows for key in row)), rows, None, raw_lines, SHAPE
+        shape = shape_of(rows, fmt)
+        if shape.name != FLAT:
+            rows = [shape.flatten(row) for row in rows]
+            return list(dict.fromkeys(key for row in rows for key in row)), rows, None, raw_lines, shape.name
         return columns, rows, None, raw_lines, None
     columns, records = _read_delimited(text, path, "\t" if fmt == "tsv" else ",")
     return columns, records, None, None, None

@@ -19,8 +19,8 @@ from pathlib import Path
 from piqa_tui.core.dataset.atomic import atomic_write, check_target, replacing
 from piqa_tui.core.dataset.capacity import refuse_overflow
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dataset.nested import SHAPE, nest
 from piqa_tui.core.dataset.reading import EXTENSIONS, Dataset, as_text, labels_path
+from piqa_tui.core.dataset.shapes.kind import DatasetShape, dataset_shape
 from piqa_tui.core.errors import ExportError
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet", "piqa")
@@ -128,9 +128,9 @@ def write_dataset(
         written.append(labels_path(out))
         return written
     if fmt == "jsonl":
-        # ArabCulture's nested rows go back nested (nested.py); rows nobody touched are copied verbatim anyway.
+        # A nested shape's rows go back nested (core/dataset/shapes/); rows nobody touched are copied verbatim anyway.
         text = _jsonl_text(
-            dataset, items, rows, columns, newline, verbatim=not extra_columns, nested=dataset.shape == SHAPE
+            dataset, items, rows, columns, newline, verbatim=not extra_columns, shape=dataset_shape(dataset.shape)
         )
     else:
         text = _delimited_text(
@@ -158,7 +158,7 @@ def _jsonl_text(
     columns: list[str],
     newline: str,
     verbatim: bool,
-    nested: bool = False,
+    shape: DatasetShape | None = None,
 ) -> str:
     """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included."""
     raw = dataset.raw_lines if verbatim else None
@@ -173,8 +173,8 @@ def _jsonl_text(
             lines.append(raw[item.row])
             continue
         record = {c: row[c] for c in columns if c in row}
-        if nested:
-            record = nest(record)
+        if shape is not None:
+            record = shape.nest(record)
         lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json, default=_json_value))
     return "".join(line + newline for line in lines)
 

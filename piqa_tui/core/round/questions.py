@@ -2,11 +2,13 @@
 
 A round file declares them as ``[[question]]`` tables (``question_from_table``): an id, the text shown, a kind
 (``yes/no``, ``choice`` with ``options``, ``number`` with ``min``/``max`` — a whole-number scale, ordinal —
-or ``text``) and a decision policy. An answer is one ``answer`` event: ``field`` the question id, ``new`` the
+``text``, or a kind a project registered: ``core/round/question_kinds/``, one module per kind) and a decision
+policy. Everything that differs by kind (its keys, the answers it takes, its agreement, how the TUI asks it) is
+the kind object's; this module asks it and never names a kind. An answer is one ``answer`` event: ``field`` the question id, ``new`` the
 answer ("" withdraws it), ``old`` the annotator's answer before, so undo brings it back. Each annotator has one
 current answer per item and question: the latest in the log's canonical order, as for flags.
 
-Policies (``POLICIES``): ``any-yes`` / ``all-yes`` (yes/no), ``majority`` (an answer more than half of those who
+Policies (``decide``; a kind lists those that fit it): ``any-yes`` / ``all-yes`` (yes/no), ``majority`` (an answer more than half of those who
 answered gave), ``unanimous`` (every answer the same), ``median`` (numbers: the lower median, so it stays on the
 scale) and ``none`` (text: no decided value, only the answers).
 """
@@ -19,10 +21,16 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING
 
-from piqa_tui.core.errors import InputError
-from piqa_tui.core.text.characters import nfc
+from piqa_tui.core.round.question_kinds.kind import (
+    POLICY_NAMES,
+    QUESTION_KINDS,
+    Question,
+    QuestionError,
+    is_text,
+    question_kind,
+)
 from piqa_tui.core.votes.agreement import (
     Measure,
     VoteTable,
@@ -42,99 +50,14 @@ else:
     from piqa_tui.core.numeric import np  # imported on its first use: core/numeric.py
 
 ANSWER_KIND = ANSWER  # the event kind
-YES_NO, CHOICE, NUMBER, TEXT = "yes/no", "choice", "number", "text"
-KINDS = (YES_NO, CHOICE, NUMBER, TEXT)
-POLICIES: dict[str, tuple[str, ...]] = {  # policy → the kinds it decides
-    "any-yes": (YES_NO,),
-    "all-yes": (YES_NO,),
-    "majority": (YES_NO, CHOICE, NUMBER, TEXT),
-    "unanimous": (YES_NO, CHOICE, NUMBER, TEXT),
-    "median": (NUMBER,),
-    "none": KINDS,
-}
-DEFAULT_POLICY = {YES_NO: "majority", CHOICE: "majority", NUMBER: "median", TEXT: "none"}
-QUESTION_KEYS = ("id", "text", "kind", "options", "min", "max", "policy")
-MAX_TEXT = 500  # a short text answer; a longer one is a note
+COMMON_KEYS = ("id", "text", "kind")  # every question's keys before its kind's own; ``policy`` after them
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}\Z")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_YES, _NO = ("yes", "y", "true", "1"), ("no", "n", "false", "0")
 
 
-class QuestionError(InputError):
-    """A question that cannot be declared or an answer it cannot take: one line saying what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    """One extra question of a round (see the module docstring); ``options`` for a choice, bounds for a number."""
-
-    id: str
-    text: str
-    kind: str
-    policy: str
-    options: tuple[str, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
-
-    @property
-    def categories(self) -> tuple[str, ...]:
-        """The answers it can take, in order (none for text)."""
-        if self.kind == YES_NO:
-            return ("no", "yes")
-        if self.kind == CHOICE:
-            return self.options
-        if self.kind == NUMBER and self.minimum is not None and self.maximum is not None:
-            return tuple(str(n) for n in range(self.minimum, self.maximum + 1))
-        return ()
-
-    @property
-    def hint(self) -> str:
-        """What an answer looks like, for a prompt: "yes or no", "1–5", the options."""
-        if self.kind == YES_NO:
-            return "yes or no"
-        if self.kind == CHOICE:
-            return " / ".join(f"{n} {o}" for n, o in enumerate(self.options, 1))
-        if self.kind == NUMBER:
-            return f"a whole number {self.minimum}–{self.maximum}"
-        return f"short text (up to {MAX_TEXT} characters)"
-
-    def answer(self, raw: str) -> str:
-        """``raw`` as this question stores it ("y" → "yes", "2" → the second option); "" withdraws.
-
-        ``QuestionError`` says what answers it takes."""
-        value = nfc(raw.strip())  # typed text is stored in NFC, as every edit is
-        if not value:
-            return ""
-        if self.kind == YES_NO and value.lower() in (*_YES, *_NO):
-            return "yes" if value.lower() in _YES else "no"
-        if self.kind == CHOICE:
-            if value in self.options:
-                return value
-            if value.isdigit() and 1 <= int(value) <= len(self.options):
-                return self.options[int(value) - 1]
-        if self.kind == NUMBER and re.fullmatch(r"[+-]?\d{1,12}", value):
-            number = int(value)
-            if self.minimum is not None and self.maximum is not None and self.minimum <= number <= self.maximum:
-                return str(number)
-        if self.kind == TEXT and len(value) <= MAX_TEXT and not _CONTROL.search(value):
-            return value
-        raise QuestionError(f"{self.id}: {value[:40]!r} is no answer; answer {self.hint}")
-
-    def takes(self, stored: str) -> bool:
-        """Whether ``stored`` is an answer this question takes as it is (an answer recorded under an earlier
-        declaration of the same id may not be: it is then left out of decisions and agreement)."""
-        try:
-            return bool(stored) and self.answer(stored) == stored
-        except QuestionError:
-            return False
-
-    def to_json(self) -> dict[str, object]:
-        table: dict[str, object] = {"id": self.id, "text": self.text, "kind": self.kind, "policy": self.policy}
-        if self.kind == CHOICE:
-            table["options"] = list(self.options)
-        if self.kind == NUMBER:
-            table["min"], table["max"] = self.minimum, self.maximum
-        return table
+def question_keys() -> tuple[str, ...]:
+    """Every key a ``[[question]]`` table may hold: the common ones and each registered kind's own."""
+    own = (key for kind in QUESTION_KINDS for key in kind.keys)
+    return (*COMMON_KEYS, *dict.fromkeys(own), "policy")
 
 
 # ------------------------------------------------------------------------- declaring
@@ -144,63 +67,36 @@ def question_from_table(entry: object, place: str) -> Question:
     """A ``[[question]]`` table checked into a ``Question``; ``QuestionError`` names ``place`` and the problem."""
     if not isinstance(entry, Mapping):
         raise QuestionError(f'{place}: a question is not a table; write [[question]] then id = "…"')
-    unknown = sorted(set(entry) - set(QUESTION_KEYS))
+    keys = question_keys()
+    unknown = sorted(set(entry) - set(keys))
     if unknown:
-        raise QuestionError(
-            f"{place}: unknown key {unknown[0]!r} in a question; the keys are {', '.join(QUESTION_KEYS)}"
-        )
+        raise QuestionError(f"{place}: unknown key {unknown[0]!r} in a question; the keys are {', '.join(keys)}")
     qid = entry.get("id")
     if not isinstance(qid, str) or not _ID.match(qid):
         raise QuestionError(
             f"{place}: question id {str(qid)[:40]!r} should be a letter then letters, digits or _ (it names columns)"
         )
     text = entry.get("text")
-    if not _is_text(text):
+    if not is_text(text):
         raise QuestionError(f'{place}: question {qid!r} needs text = "…" (one line, the question shown)')
-    kind = entry.get("kind")
-    kind = YES_NO if kind in ("yes-no", "yesno") else kind
-    if kind not in KINDS:
-        raise QuestionError(f"{place}: question {qid!r} kind = {str(kind)[:20]!r} should be one of {', '.join(KINDS)}")
-    policy = entry.get("policy", DEFAULT_POLICY[kind])
-    if policy not in POLICIES or kind not in POLICIES[policy]:
-        fits = ", ".join(p for p, kinds in POLICIES.items() if kind in kinds)
-        raise QuestionError(f"{place}: question {qid!r} policy = {str(policy)[:20]!r} does not fit {kind}; use {fits}")
-    options, low, high = _options(entry, kind, qid, place), *_bounds(entry, kind, qid, place)
-    return Question(qid, text, kind, policy, options, low, high)
-
-
-def _options(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tuple[str, ...]:
-    options = entry.get("options")
-    if kind != CHOICE:
-        if options is not None:
-            raise QuestionError(f"{place}: question {qid!r} is {kind}: options belong to a choice question")
-        return ()
-    if not isinstance(options, list) or len(options) < 2 or not all(_is_text(o) for o in options):
-        raise QuestionError(f'{place}: choice question {qid!r} needs options = ["…", "…"] (two or more texts)')
-    if len({nfc(o.strip()) for o in options}) < len(options):
-        raise QuestionError(f"{place}: choice question {qid!r} names an option twice; give each once")
-    return tuple(nfc(o.strip()) for o in options)
-
-
-def _bounds(entry: Mapping[str, object], kind: str, qid: str, place: str) -> tuple[int | None, int | None]:
-    low, high = entry.get("min"), entry.get("max")
-    if kind != NUMBER:
-        if low is not None or high is not None:
-            raise QuestionError(f"{place}: question {qid!r} is {kind}: min and max belong to a number question")
-        return None, None
-    if not _whole(low) or not _whole(high) or not low <= high <= low + 100:
+    named = entry.get("kind")
+    kind = question_kind(named) if isinstance(named, str) else None
+    if kind is None:
+        names = ", ".join(QUESTION_KINDS.names())
+        raise QuestionError(f"{place}: question {qid!r} kind = {str(named)[:20]!r} should be one of {names}")
+    policy = entry.get("policy", kind.default_policy)
+    if policy not in kind.policies:
+        fits = ", ".join(p for p in POLICY_NAMES if p in kind.policies)
         raise QuestionError(
-            f"{place}: number question {qid!r} needs whole numbers min <= max, at most 100 apart (e.g. min = 1, max = 5)"
+            f"{place}: question {qid!r} policy = {str(policy)[:20]!r} does not fit {kind.name}; use {fits}"
         )
-    return low, high
-
-
-def _whole(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_text(value: object) -> TypeGuard[str]:
-    return isinstance(value, str) and bool(value.strip()) and not _CONTROL.search(value)
+    for other in QUESTION_KINDS:  # a key of another kind's: say whose it is
+        if any(key in entry and key not in kind.keys for key in other.keys):
+            raise QuestionError(
+                f"{place}: question {qid!r} is {kind.name}: "
+                f"{' and '.join(other.keys)} belong to a {other.name} question"
+            )
+    return Question(qid, text, kind.name, str(policy), *kind.parameters(entry, qid, place))
 
 
 def checked_questions(questions: Iterable[Question], place: str) -> tuple[Question, ...]:
@@ -320,17 +216,19 @@ class QuestionAgreement:
 
 def question_agreement(question: Question, by_item: Mapping[str, Mapping[str, str]]) -> QuestionAgreement:
     """Agreement on ``question`` from its answers (item → annotator → answer): nominal κ, α, AC1 and the share
-    unanimous for yes/no and choice; ordinal α and AC2 (ordinal weights) for a number scale; none for text."""
+    unanimous at the nominal level (yes/no, choice); ordinal α and AC2 (ordinal weights) at the ordinal level (a
+    number scale); none for a kind without a level (free text). The kind's ``categories`` code the answers."""
     answers = sum(len(a) for a in by_item.values())
     multi = sum(1 for a in by_item.values() if len(a) >= 2)
-    if question.kind == TEXT:
+    level = question.form.level
+    if level == "none":
         return QuestionAgreement(question, "none", {}, multi, answers)
     codes = {value: n for n, value in enumerate(question.categories)}
     triples = [
         (item, name, codes[value]) for item, named in by_item.items() for name, value in named.items() if value in codes
     ]
     table = VoteTable.from_votes(triples, len(codes))
-    if question.kind == NUMBER:
+    if level == "ordinal":
         measures = {
             "krippendorff_alpha_ordinal": ordinal_alpha(table),
             "gwet_ac2_ordinal": gwet_ac2(table, "ordinal"),

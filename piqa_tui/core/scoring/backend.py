@@ -1,8 +1,10 @@
 """The model backend protocol: text in (:class:`ScoreRequest`), summed log-probabilities out.
 
 Backends see only text, so a served model (an OpenAI-compatible endpoint) can
-replace the local llama.cpp one without the callers noticing. The llama.cpp
-backend lives in ``scoring.llama`` and is imported only when a model is loaded.
+replace the local llama.cpp one without the callers noticing. Which backends
+there are, and how configuration chooses one, is the registry's
+(``scoring.backends``: one module per backend). The llama.cpp backend lives in
+``scoring.llama`` and is imported only when a model is loaded.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ class ContinuationScore:
 
 @runtime_checkable
 class ModelBackend(Protocol):
-    """A model that scores continuations. Implementations: ``LlamaBackend``.
+    """A model that scores continuations. Implementations: ``LlamaBackend`` (behind ``ProcessBackend``),
+    ``ServedBackend``, and any a project registers (``scoring.backends``).
 
     ``load`` may be slow and raises :class:`ModelError` for a model that cannot
     be used; ``score`` is called from a worker thread, never concurrently;
@@ -72,9 +75,14 @@ class ServerChoice:
     concurrency: int = 4
 
 
+LOCAL, SERVED = "llama", "server"  # the built-in backends' registered names (scoring/backends/)
+
+
 @dataclass(frozen=True)
 class ModelChoice:
-    """The model file to score with and where the choice came from; ``path`` None says why in ``problem``."""
+    """The model to score with, the backend that runs it and where the choice came from; a choice that cannot
+    be used says why in ``problem``. ``path``, ``n_gpu_layers`` and ``repack`` are the local model's, ``server``
+    the served one's; a backend a project registers keeps its checked config table in ``settings``."""
 
     path: Path | None
     source: str = ""  # "config", "$PIQA_TUI_MODEL", "packaged"
@@ -83,9 +91,18 @@ class ModelChoice:
     repack: Repack = Repack.AUTO  # llama.cpp weight repacking
     server: ServerChoice | None = None  # set: score through this server, ``path`` unused
     origin: str = ""  # how to name the source in a message, e.g. "the config file's model (~/.config/...)"
+    backend: str = ""  # the registered backend's name; "" is the server's with ``server`` set, else the local one
+    settings: object = None  # that backend's config table, as its kind checked it
+
+    @property
+    def kind(self) -> str:
+        """The name of the registered backend that scores this choice."""
+        return self.backend or (SERVED if self.server is not None else LOCAL)
 
     @property
     def name(self) -> str:
         if self.server is not None:
             return self.server.model or self.server.url
-        return self.path.name if self.path is not None else "no model"
+        if self.path is not None:
+            return self.path.name
+        return self.backend or "no model"

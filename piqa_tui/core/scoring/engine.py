@@ -19,8 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import ModelError, WorkspaceError
+from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.scoring.backend import ModelChoice
+from piqa_tui.core.scoring.backends.kind import scoring_backend
 from piqa_tui.core.scoring.cache import ScoreCache, score_items
 from piqa_tui.core.scoring.factory import backend_for
 from piqa_tui.core.scoring.process import ModelCrashed
@@ -80,11 +81,7 @@ class ScoringEngine:
     """One session's model: created lazily, loaded on first use, kept until the session ends."""
 
     def __init__(self, project: Project, choice: ModelChoice) -> None:
-        if choice.path is None and choice.server is None:
-            raise ModelError(choice.problem)
-        if choice.server is None and not choice.path.is_file():  # type: ignore[union-attr]
-            where = choice.origin or choice.source
-            raise ModelError(f"{where} names {choice.path}, which is not a file; give the path of a .gguf model there")
+        scoring_backend(choice.kind).usable(choice)  # ModelError: what is wrong with the choice, before anything loads
         self.project = project
         self.choice = choice
         # A local model runs in a child process: a crash in llama.cpp ends a score, not the session.
@@ -104,11 +101,7 @@ class ScoringEngine:
         return bool(getattr(self.backend, "loaded", False))
 
     def describe(self) -> str:
-        info = self.backend.describe()
-        if self.choice.server is not None:
-            return f"{info.get('model')} · served by {self.choice.server.url}"
-        where = "CPU" if self.choice.n_gpu_layers == 0 else f"{self.choice.n_gpu_layers} GPU layers"
-        return f"{info.get('model') or self.choice.name} · {where} · {self.choice.source}"
+        return scoring_backend(self.choice.kind).describe(self.choice, self.backend.describe())
 
     # -------------------------------------------------------------- workspace
 

@@ -1,8 +1,9 @@
 """Answering the round's extra questions on one item: pick a question, then answer it by key.
 
-With one question the answer dialog opens at once. A yes/no question is answered with ``y`` or ``n``, a
-choice with the option's number (``1``–``9``), and both with the arrows and enter too; ``backspace`` takes the
-answer back. A number or a short text is typed. Every answer is recorded through the host's write queue as one
+With one question the answer dialog opens at once. The question's kind says how it is asked
+(``QuestionKind.keyed``): a yes/no question is answered with ``y`` or ``n``, a choice with the option's number
+(``1``–``9``), and both with the arrows and enter too; ``backspace`` takes the answer back. A kind without keys
+(a number, a short text) is typed. Every answer is recorded through the host's write queue as one
 undoable action (``u`` undoes it). Others' answers are listed only where blind mode shows their votes.
 """
 
@@ -15,7 +16,7 @@ from textual import events
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.round.questions import CHOICE, YES_NO, Answers, Question, project_answers, record_answer
+from piqa_tui.core.round.questions import Answers, Question, project_answers, record_answer
 from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.project import Project
@@ -88,17 +89,16 @@ def _answered(question: Question, answers: Answers, item: Item, project: Project
 
 
 def _ask(host: Host, project: Project, item: Item, question: Question, answers: Answers) -> None:
-    """The dialog that answers ``question``: options for yes/no and choice, a typed line for number and text."""
+    """The dialog that answers ``question``: its kind's options by key (yes/no, choice), else a typed line."""
     mine = answers.mine(question.id, item.id, project.annotator)
     title = terminal_safe(question.text, one_line=True)
     save = _saver(host, project, item, question)
-    if question.kind in (YES_NO, CHOICE):
-        options = question.categories[::-1] if question.kind == YES_NO else question.categories  # yes first
-        keys = {"y": "yes", "n": "no"} if question.kind == YES_NO else {}
-        keys.update({str(n): o for n, o in enumerate(options[:9], 1)} if question.kind == CHOICE else {})
+    keyed = question.form.keyed(question)
+    if keyed:
+        keys = {key: option for key, option in keyed if key.strip()}
         choices: list[tuple[str | None, str, str]] = [
             (option, f"{key} {terminal_safe(option, one_line=True)}", "← now" if option == mine else "")
-            for option, key in zip(options, _key_names(question, options))
+            for key, option in keyed
         ]
         choices.append((CLEAR, "backspace: no answer", "take your answer back" if mine else ""))
         keys["backspace"] = CLEAR
@@ -114,12 +114,6 @@ def _ask(host: Host, project: Project, item: Item, question: Question, answers: 
         return None
 
     host.push_screen(TextPrompt(title, f"{question.id}: {question.hint}; empty takes it back", mine, check), save)
-
-
-def _key_names(question: Question, options: tuple[str, ...]) -> list[str]:
-    if question.kind == YES_NO:
-        return ["y", "n"]
-    return [f"{n}" if n <= 9 else " " for n in range(1, len(options) + 1)]
 
 
 def _saver(host: Host, project: Project, item: Item, question: Question) -> Callable[[str | None], None]:

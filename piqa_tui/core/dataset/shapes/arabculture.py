@@ -5,20 +5,36 @@ english_keys: [...]}`` and ``answer_key: {arabic_answer_key, english_answer_key}
 beside flat columns (``first_statement``, ``country``, ``region``, ``sub_topic``,
 the relevance flags). Read, it becomes flat columns the layout detector knows
 (``option_a..``, ``answer`` = the English key, the other keys as metadata
-columns, in the same place); written, it is nested back exactly as it was.
+columns, in the same place); written, it is nested back exactly as it was. Registered as the shape
+``arabculture`` of JSON lines files (``shapes/__init__.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-SHAPE = "arabculture"
 SOLUTION_COLUMNS = ("option_a", "option_b", "option_c", "option_d")
 LABEL_COLUMN = "answer"
 OPTIONS, ANSWER = "options", "answer_key"
 OPTION_KEYS = ("text", "arabic_keys", "english_keys")
 ANSWER_KEYS = ("arabic_answer_key", "english_answer_key")
 _FLAT_NAMES = {*SOLUTION_COLUMNS, LABEL_COLUMN, *OPTION_KEYS[1:], ANSWER_KEYS[0]}
+
+
+class ArabCulture:
+    """ArabCulture's nested rows (see the module docstring), a ``DatasetShape``."""
+
+    name = "arabculture"
+    formats = ("jsonl",)
+
+    def recognises(self, rows: Sequence[dict[str, object]]) -> bool:
+        return is_nested_culture(rows)
+
+    def flatten(self, row: dict[str, object]) -> dict[str, object]:
+        return flatten(row)
+
+    def nest(self, flat: dict[str, object]) -> dict[str, object]:
+        return nest(flat)
 
 
 def is_nested_culture(rows: Sequence[dict[str, object]]) -> bool:
