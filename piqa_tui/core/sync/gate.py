@@ -52,7 +52,7 @@ def checked_events(source: Path, rows: Iterable[tuple]) -> Iterator[tuple]:
             if uid in seen:
                 raise ValueError(f"its global id {shown(str(uid))} is another event's too")
             seen.add(uid)
-            check_event(kind, time, annotator, item_id, field, old, new, note, latest=latest)
+            check_event((kind, time, annotator, item_id, field, old, new, note), latest=latest)
             check_clock(clock)
             if type(uid) is not str or not 0 < len(uid) <= MAX_UID:
                 raise ValueError("its global id is missing or not a short text")

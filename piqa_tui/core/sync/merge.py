@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.sync.gate import SETTINGS, check_settings, checked_events
 from piqa_tui.core.sync.source import open_source
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Workspace
@@ -33,6 +33,12 @@ _SAME_VOTE = "SELECT seq FROM events WHERE kind = 'vote' AND item_id = ? AND ann
 _SAME_ADJUDICATION = (
     "SELECT seq FROM events WHERE kind = 'adjudicate' AND item_id = ? AND annotator = ? AND time = ? AND new IS ?"
 )
+_BY_CONTENT = {"vote": _SAME_VOTE, "adjudicate": _SAME_ADJUDICATION}
+_LAST_GIVEN = (  # the highest sequence number ever given: the next insert's is one above it
+    "SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0),"
+    " COALESCE((SELECT MAX(seq) FROM events), 0))"
+)
+_CHECK = "piqa-tui workspace check"
 _INSERT = (
     "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, uid, clock)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -76,7 +82,10 @@ def merge_workspace(
         _check_binding(target, source, force, dataset_sha256)
         meta = _shared_meta(source)
         check_settings(source_path, meta)
-        rows = list(checked_events(source_path, _source_events(source)))
+        rows = _source_events(source).fetchall()
+    held = {uid for (uid,) in target.conn.execute("SELECT uid FROM events")}  # only grows until the write
+    for _ in checked_events(source_path, (row for row in rows if row[10] not in held)):
+        pass  # every event the target lacks passes the gate before the write begins
     report = MergeReport(source_path)
     with target.write() as conn:
         _insert_events(conn, rows, report)
@@ -132,25 +141,34 @@ def _shared_meta(source: Workspace) -> dict[str, object]:
 
 
 def _insert_events(conn: sqlite3.Connection, rows: list[tuple], report: MergeReport) -> None:
-    """Insert the events the target lacks; then point each one's action (a local sequence number) at the
-    target's sequence number of the same event."""
+    """Insert the events the target lacks, at once; then point each one's action (a local sequence number) at the
+    target's sequence number of the same event. The rows inserted in one statement take the sequence numbers that
+    follow the last one given (AUTOINCREMENT: one above the highest ever), so each one's is known beforehand."""
     here = dict(conn.execute("SELECT uid, seq FROM events"))
+    last = int(conn.execute(_LAST_GIVEN).fetchone()[0])
     seqs: dict[int, int] = {}  # the source's sequence number -> the target's, for every event both now hold
     actions: list[tuple[int, int]] = []  # (target seq, source action) of the inserted events
+    fresh: list[tuple] = []
+    taken: dict[tuple, int] = {}  # the votes and adjudications inserted here by content (see _held_by_content)
     for seq, time, annotator, kind, item_id, name, old, new, action, note, uid, clock in rows:
+        content = (kind, item_id, annotator, time, new)
         found = here.get(uid)
         if found is None:
-            found = _held_by_content(conn, kind, item_id, annotator, time, new)
+            found = taken.get(content) or _held_by_content(conn, kind, item_id, annotator, time, new)
         if found is not None:
             seqs[seq] = found
             report.already += 1
             continue
-        cur = conn.execute(_INSERT, (time, annotator, kind, item_id, name, old, new, note, uid, clock))
-        assert cur.lastrowid is not None  # set by every INSERT
-        seqs[seq] = cur.lastrowid
+        fresh.append((time, annotator, kind, item_id, name, old, new, note, uid, clock))
+        seqs[seq] = here[uid] = last + len(fresh)
+        if kind in _BY_CONTENT:
+            taken[content] = seqs[seq]
         report.new[kind] += 1
         if action is not None:
-            actions.append((cur.lastrowid, action))
+            actions.append((seqs[seq], action))
+    conn.executemany(_INSERT, fresh)
+    if int(conn.execute(_LAST_GIVEN).fetchone()[0]) != last + len(fresh):  # a trigger, or another program's schema
+        raise WorkspaceError(f"the events were not numbered as inserted; nothing was recorded (check {_CHECK})")
     conn.executemany(
         "UPDATE events SET action = ? WHERE seq = ?", [(seqs.get(action), target) for target, action in actions]
     )
@@ -160,7 +178,7 @@ def _held_by_content(
     conn: sqlite3.Connection, kind: str, item_id: str | None, annotator: str, time: str, new: str | None
 ) -> int | None:
     """The target's sequence number of a vote or adjudication it holds under another id, if any."""
-    sql = _SAME_VOTE if kind == "vote" else _SAME_ADJUDICATION if kind == "adjudicate" else None
+    sql = _BY_CONTENT.get(kind)
     if sql is None:
         return None
     row = conn.execute(sql, (item_id, annotator, time, new)).fetchone()

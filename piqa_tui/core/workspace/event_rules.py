@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -71,11 +71,20 @@ def check_time(value: object, latest: str | None = None) -> None:
     """A stored time: the log's exact form, a real instant (as ``votes import`` reads it), not in the far future."""
     if type(value) is not str:
         raise ValueError(f"time is {_type_name(value)}, not text")
-    if not _LOG_FORM.fullmatch(value) or canonical_time(value) != value:
+    if not (_LOG_FORM.fullmatch(value) and YEARS[0] <= int(value[:4]) <= YEARS[1] and _real_instant(value)):
         canonical_time(value)  # says why when it is no instant at all
         raise ValueError(f"time '{shown(value)}' is not in the log's form (e.g. 2026-11-20T09:14:03.000000Z)")
     if value > (latest or latest_time()):
         raise ValueError(f"time '{value}' is in the future (more than {FUTURE_SLACK.days} day ahead of this machine)")
+
+
+def _real_instant(value: str) -> bool:
+    """Whether a time of the log's form names a real date and time (a 30 February, a 25th hour do not)."""
+    try:
+        datetime.fromisoformat(value[:-1])
+    except ValueError:
+        return False
+    return True
 
 
 def check_clock(value: object) -> None:
@@ -175,38 +184,28 @@ def unregistered() -> list[str]:
 
 
 def _text(name: str, value: object, needed: bool) -> None:
+    if type(value) is str and len(value) <= MAX_VALUE:
+        return
     if value is None:
         if needed:
             raise ValueError(f"no {name}")
         return
     if type(value) is not str:
         raise ValueError(f"{name} is {_type_name(value)}, not text")
-    if len(value) > MAX_VALUE:
-        raise ValueError(f"{name} is {len(value):,} characters, over the limit of {MAX_VALUE:,}")
+    raise ValueError(f"{name} is {len(value):,} characters, over the limit of {MAX_VALUE:,}")
 
 
 def _presence(name: str, value: object, rule: str) -> None:
     _text(name, value, rule == NEEDED)
     if rule == NONE and value is not None:
-        raise ValueError(
-            f"names {'an item' if name == 'item id' else 'a ' + name}, which this kind of event never does"
-        )
+        raise ValueError(f"names {'an item' if name == 'item id' else 'a ' + name}, which this kind of event never does")
 
 
-def check_event(
-    kind: object,
-    time: object,
-    annotator: object,
-    item_id: object,
-    field: object,
-    old: object,
-    new: object,
-    note: object,
-    latest: str | None = None,
-    times: bool = True,
-) -> None:
-    """One event against the rules of its kind (the clock and id are checked apart); ValueError saying why.
-    ``times=False`` leaves the time's form alone (events an older version wrote: only what breaks a replay)."""
+def check_event(event: Sequence[object], *, latest: str | None = None, times: bool = True) -> None:
+    """One event, (kind, time, annotator, item_id, field, old, new, note), against the rules of its kind (the clock
+    and the id are checked apart); ValueError saying why. ``times=False`` leaves the time's form alone (events an
+    older version wrote: only what breaks a replay is looked for)."""
+    kind, time, annotator, item_id, field, old, new, note = event
     rule = RULES.get(kind) if isinstance(kind, str) else None
     if rule is None:
         raise ValueError(f"unknown event kind '{shown(str(kind))}'")
@@ -218,6 +217,6 @@ def check_event(
     _text("old value", old, False)
     _text("new value", new, False)
     _text("note", note, False)
-    check = _REGISTERED.get(kind) if rule.registered else rule.new
+    check = _REGISTERED.get(str(kind)) if rule.registered else rule.new
     if check is not None and isinstance(new, str):
         check(new)

@@ -623,7 +623,7 @@ def checked(rows: Iterable[tuple[object, ...]]) -> None:
     latest = latest_time()
     for row in rows:
         try:
-            check_event(*row, latest=latest)
+            check_event(row, latest=latest)
         except ValueError as exc:
             raise WorkspaceError(f"refused to record a {row[0]} event: {exc}; nothing was recorded") from None
 
@@ -656,7 +656,7 @@ def bad_events(conn: sqlite3.Connection) -> list[tuple[int, str]]:
     bad = []
     for seq, *event, clock in conn.execute(sql, unknown):
         try:
-            check_event(*event, times=False)
+            check_event(event, times=False)
             if type(clock) is not int or not 0 <= clock < CLOCK_LIMIT:
                 raise ValueError(f"clock {str(clock)[:40]!r} is not an integer from 0 to 2^62")
         except ValueError as exc:
