@@ -198,7 +198,9 @@ def _text(name: str, value: object, needed: bool) -> None:
 def _presence(name: str, value: object, rule: str) -> None:
     _text(name, value, rule == NEEDED)
     if rule == NONE and value is not None:
-        raise ValueError(f"names {'an item' if name == 'item id' else 'a ' + name}, which this kind of event never does")
+        raise ValueError(
+            f"names {'an item' if name == 'item id' else 'a ' + name}, which this kind of event never does"
+        )
 
 
 def check_event(event: Sequence[object], *, latest: str | None = None, times: bool = True) -> None:

@@ -1028,10 +1028,16 @@ def storage_error(
         return WorkspaceUnwritable(
             f"{path}: the disk failed to write ({exc}); {consequence}; check the disk and try again"
         )
-    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or not name:
-        return WorkspaceError(f"{path}: not a usable workspace database ({exc}); move it aside and reopen")
+    if name.startswith(DAMAGED) or not name:
+        return WorkspaceError(
+            f"{path}: not a usable workspace database ({exc}): damaged, or no workspace; {consequence}; "
+            "`piqa-tui workspace check` says what is wrong: restore it from a copy `piqa-tui workspace backup` made, "
+            "or move it aside and reopen"
+        )
     return WorkspaceError(f"{path}: {exc}; {consequence}")
 
+
+DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")  # SQLite's names for a file that is damaged or no database
 
 _REFUSALS = {
     errno.EPERM: "the file is immutable or append-only: lsattr shows it, chattr -i clears it",
