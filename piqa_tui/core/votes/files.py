@@ -47,7 +47,7 @@ from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.votes.exchange import ADJUDICATION, MADE_ON_NONE, VOTE, WITHDRAWN, tsv_unescape
 from piqa_tui.core.votes.policy import SKIP
-from piqa_tui.core.workspace.event_rules import YEARS, canonical_time, check_time, latest_time
+from piqa_tui.core.workspace.event_rules import YEARS, canonical_time, check_not_future, latest_time
 from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import Project, decision_field
 from piqa_tui.core.workspace.vote_targets import solution_key
@@ -432,7 +432,7 @@ def _time(row: dict[str, object], column: str | None, clock: _Clock | None) -> s
     if text is None:
         raise ValueError("no time (leave the whole time column out to count votes in file order)")
     time = canonical_time(text)
-    check_time(time)  # the log's rule for every time: not in the far future either
+    check_not_future(time, text)  # the log's rule for every time (event_rules): not in the far future either
     return time
 
 

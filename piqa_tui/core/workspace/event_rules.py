@@ -74,8 +74,13 @@ def check_time(value: object, latest: str | None = None) -> None:
     if not (_LOG_FORM.fullmatch(value) and YEARS[0] <= int(value[:4]) <= YEARS[1] and _real_instant(value)):
         canonical_time(value)  # says why when it is no instant at all
         raise ValueError(f"time '{shown(value)}' is not in the log's form (e.g. 2026-11-20T09:14:03.000000Z)")
+    check_not_future(value, value, latest)
+
+
+def check_not_future(value: str, written: str, latest: str | None = None) -> None:
+    """A time in the log's form (``written`` as its file gave it) not past ``latest`` (default: a day from now)."""
     if value > (latest or latest_time()):
-        raise ValueError(f"time '{value}' is in the future (more than {FUTURE_SLACK.days} day ahead of this machine)")
+        raise ValueError(f"time '{shown(written)}' is in the future (more than a day ahead of this machine)")
 
 
 def _real_instant(value: str) -> bool:
