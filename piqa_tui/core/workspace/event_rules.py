@@ -29,6 +29,7 @@ _SHOWN = 40  # characters of a bad value quoted in a reason
 _PLAIN_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?Z")
 _LOG_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _CHOICE = re.compile(r"[0-9]{1,2}")
+_QUOTED_TIME = re.compile(r"^time '.*?'(: | )")  # the start of canonical_time's reasons
 
 Payload = Callable[[str], None]  # raises ValueError saying why the value is not one its readers accept
 
@@ -72,8 +73,13 @@ def check_time(value: object, latest: str | None = None) -> None:
     if type(value) is not str:
         raise ValueError(f"time is {_type_name(value)}, not text")
     if not (_LOG_FORM.fullmatch(value) and YEARS[0] <= int(value[:4]) <= YEARS[1] and _real_instant(value)):
-        canonical_time(value)  # says why when it is no instant at all
-        raise ValueError(f"time '{shown(value)}' is not in the log's form (e.g. 2026-11-20T09:14:03.000000Z)")
+        try:
+            canonical_time(value)
+            why = ""
+        except ValueError as exc:  # "time '…' is …": what is wrong with it as an instant
+            rest = _QUOTED_TIME.sub("", str(exc), count=1)
+            why = ("; it " if rest.startswith(("is ", "has ")) else "; ") + rest
+        raise ValueError(f"time '{shown(value)}' is not as the log writes it (2026-11-20T09:14:03.000000Z){why}")
     check_not_future(value, value, latest)
 
 
