@@ -265,3 +265,105 @@ def _linked_folder(folder: Path, links: Path) -> Path:
     if not alias.is_symlink():
         alias.symlink_to(folder)
     return alias
+
+
+# ---------------------------------------------------------------- merged workspaces
+
+GOOD_TIME = "2026-11-20T09:14:{:02d}.{:06d}Z"  # second, microsecond: every good event at its own instant
+FAR_FUTURE = "2030-01-01T00:00:00.000000Z"
+
+
+def good_event(rng: random.Random, item_ids: list[str], k: int) -> dict[str, object]:
+    """An event as this program writes it (a vote, note, flag or edit), unique by id, clock and time."""
+    kind = rng.choice(["vote", "vote", "note", "flag", "edit"])
+    item = rng.choice(item_ids)
+    field_new = {
+        "vote": ("choice", str(rng.randint(0, 1))),
+        "note": ("note", f"note {k}"),
+        "flag": ("typo", "1"),
+        "edit": ("prompt", f"prompt {k}"),
+    }[kind]
+    return {
+        "time": GOOD_TIME.format(k % 60, k),
+        "annotator": rng.choice(["amina", "selma", "bilal"]),
+        "kind": kind,
+        "item_id": item,
+        "field": field_new[0],
+        "old": None,
+        "new": field_new[1],
+        "action": None,
+        "note": None,
+        "uid": f"generated{rng.getrandbits(64):016x}{k:06d}",
+        "clock": 10_000 + k,
+    }
+
+
+def _new_item(payload: str) -> Callable[[dict[str, object], random.Random], None]:
+    def fault(event: dict[str, object], rng: random.Random) -> None:
+        event.update(kind="new-item", field="new-item", new=payload, item_id=f"new-{rng.getrandbits(48):012x}")
+
+    return fault
+
+
+# Each breaks one rule of the gate (core/workspace/event_rules.py); the cases of issue 36 first.
+EVENT_FAULTS: dict[str, Callable[[dict[str, object], random.Random], None]] = {
+    "clock at 2^62": lambda e, r: e.update(clock=2**62),
+    "clock 2^63-1": lambda e, r: e.update(clock=2**63 - 1),
+    "real clock 1e300": lambda e, r: e.update(clock=1e300),
+    "negative clock": lambda e, r: e.update(clock=-1),
+    "text clock": lambda e, r: e.update(clock="twelve"),
+    "blob clock": lambda e, r: e.update(clock=b"\x00\x01"),
+    "year 9999": lambda e, r: e.update(time="9999-12-31T23:59:59.000000Z"),
+    "zzzz time": lambda e, r: e.update(time="zzzz"),
+    "Arabic-Indic time": lambda e, r: e.update(time="٢٠٢٦-١١-٢٠T09:14:03.000000Z"),
+    "impossible date": lambda e, r: e.update(time="2026-02-30T09:14:03.000000Z"),
+    "far future": lambda e, r: e.update(time=FAR_FUTURE),
+    "time without microseconds": lambda e, r: e.update(time="2026-11-20T09:14:03Z"),
+    "NULL item vote": lambda e, r: e.update(kind="vote", field="choice", new="0", item_id=None),
+    "unknown kind": lambda e, r: e.update(kind="explode"),
+    "new-item bad JSON": _new_item("{"),
+    "new-item list": _new_item("[1, 2]"),
+    "new-item no prompt": _new_item('{"solutions": ["a", "b"]}'),
+    "new-item integer solutions": _new_item('{"prompt": "p", "solutions": [1, 2]}'),
+    "new-item one solution": _new_item('{"prompt": "p", "solutions": ["a"]}'),
+    "new-item list meta": _new_item('{"prompt": "p", "solutions": ["a", "b"], "meta": []}'),
+    "new-item string label": _new_item('{"prompt": "p", "solutions": ["a", "b"], "label": "1"}'),
+    "vote choice": lambda e, r: e.update(kind="vote", field="choice", new="x" + str(r.randint(0, 9))),
+    "blob value": lambda e, r: e.update(new=b"\xff\xfe"),
+    "huge note": lambda e, r: e.update(note="x" * ((1 << 20) + 1)),
+    "blob annotator": lambda e, r: e.update(annotator=b"amina"),
+}
+
+
+def hostile_events(rng: random.Random, item_ids: list[str], n: int, faulty: float = 0.3) -> list[tuple[dict, str]]:
+    """``n`` events to slip into another machine's log: (event, its fault, "" when it is good)."""
+    found = []
+    for k in range(n):
+        event = good_event(rng, item_ids, k)
+        fault = rng.choice(sorted(EVENT_FAULTS)) if rng.random() < faulty else ""
+        if fault:
+            EVENT_FAULTS[fault](event, rng)
+        found.append((event, fault))
+    return found
+
+
+EVENT_FIELDS = ("time", "annotator", "kind", "item_id", "field", "old", "new", "action", "note", "uid", "clock")
+
+
+def craft_workspace(path: Path, events: list[dict[str, object]]) -> None:
+    """Append ``events`` to the workspace file at ``path`` as another program could: raw rows, its unique indexes
+    dropped so that nothing SQLite checks stands in the way, then checkpointed into the one file."""
+    import sqlite3
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("DROP INDEX IF EXISTS events_by_uid")
+        conn.execute("DROP INDEX IF EXISTS one_vote_per_instant")
+        marks = ", ".join("?" * len(EVENT_FIELDS))
+        conn.executemany(
+            f"INSERT INTO events({', '.join(EVENT_FIELDS)}) VALUES ({marks})",
+            [tuple(e[f] for f in EVENT_FIELDS) for e in events],
+        )
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()

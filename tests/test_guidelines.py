@@ -20,7 +20,7 @@ from piqa_tui.core.round.guidelines import (
     items_asked_about,
     read_guidelines_file,
 )
-from piqa_tui.core.workspace.merge import merge_workspace
+from piqa_tui.core.sync.merge import merge_workspace
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.card import CardOptions, dataset_card
 from tests.conftest import copy_sample

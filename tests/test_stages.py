@@ -22,7 +22,7 @@ from piqa_tui.core.round.stages import (
     stage_of,
     writer_columns,
 )
-from piqa_tui.core.workspace.merge import merge_workspace
+from piqa_tui.core.sync.merge import merge_workspace
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.card import dataset_card
 

@@ -14,8 +14,8 @@ from piqa_tui.core.dedup.clusters import Cluster, Member
 from piqa_tui.core.dedup.resolution import keep_one
 from piqa_tui.core.errors import UndoRefused
 from piqa_tui.core.round.stages import NEW_ITEM_FIELD, add_items, draft, set_stage, stage_of
+from piqa_tui.core.sync.merge import merge_workspace
 from piqa_tui.core.workspace.log import Change, Part
-from piqa_tui.core.workspace.merge import merge_workspace
 from piqa_tui.core.workspace.project import NEW_ITEM_KIND, Project
 
 from .conftest import copy_sample

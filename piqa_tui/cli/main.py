@@ -118,15 +118,16 @@ _STORAGE_FAULTS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_BUS
 
 
 def environment_fault(exc: OSError | sqlite3.Error) -> str | None:
-    """One line for a fault of the machine (full or read-only disk, I/O error, a lock held too long) that
-    reached the top without a message of its own; None for an error that is a bug and must be reported."""
+    """One line for a fault of the machine (full or read-only disk, I/O error, a lock held too long, a damaged
+    workspace file) that reached the top without a message of its own; None for an error that is a bug and must be reported."""
     if isinstance(exc, OSError):
         where = exc.filename if exc.filename is not None else "a file"
         return f"{where}: {os_error_reason(exc)}; the command stopped before it was done"
+    from piqa_tui.core.workspace.log import DAMAGED, storage_error
+
     name = getattr(exc, "sqlite_errorname", "") or ""
-    if not name.startswith(_STORAGE_FAULTS):
+    if not name.startswith((*_STORAGE_FAULTS, *DAMAGED)):
         return None
-    from piqa_tui.core.workspace.log import storage_error
 
     return str(storage_error(Path("the workspace"), exc, "the command stopped before it was done"))
 

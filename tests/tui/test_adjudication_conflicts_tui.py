@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.workspace.merge import merge_workspace
+from piqa_tui.core.sync.merge import merge_workspace
 from piqa_tui.core.workspace.project import ADJUDICATION, Project
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 

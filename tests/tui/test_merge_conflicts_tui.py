@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from piqa_tui.core.workspace.merge import merge_workspace
+from piqa_tui.core.sync.merge import merge_workspace
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor

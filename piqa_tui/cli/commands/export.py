@@ -44,6 +44,7 @@ from piqa_tui.core.dataset.writing import FORMATS, formula_cells, output_files, 
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
+from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY, ReleaseDefaults
 from piqa_tui.core.workspace.project import ADJUDICATION, Project
 
 if TYPE_CHECKING:
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 REMOVAL_FLAGS = ("remove", "duplicate")
 REPORTED = (Status.AGREED, Status.ADJUDICATED, Status.AGAINST_GOLD, Status.DISAGREEMENT, Status.NEEDS_VOTES)
 UNDECIDED = (Status.DISAGREEMENT, Status.NEEDS_VOTES)  # the file's label stands: no decision replaces it
-RELEASE_DEFAULTS_KEY = "release_defaults"  # workspace meta: a JSON object, e.g. {"drop_invalid": true}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,37 +110,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="CSV/TSV: prefix ' to cells beginning with = + - @ so spreadsheets show them as text "
         "(changes those values; off by default)",
     )
-
-
-@dataclass(frozen=True)
-class ReleaseDefaults:
-    """The release options a team made the project's default: every ``--decided`` export applies them."""
-
-    only_decided: bool = False
-    drop_invalid: bool = False
-
-    def words(self) -> list[str]:
-        """The defaults as the summary names them, e.g. ["only decided", "drop invalid"]."""
-        return [words for on, words in ((self.only_decided, "only decided"), (self.drop_invalid, "drop invalid")) if on]
-
-    def to_json(self) -> str:
-        """The meta value: only the options that are on (``{}``: none, a deliberate choice that travels too)."""
-        return json.dumps({name: True for name in ("only_decided", "drop_invalid") if getattr(self, name)})
-
-    @classmethod
-    def parse(cls, text: str) -> ReleaseDefaults:
-        """The defaults a workspace holds; a value no version of piqa-tui wrote is refused, never guessed at."""
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = None
-        known = ("only_decided", "drop_invalid")
-        if not isinstance(value, dict) or any(not isinstance(value.get(k, False), bool) for k in known):
-            raise PiqaError(
-                f"the workspace's release defaults are unreadable ({text[:60]!r}); set them again with "
-                "`piqa-tui export PATH --to OUT --make-default` plus --only-decided and/or --drop-invalid"
-            )
-        return cls(**{k: value.get(k, False) for k in known})
 
 
 def release_defaults(project: Project) -> ReleaseDefaults:

@@ -1,12 +1,15 @@
 """``piqa-tui workspace check|backup|merge|conflicts``: the workspace file as a whole.
 
-``check PATH`` runs SQLite's integrity check and says what the file holds (events,
-votes, annotators, items, scores); exit 1 when it is damaged. ``backup PATH OUT`` writes
+Each action is a subcommand with arguments of its own, named for what they are:
+``check WORKSPACE`` runs SQLite's integrity check and says what the file holds (events,
+votes, annotators, items, scores); exit 1 when it is damaged. ``backup WORKSPACE OUT`` writes
 a consistent single-file copy with SQLite's online backup, safe to take while
 annotators work; OUT is written atomically and replaced only with ``--force``.
-``merge DATASET OTHER`` brings another copy's work into the dataset's workspace
-(see ``core.workspace.merge``); ``conflicts DATASET`` lists the fields two people
-changed concurrently, exit 1 when there are any.
+``merge DATASET OTHER`` brings another copy's work into the dataset's workspace: the two logs
+are merged first (``core.sync.merge``: the other file read-only, every event through the gate,
+the binding checked from the binding rows and the dataset file's hash), then the state is derived
+once, for the conflicts it names. ``conflicts DATASET`` lists the fields two people changed
+concurrently, exit 1 when there are any.
 """
 
 from __future__ import annotations
@@ -15,60 +18,52 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from piqa_tui.cli.commands.dataset_args import open_project, print_json, say
+from piqa_tui.cli.commands.dataset_args import open_project, print_json, say, warn
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.dataset.reading import read_source
+from piqa_tui.core.sync.merge import MergeReport, merge_workspace
 from piqa_tui.core.text.terminal_safe import message_line, shortened, show_invisible
 from piqa_tui.core.workspace.integrity import (
     Contents,
     backup_workspace,
     check_workspace,
 )
-from piqa_tui.core.workspace.merge import MergeReport, merge_workspace
-from piqa_tui.core.workspace.outputs import check_outputs, workspace_protected_files
+from piqa_tui.core.workspace.log import Workspace, default_location
+from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, workspace_protected_files
 from piqa_tui.core.workspace.project import FieldConflict, Project
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "action",
-        choices=["check", "backup", "merge", "conflicts"],
-        help="check the file, copy it while others work, merge another copy's work in, or list conflicts",
-    )
-    parser.add_argument(
-        "path", metavar="PATH", help="check/backup: the workspace file (DATASET.piqa.sqlite); merge/conflicts: DATASET"
-    )
-    parser.add_argument(
-        "out", nargs="?", metavar="OUT", help="backup: the file to write the copy to; merge: the other copy's workspace"
-    )
-    parser.add_argument(
-        "--workspace", metavar="FILE", help="merge/conflicts: the dataset's workspace (default: DATASET.piqa.sqlite)"
-    )
-    parser.add_argument("--annotator", metavar="NAME", help="merge/conflicts: who is acting")
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="backup: replace OUT if it exists; merge: merge a copy made on a different dataset file",
-    )
-    parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{check,backup,merge,conflicts}")
+    check = actions.add_parser("check", help="SQLite's integrity check and what the file holds; exit 1 when damaged")
+    check.add_argument("workspace_file", metavar="WORKSPACE", help="the workspace file (DATASET.piqa.sqlite)")
+    backup = actions.add_parser("backup", help="a consistent single-file copy, safe while others work")
+    backup.add_argument("workspace_file", metavar="WORKSPACE", help="the workspace file (DATASET.piqa.sqlite)")
+    backup.add_argument("out", metavar="OUT", help="the file to write the copy to")
+    backup.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    merge = actions.add_parser("merge", help="bring another copy's work into the dataset's workspace")
+    merge.add_argument("path", metavar="DATASET", help="the dataset file whose workspace receives the work")
+    merge.add_argument("other", metavar="OTHER", help="the other copy's workspace file (OTHER.piqa.sqlite)")
+    merge.add_argument("--force", action="store_true", help="merge a copy made on a different dataset file")
+    conflicts = actions.add_parser("conflicts", help="list the fields two people changed concurrently")
+    conflicts.add_argument("path", metavar="DATASET", help="the dataset file")
+    for action in (merge, conflicts):
+        action.add_argument(
+            "--workspace", metavar="FILE", help="the dataset's workspace (default: DATASET.piqa.sqlite)"
+        )
+        action.add_argument("--annotator", metavar="NAME", help="who is acting")
+    for action in (check, backup, merge, conflicts):
+        action.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "merge":
         return merge(args)
     if args.action == "conflicts":
-        if args.out:
-            raise PiqaError("workspace conflicts takes only DATASET: piqa-tui workspace conflicts DATASET")
         return list_conflicts(open_project(args), args.json)
-    if args.workspace:
-        raise PiqaError(f"workspace {args.action} takes the workspace file as PATH, not --workspace")
-    path = Path(args.path)
+    path = Path(args.workspace_file)
     if args.action == "check":
-        if args.out:
-            raise PiqaError("workspace check takes only PATH; did you mean: piqa-tui workspace backup PATH OUT")
         return report(check_workspace(path), args.json, "")
-    if not args.out:
-        raise PiqaError("workspace backup needs OUT: piqa-tui workspace backup PATH OUT")
     out = Path(args.out)
     check_outputs([out], workspace_protected_files(path), replace=args.force)  # the dataset too
     return report(backup_workspace(path, out), args.json, f"copied {path} to {out}: ")
@@ -88,14 +83,22 @@ def report(contents: Contents, as_json: bool, prefix: str) -> int:
 
 
 def merge(args: argparse.Namespace) -> int:
-    """Merge the other copy into the dataset's workspace, then say what came and what is in conflict."""
-    if not args.out:
-        raise PiqaError("workspace merge needs the other copy: piqa-tui workspace merge DATASET OTHER.piqa.sqlite")
-    project = open_project(args, create=True)
-    assert project.workspace is not None  # opened to write
-    report = merge_workspace(project.workspace, Path(args.out), force=args.force)
-    project.refresh()
-    conflicts = project.conflicts()
+    """Merge the other copy's log into the dataset's workspace, then derive the state once and say what came and
+    what is in conflict."""
+    dataset = read_source(args.path)  # its hash is what the binding is checked against; nothing is parsed
+    ws_path = Path(args.workspace) if args.workspace else default_location(dataset.path)
+    check_workspace_path(dataset.path, ws_path, dataset.identity)  # --workspace data.tsv: never SQLite pages in it
+    target = Workspace(ws_path)
+    for notice in target.take_notices():
+        warn(notice)
+    try:
+        if target.binding() is None:  # a new workspace: bound to this dataset file, as opening it binds it
+            target.bind(dataset.path, dataset.size, dataset.sha256)
+        report = merge_workspace(target, Path(args.other), force=args.force, dataset_sha256=dataset.sha256)
+    finally:
+        target.close()
+    del dataset
+    conflicts = open_project(args, create=True).conflicts()  # the one replay, of the merged log
     if args.json:
         print_json({**report.to_json(), "conflicts": len(conflicts)})
     else:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.declaration import Round
+from piqa_tui.core.workspace.event_rules import register_payload
 from piqa_tui.core.workspace.log import Change, Part, Workspace
 from piqa_tui.core.workspace.project import Project
 
@@ -19,6 +21,21 @@ ROUND_KIND = "round"
 ASSIGN_KIND = "assign"
 ROUND_FIELD = "round"
 VALIDATOR = "validator"
+
+
+def check_round_payload(text: str) -> None:
+    """A ``round`` event's ``new``: "" (none in force) or a round ``round_in_force`` reads; ValueError saying why."""
+    if not text:
+        return
+    try:
+        Round.from_canonical(text)
+    except PiqaError as exc:
+        raise ValueError(f"the round is unreadable ({exc})") from None
+    except (TypeError, AttributeError, KeyError, IndexError):
+        raise ValueError("the round is not a round table as piqa-tui records it") from None
+
+
+register_payload(ROUND_KIND, check_round_payload)
 
 
 def round_in_force(workspace: Workspace | None) -> Round | None:

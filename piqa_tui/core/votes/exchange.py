@@ -35,6 +35,7 @@ from pathlib import Path
 
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.workspace.event_rules import check_time
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project, made_on
 from piqa_tui.core.workspace.vote_targets import solution_key
@@ -213,7 +214,6 @@ def votes_text(path: Path, rows: list[Row]) -> str:
 ANSWER = "answer"  # the event kind of an answer to a round's extra question (core/round/questions.py)
 ANSWER_COLUMNS = ("item_id", "annotator", "question", "answer", "time")
 AnswerRow = tuple[str, str, str, str, str]
-_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")  # the log's own clock (log.now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,8 +310,10 @@ def import_answers(project: Project, path: str | Path, check: Callable[[str, str
             item_id, annotator, question, time = row["item_id"], row["annotator"], row["question"], row["time"]
             if item_id not in project.index or not annotator.strip():
                 raise PiqaError(f"no item '{item_id}' in this dataset" if annotator.strip() else "no annotator")
-            if not _ISO_TIME.fullmatch(time):
-                raise PiqaError(f"time {time[:40]!r} is not as the log writes it (2026-01-31T09:30:00.000000Z)")
+            try:
+                check_time(time)  # the log's rule for every time (``event_rules``), as for votes and merges
+            except ValueError as exc:
+                raise PiqaError(str(exc)) from None
             answer = check(question, row["answer"])
         except PiqaError as exc:
             bad.append((line, str(exc)))

@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
@@ -47,6 +47,7 @@ from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.votes.exchange import ADJUDICATION, MADE_ON_NONE, VOTE, WITHDRAWN, tsv_unescape
 from piqa_tui.core.votes.policy import SKIP
+from piqa_tui.core.workspace.event_rules import YEARS, canonical_time, check_not_future, latest_time
 from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import Project, decision_field
 from piqa_tui.core.workspace.vote_targets import solution_key
@@ -68,8 +69,6 @@ _LONG_ONLY = (
     "reason",
     "made_on",
 )  # roles of a long file only: in a wide file such a column is an annotator
-YEARS = (1900, 2999)  # a vote time outside these years is a typo or a placeholder, not a moment someone voted
-_LOG_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
 _SHOWN = 40  # characters of a bad value quoted in a reason
 
 
@@ -188,32 +187,7 @@ def _cell(row: dict[str, object], column: str | None, exact: bool) -> str | None
     return as_text(value)
 
 
-def canonical_time(value: str) -> str:
-    """An ISO 8601 time as the log stores it (UTC, microseconds, Z); ValueError saying why when it is not a real instant."""
-    text = value.strip()
-    if not text.isascii():
-        raise ValueError(f"time '{_shown(text)}' has characters other than ASCII (digits must be 0-9)")
-    try:
-        parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "Zz" and text else text)
-        if _PLAIN_UTC.fullmatch(text) and YEARS[0] <= parsed.year <= YEARS[1]:  # the usual form: no formatting needed
-            return text if len(text) == 27 else text[:-1] + ".000000Z"
-    except ValueError:
-        raise ValueError(f"time '{_shown(text)}' is not a real ISO 8601 time (e.g. 2026-11-20T09:14:03Z)") from None
-    if not YEARS[0] <= parsed.year <= YEARS[1]:
-        raise ValueError(f"time '{_shown(text)}': year {parsed.year} is out of range ({YEARS[0]}-{YEARS[1]})")
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)  # no offset: read as UTC (said in docs/voting.md)
-    try:
-        utc = parsed.astimezone(UTC)
-    except OverflowError:
-        raise ValueError(f"time '{_shown(text)}' is out of range in UTC") from None
-    if not YEARS[0] <= utc.year <= YEARS[1]:  # the offset can carry a time just inside the range out of it
-        raise ValueError(f"time '{_shown(text)}' is {utc.year} in UTC, out of range ({YEARS[0]}-{YEARS[1]})")
-    return utc.strftime(_LOG_TIME)
-
-
 _DIGITS = re.compile(r"[0-9]{1,4}")
-_PLAIN_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?Z")
 
 
 def parse_choice(text: str, n_solutions: int, item_id: str) -> str:
@@ -457,7 +431,9 @@ def _time(row: dict[str, object], column: str | None, clock: _Clock | None) -> s
     text = as_text(row.get(column or ""))
     if text is None:
         raise ValueError("no time (leave the whole time column out to count votes in file order)")
-    return canonical_time(text)
+    time = canonical_time(text)
+    check_not_future(time, text)  # the log's rule for every time (event_rules): not in the far future either
+    return time
 
 
 def _key(reading: _Reading, row: dict[str, object]) -> str | None:
@@ -601,9 +577,8 @@ def _usual_times(values: list[str]) -> list[str] | None:
         return None
     if not _real_dates(grid[:, :10]):
         return None
-    if width == 27:
-        return values
-    return joined.replace("Z", ".000000Z\n").split("\n")[:-1]  # Z ends each value and is nowhere else
+    times = values if width == 27 else joined.replace("Z", ".000000Z\n").split("\n")[:-1]  # Z ends each value only
+    return times if max(times) <= latest_time() else None  # one in the far future: the line-by-line reading says so
 
 
 _MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], np.int64)

@@ -171,8 +171,10 @@ class CurrentVotes:
         None when the log needs the one-by-one replay (see ``_columns``).
         """
         raw = None
-        if prefetched is not None and (
-            prefetched[0] == upto or (prefetched[0] < upto and not ws.count_votes(prefetched[0], upto))
+        if (
+            prefetched is not None
+            and not ws.bad_events
+            and (prefetched[0] == upto or (prefetched[0] < upto and not ws.count_votes(prefetched[0], upto)))
         ):
             raw = prefetched[1]
         got = _columns(ws, upto, LOADED, raw)

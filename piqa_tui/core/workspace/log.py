@@ -29,6 +29,7 @@ from urllib.parse import quote
 from piqa_tui.core.dataset.atomic import default_file_mode
 from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
 from piqa_tui.core.gcpause import gc_paused
+from piqa_tui.core.workspace.event_rules import CLOCK_LIMIT, RULES, check_event, latest_time
 
 SCHEMA_VERSION = "2"  # 2: events carry a global id (uid) and a Lamport clock, for merging copies
 WORKSPACE_SUFFIX = ".piqa.sqlite"
@@ -148,15 +149,26 @@ class Workspace:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, busy_timeout: float | None = None, read_only: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float | None = None,
+        read_only: bool = False,
+        connection: sqlite3.Connection | None = None,
     ) -> None:
+        """``connection``: one opened on the file already (another machine's copy, see ``core.sync.source``): read
+        only, and read as it is, bad events included (the gate for incoming events judges them)."""
         self.path = Path(path)
         self.busy_timeout = DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout
-        self.read_only = read_only
+        self.read_only = read_only or connection is not None
         self.notices: list[str] = []  # what happened to the file that the user should hear about
         self.detached: str | None = None  # why this connection may no longer record (the file was replaced)
+        self.bad_events = 0  # events found breaking the log's rules on opening (see _leave_out_bad_events)
         try:
-            self.conn = _connect_read_only(self.path, self.notices) if read_only else self._connect()
+            if connection is not None:
+                self.conn = connection
+            else:
+                self.conn = _connect_read_only(self.path, self.notices) if read_only else self._connect()
         except sqlite3.Error as exc:
             raise storage_error(self.path, exc, "could not open it") from None
         except OSError as exc:
@@ -167,8 +179,42 @@ class Workspace:
         self._finalizer = self._checkpoint_at_exit()
         self._writer = secrets.token_hex(8)
         self._new_uid = NEW_UID.format(writer=self._writer)
-        # An older workspace read without migrating it: its ids and clocks are computed by a view (see _legacy_view).
-        self.legacy = read_only and _legacy_view(self.conn)
+        # Events that break the log's rules (an older version merged them in): set aside, or read past (see left_out).
+        self.left_out = self._leave_out_bad_events() if connection is None else []
+        # ``events`` is a temporary view: an older workspace read without migrating it (its ids and clocks computed,
+        # see _legacy_view), or one read past its bad events.
+        self.legacy = self.read_only and _legacy_view(self.conn, self.left_out)
+
+    def _leave_out_bad_events(self) -> list[int]:
+        """The sequence numbers of the events that break the rules every event obeys (``event_rules``), named once in
+        a notice: a writable workspace moves them to the table ``events_left_out`` (kept, never replayed), a read-only
+        one reads past them. Nothing a file once let in ends every command in an error."""
+        try:
+            bad = bad_events(self.conn)
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, "could not open it") from None
+        self.bad_events = len(bad)  # what another reader of the file (the votes read ahead) may still have seen
+        if not bad:
+            return []
+        seq, reason = bad[0]
+        what = f"{len(bad)} event{'s' if len(bad) != 1 else ''} break{'s' if len(bad) == 1 else ''} the log's rules"
+        if self.read_only:
+            self.notices.append(
+                f"{self.path}: {what} (first: event {seq}: {reason}); left out of what this command reads; "
+                "open it once to write and they are set aside for good"
+            )
+            return [s for s, _ in bad]
+        with self.write() as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS events_left_out AS SELECT *, '' AS reason FROM events WHERE 0")
+            conn.executemany(
+                "INSERT INTO events_left_out SELECT *, ? FROM events WHERE seq = ?", [(r, s) for s, r in bad]
+            )
+            conn.executemany("DELETE FROM events WHERE seq = ?", [(s,) for s, _ in bad])
+        self.notices.append(
+            f"{self.path}: {what} (first: event {seq}: {reason}); set aside in its table events_left_out and "
+            "left out of the replay; check the copy it was merged from (piqa-tui workspace check)"
+        )
+        return []
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -375,6 +421,7 @@ class Workspace:
         when = time or now()
         with self.write() as conn:
             rows = [(part.kind, change, part.note) for part in build() for change in part.changes]
+            checked([(kind, when, annotator, c.item_id, c.field, c.old, c.new, note) for kind, c, note in rows])
             action = None
             for kind, change, note in rows:
                 cur = conn.execute(
@@ -399,6 +446,9 @@ class Workspace:
         (kind, item_id, field, old, new, note) events that undo or redo it (see ``undo``), whose action
         is the marker's sequence number. ``check`` runs first, under the write lock: raising, it records nothing."""
         when = now()
+        compensation = list(compensation)
+        checked([(kind, when, annotator, None, None, None, None, None)])
+        checked([(row[0], when, annotator, *row[1:]) for row in compensation])
         with self.write() as conn:
             if check is not None:
                 check()
@@ -465,6 +515,8 @@ class Workspace:
         """Add (item_id, annotator, label, time, text chosen, reason[, field]) adjudications brought from elsewhere
         (the field, "label" when not given, names the adjudication each was made on); one already recorded (same
         item, annotator, time and label) is skipped. Returns how many were new."""
+        rows = list(rows)
+        checked([("adjudicate", r[3], r[1], r[0], r[6] if len(r) > 6 else "label", r[4], r[2], r[5]) for r in rows])
         with self.write() as conn:
             before = conn.total_changes
             conn.executemany(
@@ -478,6 +530,8 @@ class Workspace:
     def insert_events(self, kind: str, rows: Iterable[tuple[str, str, str, str, str]], note: str | None) -> int:
         """Add (time, annotator, item_id, field, new) events of ``kind`` brought from a file, in the order given:
         part of no action, so on nobody's undo stack (as imported votes). Returns how many."""
+        rows = list(rows)
+        checked([(kind, time, who, item_id, name, None, new, note) for time, who, item_id, name, new in rows])
         with self.write() as conn:
             before = conn.total_changes
             conn.executemany(
@@ -561,6 +615,53 @@ class Workspace:
 
     def last_seq(self) -> int:
         return int(self.conn.execute(_LAST_SEQ).fetchone()[0])
+
+
+def checked(rows: Iterable[tuple[object, ...]]) -> None:
+    """Refuse (``WorkspaceError``, nothing recorded) an event this program is about to write that breaks the rules
+    every event obeys (``event_rules``): (kind, time, annotator, item_id, field, old, new, note) each."""
+    latest = latest_time()
+    for row in rows:
+        try:
+            check_event(row, latest=latest)
+        except ValueError as exc:
+            raise WorkspaceError(f"refused to record a {row[0]} event: {exc}; nothing was recorded") from None
+
+
+_BAD_CLOCKS = f"clock IS NULL OR clock < 0 OR clock >= {CLOCK_LIMIT}"  # through the clock index: text and blobs too
+
+
+def bad_events(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """(seq, reason) of the events in the log that break what a replay relies on (``event_rules``, times aside), in
+    log order. Only where such events can hide is looked at, through the indexes: a clock out of range or not an
+    integer, a kind not in the rules, an event of a kind that names an item without one, a payload its reader would
+    not read. A few look-ups on a log of any size."""
+    columns = {row[1] for row in conn.execute("PRAGMA main.table_info(events)")}
+    if not {"seq", "kind", "item_id", "clock"} <= columns:
+        return []  # no log (not a workspace: whoever reads it says so), or one without clocks (migrated on writing)
+    kinds, kind = [], conn.execute("SELECT MIN(kind) FROM main.events").fetchone()[0]
+    while kind is not None:
+        kinds.append(kind)
+        kind = conn.execute("SELECT MIN(kind) FROM main.events WHERE kind > ?", (kind,)).fetchone()[0]
+    unknown = [k for k in kinds if not isinstance(k, str) or k not in RULES]
+    itemed = [k for k, rule in RULES.items() if rule.item == "needed" and k in kinds]
+    payloads = [k for k in ("new-item", "round") if k in kinds]
+    fields = "seq, kind, time, annotator, item_id, field, old, new, note, clock"
+    where = [_BAD_CLOCKS]
+    where += [f"kind = ?{n + 1}" for n in range(len(unknown))]
+    marks = ", ".join(f"'{k}'" for k in itemed)
+    where += [f"item_id IS NULL AND kind IN ({marks})"] if itemed else []
+    where += [f"kind = '{k}'" for k in payloads]
+    sql = " UNION ".join(f"SELECT {fields} FROM main.events WHERE {w}" for w in where) + " ORDER BY seq"
+    bad = []
+    for seq, *event, clock in conn.execute(sql, unknown):
+        try:
+            check_event(event, times=False)
+            if type(clock) is not int or not 0 <= clock < CLOCK_LIMIT:
+                raise ValueError(f"clock {str(clock)[:40]!r} is not an integer from 0 to 2^62")
+        except ValueError as exc:
+            bad.append((int(seq), str(exc)))
+    return bad
 
 
 _LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM events"
@@ -736,15 +837,19 @@ def _migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
-def _legacy_view(conn: sqlite3.Connection) -> bool:
+def _legacy_view(conn: sqlite3.Connection, left_out: list[int]) -> bool:
     """On a read-only connection to an older workspace, a temporary view named ``events`` that adds the ids and
-    clocks the migration would give (nothing is written to the file); False when the file has them."""
+    clocks the migration would give (nothing is written to the file), and leaves out the events ``left_out``;
+    False when the file has them and none is left out."""
     try:
         missing, unset = _missing_order(conn)
     except sqlite3.Error:
         return False  # not a workspace: what reads it says so
+    past = f" WHERE seq NOT IN ({', '.join(map(str, left_out))})" if left_out else ""
     if not unset:
-        return False
+        if left_out:
+            conn.execute(f"CREATE TEMP VIEW events AS SELECT * FROM main.events{past}")
+        return bool(left_out)
     conn.create_function("legacy_uid", 10, legacy_uid, deterministic=True)
     offset = _clock_offset(conn, "clock" not in missing)
     stored = not missing
@@ -752,7 +857,7 @@ def _legacy_view(conn: sqlite3.Connection) -> bool:
     conn.execute(
         f"CREATE TEMP VIEW events AS SELECT seq, time, annotator, kind, item_id, field, old, new, action, note,"
         f" {f'COALESCE(uid, {uid})' if stored else uid} AS uid,"
-        f" {f'COALESCE(clock, seq + {offset})' if stored else 'seq'} AS clock FROM main.events"
+        f" {f'COALESCE(clock, seq + {offset})' if stored else 'seq'} AS clock FROM main.events{past}"
     )
     return True
 
@@ -923,10 +1028,16 @@ def storage_error(
         return WorkspaceUnwritable(
             f"{path}: the disk failed to write ({exc}); {consequence}; check the disk and try again"
         )
-    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or not name:
-        return WorkspaceError(f"{path}: not a usable workspace database ({exc}); move it aside and reopen")
+    if name.startswith(DAMAGED) or not name:
+        return WorkspaceError(
+            f"{path}: not a usable workspace database ({exc}): damaged, or no workspace; {consequence}; "
+            "`piqa-tui workspace check` says what is wrong: restore it from a copy `piqa-tui workspace backup` made, "
+            "or move it aside and reopen"
+        )
     return WorkspaceError(f"{path}: {exc}; {consequence}")
 
+
+DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")  # SQLite's names for a file that is damaged or no database
 
 _REFUSALS = {
     errno.EPERM: "the file is immutable or append-only: lsattr shows it, chattr -i clears it",

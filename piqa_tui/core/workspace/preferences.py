@@ -24,7 +24,7 @@ from piqa_tui.core.workspace.log import Workspace
 
 _DIRECTION = "direction"
 _POSITION = "position:"
-_MAPPING = "mapping"
+MAPPING_KEY = "mapping"
 
 
 def stored_directions(ws: Workspace | None, under: Directions = Directions()) -> Directions:
@@ -69,7 +69,7 @@ def stored_mapping(ws_path: Path) -> dict[str, str] | None:
     try:
         conn = sqlite3.connect(f"file:{ws_path}?mode=ro", uri=True)
         try:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (_MAPPING,)).fetchone()
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (MAPPING_KEY,)).fetchone()
         finally:
             conn.close()
         return parse_mapping(row[0]) if row else None
@@ -80,4 +80,4 @@ def stored_mapping(ws_path: Path) -> dict[str, str] | None:
 def store_mapping(ws: Workspace | None, mapping: dict[str, str]) -> None:
     """Keep ``mapping`` so that the next open needs no ``--map``."""
     if ws is not None:
-        ws.set_meta({_MAPPING: format_mapping(mapping)})
+        ws.set_meta({MAPPING_KEY: format_mapping(mapping)})

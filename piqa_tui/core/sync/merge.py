@@ -7,6 +7,11 @@ on every machine whatever order the copies were merged in. A vote or an
 adjudication already held by content (the same vote file imported on both
 machines) is not counted twice. All of it is one write transaction: a merge
 that fails or is killed leaves the workspace as it was.
+
+The merge works on the two logs alone: the other copy is read without writing it (``source``), every one of its
+events and settings passes the gate (``gate``) before the transaction begins, and the binding to the dataset is
+checked from the binding rows and the dataset file's hash, without reading the dataset or replaying anything.
+Whoever needs the state derives it once afterwards (``workspace merge`` does, for the conflicts it names).
 """
 
 from __future__ import annotations
@@ -18,12 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from piqa_tui.core.errors import PiqaError, WorkspaceError
-from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Workspace, storage_error
-
-# The settings that travel with the work: the decision policy, the kept column mapping and the release defaults.
-# (The policy's key is core.votes.decisions.POLICY_KEY; that module stands on this package.)
-SHARED_META = ("decision_policy", "mapping")
-SHARED_META_PREFIX = "release"
+from piqa_tui.core.sync.gate import SETTINGS, check_settings, checked_events
+from piqa_tui.core.sync.source import open_source
+from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Workspace
 
 # An event the target already holds by content, though under another id (see Workspace.insert_votes and
 # insert_adjudications): the same vote or adjudication imported from one file on both machines.
@@ -31,6 +33,12 @@ _SAME_VOTE = "SELECT seq FROM events WHERE kind = 'vote' AND item_id = ? AND ann
 _SAME_ADJUDICATION = (
     "SELECT seq FROM events WHERE kind = 'adjudicate' AND item_id = ? AND annotator = ? AND time = ? AND new IS ?"
 )
+_BY_CONTENT = {"vote": _SAME_VOTE, "adjudicate": _SAME_ADJUDICATION}
+_LAST_GIVEN = (  # the highest sequence number ever given: the next insert's is one above it
+    "SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0),"
+    " COALESCE((SELECT MAX(seq) FROM events), 0))"
+)
+_CHECK = "piqa-tui workspace check"
 _INSERT = (
     "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, uid, clock)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -62,18 +70,22 @@ class MergeReport:
         }
 
 
-def merge_workspace(target: Workspace, source_path: Path, force: bool = False) -> MergeReport:
+def merge_workspace(
+    target: Workspace, source_path: Path, force: bool = False, dataset_sha256: str | None = None
+) -> MergeReport:
     """Insert, in the source's canonical order, every event of the workspace at ``source_path`` that ``target``
     lacks, and take the shared settings it has no value for; one transaction. Refuses (``PiqaError``) the target
-    itself, a file that is not a workspace, and one bound to a different dataset file unless ``force``."""
+    itself, a file that is not a workspace, one whose events or settings fail the gate, and one bound to another
+    dataset file than ``target`` (or the dataset file whose hash is ``dataset_sha256``) unless ``force``."""
     _refuse_self(target, source_path)
-    source = _open_source(source_path)
-    try:
-        _check_binding(target, source, force)
-        rows = _source_events(source)
+    with open_source(source_path) as source:
+        _check_binding(target, source, force, dataset_sha256)
         meta = _shared_meta(source)
-    finally:
-        source.close()
+        check_settings(source_path, meta)
+        rows = _source_events(source).fetchall()
+    held = {uid for (uid,) in target.conn.execute("SELECT uid FROM events")}  # only grows until the write
+    for _ in checked_events(source_path, (row for row in rows if row[10] not in held)):
+        pass  # every event the target lacks passes the gate before the write begins
     report = MergeReport(source_path)
     with target.write() as conn:
         _insert_events(conn, rows, report)
@@ -90,70 +102,73 @@ def _refuse_self(target: Workspace, source_path: Path) -> None:
         raise PiqaError(f"{source_path} is this workspace itself; name another copy's workspace file to merge")
 
 
-def _open_source(path: Path) -> Workspace:
-    """The other copy, opened read-only (it may sit on a read-only mount); one line when it is no workspace."""
-    if not path.is_file():
-        raise PiqaError(f"{path}: no such workspace file; name another copy's DATASET.piqa.sqlite")
-    try:
-        source = Workspace(path, read_only=True)
-    except WorkspaceError as exc:
-        raise PiqaError(f"{path}: not a piqa-tui workspace ({exc}); name another copy's DATASET.piqa.sqlite") from None
-    try:
-        source.conn.execute("SELECT seq, uid, clock FROM events LIMIT 1").fetchall()
-        source.conn.execute("SELECT key, value FROM meta LIMIT 1").fetchall()
-    except sqlite3.Error:
-        source.close()
-        raise PiqaError(
-            f"{path}: not a piqa-tui workspace (no event log); name another copy's DATASET.piqa.sqlite"
-        ) from None
-    return source
-
-
-def _check_binding(target: Workspace, source: Workspace, force: bool) -> None:
-    """Copies of one workspace are bound to the same dataset file; another file's edits would replay over it."""
-    mine, theirs = target.binding(), source.binding()
-    if force or mine is None or theirs is None or mine[2] == theirs[2]:
+def _check_binding(target: Workspace, source: Workspace, force: bool, dataset_sha256: str | None) -> None:
+    """Copies of one workspace are bound to the same dataset file; another file's edits would replay over it. A
+    source without binding rows is taken only from a copy of this very workspace (the same workspace id)."""
+    if force:
         return
+    try:
+        mine, theirs = target.binding(), source.binding()
+    except ValueError:  # a size that is no number: rows no version of piqa-tui wrote
+        raise PiqaError(f"{source.path}: its dataset binding rows are unreadable; --force merges anyway") from None
+    if theirs is None:
+        if source.workspace_id is not None and source.workspace_id == target.workspace_id:
+            return
+        raise PiqaError(
+            f"{source.path} has no binding to a dataset file (its dataset rows are missing) and is no copy of this "
+            "workspace; merge it only if it is the same dataset: --force merges anyway"
+        )
+    known = {sha for sha in (mine[2] if mine else None, dataset_sha256) if sha}
+    if not known or theirs[2] in known:
+        return
+    here = mine[2] if mine else dataset_sha256 or ""
     raise PiqaError(
         f"{source.path} was made on a different dataset file (sha256 {theirs[2][:12]}…, this one's "
-        f"{mine[2][:12]}…); merge it only if it is the same dataset: --force merges anyway and its edits "
+        f"{here[:12]}…); merge it only if it is the same dataset: --force merges anyway and its edits "
         "replay over this file's content"
     )
 
 
-def _source_events(source: Workspace) -> list[tuple]:
-    sql = f"SELECT {EVENT_COLUMNS}, uid, clock FROM events ORDER BY {CANONICAL}"
-    try:
-        return source.conn.execute(sql).fetchall()
-    except sqlite3.Error as exc:
-        raise storage_error(source.path, exc, "nothing was merged") from None
+def _source_events(source: Workspace) -> sqlite3.Cursor:
+    """The other copy's events in its canonical order, read as they come (each checked by the gate in turn)."""
+    return source.conn.execute(f"SELECT {EVENT_COLUMNS}, uid, clock FROM events ORDER BY {CANONICAL}")
 
 
-def _shared_meta(source: Workspace) -> dict[str, str]:
-    rows = source.conn.execute("SELECT key, value FROM meta").fetchall()
-    return {key: value for key, value in rows if key in SHARED_META or key.startswith(SHARED_META_PREFIX)}
+def _shared_meta(source: Workspace) -> dict[str, object]:
+    """The settings that travel with the work (the keys of ``gate.SETTINGS``) that the other copy holds."""
+    marks = ", ".join("?" * len(SETTINGS))
+    return dict(source.conn.execute(f"SELECT key, value FROM main.meta WHERE key IN ({marks})", list(SETTINGS)))
 
 
 def _insert_events(conn: sqlite3.Connection, rows: list[tuple], report: MergeReport) -> None:
-    """Insert the events the target lacks; then point each one's action (a local sequence number) at the
-    target's sequence number of the same event."""
+    """Insert the events the target lacks, at once; then point each one's action (a local sequence number) at the
+    target's sequence number of the same event. The rows inserted in one statement take the sequence numbers that
+    follow the last one given (AUTOINCREMENT: one above the highest ever), so each one's is known beforehand."""
     here = dict(conn.execute("SELECT uid, seq FROM events"))
+    last = int(conn.execute(_LAST_GIVEN).fetchone()[0])
     seqs: dict[int, int] = {}  # the source's sequence number -> the target's, for every event both now hold
     actions: list[tuple[int, int]] = []  # (target seq, source action) of the inserted events
+    fresh: list[tuple] = []
+    taken: dict[tuple, int] = {}  # the votes and adjudications inserted here by content (see _held_by_content)
     for seq, time, annotator, kind, item_id, name, old, new, action, note, uid, clock in rows:
+        content = (kind, item_id, annotator, time, new)
         found = here.get(uid)
         if found is None:
-            found = _held_by_content(conn, kind, item_id, annotator, time, new)
+            found = taken.get(content) or _held_by_content(conn, kind, item_id, annotator, time, new)
         if found is not None:
             seqs[seq] = found
             report.already += 1
             continue
-        cur = conn.execute(_INSERT, (time, annotator, kind, item_id, name, old, new, note, uid, clock))
-        assert cur.lastrowid is not None  # set by every INSERT
-        seqs[seq] = cur.lastrowid
+        fresh.append((time, annotator, kind, item_id, name, old, new, note, uid, clock))
+        seqs[seq] = here[uid] = last + len(fresh)
+        if kind in _BY_CONTENT:
+            taken[content] = seqs[seq]
         report.new[kind] += 1
         if action is not None:
-            actions.append((cur.lastrowid, action))
+            actions.append((seqs[seq], action))
+    conn.executemany(_INSERT, fresh)
+    if int(conn.execute(_LAST_GIVEN).fetchone()[0]) != last + len(fresh):  # a trigger, or another program's schema
+        raise WorkspaceError(f"the events were not numbered as inserted; nothing was recorded (check {_CHECK})")
     conn.executemany(
         "UPDATE events SET action = ? WHERE seq = ?", [(seqs.get(action), target) for target, action in actions]
     )
@@ -163,14 +178,14 @@ def _held_by_content(
     conn: sqlite3.Connection, kind: str, item_id: str | None, annotator: str, time: str, new: str | None
 ) -> int | None:
     """The target's sequence number of a vote or adjudication it holds under another id, if any."""
-    sql = _SAME_VOTE if kind == "vote" else _SAME_ADJUDICATION if kind == "adjudicate" else None
+    sql = _BY_CONTENT.get(kind)
     if sql is None:
         return None
     row = conn.execute(sql, (item_id, annotator, time, new)).fetchone()
     return None if row is None else int(row[0])
 
 
-def _merge_meta(conn: sqlite3.Connection, meta: dict[str, str], report: MergeReport) -> None:
+def _merge_meta(conn: sqlite3.Connection, meta: dict[str, object], report: MergeReport) -> None:
     """Take each shared setting the target lacks; one both have, differently, stays the target's and is named."""
     for key, value in sorted(meta.items()):
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
