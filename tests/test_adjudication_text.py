@@ -92,11 +92,11 @@ def test_an_old_adjudication_without_its_text_names_the_solution_at_its_position
     lead = Project.open(path, annotator="lead")
     assert lead.workspace is not None
     first, second = lead.item("dz-007").solutions
-    lead.workspace.record("lead", "adjudicate", [Change("dz-007", "label", None, "0")], "old-style")
+    lead.workspace.append("lead", "adjudicate", [Change("dz-007", "label", None, "0")], "old-style")
     lead.swap_solutions("dz-007", 0, 1)
     lead.swap_solutions("dz-003", 0, 1)
     third = lead.item("dz-003").solutions[1]
-    lead.workspace.record("lead", "adjudicate", [Change("dz-003", "label", None, "1")], "after a swap")
+    lead.workspace.append("lead", "adjudicate", [Change("dz-003", "label", None, "1")], "after a swap")
     reopened = Project.open(path)
     assert reopened.state.adjudications["dz-007"].text == first
     assert decisions(reopened)["dz-007"] == Decision(Status.ADJUDICATED, 1)  # followed the swap
@@ -112,7 +112,7 @@ def test_an_old_adjudication_is_set_aside_by_a_later_edit_even_once_the_file_is_
     lead = Project.open(path, annotator="lead")
     assert lead.workspace is not None
     chosen = lead.item("dz-007").solutions[0]
-    lead.workspace.record("lead", "adjudicate", [Change("dz-007", "label", None, "0")], "old-style")
+    lead.workspace.append("lead", "adjudicate", [Change("dz-007", "label", None, "0")], "old-style")
     lead.edit("dz-007", {"solution0": chosen + " (edited)"})
     lead.save()  # the file now holds the edited text: the log still knows what stood there before
     reopened = Project.open(path)

@@ -393,13 +393,13 @@ class Workspace:
         following = f"'{self._writer}' || printf('%016x', {_SEQ_AFTER_INSERT}), {_SEQ_AFTER_INSERT} + {gap}"
         return f"{self._new_uid}, {_NEXT_SEQ} + {gap}", following
 
-    def record(
+    def append(
         self, annotator: str, kind: str, changes: list[Change], note: str | None = None, time: str | None = None
     ) -> int:
         """Append one action (one or more changes of one kind) and return its action id."""
-        return self.record_action(annotator, [Part(kind, tuple(changes), note)], time)
+        return self.append_action(annotator, [Part(kind, tuple(changes), note)], time)
 
-    def record_action(self, annotator: str, parts: Iterable[Part], time: str | None = None) -> int:
+    def append_action(self, annotator: str, parts: Iterable[Part], time: str | None = None) -> int:
         """Append one action made of ``parts``, all in one transaction, and return its action id.
 
         Every event carries the id (the sequence number of the first), so undo finds and reverts them
@@ -408,11 +408,11 @@ class Workspace:
         parts = list(parts)
         if not any(part.changes for part in parts):
             raise WorkspaceError("nothing to record: an action needs at least one change")
-        action = self.record_checked(annotator, lambda: parts, time)
+        action = self.append_checked(annotator, lambda: parts, time)
         assert action is not None  # there was a change to record
         return action
 
-    def record_checked(
+    def append_checked(
         self, annotator: str, build: Callable[[], Iterable[Part]], time: str | None = None
     ) -> int | None:
         """Append the action ``build`` returns, calling it under the write lock: what it reads of the log is
@@ -434,7 +434,7 @@ class Workspace:
                     conn.execute("UPDATE events SET action = ? WHERE seq = ?", (action, action))
         return action
 
-    def record_marker(
+    def append_marker(
         self,
         annotator: str,
         kind: str,

@@ -243,7 +243,7 @@ class Project:
             for change in part.changes:
                 if change.item_id is not None and change.item_id not in added:
                     self.item(change.item_id)
-        action = self._require_workspace().record_action(self.annotator, parts)
+        action = self._require_workspace().append_action(self.annotator, parts)
         self.replay.catch_up()
         return action
 
@@ -255,7 +255,7 @@ class Project:
             self.replay.catch_up()
             return build()
 
-        recorded = self._require_workspace().record_checked(self.annotator, caught_up) is not None
+        recorded = self._require_workspace().append_checked(self.annotator, caught_up) is not None
         if recorded:
             self.replay.catch_up()
         return recorded
@@ -373,7 +373,7 @@ class Project:
             return None
         events = action_events(ws, stack[-1])
         guard = UndoGuard(self.replay, ws, self.annotator)
-        ws.record_marker(
+        ws.append_marker(
             self.annotator,
             which,
             stack[-1],
