@@ -77,7 +77,7 @@ def test_adjudicate_then_swap_then_edit_then_release(tmp_path: Path) -> None:
         "dz-007: the adjudication by lead" in plain and "is set aside: the solution text it chose was edited" in plain
     )
     status = Ballots(reopened, reviewer=True).status_text("dz-007")
-    assert status.startswith("needs votes") and "set aside" in status
+    assert status.startswith("to adjudicate — decision set aside") and "set aside" in status  # back with the lead
     done = cli("export", str(path), "--to", str(out), "--decided", "--force")
     assert "dz-007" not in done.stdout and released(out)["dz-007"]["label"] == "0"  # the file's label, untouched
 
