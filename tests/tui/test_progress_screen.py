@@ -28,7 +28,7 @@ def culture_round(folder: Path) -> tuple[Path, dict[str, list[str]]]:
     for name, times in TIMES.items():
         for item_id, clock in zip(mine[name], times, strict=False):
             change = Change(item_id, "choice", project.vote_key(item_id, "0"), "0")
-            project.workspace.append(name, "vote", [change], time=f"2026-11-20T{clock}+00:00")
+            project.workspace.append(name, "vote", [change], time=f"2026-11-20T{clock}.000000Z")
     return data, mine
 
 
