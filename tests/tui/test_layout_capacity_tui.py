@@ -14,8 +14,9 @@ from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from tests.test_layout_capacity import FOUR, four_solution_item
 from tests.test_rounds import culture_copy, imported
 from tests.test_shuffle import SHUFFLED
+from tests.tui.test_shuffled_validation import open_item
 
-from .conftest import curate, current_id, main_screen, type_text, wait_for
+from .conftest import curate, main_screen, type_text, wait_for
 
 
 def checks_text(pilot) -> str:
@@ -52,11 +53,7 @@ async def test_a_validator_votes_only_for_the_solutions_on_screen(tmp_path: Path
     item_id = four_solution_item(Project.open(dataset, annotator="lead"))
     async with curate(dataset, annotator="amina") as pilot:
         screen = main_screen(pilot)
-        await pilot.press("escape")  # off the assigned queue: every item
-        await wait_for(pilot, lambda: len(screen.host.rows) == len(screen.project.items))
-        screen.view.go_to_row(screen.project.index[item_id])
-        await pilot.pause()
-        assert current_id(pilot) == item_id
+        await open_item(pilot, item_id)
         assert screen.session.ballots.order(screen.current) is not None  # shuffled for her
         assert sum(block.display for block in screen.item_view.solution_blocks) == 3
         panel = str(screen.item_view.query_one(VotePanel).content)
