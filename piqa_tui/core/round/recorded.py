@@ -59,6 +59,14 @@ class Assignment:
             found = self._mine[annotator] = frozenset(self.of(annotator))
         return found
 
+    def by_annotator(self) -> dict[str, list[str]]:
+        """Annotator → the item ids assigned to them in id order (``of`` for everyone, in one pass)."""
+        found: dict[str, list[str]] = {}
+        for item, names in sorted(self.items.items()):
+            for name in names:
+                found.setdefault(name, []).append(item)
+        return found
+
     def pairs(self) -> set[tuple[str, str]]:
         return {(item, name) for item, names in self.items.items() for name in names}
 

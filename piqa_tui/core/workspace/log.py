@@ -29,6 +29,7 @@ from urllib.parse import quote
 from piqa_tui.core.dataset.atomic import default_file_mode
 from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
 from piqa_tui.core.gcpause import gc_paused
+from piqa_tui.core.workspace.limits import check_value
 
 SCHEMA_VERSION = "2"  # 2: events carry a global id (uid) and a Lamport clock, for merging copies
 WORKSPACE_SUFFIX = ".piqa.sqlite"
@@ -70,6 +71,12 @@ _CLOCK_GAP = "SELECT (SELECT COALESCE(MAX(clock), 0) FROM events) - (SELECT COAL
 # The canonical order of the log, the same on every machine that holds the same events.
 CANONICAL = "clock, uid"
 EVENT_COLUMNS = "seq, time, annotator, kind, item_id, field, old, new, action, note"  # Event's fields, in order
+
+
+def value_name(kind: str, field: str | None, item_id: str | None) -> str:
+    """How a one-line error names the value of an event: ``the note on x3``, ``the answer 'q1' on x3``."""
+    named = kind if field in (None, kind, "item") else f"{kind} {field!r}"
+    return f"the {named}" + (f" on {item_id}" if item_id else "")
 
 
 def now() -> str:
@@ -375,6 +382,9 @@ class Workspace:
         when = time or now()
         with self.write() as conn:
             rows = [(part.kind, change, part.note) for part in build() for change in part.changes]
+            for kind, change, note in rows:  # before anything is written: a value over the bound records nothing
+                check_value(change.new, value_name(kind, change.field, change.item_id))
+                check_value(note, f"the note of a {kind}")
             action = None
             for kind, change, note in rows:
                 cur = conn.execute(
@@ -478,6 +488,10 @@ class Workspace:
     def insert_events(self, kind: str, rows: Iterable[tuple[str, str, str, str, str]], note: str | None) -> int:
         """Add (time, annotator, item_id, field, new) events of ``kind`` brought from a file, in the order given:
         part of no action, so on nobody's undo stack (as imported votes). Returns how many."""
+        rows = rows if isinstance(rows, list) else list(rows)
+        for _, _, item_id, field, new in rows:
+            check_value(new, value_name(kind, field, item_id))
+        check_value(note, f"the note of the {kind} events")
         with self.write() as conn:
             before = conn.total_changes
             conn.executemany(
