@@ -176,6 +176,8 @@ def parse_round(text: str, source: str) -> Round:
         raise RoundError(f"{where}: not valid TOML ({reason}); fix the round file") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise RoundError(f"{source}: nested too deeply to be a round file; fix it") from None
+    except ValueError:  # an integer of over 4,300 digits, which Python will not read
+        raise RoundError(f"{source}: a number too long to read (over 4,300 digits); fix the round file") from None
     return round_from_table(table, _Where(source, text))
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.workspace.limits import check_value
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project, made_on
 from piqa_tui.core.workspace.vote_targets import solution_key
@@ -313,6 +314,7 @@ def import_answers(project: Project, path: str | Path, check: Callable[[str, str
             if not _ISO_TIME.fullmatch(time):
                 raise PiqaError(f"time {time[:40]!r} is not as the log writes it (2026-01-31T09:30:00.000000Z)")
             answer = check(question, row["answer"])
+            check_value(answer, "the answer")  # the row is rejected, as the log would refuse it whole
         except PiqaError as exc:
             bad.append((line, str(exc)))
             continue

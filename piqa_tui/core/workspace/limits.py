@@ -27,6 +27,5 @@ def check_value(value: str | None, what: str) -> None:
     size = len(value.encode("utf-8", "surrogatepass"))
     if size > MAX_VALUE_BYTES:
         raise ValueTooLarge(
-            f"{what} is {size:,} bytes, more than the {MAX_VALUE_BYTES:,} one value may hold; "
-            "shorten it (nothing was recorded)"
+            f"{what} is {size:,} bytes, more than the {MAX_VALUE_BYTES:,} one value may hold; shorten it"
         )
