@@ -402,8 +402,8 @@ class ReportTables:
                 per.add_row(rich_text(cells[0], one_line=True, highlight=True), *cells[1:])
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
-        if summary := pair_summary_lines(report):
-            yield Group(*(rich_text(line, "" if n == 0 else "dim") for n, line in enumerate(summary)))
+        if summarised := pair_summary_lines(report):
+            yield Group(*(rich_text(line, "" if n == 0 else "dim") for n, line in enumerate(summarised)))
         if pairs := pair_rows(report):
             table = Table(title="Cohen's κ per pair")
             for j, col in enumerate(pair_header(report)):
