@@ -11,7 +11,7 @@ cases (``--case``; all by default):
   behind the round file's checks, as a merged workspace could bring it);
 * ``agree``: ``agree --json`` with 103 annotators who all voted on 12 items (the JSON's size is printed), and with
   ``--crowd`` (50,000) annotators who each cast one vote on one of 1,000 items;
-* ``value``: ``stage --import`` of one draft whose prompt is 16 MiB (a value no command should carry).
+* ``value``: ``stage --import`` of one draft whose prompt is 8 MiB (a value no command should carry).
 
 Each run is the real CLI in a fresh process (``PYTHONPATH=--tree``, so code before a change can be timed from an
 exported copy: ``git archive COMMIT piqa_tui | tar -x -C /tmp/before``), each from a fresh copy of the workspace it
@@ -55,22 +55,23 @@ class Timed:
 
     def line(self) -> str:
         ended = "ok" if self.code == 0 else f"exit {self.code}: {self.said[:160]}"
-        size = f", stdout {self.out_bytes / 1e6:.2f} MB" if self.out_bytes else ""
+        size = f", stdout {self.out_bytes / 1e6:.2f} MB" if self.out_bytes > 10_000 else ""
         return (
             f"{self.name}: median {statistics.median(self.wall):.2f} s wall, peak RSS {max(self.rss):.0f} MiB{size} "
             f"({', '.join(f'{w:.2f}' for w in self.wall)}); {ended}"
         )
 
 
-def run_child(argv: list[str], env: dict[str, str], timed: Timed, memory: int, timeout: float) -> None:
-    """Run ``argv`` once in a new process held to ``memory`` bytes of data (heap and private maps); add its figures to ``timed``."""
+def run_child(argv: list[str], env: dict[str, str], timed: Timed, memory: int, timeout: float, cwd: Path) -> None:
+    """Run ``argv`` once in a new process held to ``memory`` bytes of data (heap and private maps), in ``cwd`` (never
+    a checkout: ``python -m`` puts the working folder first on the path); add its figures to ``timed``."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, preexec_fn=limit)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=limit)
         deadline = start + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -172,12 +173,12 @@ def main() -> None:
         def timed(name: str, argv: list[str], workspace: str) -> Timed:
             found = Timed(name)
             for _ in range(args.runs):
-                run_child([*cli, *argv, "--workspace", str(fresh(workspace))], env, found, memory, args.timeout)
+                run_child([*cli, *argv, "--workspace", str(fresh(workspace))], env, found, memory, args.timeout, tmp)
             print(found.line(), flush=True)
             return found
 
         def prepare(name: str, argv: list[str]) -> None:
-            subprocess.run([*cli, *argv, "--workspace", str(tmp / f"{name}.sqlite")], env=env, check=True)
+            subprocess.run([*cli, *argv, "--workspace", str(tmp / f"{name}.sqlite")], env=env, cwd=tmp, check=True)
 
         data = tmp / "data.tsv"
         write_dataset(data, 1000)
@@ -201,7 +202,9 @@ def main() -> None:
             elif case == "progress":
                 write_round(tmp / "panel.toml", 3)
                 prepare("panel", ["round", str(data), "import", str(tmp / "panel.toml")])
-                subprocess.run([sys.executable, "-c", RECORD_ROUND, str(tmp / "panel.sqlite")], env=env, check=True)
+                subprocess.run(
+                    [sys.executable, "-c", RECORD_ROUND, str(tmp / "panel.sqlite")], env=env, cwd=tmp, check=True
+                )
                 timed("progress, validators_per_item = 10**15 recorded", ["progress", str(data)], "panel")
             elif case == "agree":
                 write_votes(tmp / "wide.tsv", 103, 12, every_item=True)
@@ -215,10 +218,10 @@ def main() -> None:
                     "crowd",
                 )
             elif case == "value":
-                prompt = "Validate the items of your country. " * 466_034  # 16 MiB
+                prompt = "Validate the items of your country. " * 233_017  # 8 MiB (the reader takes 16 Mi characters)
                 (tmp / "big.tsv").write_text(f"id\tprompt\tsolution0\tsolution1\tlabel\nd0\t{prompt}\ta\tb\t0\n")
                 timed(
-                    "stage --import, one 16 MiB prompt", ["stage", str(data), "--import", str(tmp / "big.tsv")], "none"
+                    "stage --import, one 8 MiB prompt", ["stage", str(data), "--import", str(tmp / "big.tsv")], "none"
                 )
     print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
