@@ -23,6 +23,7 @@ from piqa_tui.core.round.declaration import Round, RoundError, parse_round
 from piqa_tui.core.round.progress import round_progress, vote_pace
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.workspace import undo
+from piqa_tui.core.workspace.log import Change
 from piqa_tui.core.workspace.project import Project
 from tests.conftest import ROOT, SAMPLES, copy_sample
 
@@ -445,3 +446,19 @@ def test_progress_read_in_one_pass_equals_each_annotator_asked_alone(tamil: Path
         assert row.pace == vote_pace(project, row.name)
         assert row.assigned == len(assignment.of(row.name)) == len(assignment.by_annotator()[row.name])
     assert assignment.by_annotator() == {name: assignment.of(name) for name in ("anbu", "devi", "kavin", "meena")}
+
+
+def test_a_recorded_panel_over_the_bound_is_one_line_and_a_good_round_file_mends_it(tamil: Path) -> None:
+    workspace = Project.open(tamil).workspace
+    assert workspace is not None
+    good = round_in_force(workspace)
+    assert good is not None
+    forged = json.dumps(good.to_json() | {"validators_per_item": 10**15}, sort_keys=True, separators=(",", ":"))
+    workspace.record("mallory", "round", [Change(None, "round", good.canonical(), forged)])  # as a merge could
+    for command in (["progress", tamil], ["round", tamil, "show"]):
+        code, _, err = cli(*command)
+        assert code == 2 and err.count("\n") == 1 and "is more than the round's 4 annotators" in err, err
+    code, out, err = cli("round", tamil, "import", round_file(tamil.parent, doc_round(TAMIL)))
+    assert code == 0 and "imported" in out, err
+    assert round_in_force(Project.open(tamil, create=False).workspace) == good
+    assert cli("progress", tamil)[0] == 0
