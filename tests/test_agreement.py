@@ -13,6 +13,8 @@ import pytest
 from rich.console import Console
 
 from piqa_tui.core.votes.agreement import (
+    PAIRS_IN_FULL,
+    PAIRS_LISTED,
     AgreementReport,
     VoteTable,
     agreement_by,
@@ -23,8 +25,10 @@ from piqa_tui.core.votes.agreement import (
     cohen_matrix,
     fleiss_kappa,
     krippendorff_alpha,
+    pair_summary,
     percent_unanimous,
 )
+from piqa_tui.core.votes.uncertainty import Bootstrap
 from piqa_tui.render.agreement import ReportTables, breakdown_markdown, report_json, report_markdown
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "kappa-reference"
@@ -309,3 +313,103 @@ def test_bad_votes_are_refused() -> None:
 def test_no_votes_at_all() -> None:
     report = agreement_report([], 2)
     assert report.n_items == 0 and report.fleiss.value is None and report.cohen == {}
+
+
+# --------------------------------------------------------------------------- many annotators: the pairs summarised
+
+
+def crowd_votes(rng: np.random.Generator, annotators: int, items: int, per_item: int) -> list[tuple[str, str, int]]:
+    """``per_item`` votes on each item from annotators drawn at random (names p000, p001 …), two categories."""
+    votes = []
+    for i in range(items):
+        truth = int(rng.integers(0, 2))
+        for a in rng.choice(annotators, per_item, replace=False).tolist():
+            votes.append((f"i{i}", f"p{a:03d}", truth if rng.random() < 0.8 else 1 - truth))
+    return votes
+
+
+def test_pair_summary_equals_the_full_matrix_below_the_limit() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        votes = crowd_votes(rng, int(rng.integers(3, 12)), int(rng.integers(5, 40)), 3)
+        summary = pair_summary(votes, 2)
+        matrix = cohen_matrix(votes, n_categories=2)
+        pairs = {(a, b): m for a, row in matrix.items() for b, m in row.items() if a < b and m.n}
+        defined = sorted(m.value for m in pairs.values() if m.value is not None)
+        assert (summary.pairs, summary.defined) == (len(pairs), len(defined))
+        if defined:
+            assert summary.low == pytest.approx(defined[0], abs=1e-12)
+            assert summary.high == pytest.approx(defined[-1], abs=1e-12)
+            assert summary.median == pytest.approx(float(np.median(defined)), abs=1e-12)
+        fewest = sorted(pairs, key=lambda pair: (pairs[pair].n, pair))[:PAIRS_LISTED]
+        assert [(p.first, p.second) for p in summary.fewest] == fewest
+        for listed in (*summary.fewest, *summary.lowest):
+            full = pairs[(listed.first, listed.second)]
+            assert listed.kappa.n == full.n and listed.kappa.reason == full.reason
+            assert listed.kappa.value == pytest.approx(full.value, abs=1e-12) if full.value is not None else True
+        lowest = sorted((m.value, pair) for pair, m in pairs.items() if m.value is not None)[:PAIRS_LISTED]
+        assert [p.kappa.value for p in summary.lowest] == pytest.approx([value for value, _ in lowest], abs=1e-12)
+
+
+def test_a_report_summarises_the_pairs_past_the_limit_and_lists_them_up_to_it() -> None:
+    rng = np.random.default_rng(5)
+    listed = agreement_report(crowd_votes(rng, PAIRS_IN_FULL, 60, 4), 2, bootstrap=Bootstrap(20))
+    assert listed.pairs is None and len(listed.cohen) == len(listed.annotators) <= PAIRS_IN_FULL
+    assert report_json(listed)["cohen_pairs"] is None
+    votes = crowd_votes(rng, PAIRS_IN_FULL + 30, 60, 4)
+    report = agreement_report(votes, 2, bootstrap=Bootstrap(20))
+    assert report.cohen == {} and report.pairs == pair_summary(votes, 2)
+    assert report.intervals is not None and report.intervals.cohen == {}  # no per-pair bootstrap either
+    data = report_json(report)
+    assert data["cohen_kappa"] is None and data["cohen_items"] is None
+    assert data["cohen_pairs"]["pairs_sharing_items"] == report.pairs.pairs
+    assert data["cohen_pairs"]["listed_in_full_up_to"] == PAIRS_IN_FULL
+    assert len(data["cohen_pairs"]["fewest_shared_items"]) == PAIRS_LISTED
+    json.dumps(data, allow_nan=False)
+    text = report_markdown(report)
+    assert f"Cohen's κ per pair, summarised: {len(report.annotators)} annotators" in text
+    assert "| κ p000 |" not in text and "κ p000–" not in text  # no column, note or row per pair
+    header = next(line for line in text.splitlines() if line.startswith("| annotator |"))
+    assert header == "| annotator | votes | % with majority | % with gold |"
+    console = Console(record=True, width=160)
+    console.print(ReportTables(report))
+    assert "fewest shared items:" in console.export_text()
+
+
+def test_vote_pairs_past_the_bound_are_counted_never_worked_out() -> None:
+    votes = [("i0", f"p{a:03d}", a % 2) for a in range(60)]  # 60 votes on one item: 1,770 pairs of votes
+    summary = pair_summary(votes, 2, max_vote_pairs=1000)
+    assert (summary.vote_pairs, summary.pairs, summary.fewest) == (1770, None, ())
+    assert summary.reason and "1,770 pairs of votes share an item" in summary.reason
+    assert pair_summary(votes, 2, max_vote_pairs=1770).pairs == 1770  # at the bound: every pair
+
+
+def test_a_breakdown_summarises_each_group_by_its_own_annotators() -> None:
+    rng = np.random.default_rng(8)
+    votes = crowd_votes(rng, 90, 80, 3)
+    group = {f"i{i}": "small" if i < 10 else "large" for i in range(80)}
+    breakdown = agreement_by(votes, group, 2)
+    for name, report in breakdown.groups.items():
+        alone = agreement_report([v for v in votes if group[v[0]] == name], 2)
+        assert report_json(report) == report_json(alone)
+    assert breakdown.groups["small"].pairs is None and breakdown.groups["large"].pairs is not None
+
+
+def test_votes_coded_against_many_names_equal_votes_encoded_one_by_one() -> None:
+    rng = np.random.default_rng(2)
+    votes = crowd_votes(rng, 999, 400, 5)
+    names = sorted({v[1] for v in votes}, reverse=True)
+    items = [f"i{i}" for i in range(400)]
+    table = VoteTable.from_codes(
+        np.array([items.index(v[0]) for v in votes]),
+        items,
+        np.array([names.index(v[1]) for v in votes]),
+        names,
+        np.array([v[2] for v in votes]),
+        2,
+    )
+    encoded = VoteTable.from_votes(votes, 2)
+    assert table.annotators == encoded.annotators
+    assert [(table.items[i], table.annotators[a]) for i, a in zip(table.item, table.annotator, strict=True)] == [
+        (v[0], v[1]) for v in votes
+    ]

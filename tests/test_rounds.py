@@ -19,9 +19,11 @@ import pytest
 
 from piqa_tui.cli.main import main
 from piqa_tui.core.round.assignment import draw
-from piqa_tui.core.round.declaration import Round, parse_round
+from piqa_tui.core.round.declaration import Round, RoundError, parse_round
+from piqa_tui.core.round.progress import round_progress, vote_pace
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.workspace import undo
+from piqa_tui.core.workspace.log import Change
 from piqa_tui.core.workspace.project import Project
 from tests.conftest import ROOT, SAMPLES, copy_sample
 
@@ -370,6 +372,16 @@ BAD = [
     ),
     ('[[annotator]]\nname = "a"\nroles = ["validator"]\nactive = "no"\n', "active = 'no' should be true or false"),
     ('[[annotator]]\nname = "a"\nroles = ["validator"]\ncountry = 5\n', "annotator 'a': country should be text"),
+    (
+        'validators_per_item = 1000000000000000\n[[annotator]]\nname = "a"\nroles = ["validator"]\n'
+        '[[annotator]]\nname = "b"\nroles = ["validator"]\n',
+        "round.toml:1: validators_per_item = 1000000000000000 is more than the round's 2 annotators; give 2 or fewer",
+    ),
+    (
+        "validators_per_item = " + "9" * 4000 + '\n[[annotator]]\nname = "a"\nroles = ["validator"]\n',
+        "validators_per_item = a number of over 40 digits is more than the round's 1 annotator",
+    ),
+    ("seed = " + "9" * 5000 + "\n", "a number too long to read (over 4,300 digits)"),
 ]
 
 
@@ -391,3 +403,62 @@ def test_commands_without_a_round_say_what_to_do(tmp_path: Path) -> None:
         assert code == 2 and err.count("\n") == 1 and "import one" in err, err
     code, _, err = cli("round", dataset, "import", tmp_path / "missing.toml")
     assert code == 2 and "missing.toml" in err and err.count("\n") == 1
+
+
+# ----------------------------------------------------------------------------------- sizes a colleague controls
+
+
+def test_the_panel_may_be_as_large_as_the_round_and_no_larger_whoever_recorded_it() -> None:
+    people = "".join(f'[[annotator]]\nname = "p{n}"\nroles = ["validator"]\n' for n in range(3))
+    assert parse_round(f"validators_per_item = 3\n{people}", "r.toml").validators_per_item == 3
+    recorded = parse_round(people, "r.toml").to_json() | {"validators_per_item": 10**15}
+    with pytest.raises(RoundError) as caught:  # as a merged workspace could bring it: refused when read
+        Round.from_canonical(json.dumps(recorded))
+    assert str(caught.value) == (
+        "the workspace's recorded round: validators_per_item = 1000000000000000 is more than the round's "
+        "3 annotators; give 3 or fewer, or name more annotators"
+    )
+
+
+def test_a_round_of_thousands_names_the_line_of_each_problem() -> None:
+    people = [f'[[annotator]]\nname = "p{n:04d}"\nroles = ["validator"]\ncountry = "DZ"\n' for n in range(3000)]
+    declared = parse_round("".join(people), "big.toml")
+    assert len(declared.annotators) == 3000 and declared.annotator("p2999") == declared.annotators[-1]
+    assert declared.annotator("nobody") is None
+    twice = "".join(people) + people[1234]  # the last table names p1234 again: its line is 4 × 3000 + 1
+    with pytest.raises(RoundError, match=r"^big\.toml:12001: 'p1234' is named twice"):
+        parse_round(twice, "big.toml")
+    bad = "".join(people[:2500]) + '[[annotator]]\nname = "x"\nroles = ["writter"]\n'
+    with pytest.raises(RoundError, match=r"^big\.toml:10001: annotator 'x': role 'writter'"):
+        parse_round(bad, "big.toml")
+
+
+def test_progress_read_in_one_pass_equals_each_annotator_asked_alone(tamil: Path) -> None:
+    votes = tamil.parent / "votes.tsv"
+    votes.write_text(VOTES, encoding="utf-8")
+    assert cli("votes", "import", tamil, votes)[0] == 0
+    project = Project.open(tamil, create=False)
+    declared, assignment = round_in_force(project.workspace), assignment_in_force(project.workspace)
+    assert declared is not None
+    found = round_progress(project, declared, assignment)
+    assert [row.name for row in found.annotators] == ["anbu", "devi", "kavin", "meena"]
+    for row in found.annotators:
+        assert row.pace == vote_pace(project, row.name)
+        assert row.assigned == len(assignment.of(row.name)) == len(assignment.by_annotator()[row.name])
+    assert assignment.by_annotator() == {name: assignment.of(name) for name in ("anbu", "devi", "kavin", "meena")}
+
+
+def test_a_recorded_panel_over_the_bound_is_one_line_and_a_good_round_file_mends_it(tamil: Path) -> None:
+    workspace = Project.open(tamil).workspace
+    assert workspace is not None
+    good = round_in_force(workspace)
+    assert good is not None
+    forged = json.dumps(good.to_json() | {"validators_per_item": 10**15}, sort_keys=True, separators=(",", ":"))
+    workspace.record("mallory", "round", [Change(None, "round", good.canonical(), forged)])  # as a merge could
+    for command in (["progress", tamil], ["round", tamil, "show"]):
+        code, _, err = cli(*command)
+        assert code == 2 and err.count("\n") == 1 and "is more than the round's 4 annotators" in err, err
+    code, out, err = cli("round", tamil, "import", round_file(tamil.parent, doc_round(TAMIL)))
+    assert code == 0 and "imported" in out, err
+    assert round_in_force(Project.open(tamil, create=False).workspace) == good
+    assert cli("progress", tamil)[0] == 0

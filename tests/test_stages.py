@@ -193,3 +193,12 @@ def test_a_writer_in_the_round_writes_items_routed_as_theirs(tmp_path: Path) -> 
     project = Project.open(dataset, annotator="karim")
     assert writer_columns(project) == {"author": "karim", "country": "Algeria"}
     assert writer_columns(Project.open(dataset, annotator="nobody")) == {}
+
+
+def test_thousands_of_drafts_get_distinct_ids_in_their_order(tamil: Path) -> None:
+    project = Project.open(tamil, annotator="writer")
+    drafts = [draft(f"Dry herbs {n}", ["hang them", "soak them"], 0) for n in range(5000)]
+    ids = add_items(project, drafts)
+    assert len(set(ids)) == len(ids) == 5000 and not set(ids) & {item.id for item in project.dataset.items}
+    assert [project.item(item_id).prompt for item_id in ids] == [d.prompt for d in drafts]
+    assert all(stage_of(project, item_id) == "draft" for item_id in ids)

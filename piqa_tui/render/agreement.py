@@ -14,7 +14,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
 from piqa_tui.core.text.terminal_safe import show_invisible
-from piqa_tui.core.votes.agreement import MAX_WIDTH, MIN_ITEMS, AgreementBreakdown, AgreementReport
+from piqa_tui.core.votes.agreement import MAX_WIDTH, MIN_ITEMS, PAIRS_IN_FULL, AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
 from piqa_tui.core.votes.policy import Policy
 from piqa_tui.core.votes.uncertainty import Bootstrap, Interval, Intervals
@@ -72,8 +72,9 @@ def with_interval(value: float | None, interval: Interval | None) -> str:
 
 
 def pair_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
-    """(pair, Cohen's κ, interval, items) for every pair of annotators that shares an item (needs intervals)."""
-    if report.intervals is None:
+    """(pair, Cohen's κ, interval, items) for every pair of annotators that shares an item (needs intervals;
+    none when the pairs are summarised: ``pair_summary_lines``)."""
+    if report.intervals is None or report.pairs is not None:
         return []
     rows = []
     for i, a in enumerate(report.annotators):
@@ -93,6 +94,34 @@ def pair_header(report: AgreementReport) -> list[str]:
     return ["pair", "Cohen's κ", heading, "items"]
 
 
+def pair_summary_lines(report: AgreementReport) -> list[str]:
+    """The pairs' Cohen's κ in a few lines, past ``PAIRS_IN_FULL`` annotators ([] when every pair is listed)."""
+    found = report.pairs
+    if found is None:
+        return []
+    head = (
+        f"Cohen's κ per pair, summarised: {found.annotators:,} annotators, more than the {PAIRS_IN_FULL} whose "
+        "pairs are listed one by one"
+    )
+    if found.pairs is None:
+        return [head, found.reason or ""]
+    spread = (
+        f"κ min {format_value(found.low)}, median {format_value(found.median)}, max {format_value(found.high)}"
+        if found.defined
+        else found.reason or ""
+    )
+    lines = [head, f"{found.pairs:,} pairs share items, {found.defined:,} of them with a κ: {spread}"]
+    for title, listed in (("fewest shared items", found.fewest), ("lowest κ", found.lowest)):
+        if listed:
+            shown = "; ".join(
+                f"{show_invisible(p.first)} – {show_invisible(p.second)} {format_value(p.kappa.value)} "
+                f"({p.kappa.n} item{'s' * (p.kappa.n != 1)})"
+                for p in listed
+            )
+            lines.append(f"{title}: {shown}")
+    return lines
+
+
 def method_line(report: AgreementReport) -> str:
     """How the intervals were made, and the caution if these votes are too few to say anything
     ("" without intervals or caution)."""
@@ -103,7 +132,7 @@ def method_line(report: AgreementReport) -> str:
 
 def annotator_header(report: AgreementReport) -> list[str]:
     """The annotator table's header: a κ column per annotator, named with its invisible characters shown."""
-    pairs = (f"κ {show_invisible(b)}" for b in report.annotators)
+    pairs = (f"κ {show_invisible(b)}" for b in (report.annotators if report.pairs is None else ()))
     return ["annotator", "votes", "% with majority", "% with gold", *pairs]
 
 
@@ -116,14 +145,16 @@ ANNOTATOR_COLUMNS_NOTE = (
 
 
 def annotator_rows(report: AgreementReport) -> list[tuple[str, ...]]:
-    """Per annotator: votes, % with the majority of the others, % with gold, κ with each other annotator."""
+    """Per annotator: votes, % with the majority of the others, % with gold, κ with each other annotator (those
+    columns only while the pairs are listed in full: ``pair_summary_lines`` stands for them past that)."""
     rows = []
+    others = report.annotators if report.pairs is None else ()
     for a in report.annotators:
         # Two names that differ by a zero-width character must not print alike.
         cells = [show_invisible(a), str(report.votes_per_annotator.get(a, 0))]
         cells.append(format_value(report.with_majority[a].value, "%"))
         cells.append(format_value(report.with_gold[a].value, "%") if a in report.with_gold else "—")
-        cells += ["—" if a == b else format_value(report.cohen[a][b].value) for b in report.annotators]
+        cells += ["—" if a == b else format_value(report.cohen[a][b].value) for b in others]
         rows.append(tuple(cells))
     return rows
 
@@ -131,8 +162,9 @@ def annotator_rows(report: AgreementReport) -> list[tuple[str, ...]]:
 def notes(report: AgreementReport) -> list[str]:
     """Why each undefined pairwise or per-annotator value is undefined (one line each)."""
     lines = []
-    for i, a in enumerate(report.annotators):
-        for b in report.annotators[i + 1 :]:
+    listed = report.annotators if report.pairs is None else ()  # summarised pairs: no line per pair
+    for i, a in enumerate(listed):
+        for b in listed[i + 1 :]:
             if reason := report.cohen[a][b].reason:
                 lines.append(f"κ {a}–{b}: {reason}")
     for label, per in (("majority", report.with_majority), ("gold", report.with_gold)):
@@ -186,6 +218,8 @@ def report_markdown(report: AgreementReport) -> str:
         out += ["", ANNOTATOR_COLUMNS_NOTE]
     if pairs := pair_rows(report):
         out += [""] + markdown_table(pair_header(report), pairs)
+    if summary := pair_summary_lines(report):
+        out += ["", *(f"{line}." if n == 0 else f"* {line}" for n, line in enumerate(summary))]
     if method := method_line(report):
         out += ["", method]
     out += [""] + [f"* {line}" for line in notes(report)] if notes(report) else []
@@ -257,7 +291,9 @@ def summary_markdown(summary: AgreementSummary, dataset: str) -> str:
 
 
 def report_json(report: AgreementReport) -> dict[str, Any]:
-    """Plain values (undefined → ``None``) plus ``reasons`` for each undefined one."""
+    """Plain values (undefined → ``None``) plus ``reasons`` for each undefined one. Past ``PAIRS_IN_FULL``
+    annotators ``cohen_kappa`` and ``cohen_items`` are ``None`` and ``cohen_pairs`` summarises the pairs."""
+    summarised, cohen = report.pairs is not None, report.cohen.items()
     return {
         "n_items": report.n_items,
         "n_votes": report.n_votes,
@@ -271,8 +307,9 @@ def report_json(report: AgreementReport) -> dict[str, Any]:
         "krippendorff_items": report.krippendorff.n,
         "percent_unanimous": report.unanimous.value,
         "unanimous_items_counted": report.unanimous.n,
-        "cohen_kappa": {a: {b: m.value for b, m in row.items()} for a, row in report.cohen.items()},
-        "cohen_items": {a: {b: m.n for b, m in row.items()} for a, row in report.cohen.items()},
+        "cohen_kappa": None if summarised else {a: {b: m.value for b, m in row.items()} for a, row in cohen},
+        "cohen_items": None if summarised else {a: {b: m.n for b, m in row.items()} for a, row in cohen},
+        "cohen_pairs": None if report.pairs is None else report.pairs.to_json(),
         "percent_with_majority": {a: m.value for a, m in report.with_majority.items()},
         "percent_with_gold": {a: m.value for a, m in report.with_gold.items()},
         "reasons": _reasons(report),
@@ -365,6 +402,8 @@ class ReportTables:
                 per.add_row(rich_text(cells[0], one_line=True, highlight=True), *cells[1:])
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
+        if summarised := pair_summary_lines(report):
+            yield Group(*(rich_text(line, "" if n == 0 else "dim") for n, line in enumerate(summarised)))
         if pairs := pair_rows(report):
             table = Table(title="Cohen's κ per pair")
             for j, col in enumerate(pair_header(report)):

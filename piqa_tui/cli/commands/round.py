@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
             f"{project.dataset.path}: no round in its workspace; import one with piqa-tui round PATH import ROUND.toml"
         )
     assignment = assignment_in_force(project.workspace)
-    counts = {person.name: len(assignment.of(person.name)) for person in declared.annotators}
+    mine = assignment.by_annotator()
+    counts = {person.name: len(mine.get(person.name, ())) for person in declared.annotators}
     guidelines = guidelines_in_force(project.workspace)
     if args.json:
         print_json({**declared.to_json(), "assigned": counts, "guidelines": guidelines and guidelines.to_json()})

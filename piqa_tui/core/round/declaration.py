@@ -90,12 +90,16 @@ class Round:
     routing: Routing = field(default_factory=Routing)
     shuffle: bool = False
     questions: tuple[Question, ...] = ()  # the extra questions asked per item (core/round/questions.py)
+    _named: dict[str, Annotator] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def question(self, question_id: str) -> Question | None:
         return next((q for q in self.questions if q.id == question_id), None)
 
     def annotator(self, name: str) -> Annotator | None:
-        return next((a for a in self.annotators if a.name == name), None)
+        """The annotator of that name (None: the round names nobody so): a look-up, asked once per person."""
+        if not self._named:
+            self._named.update((a.name, a) for a in self.annotators)
+        return self._named.get(name)
 
     def shuffles_for(self, name: str) -> bool:
         """Whether ``name`` sees solutions in an order of their own: the round shuffles, and they validate
@@ -172,19 +176,27 @@ def parse_round(text: str, source: str) -> Round:
         raise RoundError(f"{where}: not valid TOML ({reason}); fix the round file") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise RoundError(f"{source}: nested too deeply to be a round file; fix it") from None
+    except ValueError:  # an integer of over 4,300 digits, which Python will not read
+        raise RoundError(f"{source}: a number too long to read (over 4,300 digits); fix the round file") from None
     return round_from_table(table, _Where(source, text))
 
 
 @dataclass(frozen=True, slots=True)
 class _Where:
-    """Names the place of a problem: the file, and the line when the text shows it."""
+    """Names the place of a problem: the file, and the line when the text shows it. The lines matching a pattern
+    are found once per pattern (a round of 10,000 annotators asks for the line of each: one pass, not one each)."""
 
     source: str
     text: str
+    _found: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
 
     def at(self, pattern: str, nth: int = 0) -> str:
         """``source:LINE`` for the ``nth`` line matching ``pattern`` (just ``source`` when none does)."""
-        matches = [n for n, line in enumerate(self.text.splitlines(), 1) if re.match(pattern, line)]
+        matches = self._found.get(pattern)
+        if matches is None:
+            compiled = re.compile(pattern)
+            lines = enumerate(self.text.splitlines(), 1)
+            matches = self._found[pattern] = [n for n, line in lines if compiled.match(line)]
         return f"{self.source}:{matches[nth]}" if nth < len(matches) else self.source
 
     def key(self, name: str) -> str:
@@ -214,9 +226,7 @@ def round_from_table(table: Mapping[str, object], where: _Where) -> Round:
     return Round(
         name=_text(table.get("name", ""), "name", where.key("name"), allow_empty=True),
         seed=_integer(table.get("seed", 0), "seed", where.key("seed"), minimum=0),
-        validators_per_item=_integer(
-            table.get("validators_per_item", 1), "validators_per_item", where.key("validators_per_item"), minimum=0
-        ),
+        validators_per_item=_panel(table.get("validators_per_item", 1), len(people), where.key("validators_per_item")),
         annotators=people,
         routing=_routing(table.get("routing", {}), where),
         shuffle=_flag(table.get("shuffle", False), "shuffle", where.key("shuffle")),
@@ -297,6 +307,19 @@ def _integer(value: object, name: str, place: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise RoundError(f"{place}: {name} = {str(value)[:40]!r} should be a whole number, {minimum} or more")
     return value
+
+
+def _panel(value: object, people: int, place: str) -> int:
+    """``validators_per_item``: a whole number from 0 to the round's number of annotators, the largest panel
+    that can sit (a larger one could never be staffed, and each seat would cost every command that counts them)."""
+    per_item = _integer(value, "validators_per_item", place, minimum=0)
+    if per_item > people:
+        shown = str(per_item) if per_item < 10**40 else "a number of over 40 digits"  # str() fails past 4,300
+        raise RoundError(
+            f"{place}: validators_per_item = {shown} is more than the round's {people} "
+            f"annotator{'s' * (people != 1)}; give {people} or fewer, or name more annotators"
+        )
+    return per_item
 
 
 def _values(value: object, what: str) -> tuple[str, ...]:

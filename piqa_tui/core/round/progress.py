@@ -33,6 +33,13 @@ class Pace:
 
     gaps: tuple[float, ...]
 
+    @classmethod
+    def of(cls, times: list[float]) -> Pace:
+        """The pace of votes cast at ``times`` (seconds, any order): the gaps up to ``BREAK_SECONDS``."""
+        ordered = sorted(times)
+        gaps = (later - earlier for earlier, later in zip(ordered, ordered[1:], strict=False))
+        return cls(tuple(gap for gap in gaps if gap <= BREAK_SECONDS))
+
     @property
     def median_seconds(self) -> float | None:
         return statistics.median(self.gaps) if self.gaps else None
@@ -157,8 +164,12 @@ class Progress:
 def round_progress(project: Project, declared: Round, assignment: Assignment, by: Iterable[str] = ()) -> Progress:
     """Progress of the round over the project's items (see the module docstring)."""
     people = [a.name for a in declared.annotators if "validator" in a.roles]
-    people += sorted({n for names in assignment.items.values() for n in names} - set(people))
-    annotators = tuple(_annotator(project, declared, name, assignment.of(name)) for name in people)
+    mine = assignment.by_annotator()  # one pass each over the assignment and the votes, not one per annotator
+    people += sorted(set(mine) - set(people))
+    times = _vote_times(project)
+    annotators = tuple(
+        _annotator(project, declared, name, mine.get(name, []), Pace.of(times.get(name, []))) for name in people
+    )
     validated = {item.id: _validations(project, item.id, assignment.items.get(item.id, ())) for item in project.items}
     k = declared.validators_per_item
     still = {item_id: k - done for item_id, done in validated.items() if done < k}
@@ -166,7 +177,7 @@ def round_progress(project: Project, declared: Round, assignment: Assignment, by
     return Progress(annotators, still, groups, k, len(validated), _held_items(project))
 
 
-def _annotator(project: Project, declared: Round, name: str, mine: list[str]) -> AnnotatorProgress:
+def _annotator(project: Project, declared: Round, name: str, mine: list[str], pace: Pace) -> AnnotatorProgress:
     """One annotator's figures: their assigned items sorted into done, held back (by stage) and the rest."""
     done = 0
     held: Counter[str] = Counter()
@@ -181,7 +192,7 @@ def _annotator(project: Project, declared: Round, name: str, mine: list[str]) ->
             held[stage] += 1
     active = found.active if (found := declared.annotator(name)) else False
     by_stage = dict(sorted(held.items(), key=lambda pair: STAGES.index(pair[0]) if pair[0] in STAGES else 9))
-    return AnnotatorProgress(name, active, len(mine), done, vote_pace(project, name), by_stage)
+    return AnnotatorProgress(name, active, len(mine), done, pace, by_stage)
 
 
 def _held_items(project: Project) -> dict[str, int]:
@@ -193,13 +204,17 @@ def _held_items(project: Project) -> dict[str, int]:
 
 def vote_pace(project: Project, annotator: str) -> Pace:
     """The gaps between the annotator's votes in force (one per item), breaks over ``BREAK_SECONDS`` left out."""
-    times = sorted(
-        when
-        for votes in project.state.votes.values()
-        if (vote := votes.get(annotator)) is not None and vote.choice and (when := _seconds(vote.time)) is not None
-    )
-    gaps = (later - earlier for earlier, later in zip(times, times[1:], strict=False))
-    return Pace(tuple(gap for gap in gaps if gap <= BREAK_SECONDS))
+    return Pace.of(_vote_times(project, annotator).get(annotator, []))
+
+
+def _vote_times(project: Project, annotator: str | None = None) -> dict[str, list[float]]:
+    """Per annotator (or only ``annotator``), the times of their votes in force, in seconds: one pass over the votes."""
+    times: dict[str, list[float]] = {}
+    for votes in project.state.votes.values():
+        for name, vote in votes.items() if annotator is None else [(annotator, votes.get(annotator))]:
+            if vote is not None and vote.choice and (when := _seconds(vote.time)) is not None:
+                times.setdefault(name, []).append(when)
+    return times
 
 
 def _validations(project: Project, item_id: str, names: Iterable[str]) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.round.declaration import Round
+from piqa_tui.core.round.declaration import Round, RoundError
 from piqa_tui.core.workspace.event_rules import register_payload
 from piqa_tui.core.workspace.log import Change, Part, Workspace
 from piqa_tui.core.workspace.project import Project
@@ -40,22 +40,30 @@ register_payload(ROUND_KIND, check_round_payload)
 
 def round_in_force(workspace: Workspace | None) -> Round | None:
     """The round the workspace's latest ``round`` event declares (None: none was imported, or it was undone)."""
-    if workspace is None:
-        return None
-    latest = None
-    for event in workspace.events(kinds=[ROUND_KIND]):
-        if event.field == ROUND_FIELD:
-            latest = event.new
+    latest = _latest_round(workspace)
     return Round.from_canonical(latest) if latest else None
 
 
+def _latest_round(workspace: Workspace | None) -> str | None:
+    """The text of the latest ``round`` event, unread ("" or None: no round in force)."""
+    latest = None
+    for event in workspace.events(kinds=[ROUND_KIND]) if workspace is not None else []:
+        if event.field == ROUND_FIELD:
+            latest = event.new
+    return latest
+
+
 def round_part(declared: Round, workspace: Workspace) -> Part | None:
-    """The change that puts ``declared`` in force (None when it already is: nothing to record)."""
-    current = round_in_force(workspace)
-    if current is not None and current.canonical() == declared.canonical():
+    """The change that puts ``declared`` in force (None when it already is: nothing to record). A round in force
+    that cannot be read (a merged one over a bound) is replaced as recorded, so importing a good file mends it."""
+    current = _latest_round(workspace) or None
+    try:
+        current = Round.from_canonical(current).canonical() if current else None
+    except RoundError:
+        pass
+    if current == declared.canonical():
         return None
-    old = current.canonical() if current is not None else None
-    return Part(ROUND_KIND, (Change(None, ROUND_FIELD, old, declared.canonical()),), declared.name or None)
+    return Part(ROUND_KIND, (Change(None, ROUND_FIELD, current, declared.canonical()),), declared.name or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +82,14 @@ class Assignment:
         found = self._mine.get(annotator)
         if found is None:
             found = self._mine[annotator] = frozenset(self.of(annotator))
+        return found
+
+    def by_annotator(self) -> dict[str, list[str]]:
+        """Annotator → the item ids assigned to them in id order (``of`` for everyone, in one pass)."""
+        found: dict[str, list[str]] = {}
+        for item, names in sorted(self.items.items()):
+            for name in names:
+                found.setdefault(name, []).append(item)
         return found
 
     def pairs(self) -> set[tuple[str, str]]:

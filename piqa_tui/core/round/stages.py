@@ -26,6 +26,7 @@ from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.round.recorded import assigned_to, round_in_force
 from piqa_tui.core.text.characters import nfc
+from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES, check_value
 from piqa_tui.core.workspace.log import CANONICAL, Change, Part, Workspace
 from piqa_tui.core.workspace.project import NEW_ITEM_KIND, Project, field_value
 
@@ -177,12 +178,13 @@ def add_items(project: Project, drafts: list[Draft], stage: str = NEW_STAGE) -> 
         return []
     for written in drafts:
         check_draft(project, written)
-    ids: list[str] = []
+    taken: dict[str, None] = {}  # in draft order, one look-up per new id (a list made 200,000 drafts quadratic)
     for _ in drafts:
         item_id = new_item_id(project)
-        while item_id in ids:
+        while item_id in taken:
             item_id = new_item_id(project)
-        ids.append(item_id)
+        taken[item_id] = None
+    ids = list(taken)
     added = tuple(Change(i, NEW_ITEM_FIELD, None, d.canonical()) for i, d in zip(ids, drafts))
     staged = tuple(Change(i, STAGE_FIELD, None, stage) for i in ids)
     project.record([Part(NEW_ITEM_KIND, added), Part(STAGE_KIND, staged)])
@@ -209,6 +211,9 @@ def read_drafts(project: Project, path: str | Path) -> list[Draft]:
             )
         meta = tuple(sorted((k, v) for k, v in item.meta.items() if k in columns))
         drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta))
+        texts = len(item.prompt) + sum(map(len, solutions)) + sum(len(k) + len(v) for k, v in meta)
+        if 6 * texts + 100 > MAX_VALUE_BYTES:  # JSON writes a character in at most 6 bytes: only a big one is encoded
+            check_value(drafts[-1].canonical(), f"{path}: row {item.row + 1} ({item.id}), as a draft,")
     return drafts
 
 

@@ -18,7 +18,8 @@ from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.votes.decisions import POLICY_KEY, parse_policy
 from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY, ReleaseDefaults
-from piqa_tui.core.workspace.event_rules import MAX_VALUE, check_clock, check_event, latest_time, shown, unregistered
+from piqa_tui.core.workspace.event_rules import check_clock, check_event, latest_time, shown, unregistered
+from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES
 from piqa_tui.core.workspace.preferences import MAPPING_KEY
 
 MAX_UID = 200  # characters in an event's global id (this program writes 32)
@@ -68,7 +69,7 @@ def check_settings(source: Path, meta: dict[str, object]) -> None:
     ``Refused`` at the first bad one."""
     for key, value in sorted(meta.items()):
         where = f"setting {shown(key)}"
-        if type(value) is not str or len(value) > MAX_VALUE:
+        if type(value) is not str or len(value.encode("utf-8", "surrogatepass")) > MAX_VALUE_BYTES:
             raise refusal(source, where, "not a text of bounded size")
         try:
             SETTINGS[key](value)

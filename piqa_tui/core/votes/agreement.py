@@ -96,8 +96,9 @@ class VoteTable:
         item_code, items = _compact(item, item_names)[1:]
         present = _unique(annotator, len(annotator_names))[0].tolist()
         names = sorted(annotator_names[a] for a in present)
+        rank = {name: j for j, name in enumerate(names)}  # a look-up per annotator, not a scan of the list
         recode = np.zeros(len(annotator_names), np.int64)
-        recode[present] = [names.index(annotator_names[a]) for a in present]
+        recode[present] = [rank[annotator_names[a]] for a in present]
         choice = np.asarray(choice, np.int64)
         return cls(item_code, recode[annotator], choice, items, tuple(names), _category_count(choice, n_categories))
 
@@ -136,19 +137,20 @@ class VoteTable:
     def subset(self, mask: np.ndarray) -> VoteTable:
         """The votes where ``mask`` is true, re-coded compactly (annotators keep their names).
 
-        What this table has worked out that still holds comes along: the vote pairs always,
+        What this table has worked out that still holds comes along: the vote pairs when they were,
         the counts and majorities when the mask keeps whole items (a breakdown by group).
         """
         kept, item, items = _compact(self.item[mask], self.items)
         annotator, annotators = _compact(self.annotator[mask], self.annotators)[1:]
         subset = VoteTable(item, annotator, self.choice[mask], items, annotators, self.n_categories)
         derived = subset.__dict__  # where cached_property keeps its values
-        renumber = np.cumsum(mask) - 1
-        first, second = self.pairs
         raters = np.bincount(item, minlength=len(items))
         whole_items = np.array_equal(raters, self.raters[kept])
-        both = mask[first] if whole_items else mask[first] & mask[second]  # a pair's votes share an item
-        derived["pairs"] = (renumber[first[both]], renumber[second[both]])
+        if "pairs" in self.__dict__:  # worked out already (never made here: they grow with the square of the raters)
+            renumber = np.cumsum(mask) - 1
+            first, second = self.pairs
+            both = mask[first] if whole_items else mask[first] & mask[second]  # a pair's votes share an item
+            derived["pairs"] = (renumber[first[both]], renumber[second[both]])
         if whole_items:
             derived["raters"] = raters
             derived["majority"] = tuple(flags[mask] for flags in self.majority)
@@ -212,6 +214,12 @@ class VoteTable:
             has[:, c] = (top > 0) & (_total([o == top for o in others], len(top)) == 1)
             hit[:, c] = has[:, c] & (others[c] == top)
         return has[self.item, self.choice], hit[self.item, self.choice]
+
+    @property
+    def vote_pairs(self) -> int:
+        """How many pairs of votes share an item (what ``pairs`` would hold), from the raters per item alone."""
+        raters = self.raters
+        return int((raters * (raters - 1)).sum()) // 2
 
     @cached_property
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
@@ -391,13 +399,20 @@ def gwet_ac2(
 
 def _pair_tables(table: VoteTable) -> dict[tuple[int, int], np.ndarray]:
     """Contingency table (K × K counts) per annotator pair (lo, hi) that shares an item."""
+    keys, tables = _pair_arrays(table)
+    n_ann = len(table.annotators)
+    return {divmod(int(key), n_ann): tables[j] for j, key in enumerate(keys)}
+
+
+def _pair_arrays(table: VoteTable) -> tuple[np.ndarray, np.ndarray]:
+    """The annotator pairs that share an item, as codes ``lo * annotators + hi`` in order, and their contingency
+    tables (pairs × K × K): only those pairs, never an annotators × annotators matrix."""
     first, second = table.pairs
     a_lo, a_hi, c_lo, c_hi = table.annotator[first], table.annotator[second], table.choice[first], table.choice[second]
     n_ann, k = len(table.annotators), table.n_categories
     keys, inv = _unique(a_lo * n_ann + a_hi, n_ann * n_ann)
     flat = np.bincount(inv * k * k + c_lo * k + c_hi, minlength=len(keys) * k * k)
-    tables = flat.reshape(len(keys), k, k)
-    return {divmod(int(key), n_ann): tables[j] for j, key in enumerate(keys)}
+    return keys, flat.reshape(len(keys), k, k)
 
 
 def kappa_from_table(table: np.ndarray, weights: Weights = None) -> Measure:
@@ -462,6 +477,122 @@ def cohen_matrix(
             )
             matrix[a][names[j]] = matrix[names[j]][a] = measure
     return matrix
+
+
+PAIRS_IN_FULL = 50  # annotators up to whom every pair's Cohen's κ is reported; past them the pairs are summarised
+MAX_VOTE_PAIRS = 2_000_000  # pairs of votes on one item a summary works κ out from (about 100 MB); past it: counted
+PAIRS_LISTED = 10  # pairs a summary names: those with the fewest shared items, and those with the lowest κ
+
+
+@dataclass(frozen=True, slots=True)
+class PairKappa:
+    """One annotator pair's Cohen's κ (unweighted) and the items both rated (``kappa.n``)."""
+
+    first: str
+    second: str
+    kappa: Measure
+
+    def to_json(self) -> dict[str, object]:
+        return {"pair": [self.first, self.second], "kappa": self.kappa.value, "items": self.kappa.n}
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    """Cohen's κ over every annotator pair that shares an item, summarised (past ``PAIRS_IN_FULL`` annotators).
+
+    ``pairs`` counts the pairs that share an item and ``defined`` those with a κ (2+ shared items, not all in one
+    category); ``low``/``median``/``high`` are over the defined ones. ``fewest`` and ``lowest`` name
+    ``PAIRS_LISTED`` pairs each: the fewest shared items, the lowest κ (ties by name). Past ``MAX_VOTE_PAIRS`` pairs
+    of votes on one item nothing per pair is worked out: ``pairs`` is None and ``reason`` says why."""
+
+    annotators: int
+    vote_pairs: int
+    pairs: int | None
+    defined: int = 0
+    low: float | None = None
+    median: float | None = None
+    high: float | None = None
+    fewest: tuple[PairKappa, ...] = ()
+    lowest: tuple[PairKappa, ...] = ()
+    reason: str | None = None
+
+    def renamed(self, name: Callable[[str], str]) -> PairSummary:
+        def each(found: tuple[PairKappa, ...]) -> tuple[PairKappa, ...]:
+            return tuple(replace(p, first=name(p.first), second=name(p.second)) for p in found)
+
+        return replace(self, fewest=each(self.fewest), lowest=each(self.lowest))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "annotators": self.annotators,
+            "listed_in_full_up_to": PAIRS_IN_FULL,
+            "vote_pairs": self.vote_pairs,
+            "pairs_sharing_items": self.pairs,
+            "pairs_with_kappa": self.defined,
+            "kappa_min": self.low,
+            "kappa_median": self.median,
+            "kappa_max": self.high,
+            "fewest_shared_items": [p.to_json() for p in self.fewest],
+            "lowest_kappa": [p.to_json() for p in self.lowest],
+            "reason": self.reason,
+        }
+
+
+def pair_summary(
+    votes: Iterable[Vote] | VoteTable, n_categories: int | None = None, max_vote_pairs: int = MAX_VOTE_PAIRS
+) -> PairSummary:
+    """Cohen's κ (unweighted) of every annotator pair that shares an item, as a :class:`PairSummary`: the κ of all
+    pairs at once from their contingency tables, in memory linear in the vote pairs and bounded by
+    ``max_vote_pairs`` (the same values as :func:`cohen_matrix`, which lists each pair)."""
+    table = _table(votes, n_categories)
+    n_ann, vote_pairs = len(table.annotators), table.vote_pairs
+    if vote_pairs > max_vote_pairs:
+        reason = (
+            f"not worked out per pair: {vote_pairs:,} pairs of votes share an item, more than the "
+            f"{max_vote_pairs:,} a summary reads; Fleiss' κ, α and AC1 cover every vote"
+        )
+        return PairSummary(n_ann, vote_pairs, None, reason=reason)
+    keys, tables = _pair_arrays(table)
+    n = tables.sum(axis=(1, 2))
+    agree = np.einsum("pkk->p", tables)
+    expected = n * n - (tables.sum(axis=2) * tables.sum(axis=1)).sum(axis=1)
+    defined = (n >= 2) & (expected > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(defined, 1.0 - n * (n - agree) / np.where(defined, expected, 1), np.nan)
+    names = table.annotators
+
+    def listed(order: np.ndarray) -> tuple[PairKappa, ...]:
+        found = []
+        for j in order[:PAIRS_LISTED].tolist():
+            lo, hi = divmod(int(keys[j]), n_ann)
+            measure = (
+                Measure(float(kappa[j]), None, int(n[j]))
+                if defined[j]
+                else Measure.undefined(_undefined_pair(int(n[j])), int(n[j]))
+            )
+            found.append(PairKappa(names[lo], names[hi], measure))
+        return tuple(found)
+
+    values = kappa[defined]
+    middle = float(np.median(values)) if len(values) else None
+    by_kappa = np.lexsort((keys, np.where(defined, kappa, np.inf)))[: int(defined.sum())]
+    return PairSummary(
+        n_ann,
+        vote_pairs,
+        len(keys),
+        int(defined.sum()),
+        float(values.min()) if len(values) else None,
+        middle,
+        float(values.max()) if len(values) else None,
+        listed(np.lexsort((keys, n))),
+        listed(by_kappa),
+        None if len(values) else "no pair has a defined κ",
+    )
+
+
+def _undefined_pair(shared: int) -> str:
+    """Why a pair's κ is undefined, in :func:`kappa_from_table`'s words."""
+    return "fewer than 2 items rated by both" if shared < 2 else ALL_ONE_CATEGORY.format("κ")
 
 
 def agreement_with_majority(votes: Iterable[Vote] | VoteTable, n_categories: int | None = None) -> dict[str, Measure]:
@@ -539,6 +670,7 @@ class AgreementReport:
     votes_per_annotator: dict[str, int] = field(default_factory=dict)
     ac1: Measure = field(default_factory=lambda: Measure.undefined(NO_MULTI_VOTE_ITEMS))
     intervals: Intervals | None = None  # None: not asked for (``bootstrap=None``)
+    pairs: PairSummary | None = None  # past PAIRS_IN_FULL annotators: the pairs summarised, ``cohen`` left empty
 
     @property
     def caution(self) -> str | None:
@@ -574,6 +706,7 @@ def renamed_report(report: AgreementReport, names: Mapping[str, str]) -> Agreeme
         with_majority={name(a): m for a, m in report.with_majority.items()},
         with_gold={name(a): m for a, m in report.with_gold.items()},
         votes_per_annotator={name(a): n for a, n in report.votes_per_annotator.items()},
+        pairs=None if report.pairs is None else report.pairs.renamed(name),
         intervals=None
         if report.intervals is None
         else replace(
@@ -590,9 +723,12 @@ def agreement_report(
     bootstrap: Bootstrap | None = None,
 ) -> AgreementReport:
     """Compute every measure once over the same encoded votes (``gold`` as in :func:`agreement_with_gold`);
-    with ``bootstrap``, the intervals of κ, α, AC1 and each pair's κ too."""
+    with ``bootstrap``, the intervals of κ, α, AC1 and each pair's κ too. Past ``PAIRS_IN_FULL`` annotators the
+    pairs' κ are summarised (``pairs``; ``cohen`` is empty and no pair has an interval): a report, its JSON and
+    its tables stay linear in the annotators, where a matrix of them grows with their square."""
     table = _table(votes, n_categories)
     per_ann = np.bincount(table.annotator, minlength=len(table.annotators))
+    summarised = len(table.annotators) > PAIRS_IN_FULL
     report = AgreementReport(
         n_items=len(table.items),
         n_votes=table.n_votes,
@@ -600,7 +736,8 @@ def agreement_report(
         fleiss=fleiss_kappa(table),
         krippendorff=krippendorff_alpha(table),
         unanimous=percent_unanimous(table),
-        cohen=cohen_matrix(table),
+        cohen={} if summarised else cohen_matrix(table),
+        pairs=pair_summary(table) if summarised else None,
         with_majority=agreement_with_majority(table),
         with_gold=_gold_rates(table, gold_labels(table, gold)) if gold is not None else {},
         votes_per_annotator={a: int(per_ann[i]) for i, a in enumerate(table.annotators)},
@@ -615,7 +752,7 @@ def report_intervals(table: VoteTable, report: AgreementReport, bootstrap: Boots
     if not table.n_votes:
         none = Interval.undefined(NO_MULTI_VOTE_ITEMS)
         return Intervals(bootstrap, none, none, none, {})
-    found = bootstrap_intervals(table, bootstrap, report.fleiss.raters_per_item)
+    found = bootstrap_intervals(table, bootstrap, report.fleiss.raters_per_item, pairs=report.pairs is None)
     cohen = {a: {b: _unless_undefined(report.cohen[a][b], i) for b, i in row.items()} for a, row in found.cohen.items()}
     return Intervals(
         bootstrap,

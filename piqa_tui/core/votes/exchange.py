@@ -36,6 +36,7 @@ from pathlib import Path
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.workspace.event_rules import check_time
+from piqa_tui.core.workspace.limits import check_value
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project, made_on
 from piqa_tui.core.workspace.vote_targets import solution_key
@@ -315,6 +316,7 @@ def import_answers(project: Project, path: str | Path, check: Callable[[str, str
             except ValueError as exc:
                 raise PiqaError(str(exc)) from None
             answer = check(question, row["answer"])
+            check_value(answer, "the answer")  # the row is rejected, as the log would refuse it whole
         except PiqaError as exc:
             bad.append((line, str(exc)))
             continue

@@ -247,7 +247,7 @@ def _renumber(codes: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(used), (np.cumsum(used) - 1)[codes]
 
 
-def _units(votes: CodedVotes) -> _Units:
+def _units(votes: CodedVotes, pairs: bool = True) -> _Units:
     n_items, k = len(votes.items), votes.n_categories
     found = _patterns(votes)
     if found is None:
@@ -256,7 +256,7 @@ def _units(votes: CodedVotes) -> _Units:
         kinds, of_item = _renumber(*found)
         order = np.argsort(of_item, kind="stable")
         first_item = order[np.searchsorted(of_item[order], np.arange(len(kinds)))]
-    lower, higher = votes.pairs
+    lower, higher = votes.pairs if pairs else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     n_ann = len(votes.annotators)
     pair_codes, pair_index = _renumber(votes.annotator[lower] * n_ann + votes.annotator[higher], n_ann * n_ann)
     cell = pair_index * k * k + votes.choice[lower] * k + votes.choice[higher]
@@ -326,9 +326,10 @@ class Replicates:
     pairs: list[tuple[int, int]]
 
 
-def replicates(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int) -> Replicates:
-    """Fleiss' κ (on items with ``fleiss_raters`` votes), α, AC1 and each pair's κ on every resample of the items."""
-    units = _units(votes)
+def replicates(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int, pairs: bool = True) -> Replicates:
+    """Fleiss' κ (on items with ``fleiss_raters`` votes), α, AC1 and each pair's κ (unless ``pairs`` is false) on
+    every resample of the items."""
+    units = _units(votes, pairs)
     return _figures(votes, units, _resampled(units, bootstrap), fleiss_raters)
 
 
@@ -397,16 +398,17 @@ def linear_percentiles(values: np.ndarray, percents: list[float]) -> np.ndarray:
     return found
 
 
-def bootstrap_intervals(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int) -> Intervals:
-    """The intervals of Fleiss' κ, Krippendorff's α, AC1 and every pair's Cohen's κ from one bootstrap over items."""
-    found = replicates(votes, bootstrap, fleiss_raters)
+def bootstrap_intervals(votes: CodedVotes, bootstrap: Bootstrap, fleiss_raters: int, pairs: bool = True) -> Intervals:
+    """The intervals of Fleiss' κ, Krippendorff's α, AC1 and every pair's Cohen's κ from one bootstrap over items
+    (``pairs`` false: no pair's, when a report summarises the pairs; ``cohen`` is then empty)."""
+    found = replicates(votes, bootstrap, fleiss_raters, pairs)
     level = bootstrap.level
     if fleiss_raters < 2:
         fleiss = Interval.undefined("no item has 2 or more votes")
     else:
         fleiss = percentile_interval(found.fleiss, level)
     names = votes.annotators
-    cohen: dict[str, dict[str, Interval]] = {a: {} for a in names}
+    cohen: dict[str, dict[str, Interval]] = {a: {} for a in names} if pairs else {}
     for j, (lo, hi) in enumerate(found.pairs):
         cohen[names[lo]][names[hi]] = cohen[names[hi]][names[lo]] = percentile_interval(found.cohen[:, j], level)
     return Intervals(

@@ -20,11 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from piqa_tui.core.workspace.limits import ValueTooLarge, check_value
+
 YEARS = (1900, 2999)  # a time outside these years is a typo or a placeholder, not a moment someone worked
 LOG_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"  # the one form of a time in the log (UTC, microseconds)
 FUTURE_SLACK = timedelta(days=1)  # a machine's clock may run ahead; past this a time is forged or wrong
 CLOCK_LIMIT = 2**62  # clocks at or above this cannot be ordered with the ones after them (2**63 is SQLite's end)
-MAX_VALUE = 1 << 20  # characters in one value (a note, a guideline, an item's JSON): 1 MiB of ASCII
 _SHOWN = 40  # characters of a bad value quoted in a reason
 _PLAIN_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?Z")
 _LOG_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
@@ -195,15 +196,18 @@ def unregistered() -> list[str]:
 
 
 def _text(name: str, value: object, needed: bool) -> None:
-    if type(value) is str and len(value) <= MAX_VALUE:
+    """Text, or None where allowed, of at most ``limits.MAX_VALUE_BYTES`` (the one bound the writers share)."""
+    if type(value) is str:
+        try:
+            check_value(value, name)
+        except ValueTooLarge as exc:
+            raise ValueError(str(exc)) from None
         return
     if value is None:
         if needed:
             raise ValueError(f"no {name}")
         return
-    if type(value) is not str:
-        raise ValueError(f"{name} is {_type_name(value)}, not text")
-    raise ValueError(f"{name} is {len(value):,} characters, over the limit of {MAX_VALUE:,}")
+    raise ValueError(f"{name} is {_type_name(value)}, not text")
 
 
 def _presence(name: str, value: object, rule: str) -> None:

@@ -30,6 +30,7 @@ from piqa_tui.core.dataset.atomic import default_file_mode
 from piqa_tui.core.errors import WorkspaceBusy, WorkspaceError, WorkspaceUnwritable
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.workspace.event_rules import CLOCK_LIMIT, RULES, check_event, latest_time
+from piqa_tui.core.workspace.limits import check_value
 
 SCHEMA_VERSION = "2"  # 2: events carry a global id (uid) and a Lamport clock, for merging copies
 WORKSPACE_SUFFIX = ".piqa.sqlite"
@@ -71,6 +72,12 @@ _CLOCK_GAP = "SELECT (SELECT COALESCE(MAX(clock), 0) FROM events) - (SELECT COAL
 # The canonical order of the log, the same on every machine that holds the same events.
 CANONICAL = "clock, uid"
 EVENT_COLUMNS = "seq, time, annotator, kind, item_id, field, old, new, action, note"  # Event's fields, in order
+
+
+def value_name(kind: str, field: str | None, item_id: str | None) -> str:
+    """How a one-line error names the value of an event: ``the note on x3``, ``the answer 'q1' on x3``."""
+    named = kind if field in (None, kind, "item") else f"{kind} {field!r}"
+    return f"the {named}" + (f" on {item_id}" if item_id else "")
 
 
 def now() -> str:
@@ -421,6 +428,9 @@ class Workspace:
         when = time or now()
         with self.write() as conn:
             rows = [(part.kind, change, part.note) for part in build() for change in part.changes]
+            for kind, change, note in rows:  # before anything is written: a value over the bound records nothing
+                check_value(change.new, value_name(kind, change.field, change.item_id))
+                check_value(note, f"the note of a {kind}")
             checked([(kind, when, annotator, c.item_id, c.field, c.old, c.new, note) for kind, c, note in rows])
             action = None
             for kind, change, note in rows:
@@ -531,6 +541,9 @@ class Workspace:
         """Add (time, annotator, item_id, field, new) events of ``kind`` brought from a file, in the order given:
         part of no action, so on nobody's undo stack (as imported votes). Returns how many."""
         rows = list(rows)
+        for _, _, item_id, field, new in rows:
+            check_value(new, value_name(kind, field, item_id))
+        check_value(note, f"the note of the {kind} events")
         checked([(kind, time, who, item_id, name, None, new, note) for time, who, item_id, name, new in rows])
         with self.write() as conn:
             before = conn.total_changes
