@@ -5,7 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from piqa_tui.core.text.bidi import rich_text
+from piqa_tui.core.text.direction import Direction
 from piqa_tui.tui.state.ballots import VoteSummary
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 
 class VotePanel(Static):
@@ -30,6 +33,11 @@ class VotePanel(Static):
         text.append("votes   ", "bold")
         text.append(summary.votes, "bold" if summary.mine is not None else "")
         text.append("\n")
-        text.append("status  ", "bold")
-        text.append(summary.status)
+        # The status quotes data (an adjudication's reason, in Arabic): laid out by the bidi adapter as one
+        # left-to-right line (wide enough never to wrap; the panel cuts it with an ellipsis).
+        status = f"status  {summary.status}"
+        mode = app_bidi_mode(self)
+        text.append_text(
+            rich_text(status, 2 * len(status) + 1, mode, highlights=[(0, 6, "bold")], direction=Direction.LTR)
+        )
         self.update(text, layout=False)
