@@ -33,11 +33,9 @@ class VotePanel(Static):
         text.append("votes   ", "bold")
         text.append(summary.votes, "bold" if summary.mine is not None else "")
         text.append("\n")
-        # The status quotes data (an adjudication's reason, in Arabic): laid out by the bidi adapter as one
-        # left-to-right line (wide enough never to wrap; the panel cuts it with an ellipsis).
-        status = f"status  {summary.status}"
-        mode = app_bidi_mode(self)
-        text.append_text(
-            rich_text(status, 2 * len(status) + 1, mode, highlights=[(0, 6, "bold")], direction=Direction.LTR)
-        )
+        text.append("status  ", "bold")
+        # The status quotes data (an adjudication's reason, in Arabic): laid out by the bidi adapter on the
+        # app's left-to-right line, wide enough never to wrap (the panel cuts it with an ellipsis).
+        status = summary.status
+        text.append_text(rich_text(status, 2 * len(status) + 1, app_bidi_mode(self), direction=Direction.LTR))
         self.update(text, layout=False)
