@@ -27,7 +27,10 @@ class VotePanel(Static):
     }
     """
 
+    summary: VoteSummary | None = None  # the one shown, laid out again when the panel's width changes
+
     def show_summary(self, summary: VoteSummary) -> None:
+        self.summary = summary
         self.set_class(summary.hidden, "-hidden")
         text = Text(end="")
         text.append("votes   ", "bold")
@@ -35,7 +38,14 @@ class VotePanel(Static):
         text.append("\n")
         text.append("status  ", "bold")
         # The status quotes data (an adjudication's reason, in Arabic): laid out by the bidi adapter on the
-        # app's left-to-right line, wide enough never to wrap (the panel cuts it with an ellipsis).
+        # app's left-to-right line, cut in reading order to the panel's width (before the first layout, whole).
         status = summary.status
-        text.append_text(rich_text(status, 2 * len(status) + 1, app_bidi_mode(self), direction=Direction.LTR))
+        room = self.content_region.width - len("status  ")
+        width = room if room > 0 else 2 * len(status) + 1
+        text.append_text(rich_text(status, width, app_bidi_mode(self), max_lines=1, direction=Direction.LTR))
         self.update(text, layout=False)
+
+    def on_resize(self) -> None:
+        """Cut the status again at the new width."""
+        if self.summary is not None:
+            self.show_summary(self.summary)
