@@ -24,7 +24,7 @@ from piqa_tui.core.text.bidi import BidiMode, layout
 from piqa_tui.core.text.direction import Direction
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.tui.dialogs.prompts import TITLE_CELLS, ChoiceDialog, TextPrompt
+from piqa_tui.tui.dialogs.prompts import TITLE_CELLS, TextPrompt
 from piqa_tui.tui.dialogs.questions import AnswerDialog
 from piqa_tui.tui.screens.guidelines import GuidelinesScreen
 from piqa_tui.tui.widgets.item.vote_panel import VotePanel
