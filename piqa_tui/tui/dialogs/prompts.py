@@ -39,11 +39,12 @@ class DataText:
     field: str | None = None
 
 
-Message = str | Sequence[str | DataText]  # the app's words, or the app's words and the data's, in reading order
+# The app's words, or blocks in reading order, each starting a line: the app's words and the data's.
+Message = str | Sequence[str | DataText]
 
 
-def plain(message: Message) -> str:
-    """A message as stored text, terminal-safe (what tests and logs read)."""
+def message_text(message: Message) -> str:
+    """A message as text, its blocks one per line and the data's terminal-safe (what tests read)."""
     if isinstance(message, str):
         return message
     return "\n".join(part if isinstance(part, str) else terminal_safe(part.text) for part in message)
@@ -174,7 +175,7 @@ class ChoiceDialog(ModalScreen[str | None]):
         super().__init__()
         self.title_text = title
         self.parts = message
-        self.message = plain(message)  # the whole message as text
+        self.message = message_text(message)  # the whole message as text
         self.choices = choices
 
     def compose(self) -> ComposeResult:
