@@ -6,17 +6,21 @@ sequences (OSC title, OSC 52, OSC 8, DCS, bracketed-paste end), Rich markup
 (``tests/hostile_corpus.py``). ``score --by``, ``stats`` and ``agree`` print
 them: stdout must hold no control byte, and the markup must come out as the
 text it is. Annotators whose names differ only by invisible characters are
-named in one warning line, visibly.
+named in one warning line, visibly, and ``round show`` writes them visibly.
+The card written to a file holds the same visible escapes as stdout.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from piqa_tui.cli.main import main
+from piqa_tui.core.text.characters import BIDI_CONTROLS
 from piqa_tui.core.text.terminal_safe import show_invisible
 from tests.conftest import vote_as_twins
 from tests.hostile_corpus import hostile_columns_dataset, invisible_twins, markup_texts
@@ -109,3 +113,51 @@ def test_score_by_hostile_columns_prints_them_inertly(tmp_path: Path, capsys: py
     assert code == 0, err
     assert_inert(out)
     assert "by " in out and sum(tag in out for tag in MARKUP_TAG.findall(column)) == len(MARKUP_TAG.findall(column))
+
+
+RLO = "\u202e"
+C1_CSI = "\x9b"
+
+
+def test_the_card_file_shows_every_control_as_stdout_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ESC, BEL, C1 and RLO from the data and the --name reach README.md as the visible escapes stdout prints;
+    the example item's JSON and the YAML metadata still read back as the exact values."""
+    data = hostile_columns_dataset(tmp_path)
+    header, first, *rest = data.read_text(encoding="utf-8").splitlines()
+    cells = first.split("\t")
+    cells[1] = f"open {RLO}the jar{C1_CSI}2J\x1b]0;owned\x07"  # the example item's prompt
+    data.write_text("\n".join([header, "\t".join(cells), *rest]) + "\n", encoding="utf-8")
+    name = f"jars {RLO}PIQA\x1b]0;t\x07"
+    code, stdout, _ = run(["card", str(data), "--name", name], capsys)
+    assert code == 0
+    readme = tmp_path / "README.md"
+    code, _, _ = run(["card", str(data), "--name", name, "--to", str(readme)], capsys)
+    assert code == 0
+    card = readme.read_text(encoding="utf-8")
+    assert card == stdout  # the file carries the text as the terminal showed it
+    assert not CONTROL.search(card) and not set(BIDI_CONTROLS) & set(card)
+    for escape in ("\\u202e", "\\u009b", "\\x1b", "\\x07"):
+        assert escape in card, escape
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert meta["pretty_name"] == name  # YAML reads its double-quoted escapes back as the value
+    example = re.search(r"```json\n(.*?)\n```", card, re.DOTALL)
+    assert example is not None and json.loads(example.group(1))["prompt"] == cells[1]
+
+
+def test_round_show_writes_zero_width_characters_visibly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two validators whose names print alike, a country with a zero-width space: ``round show`` tells them apart."""
+    data = hostile_columns_dataset(tmp_path)
+    (name, twin), *_ = invisible_twins()
+    people = "".join(
+        f'[[annotator]]\nname = "{who}"\nroles = ["validator"]\ncountry = "{country}"\n'
+        for who, country in ((name, "Algeria"), (twin, "Alg\u200beria"))
+    )
+    round_file = tmp_path / "round.toml"
+    round_file.write_text(f'name = "pi\u200blot"\n{people}', encoding="utf-8")
+    code, _, err = run(["round", str(data), "import", str(round_file)], capsys)
+    assert code == 0, err
+    code, out, _ = run(["round", str(data), "show"], capsys)
+    assert code == 0
+    assert not any(ch in out for ch in "\u200b\u200c\u200d\u2060\ufeff")
+    assert show_invisible(twin) in out and "<U+" in show_invisible(twin)
+    assert "Alg<U+200B>eria" in out and "round pi<U+200B>lot" in out

@@ -23,6 +23,7 @@ SAFE_CALLS = {
     "rich_text",
     "markup_safe",
     "terminal_safe",
+    "isolated",
     "message_line",
     "show_invisible",
     "twins_line",

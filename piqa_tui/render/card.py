@@ -8,6 +8,14 @@ the curation steps, votes and agreement, model results — and everything it
 cannot know is marked ``[More Information Needed]`` (``FILL``), as Hub cards
 mark it, never invented. The sections on annotation, curation and limitations
 are in ``render.card_creation``.
+
+The card is written from data (column names, values, annotators' names,
+guideline questions), and it is read on the Hub, in a browser that obeys a
+right-to-left override and hides ESC, BEL and C1 characters. So the card
+holds none of them: the Markdown shows each as the visible escape stdout
+prints (``\\x1b``, ``\\u202e``: ``terminal_safe``), and the YAML metadata
+writes a value that holds one double-quoted, with the same escape, which
+YAML reads back as the exact value (the data file's name still matches).
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.round.stages import HEAVY_CORRECTION, STAGES, correction_rates, correction_summary, stage_of
 from piqa_tui.core.scoring.templates import Template
 from piqa_tui.core.text.graphemes import snap_to_boundary
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.card_creation import (
     FILL,
@@ -103,13 +112,26 @@ def front_matter(
     }
 
 
+class _CardDumper(yaml.SafeDumper):
+    """YAML for the card: a string holding a character ``terminal_safe`` escapes is written double-quoted."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    """A double-quoted scalar for a value with a control character: there, its visible escape is a YAML escape."""
+    quoted = '"' if terminal_safe(value) != value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=quoted)
+
+
+_CardDumper.add_representer(str, _represent_str)
+
+
 def yaml_block(data: dict[str, object]) -> str:
-    """``data`` between --- lines: safe_dump quotes whatever YAML would misread (colons, quotes, '#')."""
-    return (
-        "---\n"
-        + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=10_000)
-        + "---\n"
+    """``data`` between --- lines: quoted wherever YAML would misread a value (colons, quotes, '#'), and no
+    control character written raw (``\\u202e`` in a double-quoted string reads back as the character)."""
+    text = yaml.dump(
+        data, Dumper=_CardDumper, allow_unicode=True, sort_keys=False, default_flow_style=False, width=10_000
     )
+    return "---\n" + terminal_safe(text) + "---\n"
 
 
 def dataset_card(project: Project, options: CardOptions = CardOptions(), items: list[Item] | None = None) -> str:
@@ -138,12 +160,9 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
     ]
     outline = table_of_contents(body)
     head = body.index("## Dataset Description")  # the title and what the card describes come before the contents
-    return (
-        yaml_block(front_matter(dataset, items, languages, options))
-        + "\n"
-        + "\n".join([*body[:head], "## Table of Contents", "", *outline, "", *body[head:]]).rstrip("\n")
-        + "\n"
-    )
+    markdown = "\n".join([*body[:head], "## Table of Contents", "", *outline, "", *body[head:]]).rstrip("\n")
+    # What the data holds is shown, never obeyed: every control and bidi character as its visible escape.
+    return yaml_block(front_matter(dataset, items, languages, options)) + "\n" + terminal_safe(markdown) + "\n"
 
 
 def doubt_lines(project: Project, options: CardOptions) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.graphemes import WidthPolicy, get_width_policy, set_width_policy
@@ -130,3 +131,8 @@ async def write_item(pilot: Pilot, goal: str, *solutions: str) -> None:
         await pilot.press("tab")
         await type_text(pilot, solution)
     await pilot.press("enter")
+
+
+def drawn_lines(widget: Widget) -> str:
+    """What ``widget`` draws now, its lines as text (after the app has repainted: ``await pilot.pause()``)."""
+    return "\n".join(widget.render_line(y).text for y in range(widget.size.height))

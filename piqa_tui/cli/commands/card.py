@@ -5,6 +5,7 @@ file's ``license``; the name from ``--name``; the split from ``--split``.
 Without them the card keeps ``[More Information Needed]`` for the team to
 fill, and a warning on stderr says which metadata is still a placeholder.
 An existing FILE is replaced only with ``--force`` (never the dataset or its workspace).
+What the data holds is written as stdout shows it: control and bidi characters as visible escapes.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.card import FILL, CardOptions, dataset_card
 
 # The Hub's licence identifiers teams use most; any other lower-case identifier is accepted with a warning.
@@ -135,8 +135,8 @@ def run(args: argparse.Namespace) -> int:
             atomic_write(Path(args.to), card)
     if args.to:
         say(f"wrote {args.to} ({card.count(FILL)} places marked {FILL} to fill)")
-    else:  # the file keeps the text as typed; the terminal gets it made safe
-        print(terminal_safe(card), end="")
+    else:  # the card shows every control character as its escape already, in a file as on the terminal
+        print(card, end="")
     missing = [what for what, value in (("--license", options.license), ("--name", options.pretty_name)) if not value]
     if missing:
         warn(f"the card's metadata has placeholders: pass {' and '.join(missing)} (or fill them in the file)")

@@ -22,6 +22,7 @@ from piqa_tui.core.round.guidelines import (
     reply_part,
 )
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force, round_part
+from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.decisions import project_policy
 from piqa_tui.core.workspace.project import Project
 
@@ -100,8 +101,8 @@ def _warn_if_undecidable(declared: Round, project: Project) -> None:
 def _summary(declared: Round) -> str:
     validators = declared.validators
     routing = declared.routing
-    rules = [f"same {', '.join(routing.same)}"] if routing.same else []
-    rules += [f"never the {', '.join(routing.never)}"] if routing.never else []
+    rules = [f"same {', '.join(map(show_invisible, routing.same))}"] if routing.same else []
+    rules += [f"never the {', '.join(map(show_invisible, routing.never))}"] if routing.never else []
     rules += ["balanced load"] if routing.balance else []
     return (
         f"{len(declared.annotators)} annotators, {len(validators)} active validators, "
@@ -112,13 +113,18 @@ def _summary(declared: Round) -> str:
 
 
 def _show(declared: Round, counts: dict[str, int]) -> None:
-    say(f"round {declared.name or '(unnamed)'}: {_summary(declared)}")
-    width = max(len(a.name) for a in declared.annotators)
+    """The round as declared. Names, roles and attribute values are shown as they really are (a zero-width
+    character as ``<U+200B>``), so two people or countries that print alike cannot be taken for one."""
+    say(f"round {show_invisible(declared.name) or '(unnamed)'}: {_summary(declared)}")
+    names = {person.name: show_invisible(person.name) for person in declared.annotators}
+    width = max(len(name) for name in names.values())
     for person in declared.annotators:
-        attributes = "; ".join(f"{key} {', '.join(values)}" for key, values in person.attributes)
+        attributes = "; ".join(
+            f"{show_invisible(key)} {', '.join(map(show_invisible, values))}" for key, values in person.attributes
+        )
         state = "" if person.active else " (left)"
         say(
-            f"  {person.name.ljust(width)}  {', '.join(person.roles)}{state}"
+            f"  {names[person.name].ljust(width)}  {', '.join(map(show_invisible, person.roles))}{state}"
             f"{'  ' + attributes if attributes else ''}  assigned {counts.get(person.name, 0)}"
         )
     for line in question_lines(declared):
@@ -128,7 +134,9 @@ def _show(declared: Round, counts: dict[str, int]) -> None:
 def question_lines(declared: Round) -> list[str]:
     """The round's extra questions, one line each: id, kind, the answers it takes, policy and text."""
     lines = ["questions:"] if declared.questions else []
-    return lines + [f"  {q.id}  {q.kind} ({q.hint}), policy {q.policy}: {q.text}" for q in declared.questions]
+    return lines + [
+        f"  {show_invisible(q.id)}  {q.kind} ({q.hint}), policy {q.policy}: {q.text}" for q in declared.questions
+    ]
 
 
 # --------------------------------------------------------------------------- guidelines and questions

@@ -20,6 +20,13 @@ DCS passthrough or a bracketed-paste end into whatever it is pasted into),
 and names that print alike (``show_invisible`` writes zero-width and other
 format characters as ``<U+200B>``; ``invisible_twins`` finds the names that
 differ from another only by them).
+
+Data set inside the program's own words on one line (a question in a list
+that ends ``[open]``, a reason after ``adjudicated → 2 by lead:``) goes
+through ``isolated``: made terminal-safe, so none of its own bidi controls
+is left to act, then wrapped in an isolate (FSI … PDI), so its direction
+cannot reorder the words around it. The display adapter and terminals that do
+bidi honour the isolate; the adapter draws nothing for it.
 """
 
 from __future__ import annotations
@@ -61,6 +68,14 @@ def terminal_safe(text: object, *, one_line: bool = False) -> str:
     pattern = _UNSAFE_IN_LINE if one_line else _UNSAFE
     text = pattern.sub(lambda m: visible_escape(m.group()), text)
     return _SURROGATE.sub(lambda m: visible_escape(m.group()), text)
+
+
+FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE = "\u2068", "\u2069"
+
+
+def isolated(text: object) -> str:
+    """Terminal-safe ``text`` on one line, wrapped in FSI … PDI: data that cannot reorder the words around it."""
+    return f"{FIRST_STRONG_ISOLATE}{terminal_safe(text, one_line=True)}{POP_DIRECTIONAL_ISOLATE}"
 
 
 def message_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:

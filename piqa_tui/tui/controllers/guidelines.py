@@ -13,7 +13,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.guidelines import Question, ask_part, checked_text, reply_part
 from piqa_tui.core.workspace.log import Part
 from piqa_tui.tui.dialogs.asker import Submitter
-from piqa_tui.tui.dialogs.prompts import TextPrompt
+from piqa_tui.tui.dialogs.prompts import DataText, TextPrompt
 from piqa_tui.tui.state.session import Session
 
 
@@ -63,7 +63,7 @@ class GuidelinesController:
             return
         prompt = TextPrompt(
             f"Answer {question.asked_by} on {question.item_id}",
-            f"{question.text}",
+            [DataText(question.text)],  # the annotator's words, drawn by the bidi adapter
             check=lambda text: _problem(text, "reply"),
         )
 

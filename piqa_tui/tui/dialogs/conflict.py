@@ -1,36 +1,44 @@
 """The dialog shown when someone else changed a field while you edited it: their text, yours, and the one
-you started from, and a choice of which to keep (or to merge by hand)."""
+you started from, and a choice of which to keep (or to merge by hand).
+
+Each version is the data itself (``DataText``): the dialog draws it through the bidi adapter in the field's
+direction, as the item blocks do, so a lead comparing two Arabic versions reads both right to left, shaped."""
 
 from __future__ import annotations
 
 from piqa_tui.core.errors import EditConflict, changed_by
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.project import ADJUDICATION, FieldConflict
-from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, DataText, Message
 
 KEEP_THEIRS, KEEP_MINE, MERGE = "theirs", "mine", "merge"
 KEEP_CURRENT, KEEP_OTHER = "current", "other"
 
 
-def shown(field: str, value: str) -> str:
-    """A version as the user reads it: a gold label as the solution it names, any text terminal-safe."""
+def shown(field: str, value: str) -> str | DataText:
+    """A version as the user reads it: a gold label as the solution it names; a text as data, which the dialog
+    draws through the bidi adapter in the field's direction (Arabic right to left, shaped; controls shown)."""
     if field == "label":
         return "no gold label" if value == "" else f"solution {int(value) + 1}" if value.isdigit() else value
     if field == ADJUDICATION and not value:
         return "(no adjudication)"
-    return terminal_safe(value) if value else "(empty)"
+    if not value:
+        return "(empty)"
+    return DataText(value, None if field == ADJUDICATION else field)
 
 
-def conflict_message(conflict: EditConflict) -> str:
+def conflict_message(conflict: EditConflict) -> Message:
     """The three versions, each under its name, with who changed the field and when."""
     field, who = conflict.field, terminal_safe(changed_by(conflict.by, conflict.when), one_line=True)
     where = terminal_safe(f"{field} of {conflict.item_id}", one_line=True)
-    return (
-        f"{where} was changed by {who} while you edited it. Nothing of yours is recorded yet.\n\n"
-        f"Theirs (stored now):\n{shown(field, conflict.theirs)}\n\n"
-        f"Mine (what you typed):\n{shown(field, conflict.mine)}\n\n"
-        f"Started from:\n{shown(field, conflict.base)}"
-    )
+    return [
+        f"{where} was changed by {who} while you edited it. Nothing of yours is recorded yet.\n\nTheirs (stored now):",
+        shown(field, conflict.theirs),
+        "\nMine (what you typed):",
+        shown(field, conflict.mine),
+        "\nStarted from:",
+        shown(field, conflict.base),
+    ]
 
 
 def conflict_dialog(conflict: EditConflict) -> ChoiceDialog:
@@ -43,14 +51,14 @@ def conflict_dialog(conflict: EditConflict) -> ChoiceDialog:
     return ChoiceDialog("Someone else changed this field", conflict_message(conflict), choices)
 
 
-def _version(field: str, text: str, by: str, when: str, reason: str) -> str:
+def _version(field: str, text: str, by: str, when: str, reason: str) -> list[str | DataText]:
     """One side of a merge conflict: who made it and when, the version, and the reason given (decisions)."""
     who = terminal_safe(changed_by(by, when), one_line=True)
-    why = f"\nReason: {terminal_safe(reason)}" if reason else ""
-    return f"(by {who}):\n{shown(field, text)}{why}"
+    why: list[str | DataText] = ["Reason:", DataText(reason)] if reason else []
+    return [f"(by {who}):", shown(field, text), *why]
 
 
-def merge_conflict_message(conflict: FieldConflict) -> str:
+def merge_conflict_message(conflict: FieldConflict) -> Message:
     """The two versions made concurrently on two machines, who made each and when (and why, for adjudications),
     and the one both started from."""
     field = conflict.field
@@ -70,7 +78,9 @@ def merge_conflict_message(conflict: FieldConflict) -> str:
         current, base = "Shown now", "Both started from"
     ours = _version(field, conflict.current, conflict.current_by, conflict.current_time, conflict.current_reason)
     theirs = _version(field, conflict.other, conflict.other_by, conflict.other_time, conflict.other_reason)
-    return f"{intro}\n\n{current} {ours}\n\nThe other {theirs}\n\n{base}:\n{shown(field, conflict.base)}"
+    ours[0] = f"{intro}\n\n{current} {ours[0]}"
+    theirs[0] = f"\nThe other {theirs[0]}"
+    return [*ours, *theirs, f"\n{base}:", shown(field, conflict.base)]
 
 
 def merge_conflict_dialog(conflict: FieldConflict) -> ChoiceDialog:

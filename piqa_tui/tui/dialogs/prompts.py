@@ -1,19 +1,87 @@
-"""Small modal questions: a line of text (go to id, export path) and a choice between actions."""
+"""Small modal questions: a line of text (go to id, export path) and a choice between actions.
+
+A dialog's title and message are the app's words, shown literally (never parsed as markup). Text from the
+data they quote (a question from the round, the versions of a field in a conflict) is given as ``DataText``:
+it is drawn by the bidi display adapter in the app's bidi mode and the field's direction, as the item blocks
+draw it, so Arabic reads right to left, shaped, and a control character in it is shown, never obeyed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from piqa_tui.core.text.bidi import BidiText, layout
+from piqa_tui.core.text.direction import Direction
+from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
+from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
+
+TITLE_CELLS = 64  # a title drawn from data is cut to this: the dialog is 70 cells wide, with its border
+
+
+@dataclass(frozen=True)
+class DataText:
+    """Text from the data inside a dialog; ``field`` (prompt, solution2, note) gives its direction, else detected."""
+
+    text: str
+    field: str | None = None
+
+
+# The app's words, or blocks in reading order, each starting a line: the app's words and the data's.
+Message = str | Sequence[str | DataText]
+
+
+def message_text(message: Message) -> str:
+    """A message as text, its blocks one per line and the data's terminal-safe (what tests read)."""
+    if isinstance(message, str):
+        return message
+    return "\n".join(part if isinstance(part, str) else terminal_safe(part.text) for part in message)
+
+
+def _direction(widget: Widget, part: DataText) -> Direction:
+    return field_direction(widget, part.field) if part.field else Direction.AUTO
+
+
+def drawn_message(widget: Widget, message: Message) -> RenderableType:
+    """What a dialog's message draws: the app's words literally, the data's through the bidi adapter."""
+    if isinstance(message, str):
+        return Text(message)
+    mode = app_bidi_mode(widget)
+    return Group(
+        *(
+            Text(part)
+            if isinstance(part, str)
+            else BidiText(terminal_safe(part.text), mode, direction=_direction(widget, part))
+            for part in message
+        )
+    )
+
+
+def drawn_title(widget: Widget, title: str | DataText) -> Text:
+    """A dialog's title as one line: the app's words literally (never markup), data laid out by the adapter."""
+    if isinstance(title, str):
+        return Text(terminal_safe(title, one_line=True))
+    line = layout(
+        terminal_safe(title.text, one_line=True),
+        TITLE_CELLS,
+        app_bidi_mode(widget),
+        max_lines=1,
+        direction=_direction(widget, title),
+    )
+    return Text(line[0].text if line else "")
+
 
 DIALOG_CSS = """
 {name} {{
@@ -46,7 +114,11 @@ class TextPrompt(ModalScreen[str | None]):
     DEFAULT_CSS = DIALOG_CSS.format(name="TextPrompt")
 
     def __init__(
-        self, title: str, help: str = "", value: str = "", check: Callable[[str], str | None] | None = None
+        self,
+        title: str | DataText,
+        help: Message = "",
+        value: str = "",
+        check: Callable[[str], str | None] | None = None,
     ) -> None:
         super().__init__()
         self.title_text = title
@@ -56,9 +128,9 @@ class TextPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.title_text
+            box.border_title = drawn_title(self, self.title_text)
             if self.help_text:
-                yield Static(self.help_text, classes="dialog-help", markup=False)
+                yield Static(drawn_message(self, self.help_text), classes="dialog-help", markup=False)
             yield FieldEditor(self.value, placeholder="type, then enter (esc cancels)")
             yield Static("", classes="dialog-error", markup=False)
 
@@ -99,17 +171,18 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     BINDINGS = bindings(DIALOG_ACTIONS)
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str | None, str, str]]) -> None:
+    def __init__(self, title: str | DataText, message: Message, choices: list[tuple[str | None, str, str]]) -> None:
         super().__init__()
         self.title_text = title
-        self.message = message
+        self.parts = message
+        self.message = message_text(message)  # the whole message as text
         self.choices = choices
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.title_text
+            box.border_title = drawn_title(self, self.title_text)
             if self.message:
-                yield Static(self.message, classes="dialog-help", markup=False)
+                yield Static(drawn_message(self, self.parts), classes="dialog-help", markup=False)
             options: list[Option | None] = []
             for key, label, help in self.choices:
                 if key is None:

@@ -21,7 +21,7 @@ from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.asker import Asker
-from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
+from piqa_tui.tui.dialogs.prompts import ChoiceDialog, DataText, TextPrompt
 
 CLEAR = "\x00clear"  # the option that takes an answer back (no answer text can hold a NUL)
 
@@ -37,7 +37,9 @@ class Host(Asker, Protocol):
 class AnswerDialog(ChoiceDialog):
     """The options of one question; ``keys`` maps a key (y, n, 1–9, backspace) straight to an option."""
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str | None, str, str]], keys: dict[str, str]):
+    def __init__(
+        self, title: str | DataText, message: str, choices: list[tuple[str | None, str, str]], keys: dict[str, str]
+    ):
         super().__init__(title, message, choices)
         self.keys = keys
 
@@ -91,7 +93,7 @@ def _answered(question: Question, answers: Answers, item: Item, project: Project
 def _ask(host: Host, project: Project, item: Item, question: Question, answers: Answers) -> None:
     """The dialog that answers ``question``: its kind's options by key (yes/no, choice), else a typed line."""
     mine = answers.mine(question.id, item.id, project.annotator)
-    title = terminal_safe(question.text, one_line=True)
+    title = DataText(question.text)  # drawn by the bidi adapter: an Arabic question reads right to left, shaped
     save = _saver(host, project, item, question)
     keyed = question.form.keyed(question)
     if keyed:

@@ -31,6 +31,8 @@ from piqa_tui.core.round.guidelines import (
     guidelines_in_force,
 )
 from piqa_tui.core.text.bidi import BidiText
+from piqa_tui.core.text.direction import Direction
+from piqa_tui.core.text.terminal_safe import isolated
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.controllers.guidelines import GuidelinesController
@@ -219,17 +221,18 @@ class GuidelinesScreen(Screen[None]):
         shown = self.questions_shown()
         head = "Open questions from annotators" if self.session.reviewer else "Your questions to the lead"
         keys = "a: ask the lead" + (", r: answer" * self.session.reviewer)
-        where = f"({keys} about item {self.item_id})" if self.item_id else "(open an item to ask about it)"
+        where = f"({keys} about item {isolated(self.item_id)})" if self.item_id else "(open an item to ask about it)"
         lines = [f"━━ {head} ━━ {where}"]
-        for q in shown:
-            state = "open" if q.open else f"answered by {q.replied_by}: {q.reply}"
-            lines.append(f"• {q.item_id} — {q.asked_by}: {q.text}  [{state}]")
+        for q in shown:  # what annotators wrote is isolated: an RLO or an Arabic reply cannot reorder "[open]"
+            state = "open" if q.open else f"answered by {isolated(q.replied_by)}: {isolated(q.reply)}"
+            lines.append(f"• {isolated(q.item_id)} — {isolated(q.asked_by)}: {isolated(q.text)}  [{state}]")
         if not shown:
             lines.append("none")
         return "\n".join(lines)
 
     def show_questions(self) -> None:
-        self.query_one("#guidelines-questions", Static).update(BidiText(self.questions_text(), self.session.bidi_mode))
+        questions = BidiText(self.questions_text(), self.session.bidi_mode, direction=Direction.LTR)  # the app's list
+        self.query_one("#guidelines-questions", Static).update(questions)
 
     def on_others_changed(self, message: OthersChanged) -> None:
         """Questions, replies or a new version arrived from another process: the screen follows."""

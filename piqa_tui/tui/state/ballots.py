@@ -15,7 +15,7 @@ from piqa_tui.core.dataset.capacity import shown_solutions
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.adjudication_queue import to_adjudicate
 from piqa_tui.core.round.order import Order, orders_in_force
-from piqa_tui.core.text.terminal_safe import show_invisible
+from piqa_tui.core.text.terminal_safe import isolated, show_invisible
 from piqa_tui.core.votes.blind import cast_votes, current_vote, may_see_answers
 from piqa_tui.core.votes.decisions import (
     choices,
@@ -217,7 +217,7 @@ class Ballots:
             text = (
                 f"adjudicated → {self.shown_choice(item_id, adjudication.label)} by {show_invisible(adjudication.who)}"
             )
-            return text + (f": {adjudication.reason}" if adjudication.reason else "")
+            return text + (f": {isolated(adjudication.reason)}" if adjudication.reason else "")  # the reviewer's words
         if status is Status.AGREED:
             return f"agreed → {self.shown_choice(item_id, str(decision.label))}  ({describe_policy(self.policy)})"
         if status is Status.AGAINST_GOLD:

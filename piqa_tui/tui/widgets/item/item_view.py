@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -19,8 +20,11 @@ from textual.widgets import Static
 from piqa_tui.core.dataset.checks import RULES, Problem
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset
+from piqa_tui.core.text.bidi import BidiText
+from piqa_tui.core.text.direction import Direction
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.state.fields import label_text, solution_spans, translation_columns
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
 from piqa_tui.tui.widgets.item.field_block import FieldBlock
 from piqa_tui.tui.widgets.item.flags_line import FlagsLine
 from piqa_tui.tui.widgets.item.label_line import LabelLine
@@ -47,15 +51,17 @@ class ProblemsLine(Static):
         if not problems:
             self.update(Text("✓ no problems", style="green"), layout=layout)
             return
-        text = Text()
-        for n, problem in enumerate(problems):
-            if n:
-                text.append("\n")
-            error = RULES[problem.rule].level == "error"
-            text.append("✗ " if error else "⚠ ", "bold red" if error else "bold yellow")
-            text.append(problem.detail)
-            text.append(f"  [{problem.rule}]", "dim")
-        self.update(text, layout=layout)
+        self.update(Group(*(self._line(problem) for problem in problems)), layout=layout)
+
+    def _line(self, problem: Problem) -> BidiText:
+        """One finding, drawn by the bidi adapter: its detail quotes the item's words (Arabic shaped and in
+        reading order, any control character escaped), on the app's left-to-right line."""
+        error = RULES[problem.rule].level == "error"
+        mark = "✗ " if error else "⚠ "
+        detail = terminal_safe(problem.detail, one_line=True)
+        line = f"{mark}{detail}  [{problem.rule}]"
+        spans = [(0, len(mark), "bold red" if error else "bold yellow"), (len(mark) + len(detail), len(line), "dim")]
+        return BidiText(line, app_bidi_mode(self), highlights=spans, direction=Direction.LTR)
 
 
 def _captions(count: int) -> list[str]:

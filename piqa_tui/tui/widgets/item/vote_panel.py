@@ -5,7 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from piqa_tui.core.text.bidi import rich_text
+from piqa_tui.core.text.direction import Direction
 from piqa_tui.tui.state.ballots import VoteSummary
+from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
 
 class VotePanel(Static):
@@ -24,12 +27,25 @@ class VotePanel(Static):
     }
     """
 
+    summary: VoteSummary | None = None  # the one shown, laid out again when the panel's width changes
+
     def show_summary(self, summary: VoteSummary) -> None:
+        self.summary = summary
         self.set_class(summary.hidden, "-hidden")
         text = Text(end="")
         text.append("votes   ", "bold")
         text.append(summary.votes, "bold" if summary.mine is not None else "")
         text.append("\n")
         text.append("status  ", "bold")
-        text.append(summary.status)
+        # The status quotes data (an adjudication's reason, in Arabic): laid out by the bidi adapter on the
+        # app's left-to-right line, cut in reading order to the panel's width (before the first layout, whole).
+        status = summary.status
+        room = self.content_region.width - len("status  ")
+        width = room if room > 0 else 2 * len(status) + 1
+        text.append_text(rich_text(status, width, app_bidi_mode(self), max_lines=1, direction=Direction.LTR))
         self.update(text, layout=False)
+
+    def on_resize(self) -> None:
+        """Cut the status again at the new width."""
+        if self.summary is not None:
+            self.show_summary(self.summary)
