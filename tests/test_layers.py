@@ -137,6 +137,52 @@ HEAVY = {
 }
 
 
+# The private names piqa-tui may read on another object: Textual's and Rich's, pinned by an upper bound in
+# pyproject.toml and checked by tests/test_private_names.py, and the public ``_replace`` of named tuples.
+PINNED_PRIVATE = {
+    ("tui/terminal/external_editor.py", "app._driver"),
+    ("tui/terminal/cell_widths.py", "textual._wrap"),
+    ("tui/terminal/cell_widths.py", "textual.widgets._input"),
+}
+
+
+def private_reaches(tree: ast.AST) -> list[str]:
+    """``x._name`` where ``x`` is not ``self`` or ``cls`` (dunders and named tuples' ``_replace`` aside)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            name = node.args[1] if len(node.args) > 1 else None
+            owner = node.args[0]
+            mine = isinstance(owner, ast.Name) and owner.id in ("self", "cls")
+            if isinstance(name, ast.Constant) and str(name.value).startswith("_") and not mine:
+                found.append(ast.unparse(node))  # getattr(project, "_applied", None) is a reach too
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and node.attr != "_replace"
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+        ):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_each_object_answers_for_its_own_state() -> None:
+    """No module reads another object's private names (a project's replay position, a state's vote forms): it
+    asks the object (``Project.version``, ``Project.memo``) instead."""
+    found = {
+        (path.relative_to(PACKAGE).as_posix(), reach)
+        for path in PACKAGE.rglob("*.py")
+        for reach in private_reaches(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert found - PINNED_PRIVATE == set()
+
+
+def test_the_private_reach_finder_finds_one() -> None:
+    found = private_reaches(ast.parse("position = getattr(project, '_applied', None) or project._applied"))
+    assert sorted(found) == ["getattr(project, '_applied', None)", "project._applied"]
+
+
 def test_the_command_line_starts_without_heavy_imports() -> None:
     """``piqa-tui --help`` and argument errors answer at once: heavy libraries load only when a command needs them."""
     import subprocess

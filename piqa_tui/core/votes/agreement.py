@@ -75,7 +75,7 @@ class VoteTable:
         choice = np.fromiter((t[2] for t in triples), np.int64, len(triples))
         k = _category_count(choice, n_categories)
         table = cls(item, annotator, choice, tuple(item_codes), annotators, k)
-        table._check_unique()
+        table.check_unique()
         return table
 
     @classmethod
@@ -122,7 +122,7 @@ class VoteTable:
         """The same votes counted over ``n_categories`` categories (ValueError if a choice is out of range)."""
         return replace(self, n_categories=_category_count(self.choice, n_categories))
 
-    def _check_unique(self) -> None:
+    def check_unique(self) -> None:
         """Reject a second vote by one annotator on one item: the caller must pass the latest only."""
         key = self.item * max(len(self.annotators), 1) + self.annotator
         uniq, counts = np.unique(key, return_counts=True)
