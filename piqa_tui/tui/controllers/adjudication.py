@@ -43,7 +43,7 @@ class AdjudicationController:
 
         def given(reason: str | None) -> None:
             if reason:
-                self.submit(item_id, choice, reason)
+                self.adjudicate(item_id, choice, reason)
 
         self.host.push_screen(
             TextPrompt(
@@ -54,7 +54,7 @@ class AdjudicationController:
             given,
         )
 
-    def submit(self, item_id: str, choice: int, reason: str) -> None:
+    def adjudicate(self, item_id: str, choice: int, reason: str) -> None:
         """Submit the final label; once it is committed the host's table moves on."""
 
         def committed(_: object) -> None:

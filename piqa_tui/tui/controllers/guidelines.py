@@ -52,7 +52,7 @@ class GuidelinesController:
 
         def given(text: str | None) -> None:
             if text:
-                self.submit(f"the question on {item_id}", ask_part(item_id, text), item_id, "asked the lead")
+                self.send(f"the question on {item_id}", ask_part(item_id, text), item_id, "asked the lead")
 
         self.host.push_screen(prompt, given)
 
@@ -69,13 +69,11 @@ class GuidelinesController:
 
         def given(text: str | None) -> None:
             if text:
-                self.submit(
-                    f"the reply on {question.item_id}", reply_part(question, text), question.item_id, "answered"
-                )
+                self.send(f"the reply on {question.item_id}", reply_part(question, text), question.item_id, "answered")
 
         self.host.push_screen(prompt, given)
 
-    def submit(self, what: str, part: Part, item_id: str, done_text: str) -> None:
+    def send(self, what: str, part: Part, item_id: str, done_text: str) -> None:
         """Submit ``part``; once it is committed, say ``done_text`` and let the host redraw."""
 
         def committed(_: object) -> None:
