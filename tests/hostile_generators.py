@@ -392,6 +392,8 @@ EVENT_FAULTS: dict[str, Callable[[dict[str, object], random.Random], None]] = {
     "new-item one solution": _new_item('{"prompt": "p", "solutions": ["a"]}'),
     "new-item list meta": _new_item('{"prompt": "p", "solutions": ["a", "b"], "meta": []}'),
     "new-item string label": _new_item('{"prompt": "p", "solutions": ["a", "b"], "label": "1"}'),
+    "new-item repeated key": _new_item('{"prompt": "p", "prompt": "q", "solutions": ["a", "b"]}'),
+    "new-item NaN label": _new_item('{"prompt": "p", "solutions": ["a", "b"], "label": NaN}'),
     "vote choice": lambda e, r: e.update(kind="vote", field="choice", new="x" + str(r.randint(0, 9))),
     "blob value": lambda e, r: e.update(new=b"\xff\xfe"),
     "huge note": lambda e, r: e.update(note="x" * ((1 << 20) + 1)),
