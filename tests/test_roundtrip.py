@@ -318,3 +318,53 @@ def test_strict_json_reads_no_repeated_key_or_nan_and_writes_null_for_nan() -> N
             strict_json.loads(text)
     assert strict_json.dumps({"a": 1.5}) == ('{"a": 1.5}', 0)
     assert strict_json.dumps({"a": float("nan"), "b": [float("-inf"), 2.0]}) == ('{"a": null, "b": [null, 2.0]}', 2)
+
+
+# json.dumps calls that cannot meet a NaN (what they write is text, ids or whole numbers) or never leave the
+# program: module -> functions, each with why. Every other JSON written goes through core/strict_json.py.
+JSON_WITHOUT_NUMBERS = {
+    "piqa_tui/core/workspace/log.py": {"legacy_uid": "hashes an event's text fields"},
+    "piqa_tui/core/workspace/undo.py": {"": "item ids for a SQLite query"},
+    "piqa_tui/core/workspace/event_rules.py": {"check_new_item": "quotes a label in a message"},
+    "piqa_tui/core/round/stages.py": {"canonical": "a draft's texts and its integer label"},
+    "piqa_tui/core/round/declaration.py": {"canonical": "a round: texts, whole numbers, flags"},
+    "piqa_tui/core/round/questions.py": {"question_columns": "answers, which are texts"},
+    "piqa_tui/core/round/order.py": {"": "a hash key of texts and whole numbers"},
+    "piqa_tui/core/scoring/templates/template.py": {"": "a template's texts, as a cache key"},
+    "piqa_tui/core/scoring/served.py": {"": "the request to a model server: prompts"},
+    "piqa_tui/core/scoring/cache.py": {"": "the score cache, which the program alone reads back"},
+    "piqa_tui/core/votes/files.py": {"as_text": "a cell shown in a reason"},
+    "piqa_tui/core/votes/release_defaults.py": {"to_json": "two flags"},
+    "piqa_tui/core/votes/exchange.py": {"json_line": "rows of texts"},
+    "piqa_tui/core/dataset/reading.py": {"_has_surrogate": "reads, writes nothing", "as_text": "a value shown"},
+    "piqa_tui/core/strict_json.py": {"": "the writer every other goes through"},
+}
+
+
+def test_every_json_writer_writes_no_nan() -> None:
+    """A ``json.dumps`` that could meet a float either forbids NaN or is ``strict_json.dumps`` (null for NaN)."""
+    import ast
+
+    from .conftest import ROOT
+
+    unreviewed = []
+    for path in sorted((ROOT / "piqa_tui").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for call in ast.walk(tree):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr in ("dumps", "dump")
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == "json"
+            ):
+                continue
+            if any(k.arg == "allow_nan" and getattr(k.value, "value", True) is False for k in call.keywords):
+                continue
+            inside = [f.name for f in functions if f.lineno <= call.lineno <= (f.end_lineno or f.lineno)]
+            reviewed = JSON_WITHOUT_NUMBERS.get(name, {})
+            if "" not in reviewed and not set(inside) & set(reviewed):
+                unreviewed.append(f"{name}:{call.lineno} in {inside[-1] if inside else 'the module'}")
+    assert not unreviewed, "json.dumps that may write NaN; use core/strict_json.dumps:\n" + "\n".join(unreviewed)
