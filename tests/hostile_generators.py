@@ -7,10 +7,12 @@ wrote down. Every variant says which faults it carries (a failing test names
 them and the seed: rerun with ``PIQA_HOSTILE_SEED``).
 
 Classes: dataset text (escapes, markup, invisible look-alikes, NUL and
-undecodable bytes), numbers (labels past 64 bits, other scripts' digits),
-shape (encodings, line endings, ragged rows, very wide or very long), vote
-files (times out of range, undecodable names, look-alike annotators), and
-outputs that alias the dataset or its workspace.
+undecodable bytes, line breaks inside values), numbers (labels past 64 bits,
+other scripts' digits), shape (encodings, line endings, ragged rows, very
+wide or very long), values every writer must read back (``awkward_dataset``),
+vote files (times out of range, undecodable names, look-alike annotators,
+cells under no column, CR line ends), and outputs that alias the dataset or
+its workspace.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Table:
     header_newline: str | None = None
     prefix: bytes = b""  # a BOM, or bytes that are not text
     faults: list[str] = field(default_factory=list)
+    quoted: bool = False  # CSV: quote a value holding a separator, quote, CR or LF (RFC 4180); else cells go raw
 
     def data(self) -> bytes:
         if self.suffix == ".jsonl":
@@ -51,10 +54,16 @@ class Table:
             text = "".join(line + self.newline for line in lines)
         else:
             sep = "," if self.suffix == ".csv" else "\t"
-            head = sep.join(self.header) + (self.header_newline or self.newline)
-            text = head + "".join(sep.join(map(str, row)) + self.newline for row in self.rows)
+            cell = _quoted if self.quoted and sep == "," else str
+            head = sep.join(map(cell, self.header)) + (self.header_newline or self.newline)
+            text = head + "".join(sep.join(map(cell, row)) + self.newline for row in self.rows)
         errors = {"utf-8": "surrogateescape", "latin-1": "replace"}.get(self.encoding, "surrogatepass")
         return self.prefix + text.encode(self.encoding, errors)
+
+
+def _quoted(value: object) -> str:
+    text = str(value)
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
 
 
 def good_table(rng: random.Random, n: int = 4) -> Table:
@@ -147,6 +156,13 @@ def _long_cell(t: Table, rng: random.Random) -> None:
     t.rows[r][c] = "word " * rng.randint(10_000, 60_000)
 
 
+def _line_break_in_value(t: Table, rng: random.Random) -> None:
+    """A value holding a lone CR, an LF or a CRLF, quoted as CSV quotes it (raw in TSV, which cannot hold it)."""
+    r, c = _cell(t, rng)
+    t.rows[r][c] = f"{t.rows[r][c]}{rng.choice(LINE_BREAKS)}{t.rows[r][c]}"
+    t.quoted = True
+
+
 def _format(t: Table, rng: random.Random) -> None:
     t.suffix = rng.choice([".csv", ".jsonl"])
     if t.suffix == ".jsonl":
@@ -169,7 +185,9 @@ FAULTS: dict[str, Callable[[Table, random.Random], None]] = {
     "wide": _wide,
     "long cell": _long_cell,
     "other format": _format,
+    "line break in a value": _line_break_in_value,
 }
+LINE_BREAKS = ["\r", "\n", "\r\n", "\r\r", "\n\r"]
 
 
 @dataclass(frozen=True)
@@ -199,9 +217,52 @@ def dataset_variants(n: int) -> list[Variant]:
     return found
 
 
+# ---------------------------------------------------------------- values every writer must read back
+
+AWKWARD_PARTS = [
+    *LINE_BREAKS,
+    '"',
+    '""',
+    ",",
+    "\\",
+    "\\r",
+    " ",
+    "\u2028",
+    "\u2029",
+    "\x85",
+    "\ufeff",
+    "=1+1",
+    "عربي",
+    "\u202e",
+    "\t",
+    "{}",
+    "[1]",
+]
+
+
+def awkward_value(rng: random.Random) -> str:
+    """A text made of pieces that a writer must quote or escape and a reader must give back as they were."""
+    return "".join(rng.choice([*AWKWARD_PARTS, "word", "a b"]) for _ in range(rng.randint(1, 5)))
+
+
+def awkward_dataset(rng: random.Random, suffix: str, n: int = 6) -> Table:
+    """A good dataset (``suffix``: .csv or .jsonl, each written as its format says) whose prompts, solutions and
+    categories are awkward values: read, written and read again, every value must come back unchanged."""
+    table = good_table(rng, n)
+    table.suffix, table.quoted = suffix, True
+    for row in table.rows:
+        for c in (1, 2, 3, 5):
+            row[c] = awkward_value(rng)
+        if row[2] == row[3]:
+            row[3] += " (other)"
+    table.faults = ["awkward values"]
+    return table
+
+
 def vote_file_variants(n: int, item_ids: list[str]) -> list[Variant]:
     """``n`` long-format vote files for a dataset with ``item_ids``: good lines mixed with bad times, choices,
-    undecodable or look-alike annotator names, unknown ids and escape-laden cells."""
+    undecodable or look-alike annotator names, unknown ids, escape-laden cells and cells under no column, with
+    LF, CRLF or CR line ends."""
     rng = rng_for("votes")
     bad_times = ["2999-12-31T23:59:59-05:00", "0000-01-01T00:00:00Z", "1e20", "2026-13-40T25:61:61Z", "", "now"]
     bad_choices = ["١", "-1", "99999999999999999999", "1e300", "x", ""]
@@ -211,7 +272,7 @@ def vote_file_variants(n: int, item_ids: list[str]) -> list[Variant]:
         for j in range(rng.randint(2, 6)):
             item, who, choice, time = rng.choice(item_ids), rng.choice(["amina", "selma"]), str(j % 2), ""
             time = f"2026-01-01T00:00:{j:02d}Z"
-            kind = rng.choice(["good", "good", "time", "choice", "name", "twin", "id", "escape"])
+            kind = rng.choice(["good", "good", "time", "choice", "name", "twin", "id", "escape", "extra cell"])
             if kind == "time":
                 time = rng.choice(bad_times)
             elif kind == "choice":
@@ -226,9 +287,12 @@ def vote_file_variants(n: int, item_ids: list[str]) -> list[Variant]:
                 who = f"{who}{rng.choice(escape_sequences(8))}".replace("\t", " ").replace("\n", " ")
             if kind != "good":
                 faults.append(kind)
-            lines.append("\t".join((item, who, choice, time)))
-        text = "item_id\tannotator\tchoice\ttime\n" + "\n".join(lines) + "\n"
-        found.append(Variant(f"votes{k}.tsv", text.encode("utf-8", "surrogateescape"), tuple(faults)))
+            extra = ("lost",) if kind == "extra cell" else ()  # a cell under no column: never dropped unsaid
+            lines.append("\t".join((item, who, choice, time, *extra)))
+        end = rng.choice(["\n", "\n", "\r\n", "\r"])  # CR alone (old Mac) ends a line too, never all of them
+        text = "item_id\tannotator\tchoice\ttime" + end + end.join(lines) + end
+        name = f"votes{k}{'-cr' if end == chr(13) else ''}.tsv"
+        found.append(Variant(name, text.encode("utf-8", "surrogateescape"), tuple(faults)))
     return found
 
 
@@ -328,6 +392,8 @@ EVENT_FAULTS: dict[str, Callable[[dict[str, object], random.Random], None]] = {
     "new-item one solution": _new_item('{"prompt": "p", "solutions": ["a"]}'),
     "new-item list meta": _new_item('{"prompt": "p", "solutions": ["a", "b"], "meta": []}'),
     "new-item string label": _new_item('{"prompt": "p", "solutions": ["a", "b"], "label": "1"}'),
+    "new-item repeated key": _new_item('{"prompt": "p", "prompt": "q", "solutions": ["a", "b"]}'),
+    "new-item NaN label": _new_item('{"prompt": "p", "solutions": ["a", "b"], "label": NaN}'),
     "vote choice": lambda e, r: e.update(kind="vote", field="choice", new="x" + str(r.randint(0, 9))),
     "blob value": lambda e, r: e.update(new=b"\xff\xfe"),
     "huge note": lambda e, r: e.update(note="x" * ((1 << 20) + 1)),

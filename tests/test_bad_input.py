@@ -130,7 +130,8 @@ def test_the_installed_command_prints_no_traceback(tmp_path: Path) -> None:
 def test_a_number_past_any_solution_number_is_refused_not_overflowed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], label: object
 ) -> None:
-    """A JSON label past six digits or 64 bits is named with its row; agree and card never overflow on it."""
+    """A JSON label past six digits or 64 bits is named with its row; agree and card never overflow on it. NaN is
+    not JSON at all: the line that holds it is named before any label is read."""
     import json
 
     data = tmp_path / "big.jsonl"
@@ -142,7 +143,7 @@ def test_a_number_past_any_solution_number_is_refused_not_overflowed(
     for command in ("agree", "card", "validate"):
         code, err = run_cli([command, str(data)], capsys)
         assert code == 2
-        assert_one_line(err, "row 2", "not labels")
+        assert_one_line(err, *(("line 2", "holds NaN") if label != label else ("row 2", "not labels")))
 
 
 def test_a_server_url_that_does_not_parse_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,3 +177,38 @@ def test_a_tsv_value_too_long_is_refused_with_its_line_and_a_long_line_of_short_
     too_long.write_text(f"{header}x1\tp\ts\tt\t0\nx2\tp\t{'b' * (MAX_FIELD_CHARS + 1)}\tt\t1\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"line 3, column 'solution0': .* characters is more than"):
         load_dataset(too_long)
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "goal": "other"}', 'repeats the key "goal"'),
+        ('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "meta": {"x": 1, "x": 2}}', 'repeats the key "x"'),
+        ('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "score": NaN}', "holds NaN"),
+        ('{"goal": "g", "sol1": "a", "sol2": "b", "label": 0, "score": Infinity}', "holds Infinity"),
+    ],
+)
+def test_a_json_line_with_a_repeated_key_or_nan_is_refused_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, says: str
+) -> None:
+    """Python reads both and keeps the last key; the file (and an export's verbatim copy of the row) keeps both."""
+    data = tmp_path / "twice.jsonl"
+    data.write_text('{"goal": "h", "sol1": "a", "sol2": "b", "label": 1}\n' + line + "\n", encoding="utf-8")
+    for command in ("validate", "stats"):
+        code, err = run_cli([command, str(data)], capsys)
+        assert code == 2
+        assert_one_line(err, "twice.jsonl", "line 2", says)
+
+
+@pytest.mark.parametrize(
+    "data", [b"id\tprompt\tsolution0\tsolution1\tlabel\rq1\tp\ta\tb\t0", b"goal,sol1,sol2\rg,a,b\r"]
+)
+def test_cr_line_ends_are_refused_never_read_as_no_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes
+) -> None:
+    """One CR alone between the header and a row: the file used to read as a header with no items."""
+    path = tmp_path / ("old-mac.tsv" if b"\t" in data else "old-mac.csv")
+    path.write_bytes(data)
+    code, err = run_cli(["validate", str(path)], capsys)
+    assert code == 2
+    assert_one_line(err, "old-mac", "carriage returns only")

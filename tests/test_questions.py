@@ -288,7 +288,13 @@ def test_a_question_named_like_a_dataset_column_is_refused_at_export(sample: Pat
 
 # ------------------------------------------------------------------------------- exchange and merge
 
-HOSTILE = ["tab\there", "line\nbreak", "back\\slash", "cr\rreturn", "sep\u2028line", "عربي", '"quoted", comma']
+# Names a round may hold (no control characters: a round file refuses them) that TSV, CSV and JSONL must escape.
+HOSTILE = ["tab\\tlike", "back\\slash", "cr\\r", "sep\u2028line", "عربي", '"quoted", comma', "semi;colon"]
+
+
+def people(*names: str) -> str:
+    """[[annotator]] tables naming ``names`` (validators), as a round file writes them."""
+    return "".join(f'[[annotator]]\nname = {json.dumps(name)}\nroles = ["validator"]\n' for name in names)
 
 
 @pytest.mark.parametrize("suffix", [".tsv", ".csv", ".jsonl"])
@@ -296,7 +302,7 @@ def test_answers_travel_by_file_whatever_they_hold(tmp_path: Path, suffix: str) 
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir(), there.mkdir()
     source, target = copy_sample("msa-culture.tsv", here), copy_sample("msa-culture.tsv", there)
-    text = PEOPLE + YES_NO + NOTE
+    text = people(*HOSTILE, "amina") + YES_NO + NOTE
     with_round(source, text), with_round(target, text)
     why = asked(NOTE).questions[0]
     rel = asked(YES_NO).questions[0]
@@ -311,12 +317,12 @@ def test_answers_travel_by_file_whatever_they_hold(tmp_path: Path, suffix: str) 
     mine, theirs = Project.open(source, create=False), Project.open(target, create=False)
     assert project_answers(theirs).by_question == project_answers(mine).by_question
     assert project_answers(theirs).of("rel", "msa-001") == {"amina": "no"}
-    again = import_answers(Project.open(target), path, lambda q, a: a)
+    again = import_answers(Project.open(target), path, lambda who, q, a: a)
     assert again.new == 0  # nothing twice
 
 
 def test_a_bad_answers_row_is_one_line_and_the_rest_are_recorded(sample: Path) -> None:
-    with_round(sample, PEOPLE + YES_NO)
+    with_round(sample, people("amina") + YES_NO)
     path = sample.parent / "answers.tsv"
     path.write_text(
         "item_id\tannotator\tquestion\tanswer\ttime\n"
@@ -334,6 +340,75 @@ def test_a_bad_answers_row_is_one_line_and_the_rest_are_recorded(sample: Path) -
     assert answers_in_force(Project.open(sample, create=False).workspace).by_question == {
         "rel": {"msa-001": {"amina": "yes"}}
     }
+
+
+ANSWERS_HEADER = "item_id\tannotator\tquestion\tanswer\ttime\n"
+
+
+def test_every_answers_row_left_out_is_named_and_counted(sample: Path) -> None:
+    """A cell under no column, a row too short, someone the round does not name: each a line naming the row;
+    the count says what was new, what was here already and what was rejected."""
+    with_round(sample, people("amina") + YES_NO)
+    path = sample.parent / "answers.tsv"
+    path.write_text(
+        ANSWERS_HEADER + "msa-001\tamina\trel\tyes\t2026-01-01T00:00:00.000000Z\n"
+        "msa-002\tamina\trel\tyes\t2026-01-01T00:00:01.000000Z\tno\n"
+        "msa-003\tamina\trel\tyes\n"
+        "msa-004\tzed\trel\tyes\t2026-01-01T00:00:03.000000Z\n"
+        "msa-005\tamina\trel\tno\t2026-01-01T00:00:04.000000Z\t\n",  # a trailing tab: nothing lost
+        encoding="utf-8",
+    )
+    code, out, err = cli("votes", "import", sample, "--answers", path)
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 3, err
+    assert "answers.tsv:3: 6 cells where the header has 5: 'no' is under no column" in lines[0]
+    assert "answers.tsv:4: 4 cells where the header has 5: no 'time'" in lines[1]
+    assert "answers.tsv:5: 'zed' is not an annotator of the round in force" in lines[2]
+    assert "read 5 answers: 2 new, 0 already recorded or older than the answer here, 3 rejected" in out
+    code, out, _ = cli("votes", "import", sample, "--answers", path, "--json")
+    assert json.loads(out) == {"answers_read": 5, "answers_new": 0, "answers_known": 2, "answers_bad": 3}
+    assert answers_in_force(Project.open(sample, create=False).workspace).by_question == {
+        "rel": {"msa-001": {"amina": "yes"}, "msa-005": {"amina": "no"}}
+    }
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".csv", ".jsonl"])
+def test_an_answers_file_with_cr_line_ends_reads_as_its_lines(sample: Path, suffix: str) -> None:
+    """Saved with CR line ends (old Mac), the file used to read as "0 answers, 0 rejected"."""
+    with_round(sample, people("amina") + YES_NO)
+    rows = [
+        ("msa-001", "amina", "rel", "yes", "2026-01-01T00:00:00.000000Z"),
+        ("msa-002", "amina", "rel", "no", "2026-01-01T00:00:01.000000Z"),
+    ]
+    columns = ("item_id", "annotator", "question", "answer", "time")
+    if suffix == ".jsonl":
+        text = "".join(json.dumps(dict(zip(columns, row))) + "\r" for row in rows)
+    else:
+        sep = "\t" if suffix == ".tsv" else ","
+        text = "".join(sep.join(row) + "\r" for row in [columns, *rows])
+    path = sample.parent / f"answers{suffix}"
+    path.write_bytes(text.encode("utf-8"))
+    code, out, err = cli("votes", "import", sample, "--answers", path)
+    assert code == 0 and "read 2 answers: 2 new" in out, err
+    assert project_answers(Project.open(sample, create=False)).of("rel", "msa-002") == {"amina": "no"}
+
+
+def test_a_json_answers_line_that_repeats_a_key_or_has_an_unknown_one_is_rejected(sample: Path) -> None:
+    with_round(sample, people("amina") + YES_NO)
+    path = sample.parent / "answers.jsonl"
+    good = '"item_id": "msa-001", "annotator": "amina", "question": "rel", "time": "2026-01-01T00:00:00.000000Z"'
+    path.write_text(
+        "{" + good + ', "answer": "yes", "answer": "no"}\n'
+        "{" + good + ', "answer": "yes", "note": "x"}\n'
+        '{"item_id": "msa-001", "annotator": "amina", "question": "rel", "answer": "yes"}\n'
+        "{" + good.replace("msa-001", "msa-002") + ', "answer": "no"}\n',
+        encoding="utf-8",
+    )
+    code, out, err = cli("votes", "import", sample, "--answers", path)
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 3 and "read 4 answers: 1 new" in out, err
+    assert 'answers.jsonl:1: repeats the key "answer"' in lines[0]
+    assert "answers.jsonl:2: unknown key 'note'" in lines[1] and "answers.jsonl:3: no 'time'" in lines[2]
 
 
 def test_votes_export_writes_the_answers_file_beside_the_votes(sample: Path) -> None:
@@ -373,7 +448,7 @@ def test_an_older_answer_brought_back_by_a_merge_does_not_replace_a_newer_one(sa
     (no); then the laptop's log is merged in. Her yes comes back with the laptop's clock, which is ahead of the
     server's (the file carried no clock): by the log's order alone it would stand again; by time, no stands, on
     both machines."""
-    with_round(sample, PEOPLE + YES_NO)
+    with_round(sample, people("amina") + YES_NO)
     rel = asked(YES_NO).questions[0]
     server_ws = Path(f"{sample}.piqa.sqlite")
     laptop = tmp_path / "laptop" / sample.name

@@ -211,3 +211,160 @@ def test_opening_checks_and_reads_the_file_once_and_binds_the_hash_of_those_byte
     assert project.dataset.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert project.file_changed  # the workspace's fingerprint was compared with the hash of the bytes read
     project.workspace.close()
+
+
+# ------------------------------------------------------------ what one writer writes, every reader reads back
+
+
+def _cli(*args: object) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from piqa_tui.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_lone_cr_in_a_csv_value_is_quoted_and_the_export_validates_and_exports_the_same(tmp_path: Path) -> None:
+    """Python's minimal quoting quotes only the line terminator's characters: with LF line ends a lone CR went
+    out bare, and the export's own validate said "ragged rows"."""
+    source = tmp_path / "cr.csv"
+    source.write_bytes(b'id,prompt,solution0,solution1,label\nq1,"cool\rsoup",blow,"boil\r",0\nq2,dry,sun,bag,1\n')
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    code, _, err = _cli("export", source, "--to", first)
+    assert code == 0, err
+    assert b'"cool\rsoup"' in first.read_bytes() and b'"boil\r"' in first.read_bytes()
+    code, out, err = _cli("validate", first)
+    assert code == 0 and "0 errors" in out, err
+    assert [(i.prompt, i.solutions) for i in load_dataset(first).items] == [
+        ("cool\rsoup", ("blow", "boil\r")),
+        ("dry", ("sun", "bag")),
+    ]
+    code, _, err = _cli("export", first, "--to", second)
+    assert code == 0, err
+    assert second.read_bytes() == first.read_bytes() == source.read_bytes()
+
+
+def _read_back(path: Path) -> list[tuple[object, ...]]:
+    return [(i.id, i.prompt, i.solutions, i.label, tuple(sorted(i.meta.items()))) for i in load_dataset(path).items]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_awkward_values_come_back_unchanged_through_every_format(suffix: str, tmp_path: Path) -> None:
+    """Generated values holding CR, LF, CRLF, quotes, separators, backslashes, U+2028, a BOM: written as a
+    file, read, exported to each format and read again, every value is the same, and exporting the export
+    gives the same bytes (TSV, which cannot hold a tab or a line break, refuses such a value in one line)."""
+    from piqa_tui.core.errors import ExportError
+    from tests.hostile_generators import awkward_dataset, rng_for
+
+    rng = rng_for(f"round trip {suffix}")
+    for k in range(12):
+        source = tmp_path / f"awkward{k}{suffix}"
+        source.write_bytes(awkward_dataset(rng, suffix).data())
+        expected = _read_back(source)
+        for fmt in ("csv", "jsonl", "parquet", "tsv"):
+            first, second = tmp_path / f"first{k}.{fmt}", tmp_path / f"second{k}.{fmt}"
+            dataset = load_dataset(source)
+            try:
+                write_dataset(dataset, dataset.items, first)
+            except ExportError as exc:
+                assert fmt == "tsv" and "TSV cannot store" in str(exc) and "\n" not in str(exc)
+                continue
+            assert _read_back(first) == expected, (source.read_bytes(), fmt)
+            again = load_dataset(first)
+            write_dataset(again, again.items, second)
+            if fmt != "parquet":
+                assert second.read_bytes() == first.read_bytes(), fmt
+
+
+def test_parquet_nan_goes_to_json_lines_as_null_and_the_export_says_so(tmp_path: Path) -> None:
+    source = tmp_path / "scores.parquet"
+    pl.DataFrame(
+        {
+            "goal": ["open a jar", "cool soup", "dry a phone"],
+            "sol1": ["twist", "blow", "rice"],
+            "sol2": ["hit", "boil", "oven"],
+            "label": [0, 1, 0],
+            "score": [float("nan"), 0.5, float("inf")],
+            "spans": [[1.0, float("nan")], [2.0], []],
+        }
+    ).write_parquet(source)
+    out = tmp_path / "scores.jsonl"
+    code, said, err = _cli("export", source, "--to", out)
+    assert code == 0, err
+    assert "wrote 3 NaN or infinite numbers as null" in said
+    rows = [json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} written")) for line in open(out)]
+    assert [r["score"] for r in rows] == [None, 0.5, None] and rows[0]["spans"] == [1.0, None]
+    code, _, err = _cli("validate", out)
+    assert code == 0, err
+    code, said, err = _cli("export", source, "--to", tmp_path / "again.jsonl", "--json")
+    assert code == 0 and json.loads(said)["nan_as_null"] == 3, err
+
+
+def test_strict_json_reads_no_repeated_key_or_nan_and_writes_null_for_nan() -> None:
+    from piqa_tui.core import strict_json
+
+    assert strict_json.loads('{"a": [1, {"b": 2}]}') == {"a": [1, {"b": 2}]}
+    for text, says in [
+        ('{"a": 1, "a": 2}', 'repeats the key "a"'),
+        ('{"a": {"b": 1, "b": 1}}', 'repeats the key "b"'),
+        ('{"a": NaN}', "holds NaN"),
+        ('{"a": -Infinity}', "holds -Infinity"),
+    ]:
+        with pytest.raises(strict_json.JsonRuleError, match=says):
+            strict_json.loads(text)
+    assert strict_json.dumps({"a": 1.5}) == ('{"a": 1.5}', 0)
+    assert strict_json.dumps({"a": float("nan"), "b": [float("-inf"), 2.0]}) == ('{"a": null, "b": [null, 2.0]}', 2)
+
+
+# json.dumps calls that cannot meet a NaN (what they write is text, ids or whole numbers) or never leave the
+# program: module -> functions, each with why. Every other JSON written goes through core/strict_json.py.
+JSON_WITHOUT_NUMBERS = {
+    "piqa_tui/core/workspace/log.py": {"legacy_uid": "hashes an event's text fields"},
+    "piqa_tui/core/workspace/undo.py": {"": "item ids for a SQLite query"},
+    "piqa_tui/core/workspace/event_rules.py": {"check_new_item": "quotes a label in a message"},
+    "piqa_tui/core/round/stages.py": {"canonical": "a draft's texts and its integer label"},
+    "piqa_tui/core/round/declaration.py": {"canonical": "a round: texts, whole numbers, flags"},
+    "piqa_tui/core/round/questions.py": {"question_columns": "answers, which are texts"},
+    "piqa_tui/core/round/order.py": {"": "a hash key of texts and whole numbers"},
+    "piqa_tui/core/scoring/templates/template.py": {"": "a template's texts, as a cache key"},
+    "piqa_tui/core/scoring/served.py": {"": "the request to a model server: prompts"},
+    "piqa_tui/core/scoring/cache.py": {"": "the score cache, which the program alone reads back"},
+    "piqa_tui/core/votes/files.py": {"as_text": "a cell shown in a reason"},
+    "piqa_tui/core/votes/release_defaults.py": {"to_json": "two flags"},
+    "piqa_tui/core/votes/exchange.py": {"json_line": "rows of texts"},
+    "piqa_tui/core/dataset/reading.py": {"_has_surrogate": "reads, writes nothing", "as_text": "a value shown"},
+    "piqa_tui/core/strict_json.py": {"": "the writer every other goes through"},
+}
+
+
+def test_every_json_writer_writes_no_nan() -> None:
+    """A ``json.dumps`` that could meet a float either forbids NaN or is ``strict_json.dumps`` (null for NaN)."""
+    import ast
+
+    from .conftest import ROOT
+
+    unreviewed = []
+    for path in sorted((ROOT / "piqa_tui").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for call in ast.walk(tree):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr in ("dumps", "dump")
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == "json"
+            ):
+                continue
+            if any(k.arg == "allow_nan" and getattr(k.value, "value", True) is False for k in call.keywords):
+                continue
+            inside = [f.name for f in functions if f.lineno <= call.lineno <= (f.end_lineno or f.lineno)]
+            reviewed = JSON_WITHOUT_NUMBERS.get(name, {})
+            if "" not in reviewed and not set(inside) & set(reviewed):
+                unreviewed.append(f"{name}:{call.lineno} in {inside[-1] if inside else 'the module'}")
+    assert not unreviewed, "json.dumps that may write NaN; use core/strict_json.dumps:\n" + "\n".join(unreviewed)

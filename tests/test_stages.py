@@ -121,6 +121,18 @@ def test_drafts_are_imported_through_the_dataset_reader(tamil: Path, tmp_path: P
     assert shown["stages"]["draft"] == 1 and shown["stages"]["validation"] == len(project.dataset.items)
 
 
+def test_a_drafts_column_the_dataset_lacks_is_named_as_left_out(tamil: Path, tmp_path: Path) -> None:
+    drafts = tmp_path / "drafts.tsv"
+    drafts.write_text(
+        "goal\tsol1\tsol2\tlabel\tcategory\tengine\tnote\nDrink tea\ta cup\ta fork\t0\tfood\tmt\tcheck\n",
+        encoding="utf-8",
+    )
+    done = cli("stage", str(tamil), "--import", str(drafts))
+    assert "left out 2 columns the dataset does not have: engine, note" in done.stdout
+    done = cli("stage", str(tamil), "--import", str(drafts), "--json")
+    assert json.loads(done.stdout)["columns_left_out"] == ["engine", "note"]
+
+
 def test_a_bad_drafts_file_is_one_line_and_records_nothing(tamil: Path, tmp_path: Path) -> None:
     drafts = tmp_path / "drafts.tsv"
     drafts.write_text("goal\tsol1\tsol2\tlabel\nDrink tea\ta cup\ta fork\t0\nragged\n", encoding="utf-8")

@@ -220,3 +220,60 @@ def test_a_withdrawal_survives_export_and_import(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert current(other) == current(dataset), suffix
         assert current(other)[("dz-001", "amina")] == ""
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".csv", ".jsonl"])
+@pytest.mark.parametrize("shape", ["long", "wide"])
+def test_cr_line_ends_read_as_line_ends(tmp_path: Path, suffix: str, shape: str) -> None:
+    """A file saved with CR line ends (old Mac) gives the votes the LF file gives, never "0 votes, 0 rejected"."""
+    lf = tmp_path / f"votes{suffix}"
+    if shape == "wide":
+        write_wide(lf, wide_rows())
+    elif suffix == ".jsonl":
+        lf.write_text("".join(json.dumps(vote) + "\n" for vote in sample_votes()), encoding="utf-8")
+    else:
+        lf.write_text(SAMPLE_VOTES.read_text(encoding="utf-8").replace("\t", "," if suffix == ".csv" else "\t"))
+    cr = tmp_path / f"old-mac{suffix}"
+    cr.write_bytes(lf.read_bytes().replace(b"\n", b"\r"))
+    found = {}
+    for path in (lf, cr):
+        dataset = fresh_copy(tmp_path / path.stem)
+        result = import_votes(Project.open(dataset), path)
+        assert not result.bad and result.new == result.read == len(sample_votes()), (path.name, result.bad[:3])
+        found[path] = current(dataset)
+    assert found[cr] == found[lf]
+
+
+def test_a_cell_under_no_column_or_a_repeated_json_key_is_a_bad_line(tmp_path: Path) -> None:
+    """A row with a cell past the header's lost it silently; a JSON key given twice kept its last value."""
+    dataset = copy_sample("darija-algerian.tsv", tmp_path)
+    for suffix, sep in ((".tsv", "\t"), (".csv", ",")):
+        path = tmp_path / f"extra{suffix}"
+        path.write_text(
+            sep.join(("item_id", "annotator", "choice", "time"))
+            + "\n"
+            + sep.join(("dz-001", "amina", "1", "2026-11-20T09:00:00Z", "0"))
+            + "\n"
+            + sep.join(("dz-002", "amina", "1", "2026-11-20T09:00:00Z", ""))
+            + "\n"  # a trailing separator: nothing lost
+            + sep.join(("dz-003", "amina", "0", "2026-11-20T09:00:00Z"))
+            + "\n",
+            encoding="utf-8",
+        )
+        found = read_votes(Project.open(dataset), path)
+        assert [vote[0] for vote in found.votes] == ["dz-002", "dz-003"], suffix
+        assert [(b.line, b.reason[:40]) for b in found.bad] == [(2, "5 cells where the header has 4: '0' is u")]
+    wide = tmp_path / "wide.tsv"
+    wide.write_text("item_id\tamina\nsara\ndz-001\t1\t0\ndz-002\t0\n".replace("\nsara\n", "\n"), encoding="utf-8")
+    assert [b.line for b in read_votes(Project.open(dataset), wide).bad] == [2]
+    jsonl = tmp_path / "twice.jsonl"
+    jsonl.write_text(
+        '{"item_id": "dz-001", "annotator": "amina", "choice": 0, "choice": 1, "time": "2026-11-20T09:00:00Z"}\n'
+        '{"item_id": "dz-002", "annotator": "amina", "choice": 1, "time": "2026-11-20T09:00:00Z"}\n',
+        encoding="utf-8",
+    )
+    found = read_votes(Project.open(dataset), jsonl)
+    assert [vote[0] for vote in found.votes] == ["dz-002"]
+    assert [(b.line, b.reason) for b in found.bad] == [(1, 'repeats the key "choice"')]
+    done = run_cli("votes", "import", str(dataset), str(jsonl))
+    assert "1 new" in done.stdout and "1 rejected" in done.stdout and "line 1: repeats the key" in done.stderr

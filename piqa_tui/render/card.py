@@ -20,7 +20,6 @@ YAML reads back as the exact value (the data file's name still matches).
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.dataset.writing import current_rows
@@ -293,7 +293,9 @@ def structure_section(
         lines += [
             f"An example ({where}), as stored in the file (text in logical order):",
             "",
-            *fenced(json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str), "json"),
+            *fenced(
+                strict_json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str)[0], "json"
+            ),
             "",
         ]
         lines += more_columns_note(len(dataset.columns), "the example shows")

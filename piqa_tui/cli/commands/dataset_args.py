@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.gcpause import gc_paused, settle
 from piqa_tui.core.text.terminal_safe import json_safe, message_line, terminal_safe
@@ -51,7 +51,8 @@ def print_json(data: object) -> None:
     (an indent makes it use its Python encoder, several times slower on a large report): jq reads either.
     """
     indent = 2 if sys.stdout.isatty() else None
-    sys.stdout.write(json_safe(json.dumps(data, ensure_ascii=False, indent=indent)) + "\n")  # one write
+    text, _ = strict_json.dumps(data, ensure_ascii=False, indent=indent)  # NaN as null: what every reader reads
+    sys.stdout.write(json_safe(text) + "\n")  # one write
 
 
 def say(*parts: object, sep: str = " ") -> None:

@@ -40,7 +40,14 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.dataset.checks import check_items
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dataset.writing import FORMATS, formula_cells, output_files, output_table
+from piqa_tui.core.dataset.writing import (
+    FORMATS,
+    formula_cells,
+    null_cells,
+    output_files,
+    output_format,
+    output_table,
+)
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
@@ -347,8 +354,13 @@ def run(args: argparse.Namespace) -> int:
             set_release_defaults(project, made)  # once the release it describes is written
     spreadsheet = written[0].suffix.lower() in (".csv", ".tsv", ".tab")
     formulas = formula_cells(*output_table(project.dataset, items, extra or None)) if spreadsheet else None
+    json_lines = output_format(Path(args.to), args.format) in ("jsonl", "piqa")
+    nulls = None if not json_lines else 0
+    if json_lines and project.dataset.format == "parquet":  # a text file read as JSON holds no NaN: it is refused
+        nulls = null_cells(*output_table(project.dataset, items, extra or None))
     if args.json:
-        print_json(_summary(project, release, written, formulas, options, made, args.escape_formulas))
+        summary = _summary(project, release, written, formulas, options, made, args.escape_formulas)
+        print_json(summary | ({"nan_as_null": nulls} if nulls is not None else {}))
         return OK
     dropped = len(project.items) - len(items)
     say(
@@ -367,6 +379,11 @@ def run(args: argparse.Namespace) -> int:
         say(f"wrote the release's card to {args.card}")
     if formulas:
         say(_formula_note(formulas, args.escape_formulas))
+    if nulls:
+        say(
+            f"wrote {nulls} NaN or infinite number{'s' * (nulls != 1)} as null: JSON has no such number "
+            "(export to .parquet keeps them)"
+        )
     return OK
 
 

@@ -17,7 +17,6 @@ changed, and an interrupted run resumes.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import threading
 import time
@@ -34,6 +33,7 @@ from piqa_tui.cli.commands.dataset_args import (
 )
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import ProgressLine, wanted
+from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
@@ -390,7 +390,7 @@ def write_per_item(path: Path, outcomes: Sequence[RunOutcome], items: Sequence[I
     for o in outcomes:
         scored = o.run.template.solution_only() if o.run.solution_only else o.run.template
         lines.extend(
-            json.dumps(
+            strict_json.dumps(
                 {
                     **s.to_dict(),
                     "row": by_id[s.item_id].row,
@@ -400,7 +400,7 @@ def write_per_item(path: Path, outcomes: Sequence[RunOutcome], items: Sequence[I
                     "model_name": o.model_name,
                 },
                 ensure_ascii=False,
-            )
+            )[0]  # a log-likelihood of -inf is written null, as JSON has no such number
             for s in o.scores
         )
     atomic_write(path, "\n".join(lines) + "\n")

@@ -49,14 +49,24 @@ def run(args: argparse.Namespace) -> int:
 def _import(project: Project, args: argparse.Namespace) -> int:
     if args.stage or args.items:
         raise StageError("--import adds drafts on its own; move them later with --to")
-    ids = add_items(project, read_drafts(project, args.drafts))
+    found = read_drafts(project, args.drafts)
+    ids = add_items(project, found.drafts)
     if args.json:
-        print_json({"imported": ids, "stage": "draft"})
-    else:
-        say(
-            f"imported {len(ids)} draft{'s' * (len(ids) != 1)} from {args.drafts} (ids {ids[0]} …); undo takes them away"
-        )
+        print_json({"imported": ids, "stage": "draft", "columns_left_out": list(found.left_out)})
+        return OK
+    say(f"imported {len(ids)} draft{'s' * (len(ids) != 1)} from {args.drafts} (ids {ids[0]} …); undo takes them away")
+    if found.left_out:
+        say(_left_out_line(found.left_out))
     return OK
+
+
+def _left_out_line(columns: tuple[str, ...], shown: int = 10) -> str:
+    """The line naming the drafts file's columns an import left out (the first ``shown`` of them)."""
+    names = ", ".join(columns[:shown]) + (f" and {len(columns) - shown} more" if len(columns) > shown else "")
+    return (
+        f"left out {len(columns)} column{'s' * (len(columns) != 1)} the dataset does not have: {names}; "
+        "add the column to the dataset to keep it"
+    )
 
 
 def selected(project: Project, args: argparse.Namespace) -> list[str]:

@@ -141,20 +141,35 @@ def exchange_answers(project: Project, args: argparse.Namespace) -> int:
             say(f"wrote {count} answers to {args.answers}")
         return OK
     declared = round_in_force(project.workspace)
-    result = import_answers(project, path, lambda question, raw: _checked_answer(declared, question, raw))
+    result = import_answers(project, path, lambda who, question, raw: _checked_answer(declared, who, question, raw))
     for line, reason in result.bad:
         print(message_line(f"{args.answers}:{line}: {reason}"), file=sys.stderr)
     if args.json:
         if not args.file:  # with a votes file, its summary is the one JSON document printed
-            print_json({"answers_read": result.read, "answers_new": result.new, "answers_bad": len(result.bad)})
+            print_json(
+                {
+                    "answers_read": result.read,
+                    "answers_new": result.new,
+                    "answers_known": result.known,
+                    "answers_bad": len(result.bad),
+                }
+            )
     else:
-        say(f"read {result.read} answers: {result.new} new, {len(result.bad)} rejected")
+        say(
+            f"read {result.read} answers: {result.new} new, {result.known} already recorded or older than the "
+            f"answer here, {len(result.bad)} rejected"
+        )
     return DATA_PROBLEMS if result.bad else OK
 
 
-def _checked_answer(declared: Round | None, question_id: str, raw: str) -> str:
-    """The answer as the round's question stores it; ``PiqaError`` when the round asks no such question."""
+def _checked_answer(declared: Round | None, annotator: str, question_id: str, raw: str) -> str:
+    """The answer as the round's question stores it; ``PiqaError`` when the round asks no such question, or
+    ``annotator`` is no one the round names (whoever answers is a person of the round)."""
     question = declared.question(question_id) if declared is not None else None
-    if question is None:
+    if question is None or declared is None:
         raise PiqaError(f"the round in force asks no question '{question_id}'; import the round file first")
+    if declared.annotator(annotator) is None:
+        raise PiqaError(
+            f"{annotator!r} is not an annotator of the round in force; add them to the round file and import it again"
+        )
     return question.answer(raw)

@@ -97,6 +97,16 @@ def read_checked(path: Path, size: int, what: str = "file", limit: int | None = 
     return data
 
 
+def lines_ended(text: str) -> str:
+    """``text`` with every line ending made LF: CRLF, and CR alone (old Mac files), end a line as LF does.
+
+    For the files whose values never hold a raw line break (TSV exchange files escape it, JSON escapes it),
+    so that a file saved with CR line ends reads as its lines, never as one line (and no rows). The dataset
+    reader refuses such a file instead: it writes the file back, and would not keep its line ends.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def json_depth(value: object) -> int:
     """How deeply ``value`` nests lists and objects (0 for a scalar), without recursion."""
     deepest = 0

@@ -21,6 +21,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.input_file import (
     MAX_FIELD_CHARS,
     MAX_JSON_DEPTH,
@@ -36,6 +37,7 @@ from piqa_tui.core.dataset.layout import Layout, detect_layout
 from piqa_tui.core.dataset.shapes.kind import FLAT, shape_of
 from piqa_tui.core.errors import InputError, os_error_reason
 from piqa_tui.core.gcpause import gc_paused
+from piqa_tui.core.strict_json import JsonRuleError
 
 if TYPE_CHECKING:
     import polars as pl  # imported when a Parquet file is read, not before
@@ -337,7 +339,7 @@ def decode(data: bytes, path: Path) -> str:
         raise InputError(
             f"{path}: not valid {encoding.upper()} at line {line} (byte {exc.start}); re-save the file as UTF-8"
         ) from None
-    if "\r" in text and "\n" not in text and text.count("\r") > 1:
+    if "\r" in text and "\n" not in text and "\r" in text.rstrip("\r"):  # one such line end is a row too
         raise InputError(
             f"{path}: lines end with carriage returns only (old Mac line endings); re-save the file with LF or CRLF line endings"
         )
@@ -494,9 +496,11 @@ def _json_record(line: str, path: Path, number: int) -> dict[str, object]:
     """One JSONL line as an object, or InputError naming the line and what is wrong with it."""
     where = f"{path}: line {number}"
     try:
-        record = json.loads(line)
+        record = strict_json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where} is not valid JSON ({exc.msg}); fix that line") from None
+    except JsonRuleError as exc:  # a repeated key (which value is the item's?), NaN or Infinity
+        raise InputError(f"{where} {exc}; fix that line") from None
     except RecursionError:
         raise InputError(f"{where} nests JSON lists or objects too deeply; flatten that value") from None
     except ValueError:  # Python refuses to read integers of more than 4,300 digits

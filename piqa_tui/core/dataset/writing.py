@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.atomic import atomic_write, check_target, replacing
 from piqa_tui.core.dataset.capacity import refuse_overflow
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import EXTENSIONS, Dataset, as_text, labels_path
 from piqa_tui.core.dataset.shapes.kind import DatasetShape, dataset_shape
 from piqa_tui.core.errors import ExportError
+from piqa_tui.core.strict_json import non_finite
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet", "piqa")
 # Cells beginning with these run as formulas in Excel, LibreOffice and Google Sheets (CSV injection).
@@ -160,7 +161,8 @@ def _jsonl_text(
     verbatim: bool,
     shape: DatasetShape | None = None,
 ) -> str:
-    """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included."""
+    """JSON lines; rows nobody touched are copied as they were read, spacing and escapes included. A NaN or
+    infinite number (a Parquet float) is written null, as JSON has no such number (``null_cells`` counts them)."""
     raw = dataset.raw_lines if verbatim else None
     lines = []
     for item, row in zip(items, rows):
@@ -175,7 +177,7 @@ def _jsonl_text(
         record = {c: row[c] for c in columns if c in row}
         if shape is not None:
             record = shape.nest(record)
-        lines.append(json.dumps(record, ensure_ascii=dataset.ascii_json, default=_json_value))
+        lines.append(strict_json.dumps(record, ensure_ascii=dataset.ascii_json, default=_json_value)[0])
     return "".join(line + newline for line in lines)
 
 
@@ -203,6 +205,11 @@ def output_table(
         for row, value in zip(rows, values):
             row[name] = value
     return columns, rows
+
+
+def null_cells(columns: list[str], rows: list[dict[str, object]]) -> int:
+    """How many values of a JSON Lines export are NaN or infinite numbers, which it writes as null."""
+    return sum(non_finite(row.get(c)) for row in rows for c in columns)
 
 
 def formula_like(value: str) -> bool:
@@ -242,11 +249,27 @@ def _delimited_text(
                     )
             lines.append("\t".join(values))
         return lines[0] + first + "".join(line + newline for line in lines[1:])
+    header = [_escaped(c, escape_formulas) for c in columns]
+    cells = [[_escaped(as_text(row.get(c)), escape_formulas) for c in columns] for row in rows]
     buffer = io.StringIO(newline="")
-    csv.writer(buffer, lineterminator=first).writerow([_escaped(c, escape_formulas) for c in columns])
-    writer = csv.writer(buffer, lineterminator=newline)
-    writer.writerows([_escaped(as_text(row.get(c)), escape_formulas) for c in columns] for row in rows)
-    return buffer.getvalue()
+    csv.writer(buffer, lineterminator=first).writerow(header)
+    csv.writer(buffer, lineterminator=newline).writerows(cells)
+    text = buffer.getvalue()
+    if "\r" in text and newline == "\n":  # a value may hold a CR that minimal quoting left bare: quote it
+        text = _csv_line(header, first) + "".join(_csv_line(line, newline) for line in cells)
+    return text
+
+
+def _csv_line(cells: list[str], end: str) -> str:
+    """One CSV row ending in ``end``, a value quoted when it holds a CR or an LF whatever ``end`` is.
+
+    Python's minimal quoting quotes a value holding a character of the line terminator only: with LF line
+    ends a lone CR is written bare, and every reader (this one too) ends the row there. Written with CRLF
+    terminators, both are quoted; the terminator is then swapped for ``end``.
+    """
+    buffer = io.StringIO(newline="")
+    csv.writer(buffer, lineterminator="\r\n").writerow(cells)
+    return buffer.getvalue()[:-2] + end
 
 
 def _write_parquet(dataset: Dataset, columns: list[str], rows: list[dict[str, object]], out: Path) -> None:

@@ -191,9 +191,17 @@ def add_items(project: Project, drafts: list[Draft], stage: str = NEW_STAGE) -> 
     return ids
 
 
-def read_drafts(project: Project, path: str | Path) -> list[Draft]:
+@dataclass(frozen=True)
+class DraftsFile:
+    """The drafts a file holds, and its columns they leave out (the project's file has no such column)."""
+
+    drafts: list[Draft]
+    left_out: tuple[str, ...] = ()
+
+
+def read_drafts(project: Project, path: str | Path) -> DraftsFile:
     """The items of a drafts file, read by the dataset reader (any format and layout it knows); meta columns
-    the project's file also has are kept, others dropped."""
+    the project's file also has are kept, the others left out (and named in ``DraftsFile.left_out``)."""
     dataset = parse_dataset(read_source(path))
     if not dataset.items:
         raise InputError(f"{path}: no items to import; give a file with a header and at least one row")
@@ -214,7 +222,7 @@ def read_drafts(project: Project, path: str | Path) -> list[Draft]:
         texts = len(item.prompt) + sum(map(len, solutions)) + sum(len(k) + len(v) for k, v in meta)
         if 6 * texts + 100 > MAX_VALUE_BYTES:  # JSON writes a character in at most 6 bytes: only a big one is encoded
             check_value(drafts[-1].canonical(), f"{path}: row {item.row + 1} ({item.id}), as a draft,")
-    return drafts
+    return DraftsFile(drafts, tuple(c for c in dataset.meta_columns if c not in columns))
 
 
 # --------------------------------------------------------- correction rate

@@ -33,8 +33,10 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.strict_json import JsonRuleError
 from piqa_tui.core.workspace.event_rules import check_time
 from piqa_tui.core.workspace.limits import check_value
 from piqa_tui.core.workspace.log import Event
@@ -64,6 +66,19 @@ def tsv_escape(value: str) -> str:
 def tsv_unescape(cell: str) -> str:
     """The value a TSV cell holds (the inverse of ``tsv_escape``); any other backslash stays as it is."""
     return _TSV_ESCAPED.sub(lambda m: _TSV_UNESCAPES[m.group()], cell) if "\\" in cell else cell
+
+
+def extra_cells(cells: list[str], width: int) -> str:
+    """Why a row with more cells than the header's ``width`` cannot be read ("" when those cells are empty:
+    a trailing tab or comma loses nothing): no column says what the rest of its cells are."""
+    beyond = [cell for cell in cells[width:] if cell.strip()]
+    if not beyond:
+        return ""
+    shown = beyond[0] if len(beyond[0]) <= 40 else beyond[0][:40] + "…"
+    return (
+        f"{len(cells)} cells where the header has {width}: {shown!r} is under no column; "
+        "remove it, or name its column in the header"
+    )
 
 
 def json_line(record: dict[str, str]) -> str:
@@ -219,11 +234,17 @@ AnswerRow = tuple[str, str, str, str, str]
 
 @dataclass(frozen=True, slots=True)
 class AnswersImport:
-    """What an answers file brought: rows read, new answers recorded, and the rejected lines (line, reason)."""
+    """What an answers file brought: rows read (bad lines included), new answers recorded, and the rejected
+    lines (line, reason); the rest were recorded here already, or are older than the answer that stands."""
 
     read: int
     new: int
     bad: list[tuple[int, str]]
+
+    @property
+    def known(self) -> int:
+        """Rows that changed nothing: recorded already, or older than the answer here."""
+        return self.read - self.new - len(self.bad)
 
 
 def answer_rows(project: Project, current_only: bool = False) -> list[AnswerRow]:
@@ -262,51 +283,105 @@ def table_text(path: Path, columns: tuple[str, ...], rows: list) -> str:
     return buffer.getvalue()
 
 
-def read_answer_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
-    """The rows of an answers file (written by ``export_answers``), with their line numbers; ``PiqaError`` when
-    the file cannot be read or lacks a column."""
-    from piqa_tui.core.dataset.input_file import read_input
+@dataclass
+class AnswerRows:
+    """The rows of an answers file, each with its line number, and the lines that are no row (line, reason)."""
+
+    rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    bad: list[tuple[int, str]] = field(default_factory=list)
+
+    def add(self, line: int, row: dict[str, str]) -> None:
+        """A row, or a bad line when it lacks a column of ``ANSWER_COLUMNS``."""
+        missing = [c for c in ANSWER_COLUMNS if c not in row]
+        if missing:
+            self.bad.append((line, f"no {', '.join(repr(c) for c in missing)}; every row has {_ANSWER_LIST}"))
+        else:
+            self.rows.append((line, row))
+
+    def add_cells(self, line: int, header: list[str], cells: list[str]) -> None:
+        """A TSV or CSV row: a bad line when it has more cells than the header (not empty ones) or fewer."""
+        if not any(cell.strip() for cell in cells):
+            return  # a blank line
+        if beyond := extra_cells(cells, len(header)):
+            self.bad.append((line, beyond))
+        elif len(cells) < len(header):
+            lacking = ", ".join(repr(c) for c in header[len(cells) :])
+            self.bad.append((line, f"{len(cells)} cells where the header has {len(header)}: no {lacking}"))
+        else:
+            self.add(line, dict(zip(header, cells)))
+
+
+_ANSWER_LIST = ", ".join(ANSWER_COLUMNS)
+
+
+def read_answer_rows(path: Path) -> AnswerRows:
+    """The rows of an answers file (written by ``export_answers``), with their line numbers, and its lines that
+    are no row, each with the reason (a cell under no column, a cell missing, a line that is not a JSON object
+    or repeats a key); ``PiqaError`` when the file cannot be read or its header lacks a column or has one that
+    an answers file does not. A line ends at LF, CRLF or CR."""
+    from piqa_tui.core.dataset.input_file import lines_ended, read_input
 
     try:
         text = read_input(path, "answers file").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PiqaError(f"{path}: not UTF-8 text (byte {exc.start}); save the answers file as UTF-8") from None
     suffix = path.suffix.lower()
+    found = AnswerRows()
     if suffix in (".jsonl", ".ndjson"):
-        rows = [(n, _json_row(path, n, line)) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-    elif suffix in (".tsv", ".tab"):
-        lines = text.split("\n")
-        header = lines[0].rstrip("\r").split("\t")
-        cells = ([tsv_unescape(c) for c in line.rstrip("\r").split("\t")] for line in lines[1:])
-        rows = [(n, dict(zip(header, c))) for n, c in enumerate(cells, 2) if c != [""]]
-    elif suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        rows = [(reader.line_num, row) for row in reader]
-    else:
+        for n, line in enumerate(lines_ended(text).split("\n"), 1):
+            if line.strip():
+                _add_json_row(found, n, line)
+        return found
+    if suffix in (".tsv", ".tab"):
+        lines = lines_ended(text).split("\n")
+        header = _answers_header(path, [tsv_unescape(c) for c in lines[0].split("\t")])
+        for n, line in enumerate(lines[1:], 2):
+            found.add_cells(n, header, [tsv_unescape(c) for c in line.split("\t")])
+        return found
+    if suffix != ".csv":
         raise PiqaError(f"{path}: unknown answers file type '{suffix}'; use .tsv, .csv or .jsonl")
-    missing = next((c for c in ANSWER_COLUMNS if rows and not all(c in r for _, r in rows)), None)
-    if missing:
-        raise PiqaError(f"{path}: no '{missing}' column; an answers file has {', '.join(ANSWER_COLUMNS)}")
-    return [(n, {k: str(v) for k, v in row.items()}) for n, row in rows]
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = _answers_header(path, next(reader, []))
+        while (start := reader.line_num + 1) and (cells := next(reader, None)) is not None:
+            found.add_cells(start, header, cells)
+    except csv.Error as exc:
+        raise PiqaError(f"{path}: line {reader.line_num} is not readable CSV ({exc}); fix its quoting") from None
+    return found
 
 
-def import_answers(project: Project, path: str | Path, check: Callable[[str, str], str]) -> AnswersImport:
-    """Record the answers of a file the workspace lacks; ``check(question, answer)`` returns the answer as the
-    round stores it or raises ``PiqaError`` (the row is then rejected with its reason).
+def _answers_header(path: Path, header: list[str]) -> list[str]:
+    """The header of a TSV or CSV answers file; ``PiqaError`` when it lacks a column or has one of no meaning."""
+    missing = next((c for c in ANSWER_COLUMNS if c not in header), None)
+    if missing is not None:
+        raise PiqaError(f"{path}: no '{missing}' column; an answers file has {_ANSWER_LIST}")
+    unknown = next((c for c in header if c not in ANSWER_COLUMNS), None)
+    if unknown is not None:
+        raise PiqaError(f"{path}: unknown column {unknown[:40]!r}; an answers file has {_ANSWER_LIST}, no other")
+    if len(set(header)) != len(header):
+        twice = next(c for c in header if header.count(c) > 1)
+        raise PiqaError(f"{path}: the header repeats column '{twice}'; give each column once")
+    return header
+
+
+def import_answers(project: Project, path: str | Path, check: Callable[[str, str, str], str]) -> AnswersImport:
+    """Record the answers of a file the workspace lacks; ``check(annotator, question, answer)`` returns the
+    answer as the round stores it or raises ``PiqaError`` (the row is then rejected with its reason), as the
+    file's lines that are no row are (``read_answer_rows``).
 
     An answer counts where it is newer than the annotator's latest answer to that question on that item here,
     so importing a file twice, or an older copy, changes nothing; the rest are recorded in time order."""
     workspace = project.workspace
     if workspace is None:
         raise PiqaError("importing answers needs a workspace")
-    rows = read_answer_rows(Path(path))
+    found = read_answer_rows(Path(path))
     latest: dict[tuple[str, str, str], str] = {}
     for event in workspace.events(kinds=[ANSWER]):
         key = (event.item_id or "", event.annotator, event.field or "")
         latest[key] = max(latest.get(key, ""), event.time)
-    bad: list[tuple[int, str]] = []
+    bad = list(found.bad)
     new: list[tuple[str, str, str, str, str]] = []
-    for line, row in sorted(rows, key=lambda r: r[1]["time"]):
+    for line, row in sorted(found.rows, key=lambda r: r[1]["time"]):
         try:
             item_id, annotator, question, time = row["item_id"], row["annotator"], row["question"], row["time"]
             if item_id not in project.index or not annotator.strip():
@@ -315,7 +390,7 @@ def import_answers(project: Project, path: str | Path, check: Callable[[str, str
                 check_time(time)  # the log's rule for every time (``event_rules``), as for votes and merges
             except ValueError as exc:
                 raise PiqaError(str(exc)) from None
-            answer = check(question, row["answer"])
+            answer = check(annotator, question, row["answer"])
             check_value(answer, "the answer")  # the row is rejected, as the log would refuse it whole
         except PiqaError as exc:
             bad.append((line, str(exc)))
@@ -325,15 +400,24 @@ def import_answers(project: Project, path: str | Path, check: Callable[[str, str
             new.append((time, annotator, item_id, question, answer))
     if new:
         workspace.insert_events(ANSWER, new, note=f"imported from {Path(path).name}")
-    return AnswersImport(len(rows), len(new), sorted(bad))
+    return AnswersImport(len(found.rows) + len(found.bad), len(new), sorted(bad))
 
 
-def _json_row(path: Path, line: int, text: str) -> dict[str, str]:
-    """One JSON Lines record as a table of texts; ``PiqaError`` names the line when it is not an object."""
+def _add_json_row(found: AnswerRows, line: int, text: str) -> None:
+    """One JSON Lines record as a row of texts, or a bad line: not a JSON object, a repeated key, a key that an
+    answers file does not have, or a column missing (``AnswerRows.add``)."""
     try:
-        row = json.loads(text)
+        row = strict_json.loads(text)
+    except JsonRuleError as exc:
+        found.bad.append((line, str(exc)))
+        return
     except (ValueError, RecursionError):
         row = None
     if not isinstance(row, dict):
-        raise PiqaError(f"{path}:{line}: not a JSON object; an answers file has one object per line")
-    return {str(k): "" if v is None else str(v) for k, v in row.items()}
+        found.bad.append((line, "not a JSON object; an answers file has one object per line"))
+        return
+    unknown = next((str(k) for k in row if k not in ANSWER_COLUMNS), None)
+    if unknown is not None:
+        found.bad.append((line, f"unknown key {unknown[:40]!r}; a row has {_ANSWER_LIST}, no other"))
+        return
+    found.add(line, {str(k): "" if v is None else str(v) for k, v in row.items()})

@@ -42,10 +42,12 @@ from pathlib import Path
 
 import numpy as np
 
-from piqa_tui.core.dataset.input_file import read_input
+from piqa_tui.core import strict_json
+from piqa_tui.core.dataset.input_file import lines_ended, read_input
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
-from piqa_tui.core.votes.exchange import ADJUDICATION, MADE_ON_NONE, VOTE, WITHDRAWN, tsv_unescape
+from piqa_tui.core.strict_json import JsonRuleError
+from piqa_tui.core.votes.exchange import ADJUDICATION, MADE_ON_NONE, VOTE, WITHDRAWN, extra_cells, tsv_unescape
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.core.workspace.event_rules import YEARS, canonical_time, check_not_future, latest_time
 from piqa_tui.core.workspace.log import now
@@ -271,12 +273,16 @@ def _header(path: Path, cells: list[str]) -> list[str]:
 
 def _add_rows(table: _Table, rows: Iterable[tuple[int, list[str]]], checked: bool) -> None:
     """Add TSV/CSV rows, leaving out blank ones; unless ``checked`` (the text is all UTF-8), a row holding
-    bytes that are not UTF-8 is a bad line."""
+    bytes that are not UTF-8 is a bad line, and so is a row with more cells than the header (not empty ones)."""
+    width = len(table.header)
     for number, cells in rows:
         if not any(cell.strip() for cell in cells):
             continue
         if not checked and _has_bad_bytes("".join(cells)):
             table.bad.append(BadVote(number, _NOT_UTF8))
+            continue
+        if len(cells) > width and (beyond := extra_cells(cells, width)):
+            table.bad.append(BadVote(number, beyond))
             continue
         table.numbers.append(number)
         table.cells.append(cells)
@@ -284,16 +290,18 @@ def _add_rows(table: _Table, rows: Iterable[tuple[int, list[str]]], checked: boo
 
 def _read_tsv(path: Path, text: str) -> _Table:
     """Tab-separated, without quoting: a line is a row (so no field size limit, no quote can swallow lines)."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = text.split("\n")
     table = _Table(_header(path, [tsv_unescape(cell) for cell in lines[0].rstrip("\r").split("\t")]))
     body = lines[1:]
     while body and not body[-1].strip():
         body.pop()  # blank lines at the end: no rows, and no number of a row after them changes
     checked = not _has_bad_bytes(text)
-    if checked and "\\" not in text and all(map(str.strip, body)):  # the usual file: nothing to unescape or skip
+    width = len(table.header)
+    tabs = set(map(str.count, body, repeat("\t")))
+    usual = checked and "\\" not in text and all(map(str.strip, body)) and max(tabs, default=0) < width
+    if usual:  # the usual file: nothing to unescape or skip, no row wider than the header
         table.numbers = list(range(2, len(body) + 2))
-        width = len(table.header)
-        if set(map(str.count, body, repeat("\t"))) == {width - 1}:  # a full grid: one split, sliced into columns
+        if tabs == {width - 1}:  # a full grid: one split, sliced into columns
             cells = "\t".join(body).split("\t")
             table.columns = [cells[k::width] for k in range(width)]
         else:
@@ -324,14 +332,17 @@ def _read_csv(path: Path, text: str) -> _Table:
 def _read_jsonl(path: Path, text: str) -> _Table:
     table = _Table([])
     names: dict[str, None] = {}
-    for number, line in enumerate(text.split("\n"), 1):  # JSON Lines ends a line at LF only
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         if _has_bad_bytes(line):
             table.bad.append(BadVote(number, _NOT_UTF8))
             continue
         try:
-            record = json.loads(line)
+            record = strict_json.loads(line)
+        except JsonRuleError as exc:  # a repeated key (which is the vote?), NaN or Infinity
+            table.bad.append(BadVote(number, str(exc)))
+            continue
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, a number of over 4,300 digits, deep nesting
             table.bad.append(BadVote(number, f"not valid JSON ({_shown(getattr(exc, 'msg', str(exc)))})"))
             continue
@@ -366,6 +377,8 @@ def _read_table(path: Path) -> _Table:
     if suffix not in (".tsv", ".tab", ".csv", ".jsonl", ".ndjson"):
         raise InputError(f"{path}: unknown votes file type '{suffix}'; use .tsv, .csv, .jsonl or .parquet")
     text = _decoded(path)
+    if suffix != ".csv":  # the csv module ends a line at CR, LF or CRLF already
+        text = lines_ended(text)
     if suffix in (".jsonl", ".ndjson"):
         return _read_jsonl(path, text)
     return _read_csv(path, text) if suffix == ".csv" else _read_tsv(path, text)
@@ -601,6 +614,8 @@ def read_votes(project: Project, path: str | Path) -> FileVotes:
     """The valid votes and adjudications of a file and the lines that are neither, each with its reason."""
     path = Path(path)
     table = _read_table(path)
+    if not table.header and table.bad:  # a JSON Lines file none of whose lines is an object
+        raise InputError(f"{path}: not one line is readable; {table.bad[0]}")
     roles = _roles(table.header)
     shape, annotators = _shape(path, table.header, roles)
     if shape == "long" and (usual := _usual_long(project, table, roles)) is not None:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from piqa_tui.core import strict_json
+from piqa_tui.core.strict_json import JsonRuleError
 from piqa_tui.core.workspace.limits import ValueTooLarge, check_value
 
 YEARS = (1900, 2999)  # a time outside these years is a typo or a placeholder, not a moment someone worked
@@ -117,8 +119,10 @@ def check_new_item(text: str) -> None:
     if text == "":
         return
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = strict_json.loads(text)
+    except JsonRuleError as exc:  # which of two prompts would the item have? (the writers never repeat a key)
+        raise ValueError(f"the new item {exc}") from None
+    except (ValueError, RecursionError):
         raise ValueError("the new item is not readable JSON") from None
     if not isinstance(data, dict):
         raise ValueError("the new item is not a JSON object")
