@@ -10,9 +10,11 @@ the main screen's files controller.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from rich.console import RenderableType
 from textual import events, work
@@ -30,7 +32,7 @@ from piqa_tui.core.dataset.reading import peek_rows
 from piqa_tui.core.errors import LayoutError, PiqaError
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.terminal_safe import clipboard_safe, terminal_safe
-from piqa_tui.core.workspace.log import checkpoint_file
+from piqa_tui.core.workspace.log import checkpoint_file, default_location, storage_error
 from piqa_tui.core.workspace.preferences import resume_position
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.commands import ActionCommands
@@ -161,6 +163,10 @@ class PiqaApp(App[None]):
             return
         except PiqaError as exc:
             self.call_from_thread(self._failed, str(exc))
+            return
+        except sqlite3.DatabaseError as exc:  # a damaged workspace: one line saying what to do, never a traceback
+            where = Path(request.workspace) if request.workspace else default_location(request.path)
+            self.call_from_thread(self._failed, str(storage_error(where, exc, "the dataset was not opened")))
             return
         self.call_from_thread(self._opened, session, keep_id)
 
@@ -335,6 +341,10 @@ class PiqaApp(App[None]):
             changed = session.project.refresh()
         except PiqaError as exc:
             self.notify(str(exc), severity="error")
+            return
+        except sqlite3.DatabaseError as exc:  # damaged under the session: say so, keep what is on screen
+            where = session.project.workspace_path
+            self.notify(str(storage_error(where, exc, "others' work is not shown")), severity="error", timeout=30)
             return
         if changed:
             main.post_message(OthersChanged(changed))

@@ -244,3 +244,21 @@ async def test_a_workspace_on_a_read_only_disk_is_one_clear_line(tmp_path: Path)
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: app.error_message is not None)
         assert "cannot be written" in app.error_message and "--workspace" in app.error_message
+
+
+async def test_a_damaged_workspace_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    """A workspace whose pages are damaged (SQLITE_CORRUPT) ends the opening with one line naming it and the
+    commands that check and restore it, never a traceback screen."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    project = Project.open(path, annotator="amina")
+    project.vote(project.items[0].id, "1")
+    project.workspace.close()
+    workspace = path.with_name(path.name + ".piqa.sqlite")
+    damaged = bytearray(workspace.read_bytes())
+    damaged[4096 : 4096 * 3] = b"Z" * len(damaged[4096 : 4096 * 3])  # the pages after the header
+    workspace.write_bytes(bytes(damaged))
+    app = PiqaApp(AppSettings(OpenRequest(path, annotator="amina"), bidi_mode=BidiMode.APP))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.error_message is not None)
+    assert app.return_code == 2 and "\n" not in app.error_message
+    assert "workspace check" in app.error_message and "workspace backup" in app.error_message
