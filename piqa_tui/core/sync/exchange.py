@@ -300,7 +300,7 @@ def _merge_batch(ws: Workspace, path: Path, where: str, report: SyncReport, adop
     try:
         batch = _checked(path, where)
     except BatchRefused as exc:
-        report.refused.append(str(exc))
+        _refuse(report, str(exc))
         return
 
     def record(conn: sqlite3.Connection, taken: range) -> None:
@@ -318,13 +318,19 @@ def _merge_batch(ws: Workspace, path: Path, where: str, report: SyncReport, adop
     try:
         merged = merge_rows(ws, path, batch.rows, dict(batch.header.settings), batch.outside, record)
     except Refused as exc:
-        report.refused.append(str(exc).replace("nothing was merged", "nothing of it was applied"))
+        _refuse(report, str(exc).replace("nothing was merged", "nothing of it was applied"))
         return
     report.received.update(merged.new)
     report.already += merged.already
     report.batches_received += 1
     report.settings.extend(merged.meta_differences)
     report.items.update(row[4] for row in batch.rows if row[4] is not None)
+
+
+def _refuse(report: SyncReport, line: str) -> None:
+    """Name a refused batch once per sync (the batches are looked at again after each fetch)."""
+    if line not in report.refused:
+        report.refused.append(line)
 
 
 def _received(conn: sqlite3.Connection, taken: range) -> None:

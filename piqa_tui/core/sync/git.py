@@ -79,8 +79,10 @@ class Repository:
         return ignore
 
     def commit(self, paths: Sequence[Path], message: str) -> bool:
-        """Commit exactly ``paths`` (new, changed or gone), nothing else staged; False when nothing changed."""
-        names = [os.fspath(path.relative_to(self.root)) for path in paths]
+        """Commit exactly ``paths`` (those that exist, new or changed), nothing else staged; False when nothing changed."""
+        names = [os.fspath(path.relative_to(self.root)) for path in paths if path.exists()]
+        if not names:
+            return False
         self.git("add", "--all", "--", *names)
         if self.git("diff", "--cached", "--quiet", "--", *names, check=False).returncode == 0:
             return False
