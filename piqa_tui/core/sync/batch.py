@@ -3,8 +3,8 @@
 A batch is what one machine adds to the team's repository (``core.sync.exchange``): a gzip stream of two JSON
 lines, a header (format, the dataset's path in the repository, the machine, the local sequence numbers it spans,
 how many events, the shared settings) and the events column by column. Columns compress far better than rows: the
-same annotator, kind and field repeat, and times, global ids and clocks are stored as differences from the event
-before (a vote costs some 20 bytes on disk instead of some 300 as a JSON row). An action that names an event of
+same annotator, kind and field repeat, times are stored as what differs from the time before, global ids and clocks
+as differences from the number before (a vote costs some 20 bytes on disk instead of some 300 as a JSON row). An action that names an event of
 the batch names it by its row; one that names an earlier event (an undo of work shared before) names its global id.
 
 Reading is hostile-input reading: the file's size, the decompressed size and the number of events are bounded,
@@ -23,7 +23,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from itertools import accumulate
 from pathlib import Path
 
 from piqa_tui.core.dataset.atomic import default_file_mode
@@ -37,8 +37,6 @@ MAX_FILE_BYTES = 64 * 2**20  # a batch file on disk
 MAX_RAW_BYTES = 512 * 2**20  # its two lines, decompressed
 MAX_EVENTS = 500_000  # in one batch (the writer splits at BATCH_EVENTS)
 BATCH_EVENTS = 200_000
-_EPOCH = datetime(1900, 1, 1, tzinfo=UTC)
-_TIME = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$")
 _UID = re.compile(r"^[0-9a-f]{32}$")  # this program's ids: a writer's 16 hex digits and a count's 16
 _TEXT_COLUMNS = ("annotator", "kind", "item_id", "field", "old", "new", "note")
 
@@ -82,8 +80,7 @@ def encode(header: Header, rows: Sequence[tuple], actions: dict[int, str]) -> by
     seqs = [row[0] for row in rows]
     position = {seq: n for n, seq in enumerate(seqs, start=1)}
     columns: dict[str, object] = {"seq": _deltas(seqs)}
-    times = [row[1] for row in rows]
-    columns["time"] = _deltas(map(_micros, times)) if all(map(_TIME.match, times)) else {"raw": times}
+    columns["time"] = _front_coded(row[1] for row in rows)
     for n, name in zip((2, 3, 4, 5, 6, 7, 9), ("annotator", "kind", "item_id", "field", "old", "new", "note")):
         columns[name] = _dictionary(row[n] for row in rows)
     uids = [row[10] for row in rows]
@@ -132,9 +129,19 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _micros(time: str) -> int:
-    moment = datetime.strptime(time, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    return (moment - _EPOCH) // timedelta(microseconds=1)
+def _front_coded(values: Iterable[str]) -> dict[str, list]:
+    """Texts that share beginnings with the one before (times in order): how many characters each shares, and the
+    rest."""
+    shared, rest, before = [], [], ""
+    for value in values:
+        k = 0
+        limit = min(len(value), len(before))
+        while k < limit and value[k] == before[k]:
+            k += 1
+        shared.append(k)
+        rest.append(value[k:])
+        before = value
+    return {"shared": shared, "rest": rest}
 
 
 def _deltas(values: Iterable[int]) -> list[int]:
@@ -237,8 +244,7 @@ def _header(path: Path, head: object) -> Header:
 def _rows(columns: dict, count: int) -> tuple[list[tuple], dict[int, str]]:
     """Rebuild the rows; any column of another length or type raises (the caller names the file)."""
     seqs = _summed(columns["seq"], count)
-    time = columns["time"]
-    times = _texts(time["raw"], count) if isinstance(time, dict) else [_time(t) for t in _summed(time, count)]
+    times = _unfronted(columns["time"], count)
     text = {name: _undictionary(columns[name], count) for name in _TEXT_COLUMNS}
     uid = columns["uid"]
     if "raw" in uid:
@@ -261,13 +267,9 @@ def _rows(columns: dict, count: int) -> tuple[list[tuple], dict[int, str]]:
 
 
 def _summed(deltas: object, count: int) -> list[int]:
-    if not isinstance(deltas, list) or len(deltas) != count or not all(type(d) is int for d in deltas):
+    if not isinstance(deltas, list) or len(deltas) != count or not {type(d) for d in deltas} <= {int}:
         raise ValueError("numbers")
-    out, total = [], 0
-    for delta in deltas:
-        total += delta
-        out.append(total)
-    return out
+    return list(accumulate(deltas))
 
 
 def _texts(values: object, count: int) -> list:
@@ -281,13 +283,24 @@ def _undictionary(column: dict, count: int) -> list[str | None]:
     if not isinstance(values, list) or not all(v is None or isinstance(v, str) for v in values):
         raise ValueError("values")
     indexes = _summed(column["rows"], count)
-    if any(not 0 <= i < len(values) for i in indexes):
+    if indexes and not (0 <= min(indexes) and max(indexes) < len(values)):
         raise IndexError("index")
-    return [values[i] for i in indexes]
+    return list(map(values.__getitem__, indexes))
 
 
-def _time(micros: int) -> str:
-    return (_EPOCH + timedelta(microseconds=micros)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def _unfronted(column: dict, count: int) -> list[str]:
+    shared, rest = column["shared"], column["rest"]
+    if not (isinstance(shared, list) and isinstance(rest, list) and len(shared) == len(rest) == count):
+        raise ValueError("front coding")
+    if not {type(k) for k in shared} <= {int} or not {type(r) for r in rest} <= {str}:
+        raise TypeError("front coding")
+    out, before = [], ""
+    for k, tail in zip(shared, rest, strict=True):
+        if not 0 <= k <= len(before):
+            raise IndexError("front coding")
+        before = before[:k] + tail
+        out.append(before)
+    return out
 
 
 def _actions(refs: object, count: int) -> tuple[list[int | None], dict[int, str]]:

@@ -58,6 +58,7 @@ MACHINE_KEY, SHARED_KEY, RECEIVED_KEY, APPLIED_KEY, LAST_KEY = (
 )
 STOP_ENV = "PIQA_TUI_SYNC_STOP_AFTER"
 PUSH_TRIES = 5
+_CACHE_KIB = 64 * 1024
 _ROWS = "SELECT seq, time, annotator, kind, item_id, field, old, new, action, note, uid, clock FROM events"
 
 
@@ -110,6 +111,7 @@ def sync(dataset: Path, workspace: Path | None = None) -> SyncReport:
     ws_path = workspace or default_location(source.path)
     check_workspace_path(source.path, ws_path, source.identity)
     ws = Workspace(ws_path)
+    ws.conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")  # a batch's inserts into every index of a large log
     try:
         if ws.binding() is None:
             ws.bind(source.path, source.size, source.sha256)

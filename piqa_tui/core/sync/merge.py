@@ -42,8 +42,8 @@ _LAST_GIVEN = (  # the highest sequence number ever given: the next insert's is 
 )
 _CHECK = "piqa-tui workspace check"
 _INSERT = (
-    "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, uid, clock)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO events(time, annotator, kind, item_id, field, old, new, action, note, uid, clock)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -145,15 +145,17 @@ def _shared_meta(source: Workspace) -> dict[str, object]:
 def _insert_events(
     conn: sqlite3.Connection, rows: list[tuple], report: MergeReport, outside: dict[int, str] | None = None
 ) -> range:
-    """Insert the events the target lacks, at once; then point each one's action (a local sequence number) at the
+    """Insert the events the target lacks, at once, each one's action (a local sequence number) pointed at the
     target's sequence number of the same event. The rows inserted in one statement take the sequence numbers that
-    follow the last one given (AUTOINCREMENT: one above the highest ever), so each one's is known beforehand.
-    ``outside``: actions that name no row of ``rows`` but an event by its global id (a batch's undo of an action an
-    earlier batch brought). Returns the sequence numbers the inserted events took."""
+    follow the last one given (AUTOINCREMENT: one above the highest ever), so each one's is known beforehand (an
+    action naming a row further on is pointed after the insert). ``outside``: actions that name no row of ``rows``
+    but an event by its global id (a batch's undo of an action an earlier batch brought). Returns the sequence
+    numbers the inserted events took."""
     here = dict(conn.execute("SELECT uid, seq FROM events"))
     last = int(conn.execute(_LAST_GIVEN).fetchone()[0])
+    named = outside or {}
     seqs: dict[int, int] = {}  # the source's sequence number -> the target's, for every event both now hold
-    actions: list[tuple[int, int]] = []  # (target seq, source action) of the inserted events
+    later: list[tuple[int, int]] = []  # (target seq, source action) of inserted events whose action comes further on
     fresh: list[tuple] = []
     taken: dict[tuple, int] = {}  # the votes and adjudications inserted here by content (see _held_by_content)
     for seq, time, annotator, kind, item_id, name, old, new, action, note, uid, clock in rows:
@@ -165,20 +167,20 @@ def _insert_events(
             seqs[seq] = found
             report.already += 1
             continue
-        fresh.append((time, annotator, kind, item_id, name, old, new, note, uid, clock))
-        seqs[seq] = here[uid] = last + len(fresh)
+        seqs[seq] = here[uid] = last + len(fresh) + 1
+        pointed = None if action is None else seqs.get(action) or here.get(named.get(action, ""))
+        if action is not None and pointed is None:
+            later.append((seqs[seq], action))
+        fresh.append((time, annotator, kind, item_id, name, old, new, pointed, note, uid, clock))
         if kind in _BY_CONTENT:
             taken[content] = seqs[seq]
         report.new[kind] += 1
-        if action is not None:
-            actions.append((seqs[seq], action))
     conn.executemany(_INSERT, fresh)
     if int(conn.execute(_LAST_GIVEN).fetchone()[0]) != last + len(fresh):  # a trigger, or another program's schema
         raise WorkspaceError(f"the events were not numbered as inserted; nothing was recorded (check {_CHECK})")
-    named = outside or {}
     conn.executemany(
         "UPDATE events SET action = ? WHERE seq = ?",
-        [(seqs.get(action) or here.get(named.get(action, "")), target) for target, action in actions],
+        [(seqs.get(action) or here.get(named.get(action, "")), target) for target, action in later],
     )
     return range(last + 1, last + len(fresh) + 1)
 
