@@ -330,3 +330,24 @@ def test_a_repository_not_ready_is_one_line_and_nothing_is_lost(tmp_path: Path) 
     project.vote(project.items[0].id, "0")
     project.workspace.close()  # type: ignore[union-attr]
     assert "1 events wait to be pushed: this repository has no remote" in run("sync", machines["c"])
+
+
+def test_a_copied_workspace_shares_under_a_machine_id_of_its_own(tmp_path: Path) -> None:
+    """A workspace copied to another clone (the old way of handing out work) draws its own machine id, so two
+    machines never write into one folder; what both copies hold travels twice and counts once."""
+    remote, machines = team(tmp_path)
+    project = Project.open(machines["b"], annotator="karim")
+    project.vote(project.items[0].id, "0")
+    project.workspace.close()  # type: ignore[union-attr]
+    before = sync_json(machines["b"])["machine"]
+    shutil.copy(f"{machines['b']}.piqa.sqlite", f"{machines['c']}.piqa.sqlite")
+    project = Project.open(machines["c"], annotator="mona")
+    project.vote(project.items[1].id, "1")
+    project.workspace.close()  # type: ignore[union-attr]
+    copied = sync_json(machines["c"])
+    assert copied["machine"] != before and copied["sent"] == 1
+    assert sync_json(machines["b"])["machine"] == before
+    sync_json(machines["c"])
+    assert events(machines["b"]) == events(machines["c"])
+    rules = (machines["a"].parent / ".gitattributes").read_text(encoding="utf-8")
+    assert ".piqa/** binary -filter" in rules.splitlines()

@@ -127,8 +127,9 @@ def _sync(ws: Workspace, repo: Repository, where: str) -> SyncReport:
     report = SyncReport(repo.root, machine, remote=repo.remote())
     _adopt(ws, root / machine, where, report)
     _share(ws, root / machine, where, machine, report)
-    ignore = repo.ensure_ignored()
-    repo.commit([root / machine, *([ignore] if ignore else [])], f"piqa-tui sync: {where} from {machine}")
+    repo.ensure_rules()  # committed with the batches (again after a kill between writing and committing them)
+    rules = [repo.root / ".gitignore", repo.root / ".gitattributes"]
+    repo.commit([root / machine, *rules], f"piqa-tui sync: {where} from {machine}")
     _stop("commit")
     for _ in range(PUSH_TRIES if report.remote else 0):
         assert report.remote is not None

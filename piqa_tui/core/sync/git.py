@@ -21,6 +21,7 @@ from piqa_tui.core.errors import PiqaError
 LOCAL_SECONDS = 60.0  # a git command that touches only this disk
 NETWORK_SECONDS = 180.0  # fetch and push
 IGNORE_RULE = "*.piqa.sqlite*"  # the workspace, its -wal, -shm and backups: never committed
+ATTRIBUTES_RULE = ".piqa/** binary -filter"
 _OFFLINE = (
     "could not read from remote",
     "does not appear to be a git repository",
@@ -33,6 +34,13 @@ _OFFLINE = (
     "timed out",
 )
 _AUTH = ("authentication failed", "permission denied", "could not read username", "terminal prompts disabled")
+_UNDER_WAY = {  # what git leaves in its folder while an operation waits for the user
+    "MERGE_HEAD": "a merge",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+}
 _REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "failed to push some refs")
 
 
@@ -68,15 +76,19 @@ class Repository:
     def has(self, ref: str) -> bool:
         return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).returncode == 0
 
-    def ensure_ignored(self) -> Path | None:
-        """Add ``IGNORE_RULE`` to the root ``.gitignore`` when missing; the file when it was changed."""
-        ignore = self.root / ".gitignore"
-        text = ignore.read_text(encoding="utf-8") if ignore.is_file() else ""
-        if IGNORE_RULE in text.splitlines():
-            return None
-        prefix = "" if not text or text.endswith("\n") else "\n"
-        ignore.write_text(f"{text}{prefix}# piqa-tui workspaces: each machine's own, never shared\n{IGNORE_RULE}\n")
-        return ignore
+    def ensure_rules(self) -> None:
+        """The root ``.gitignore`` keeps the workspaces out (``IGNORE_RULE``) and ``.gitattributes`` keeps the batches
+        plain binary blobs (``ATTRIBUTES_RULE``: no end-of-line conversion, no LFS filter even where a Hugging Face
+        repository tracks ``*.gz`` with LFS); each added when missing."""
+        for name, rule, why in (
+            (".gitignore", IGNORE_RULE, "piqa-tui workspaces: each machine's own, never shared"),
+            (".gitattributes", ATTRIBUTES_RULE, "piqa-tui sync batches: binary, stored as they are"),
+        ):
+            path = self.root / name
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if rule not in text.splitlines():
+                prefix = "" if not text or text.endswith("\n") else "\n"
+                path.write_text(f"{text}{prefix}# {why}\n{rule}\n", encoding="utf-8")
 
     def commit(self, paths: Sequence[Path], message: str) -> bool:
         """Commit exactly ``paths`` (those that exist, new or changed), nothing else staged; False when nothing changed."""
@@ -141,14 +153,9 @@ def open_repository(folder: Path) -> Repository:
             "there, or make one (git init, git remote add origin URL); nothing was synced"
         )
     root = Path(found.stdout.strip())
-    for marker, what in (
-        ("MERGE_HEAD", "a merge"),
-        ("rebase-merge", "a rebase"),
-        ("rebase-apply", "a rebase"),
-        ("CHERRY_PICK_HEAD", "a cherry-pick"),
-        ("REVERT_HEAD", "a revert"),
-    ):
-        path = run_git(root, ("rev-parse", "--git-path", marker), LOCAL_SECONDS).stdout.strip()
+    asked = [arg for marker in _UNDER_WAY for arg in ("--git-path", marker)]
+    paths = run_git(root, ("rev-parse", *asked), LOCAL_SECONDS).stdout.splitlines()
+    for path, what in zip(paths, _UNDER_WAY.values(), strict=True):
         if (root / path).exists():
             raise GitError(
                 f"{root} is in the middle of {what}: finish it (git status says how) or abort it "
