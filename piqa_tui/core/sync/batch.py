@@ -104,7 +104,7 @@ def encode(header: Header, rows: Sequence[tuple], actions: dict[int, str]) -> by
         "settings": header.settings,
     }
     text = _json(head) + "\n" + _json(columns) + "\n"
-    return gzip.compress(text.encode("utf-8", "surrogatepass"), compresslevel=9, mtime=0)
+    return gzip.compress(text.encode("utf-8", "surrogatepass"), compresslevel=6, mtime=0)
 
 
 def write_batch(folder: Path, data: bytes, name: str) -> Path:
