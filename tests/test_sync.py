@@ -83,6 +83,14 @@ def events(dataset: Path) -> list[tuple]:
         conn.close()
 
 
+def machine_of(dataset: Path) -> str:
+    conn = sqlite3.connect(f"{dataset}.piqa.sqlite")
+    try:
+        return json.loads(conn.execute("SELECT value FROM meta WHERE key = 'sync_machine'").fetchone()[0])["id"]
+    finally:
+        conn.close()
+
+
 def offline(dataset: Path, remote: Path | None) -> None:
     """Point the clone's remote at a missing path (None) or back at ``remote``."""
     git(dataset.parent, "remote", "set-url", "origin", str(remote or dataset.parent.parent / "gone.git"))
@@ -325,11 +333,20 @@ def test_a_repository_not_ready_is_one_line_and_nothing_is_lost(tmp_path: Path) 
     (folder / ".git" / "MERGE_HEAD").write_text(git(folder, "rev-parse", "HEAD"))
     assert "in the middle of a merge: finish it" in run("sync", machines["b"], codes=(2,))
     (folder / ".git" / "MERGE_HEAD").unlink()
+    git(machines["c"].parent, "remote", "set-url", "origin", "http://127.0.0.1:9/dz.git")  # nothing listens there
+    assert "wait to be pushed: the remote did not answer" in run("sync", machines["c"])
     git(machines["c"].parent, "remote", "remove", "origin")
     project = Project.open(machines["c"], annotator="mona")
     project.vote(project.items[0].id, "0")
     project.workspace.close()  # type: ignore[union-attr]
     assert "1 events wait to be pushed: this repository has no remote" in run("sync", machines["c"])
+    folder = machines["c"].parent / BATCHES / DATA
+    (folder / machine_of(machines["c"]) / ".abc.tmp").write_bytes(b"half a batch")  # left by a kill while writing
+    (folder / ("e" * 16)).mkdir()
+    (folder / ("e" * 16) / "1-1.piqa.gz").symlink_to(machines["c"])
+    text = run("sync", machines["c"], codes=(1,))
+    assert "1-1.piqa.gz: refused, nothing of it was applied: it is a symbolic link" in text
+    assert ".abc.tmp" not in git(machines["c"].parent, "ls-files") and not list(folder.glob("*/.abc.tmp"))
 
 
 def test_a_copied_workspace_shares_under_a_machine_id_of_its_own(tmp_path: Path) -> None:

@@ -217,6 +217,8 @@ def _adopt(ws: Workspace, mine: Path, where: str, report: SyncReport) -> None:
 
 def _share(ws: Workspace, mine: Path, where: str, machine: str, report: SyncReport) -> None:
     """Write this machine's events not shared yet as batches, then move the shared mark past them."""
+    for stale in mine.glob(".*.tmp") if mine.is_dir() else ():  # a batch half written when a sync was killed
+        stale.unlink(missing_ok=True)
     conn = ws.conn
     shared = _shared(conn)
     received = _ranges(conn)
@@ -349,6 +351,8 @@ def _received(conn: sqlite3.Connection, taken: range) -> None:
 def _checked(path: Path, where: str) -> Batch:
     """The batch at ``path``, refused unless its header agrees with its name and place (its machine's folder, this
     dataset) and its events are what this program writes."""
+    if path.is_symlink():
+        raise BatchRefused(f"{path}: refused, nothing of it was applied: it is a symbolic link, not a batch file")
     header, body = read_batch(path)
     if header.dataset != where:
         raise BatchRefused(
