@@ -11,14 +11,18 @@ committed by the lead, and hostile batch files, each refused whole in one line.
 
 from __future__ import annotations
 
+import getpass
 import gzip
 import json
 import os
 import random
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -368,3 +372,72 @@ def test_a_copied_workspace_shares_under_a_machine_id_of_its_own(tmp_path: Path)
     assert events(machines["b"]) == events(machines["c"])
     rules = (machines["a"].parent / ".gitattributes").read_text(encoding="utf-8")
     assert ".piqa/** binary -filter" in rules.splitlines()
+
+
+# ------------------------------------------------------------------ over ssh
+
+
+@pytest.fixture
+def sshd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An sshd on 127.0.0.1 that lets this user in with a key of the test's own (git reaches it through
+    ``GIT_SSH_COMMAND``); the ``ssh://`` address of its folder ``tmp_path``. Skipped without Debian's openssh-server
+    (``.ci/run`` installs it)."""
+    daemon = shutil.which("sshd") or "/usr/sbin/sshd"
+    if not Path(daemon).is_file() or not shutil.which("ssh-keygen"):
+        pytest.skip("no sshd (apt install openssh-server)")
+    keys = tmp_path / "ssh"
+    keys.mkdir()
+    for name in ("host", "client"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keys / name)], check=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = keys / "sshd_config"
+    config.write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {keys / 'host'}\nAuthorizedKeysFile {keys / 'client.pub'}\n"
+        f"PidFile {keys / 'sshd.pid'}\nStrictModes no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+        "KbdInteractiveAuthentication no\nUsePAM no\n"
+    )
+    if os.geteuid() == 0:
+        Path("/run/sshd").mkdir(exist_ok=True)  # the privilege separation folder sshd wants when run as root
+    log = (keys / "sshd.log").open("w")
+    server = subprocess.Popen([daemon, "-D", "-e", "-f", str(config)], stderr=log)
+    try:
+        for _ in range(100):
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        monkeypatch.setenv(
+            "GIT_SSH_COMMAND",
+            f"ssh -i {keys / 'client'} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no "
+            "-o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR",
+        )
+        yield f"ssh://{getpass.getuser()}@127.0.0.1:{port}{tmp_path}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        log.close()
+
+
+def test_a_team_syncs_through_a_bare_repository_over_ssh(
+    tmp_path: Path, sshd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote, machines = team(tmp_path)
+    for name in machines:
+        git(machines[name].parent, "remote", "set-url", "origin", f"{sshd}/remote.git")
+    for name, who in (("b", "karim"), ("c", "mona")):
+        project = Project.open(machines[name], annotator=who)
+        project.vote(project.items[0].id, "0")
+        project.workspace.close()  # type: ignore[union-attr]
+        assert sync_json(machines[name])["pushed"]
+    assert sync_json(machines["a"])["received"] == {"vote": 2}
+    sync_json(machines["b"])
+    assert events(machines["a"]) == events(machines["b"]) == events(machines["c"])
+    unknown = os.environ["GIT_SSH_COMMAND"].replace(str(tmp_path / "ssh" / "client"), str(tmp_path / "ssh" / "host"))
+    monkeypatch.setenv("GIT_SSH_COMMAND", unknown)  # a key the server does not know…
+    project = Project.open(machines["c"], annotator="mona")
+    project.vote(project.items[1].id, "1")
+    project.workspace.close()  # type: ignore[union-attr]
+    text = run("sync", machines["c"])  # … is one line, and the work waits
+    assert "1 events wait to be pushed: the remote refused the credentials" in text, text
