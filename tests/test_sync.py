@@ -6,7 +6,8 @@ points at a missing path); at the end every clone gives byte for byte the same `
 ``progress --json``, stages and ``workspace conflicts --json``. A push refused because someone pushed first (forced
 by a pre-push hook that pushes another clone's commit), a process killed at each step of a sync
 (``PIQA_TUI_SYNC_STOP_AFTER``, see ``core/sync/exchange.py``) and finished by the next sync, a newer dataset file
-committed by the lead, and hostile batch files, each refused whole in one line.
+committed by the lead, hostile batch files, each refused whole in one line, repositories not ready, and a team
+over ``ssh://`` to an sshd the test starts on 127.0.0.1 (skipped without openssh-server).
 """
 
 from __future__ import annotations
@@ -210,6 +211,8 @@ def test_a_newer_dataset_file_from_the_lead_does_not_block_sync(tmp_path: Path) 
     project.workspace.close()  # type: ignore[union-attr]
     lines = machines["a"].read_text(encoding="utf-8").splitlines(keepends=True)
     machines["a"].write_text("".join(lines[:-1]), encoding="utf-8")  # the lead drops the last item
+    said = sync_json(machines["a"])["dataset_file"]
+    assert said == "changed since its last commit"  # and a sync says it stays here until it is committed
     git(machines["a"].parent, "commit", "--quiet", "-am", "the lead's new version")
     sync_json(machines["a"])
     report = sync_json(machines["b"])  # merges the new dataset file in, no --force
@@ -330,6 +333,8 @@ def test_a_repository_not_ready_is_one_line_and_nothing_is_lost(tmp_path: Path) 
     lone.mkdir()
     shutil.copy(machines["a"], lone / DATA)
     assert "is in no git repository: clone the team's repository" in run("sync", lone / DATA, codes=(2,))
+    shutil.copy(machines["a"], machines["a"].parent / "new.tsv")
+    assert "the dataset file is not committed in the repository" in run("sync", machines["a"].parent / "new.tsv")
     folder = machines["b"].parent
     git(folder, "checkout", "--quiet", "--detach")
     assert "on no branch (a detached HEAD): go back to the team's branch" in run("sync", machines["b"], codes=(2,))

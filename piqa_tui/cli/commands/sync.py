@@ -87,6 +87,11 @@ def lines(report: SyncReport, conflicts: int | None, gone: list[str], dataset: s
             f"{len(gone)} items the received work names are not in this dataset file ({named}): kept in the "
             "workspace, they apply again when the items are back"
         )
+    if report.dataset_state:
+        result.append(
+            f"the dataset file is {report.dataset_state} in the repository: the team sees it once it is committed "
+            f"and pushed (git add {dataset} && git commit, then sync)"
+        )
     if report.settings:
         result.append("settings differ (this workspace's kept): " + "; ".join(report.settings))
     if report.pushed:

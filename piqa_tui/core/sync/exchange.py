@@ -79,6 +79,7 @@ class SyncReport:
     offline: str | None = None
     waiting: int = 0
     items: set[str] = field(default_factory=set)  # the items the received events name
+    dataset_state: str | None = None  # the dataset file "not committed" or "changed since its last commit"
     settings: list[str] = field(default_factory=list)  # shared settings both have, differently (this one's kept)
 
     def to_json(self) -> dict[str, object]:
@@ -96,6 +97,7 @@ class SyncReport:
             "offline": self.offline,
             "waiting": self.waiting,
             "settings_differ": self.settings,
+            "dataset_file": self.dataset_state or "committed",
         }
 
 
@@ -156,6 +158,7 @@ def _sync(ws: Workspace, repo: Repository, where: str) -> SyncReport:
             raise GitError(f"{repo.root}: others kept pushing while this sync tried {PUSH_TRIES} times; sync again")
     _apply(ws, root, where, machine, report)  # offline too: batches already in the work tree
     report.waiting = _waiting(repo, root / machine, report)
+    report.dataset_state = repo.uncommitted(repo.root / where)
     _remember(ws, report)
     return report
 
@@ -222,10 +225,9 @@ def _share(ws: Workspace, mine: Path, where: str, machine: str, report: SyncRepo
     conn = ws.conn
     shared = _shared(conn)
     received = _ranges(conn)
-    rows = [
-        row for row in conn.execute(f"{_ROWS} WHERE seq > ? ORDER BY seq", (shared,)) if not _inside(row[0], received)
-    ]
-    upto = int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+    every = conn.execute(f"{_ROWS} WHERE seq > ? ORDER BY seq", (shared,)).fetchall()  # one snapshot: an event
+    upto = int(every[-1][0]) if every else shared  # another process records meanwhile comes after ``upto``
+    rows = [row for row in every if not _inside(row[0], received)]
     settings = dict(
         conn.execute(f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(SETTINGS))})", list(SETTINGS))
     )

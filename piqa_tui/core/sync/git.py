@@ -133,6 +133,13 @@ class Repository:
             return False
         raise failure(self.root, ("push",), done)
 
+    def uncommitted(self, path: Path) -> str | None:
+        """Why ``path`` is not as committed: "not committed" (untracked), "changed since its last commit", or None."""
+        status = self.git("status", "--porcelain", "--", os.fspath(path.relative_to(self.root))).stdout
+        if status.startswith("??"):
+            return "not committed"
+        return "changed since its last commit" if status.strip() else None
+
     def missing_on(self, ref: str, folder: Path) -> list[str]:
         """The files under ``folder`` committed here that the commit ``ref`` lacks (all of them without ``ref``)."""
         name = os.fspath(folder.relative_to(self.root))
