@@ -65,7 +65,7 @@ def timed(label: str, action: Callable[[], object]) -> float:
 def git_seconds() -> list[float]:
     """Time every fetch, merge and push the sync makes (the transport), into the returned list."""
     spent: list[float] = []
-    for name in ("fetch", "merge", "push"):
+    for name in ("fetch", "merge_in", "push"):
         plain = getattr(Repository, name)
 
         def measured(self: Repository, *args: str, _plain: Callable = plain) -> object:

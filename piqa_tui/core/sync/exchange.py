@@ -140,7 +140,7 @@ def _sync(ws: Workspace, repo: Repository, where: str) -> SyncReport:
             _stop("fetch")
             tracking = repo.tracking(report.remote)
             if repo.has(tracking):
-                repo.merge(tracking)
+                repo.merge_in(tracking)
             _stop("merge")
             _apply(ws, root, where, machine, report)
             _stop("apply")

@@ -104,7 +104,7 @@ class Repository:
     def fetch(self, remote: str) -> None:
         self.git("fetch", "--quiet", "--no-tags", remote, seconds=NETWORK_SECONDS)
 
-    def merge(self, ref: str) -> None:
+    def merge_in(self, ref: str) -> None:
         """Merge ``ref`` into the branch; on any failure the merge is aborted (the branch as it was) and one line
         says what to do."""
         done = self.git("merge", "--quiet", "--no-edit", ref, check=False)
