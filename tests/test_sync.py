@@ -446,3 +446,22 @@ def test_a_team_syncs_through_a_bare_repository_over_ssh(
     project.workspace.close()  # type: ignore[union-attr]
     text = run("sync", machines["c"])  # … is one line, and the work waits
     assert "1 events wait to be pushed: the remote refused the credentials" in text, text
+
+
+def test_a_saved_dataset_file_the_team_also_changed_is_one_line_and_the_work_waits_committed(tmp_path: Path) -> None:
+    remote, machines = team(tmp_path)
+    lines = machines["a"].read_text(encoding="utf-8").splitlines(keepends=True)
+    machines["a"].write_text("".join(lines[:-1]), encoding="utf-8")
+    git(machines["a"].parent, "commit", "--quiet", "-am", "the lead's new version")
+    sync_json(machines["a"])
+    machines["b"].write_text("".join(lines[:-2]), encoding="utf-8")  # b saved, not committed
+    project = Project.open(machines["b"], annotator="karim")
+    project.vote(project.items[0].id, "0")
+    project.workspace.close()  # type: ignore[union-attr]
+    said = run("sync", machines["b"], codes=(2,))
+    assert "files the team changed have changes here not committed: commit them (git commit) or set them aside" in said
+    assert "your work is committed here" in said and said.count("\n") == 2  # "exit 2" and the one line
+    assert git(machines["b"].parent, "status", "--porcelain", "--", ".piqa") == ""  # the batch: committed
+    assert not (machines["b"].parent / ".git" / "MERGE_HEAD").exists()
+    git(machines["b"].parent, "stash", "--quiet")
+    assert sync_json(machines["b"])["pushed"] and sync_json(machines["a"])["received"] == {"vote": 1}
