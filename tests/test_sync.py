@@ -342,13 +342,22 @@ def test_a_repository_not_ready_is_one_line_and_nothing_is_lost(tmp_path: Path) 
     (folder / ".git" / "MERGE_HEAD").write_text(git(folder, "rev-parse", "HEAD"))
     assert "in the middle of a merge: finish it" in run("sync", machines["b"], codes=(2,))
     (folder / ".git" / "MERGE_HEAD").unlink()
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'the branch is frozen for the release' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    project = Project.open(machines["c"], annotator="mona")
+    project.vote(project.items[2].id, "0")
+    project.workspace.close()  # type: ignore[union-attr]
+    said = run("sync", machines["c"], codes=(2,))
+    assert "the remote refused the push (! [remote rejected]" in said and "your work is committed here" in said
+    hook.unlink()
     git(machines["c"].parent, "remote", "set-url", "origin", "http://127.0.0.1:9/dz.git")  # nothing listens there
     assert "wait to be pushed: the remote did not answer" in run("sync", machines["c"])
     git(machines["c"].parent, "remote", "remove", "origin")
     project = Project.open(machines["c"], annotator="mona")
     project.vote(project.items[0].id, "0")
     project.workspace.close()  # type: ignore[union-attr]
-    assert "1 events wait to be pushed: this repository has no remote" in run("sync", machines["c"])
+    assert "2 events wait to be pushed: this repository has no remote" in run("sync", machines["c"])
     folder = machines["c"].parent / BATCHES / DATA
     (folder / machine_of(machines["c"]) / ".abc.tmp").write_bytes(b"half a batch")  # left by a kill while writing
     (folder / ("e" * 16)).mkdir()

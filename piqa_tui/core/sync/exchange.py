@@ -33,7 +33,6 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.sync.batch import (
     BATCH_EVENTS,
     NAME,
-    SUFFIX,
     Batch,
     BatchRefused,
     Header,
@@ -393,6 +392,3 @@ def _remember(ws: Workspace, report: SyncReport) -> None:
         "waiting": report.waiting,
     }
     ws.set_meta({LAST_KEY: json.dumps(summary, sort_keys=True)})
-
-
-__all__ = ["STOP_ENV", "SUFFIX", "SyncReport", "sync"]

@@ -41,7 +41,7 @@ _UNDER_WAY = {  # what git leaves in its folder while an operation waits for the
     "CHERRY_PICK_HEAD": "a cherry-pick",
     "REVERT_HEAD": "a revert",
 }
-_REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "failed to push some refs")
+_REJECTED = ("[rejected]", "non-fast-forward", "fetch first")  # someone pushed first (not "[remote rejected]")
 
 
 class GitError(PiqaError):
@@ -131,6 +131,12 @@ class Repository:
             return True
         if any(word in done.stderr.lower() for word in _REJECTED):
             return False
+        refused = [line.strip() for line in done.stderr.splitlines() if "[remote rejected]" in line]
+        if refused:  # a hook or a protected branch on the remote
+            raise GitError(
+                f"{self.root}: the remote refused the push ({refused[0][:200]}): ask whoever keeps the repository; "
+                "your work is committed here and the next sync pushes it"
+            )
         raise failure(self.root, ("push",), done)
 
     def uncommitted(self, path: Path) -> str | None:
