@@ -41,7 +41,8 @@ _UNDER_WAY = {  # what git leaves in its folder while an operation waits for the
     "CHERRY_PICK_HEAD": "a cherry-pick",
     "REVERT_HEAD": "a revert",
 }
-_REJECTED = ("[rejected]", "non-fast-forward", "fetch first")  # someone pushed first (not "[remote rejected]")
+# Someone pushed first: refused as not a fast-forward, or the remote's ref moved while this push updated it.
+_REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref")
 
 
 class GitError(PiqaError):
