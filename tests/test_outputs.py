@@ -249,6 +249,8 @@ NOT_OUTPUTS = {
     "piqa_tui.tui.screens.check_terminal:write_width_policy": "the user's own config file (the width mode setting)",
     "piqa_tui.tui.terminal.probe:measure": "the terminal (/dev/tty), asked how wide it draws text",
     "piqa_tui.core.scoring.process:ProcessBackend._start": "the model process's stderr log, in the temp folder",
+    "piqa_tui.core.sync.batch:write_batch": "a sync batch, new, in the repository folder only this machine writes",
+    "piqa_tui.core.sync.git:Repository.ensure_rules": "the repository's .gitignore and .gitattributes rules, appended",
 }
 
 

@@ -16,4 +16,5 @@ COMMANDS: dict[str, str] = {
     "assign": "draw who validates which item under the round's rules (--top-up fills gaps)",
     "progress": "how far the round is: per annotator, per item, per group",
     "stage": "move items between draft, review, validation and done; import drafts; correction rates",
+    "sync": "share the workspace's work through the dataset's git repository: commit, fetch, merge, push",
 }

@@ -19,12 +19,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from piqa_tui.core.errors import PiqaError, WorkspaceError
-from piqa_tui.core.sync.gate import SETTINGS, check_settings, checked_events
+from piqa_tui.core.sync.gate import SETTINGS, check_settings, checked_events, refusal
 from piqa_tui.core.sync.source import open_source
+from piqa_tui.core.workspace.event_rules import shown
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Workspace
 
 # An event the target already holds by content, though under another id (see Workspace.insert_votes and
@@ -40,8 +42,8 @@ _LAST_GIVEN = (  # the highest sequence number ever given: the next insert's is 
 )
 _CHECK = "piqa-tui workspace check"
 _INSERT = (
-    "INSERT INTO events(time, annotator, kind, item_id, field, old, new, note, uid, clock)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO events(time, annotator, kind, item_id, field, old, new, action, note, uid, clock)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -140,14 +142,20 @@ def _shared_meta(source: Workspace) -> dict[str, object]:
     return dict(source.conn.execute(f"SELECT key, value FROM main.meta WHERE key IN ({marks})", list(SETTINGS)))
 
 
-def _insert_events(conn: sqlite3.Connection, rows: list[tuple], report: MergeReport) -> None:
-    """Insert the events the target lacks, at once; then point each one's action (a local sequence number) at the
+def _insert_events(
+    conn: sqlite3.Connection, rows: list[tuple], report: MergeReport, outside: dict[int, str] | None = None
+) -> range:
+    """Insert the events the target lacks, at once, each one's action (a local sequence number) pointed at the
     target's sequence number of the same event. The rows inserted in one statement take the sequence numbers that
-    follow the last one given (AUTOINCREMENT: one above the highest ever), so each one's is known beforehand."""
+    follow the last one given (AUTOINCREMENT: one above the highest ever), so each one's is known beforehand (an
+    action naming a row further on is pointed after the insert). ``outside``: actions that name no row of ``rows``
+    but an event by its global id (a batch's undo of an action an earlier batch brought). Returns the sequence
+    numbers the inserted events took."""
     here = dict(conn.execute("SELECT uid, seq FROM events"))
     last = int(conn.execute(_LAST_GIVEN).fetchone()[0])
+    named = outside or {}
     seqs: dict[int, int] = {}  # the source's sequence number -> the target's, for every event both now hold
-    actions: list[tuple[int, int]] = []  # (target seq, source action) of the inserted events
+    later: list[tuple[int, int]] = []  # (target seq, source action) of inserted events whose action comes further on
     fresh: list[tuple] = []
     taken: dict[tuple, int] = {}  # the votes and adjudications inserted here by content (see _held_by_content)
     for seq, time, annotator, kind, item_id, name, old, new, action, note, uid, clock in rows:
@@ -159,19 +167,22 @@ def _insert_events(conn: sqlite3.Connection, rows: list[tuple], report: MergeRep
             seqs[seq] = found
             report.already += 1
             continue
-        fresh.append((time, annotator, kind, item_id, name, old, new, note, uid, clock))
-        seqs[seq] = here[uid] = last + len(fresh)
+        seqs[seq] = here[uid] = last + len(fresh) + 1
+        pointed = None if action is None else seqs.get(action) or here.get(named.get(action, ""))
+        if action is not None and pointed is None:
+            later.append((seqs[seq], action))
+        fresh.append((time, annotator, kind, item_id, name, old, new, pointed, note, uid, clock))
         if kind in _BY_CONTENT:
             taken[content] = seqs[seq]
         report.new[kind] += 1
-        if action is not None:
-            actions.append((seqs[seq], action))
     conn.executemany(_INSERT, fresh)
     if int(conn.execute(_LAST_GIVEN).fetchone()[0]) != last + len(fresh):  # a trigger, or another program's schema
         raise WorkspaceError(f"the events were not numbered as inserted; nothing was recorded (check {_CHECK})")
     conn.executemany(
-        "UPDATE events SET action = ? WHERE seq = ?", [(seqs.get(action), target) for target, action in actions]
+        "UPDATE events SET action = ? WHERE seq = ?",
+        [(seqs.get(action) or here.get(named.get(action, "")), target) for target, action in later],
     )
+    return range(last + 1, last + len(fresh) + 1)
 
 
 def _held_by_content(
@@ -194,3 +205,41 @@ def _merge_meta(conn: sqlite3.Connection, meta: dict[str, object], report: Merge
             report.meta_taken.append(key)
         elif row[0] != value:
             report.meta_differences.append(f"{key}: kept {row[0]!r}, the other copy has {value!r}")
+
+
+def merge_rows(
+    target: Workspace,
+    source: Path,
+    rows: list[tuple],
+    meta: dict[str, object],
+    outside: dict[int, str],
+    record: Callable[[sqlite3.Connection, range], None],
+) -> MergeReport:
+    """``merge_workspace`` for events read from elsewhere than a workspace file (a sync batch, ``source`` names it):
+    the same gate, the same insert, one transaction, in which ``record`` is called with the sequence numbers the new
+    events took (the sync remembers what it received there, so a kill never leaves it half known). Rows are
+    (seq, time, annotator, kind, item_id, field, old, new, action, note, uid, clock) with ``seq`` the row's number in
+    the batch; an action naming no row is looked up in ``outside`` (number -> global id). An event whose global id the
+    target holds with other content is refused: a file claiming another machine's event."""
+    check_settings(source, meta)
+    held = {uid for (uid,) in target.conn.execute("SELECT uid FROM events")}
+    _check_claims(target.conn, source, [row for row in rows if row[10] in held])
+    for _ in checked_events(source, (row for row in rows if row[10] not in held)):
+        pass  # every event the target lacks passes the gate before the write begins
+    report = MergeReport(source)
+    with target.write() as conn:
+        taken = _insert_events(conn, rows, report, outside)
+        _merge_meta(conn, meta, report)
+        record(conn, taken)
+    return report
+
+
+_HELD_CONTENT = "SELECT time, annotator, kind, item_id, field, old, new, note, clock FROM events WHERE uid = ?"
+
+
+def _check_claims(conn: sqlite3.Connection, source: Path, rows: list[tuple]) -> None:
+    """Refuse ``source`` when one of its events bears the global id of an event held here with other content."""
+    for seq, time, annotator, kind, item_id, name, old, new, _action, note, uid, clock in rows:
+        found = conn.execute(_HELD_CONTENT, (uid,)).fetchone()
+        if found is not None and tuple(found) != (time, annotator, kind, item_id, name, old, new, note, clock):
+            raise refusal(source, f"event {seq}", f"it bears the global id {shown(uid)} of another event, changed")

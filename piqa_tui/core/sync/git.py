@@ -1,0 +1,235 @@
+"""The transport of a sync: the ``git`` command, run as a subprocess on the dataset's repository.
+
+git is the well-kept distributed engine the teams' data already lives in (GitHub, Hugging Face dataset
+repositories, a lab server's bare repository, a shared folder): append-only history, offline commits, any
+transport (ssh, https, a path), access control by the host. Every call is ``git -C REPO ...`` without a shell,
+with a time limit, no terminal prompt (``GIT_TERMINAL_PROMPT=0``, ssh in batch mode unless the user configured
+ssh for git), and its failure turned into one line saying what to do; nothing here ever discards a commit or a
+file (a merge that fails is aborted back to the commit it started from).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from piqa_tui.core.errors import PiqaError
+
+LOCAL_SECONDS = 60.0  # a git command that touches only this disk
+NETWORK_SECONDS = 180.0  # fetch and push
+IGNORE_RULE = "*.piqa.sqlite*"  # the workspace, its -wal, -shm and backups: never committed
+ATTRIBUTES_RULE = ".piqa/** binary -filter"
+_OFFLINE = (
+    "could not read from remote",
+    "does not appear to be a git repository",
+    "could not resolve host",
+    "unable to access",
+    "connection refused",
+    "connection timed out",
+    "network is unreachable",
+    "no route to host",
+    "timed out",
+)
+_AUTH = ("authentication failed", "permission denied", "could not read username", "terminal prompts disabled")
+_UNDER_WAY = {  # what git leaves in its folder while an operation waits for the user
+    "MERGE_HEAD": "a merge",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+}
+# Someone pushed first: refused as not a fast-forward, or the remote's ref moved while this push updated it.
+_REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref")
+
+
+class GitError(PiqaError):
+    """git refused or failed: one line naming the repository and what to do; nothing local was lost."""
+
+
+class Unreachable(GitError):
+    """The remote did not answer (offline, wrong address, refused credentials): the work waits, committed."""
+
+
+@dataclass(frozen=True)
+class Repository:
+    """A git work tree and the branch it is on."""
+
+    root: Path
+    branch: str
+
+    def git(self, *args: str, seconds: float = LOCAL_SECONDS, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return run_git(self.root, args, seconds, check)
+
+    def remote(self) -> str | None:
+        """The branch's remote (``branch.NAME.remote``), else ``origin`` when there is one, else None."""
+        configured = self.git("config", "--get", f"branch.{self.branch}.remote", check=False).stdout.strip()
+        if configured:
+            return configured
+        remotes = self.git("remote").stdout.split()
+        return "origin" if "origin" in remotes else None
+
+    def tracking(self, remote: str) -> str:
+        return f"refs/remotes/{remote}/{self.branch}"
+
+    def has(self, ref: str) -> bool:
+        return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).returncode == 0
+
+    def ensure_rules(self) -> None:
+        """The root ``.gitignore`` keeps the workspaces out (``IGNORE_RULE``) and ``.gitattributes`` keeps the batches
+        plain binary blobs (``ATTRIBUTES_RULE``: no end-of-line conversion, no LFS filter even where a Hugging Face
+        repository tracks ``*.gz`` with LFS); each added when missing."""
+        for name, rule, why in (
+            (".gitignore", IGNORE_RULE, "piqa-tui workspaces: each machine's own, never shared"),
+            (".gitattributes", ATTRIBUTES_RULE, "piqa-tui sync batches: binary, stored as they are"),
+        ):
+            path = self.root / name
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if rule not in text.splitlines():
+                prefix = "" if not text or text.endswith("\n") else "\n"
+                path.write_text(f"{text}{prefix}# {why}\n{rule}\n", encoding="utf-8")
+
+    def commit(self, paths: Sequence[Path], message: str) -> bool:
+        """Commit exactly ``paths`` (those that exist, new or changed), nothing else staged; False when nothing changed."""
+        names = [os.fspath(path.relative_to(self.root)) for path in paths if path.exists()]
+        if not names:
+            return False
+        self.git("add", "--all", "--", *names)
+        if self.git("diff", "--cached", "--quiet", "--", *names, check=False).returncode == 0:
+            return False
+        self.git("commit", "--quiet", "--no-verify", "-m", message, "--only", "--", *names)
+        return True
+
+    def fetch(self, remote: str) -> None:
+        self.git("fetch", "--quiet", "--no-tags", remote, seconds=NETWORK_SECONDS)
+
+    def merge_in(self, ref: str) -> None:
+        """Merge ``ref`` into the branch; on any failure the merge is aborted (the branch as it was) and one line
+        says what to do."""
+        done = self.git("merge", "--quiet", "--no-edit", ref, check=False)
+        if done.returncode == 0:
+            return
+        self.git("merge", "--abort", check=False)
+        said = last_line(done)
+        if "would be overwritten" in done.stderr or "untracked working tree files" in done.stderr:
+            what = "files the team changed have changes here not committed: commit them (git commit) or set them aside (git stash)"
+        elif "unrelated histories" in done.stderr:
+            what = "this repository and its remote share no history: clone the team's repository and sync from there"
+        else:
+            what = "merge it by hand (git merge) or ask the lead"
+        raise GitError(
+            f"{self.root}: merging the team's work failed ({said}): {what}, then sync again; your work is committed here"
+        )
+
+    def push(self, remote: str) -> bool:
+        """Push the branch; False when the remote has commits this one lacks (someone pushed first)."""
+        done = self.git(
+            "push", "--quiet", remote, f"HEAD:refs/heads/{self.branch}", seconds=NETWORK_SECONDS, check=False
+        )
+        if done.returncode == 0:
+            return True
+        if any(word in done.stderr.lower() for word in _REJECTED):
+            return False
+        refused = [line.strip() for line in done.stderr.splitlines() if "[remote rejected]" in line]
+        if refused:  # a hook or a protected branch on the remote
+            raise GitError(
+                f"{self.root}: the remote refused the push ({refused[0][:200]}): ask whoever keeps the repository; "
+                "your work is committed here and the next sync pushes it"
+            )
+        raise failure(self.root, ("push",), done)
+
+    def uncommitted(self, path: Path) -> str | None:
+        """Why ``path`` is not as committed: "not committed" (untracked), "changed since its last commit", or None."""
+        status = self.git("status", "--porcelain", "--", os.fspath(path.relative_to(self.root))).stdout
+        if status.startswith("??"):
+            return "not committed"
+        return "changed since its last commit" if status.strip() else None
+
+    def missing_on(self, ref: str, folder: Path) -> list[str]:
+        """The files under ``folder`` committed here that the commit ``ref`` lacks (all of them without ``ref``)."""
+        name = os.fspath(folder.relative_to(self.root))
+        here = set(self.git("ls-tree", "-r", "--name-only", "HEAD", "--", name, check=False).stdout.splitlines())
+        if not self.has(ref):
+            return sorted(here)
+        there = set(self.git("ls-tree", "-r", "--name-only", ref, "--", name).stdout.splitlines())
+        return sorted(here - there)
+
+
+def open_repository(folder: Path) -> Repository:
+    """The repository holding ``folder``, checked to be ready for a sync: on a branch, no merge, rebase, cherry-pick
+    or revert under way. ``GitError`` saying what to do otherwise."""
+    found = run_git(folder, ("rev-parse", "--show-toplevel"), LOCAL_SECONDS, check=False)
+    if found.returncode != 0:
+        raise GitError(
+            f"{folder} is in no git repository: clone the team's repository (git clone URL) and open the dataset "
+            "there, or make one (git init, git remote add origin URL); nothing was synced"
+        )
+    root = Path(found.stdout.strip())
+    asked = [arg for marker in _UNDER_WAY for arg in ("--git-path", marker)]
+    paths = run_git(root, ("rev-parse", *asked), LOCAL_SECONDS).stdout.splitlines()
+    for path, what in zip(paths, _UNDER_WAY.values(), strict=True):
+        if (root / path).exists():
+            raise GitError(
+                f"{root} is in the middle of {what}: finish it (git status says how) or abort it "
+                f"(git {what.split()[-1]} --abort), then sync again; nothing was synced"
+            )
+    branch = run_git(root, ("symbolic-ref", "--quiet", "--short", "HEAD"), LOCAL_SECONDS, check=False)
+    if branch.returncode != 0:
+        raise GitError(
+            f"{root} is on no branch (a detached HEAD): go back to the team's branch (git switch main), "
+            "then sync again; nothing was synced"
+        )
+    return Repository(root, branch.stdout.strip())
+
+
+def run_git(root: Path, args: Sequence[str], seconds: float, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """``git -C root args``: no shell, no prompt, a time limit; with ``check`` a failure is one ``GitError``."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    if "GIT_SSH_COMMAND" not in env and "GIT_SSH" not in env:
+        env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o ConnectTimeout=30"
+    try:
+        done = subprocess.run(
+            ["git", "-C", os.fspath(root), *args],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            stdin=subprocess.DEVNULL,
+            env=env,
+            timeout=seconds,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError(
+            "the git command is not installed: install git (apt install git, brew install git, git-scm.com), "
+            "then sync again; nothing was synced"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise Unreachable(f"{root}: git {args[0]} took over {seconds:g} s and was stopped") from None
+    if check and done.returncode != 0:
+        raise failure(root, args, done)
+    return done
+
+
+def failure(root: Path, args: Sequence[str], done: subprocess.CompletedProcess[str]) -> GitError:
+    """git's failure as one line: an unreachable remote or refused credentials as ``Unreachable``."""
+    said = last_line(done)
+    lowered = done.stderr.lower()
+    if any(word in lowered for word in _AUTH):
+        return Unreachable(f"the remote refused the credentials ({said}): check your ssh key or token")
+    if any(word in lowered for word in _OFFLINE):
+        return Unreachable(f"the remote did not answer ({said})")
+    if "please tell me who you are" in lowered or "empty ident" in lowered:
+        return GitError(
+            f"{root}: git does not know who you are: git config --global user.name 'NAME' and "
+            "git config --global user.email 'EMAIL', then sync again; nothing was lost"
+        )
+    return GitError(f"{root}: git {args[0]} failed ({said}); nothing was lost")
+
+
+def last_line(done: subprocess.CompletedProcess[str]) -> str:
+    """git's last line of complaint, short and on one line."""
+    lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    text = lines[-1] if lines else f"exit status {done.returncode}"
+    return text[:200]
