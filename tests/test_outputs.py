@@ -3,10 +3,12 @@ file only with --force (each command that writes a file, run as a real process).
 
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -150,11 +152,14 @@ def test_every_output_option_is_known() -> None:
     from piqa_tui.cli.commands import COMMANDS
     from piqa_tui.cli.main import command_parser
 
-    found = set()
-    for name in COMMANDS:
-        for action in command_parser(name)._actions:
-            if action.dest in OUTPUT_DESTS:
-                found.add((name, action.dest))
+    def actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+        for action in parser._actions:
+            yield action
+            if isinstance(action, argparse._SubParsersAction):  # `workspace backup OUT`: a subcommand's own options
+                for sub in dict.fromkeys(action.choices.values()):
+                    yield from actions(sub)
+
+    found = {(name, a.dest) for name in COMMANDS for a in actions(command_parser(name)) if a.dest in OUTPUT_DESTS}
     assert found == set(OUTPUT_COMMANDS)
 
 
