@@ -114,7 +114,8 @@ def test_answers_are_checked_and_spelt_one_way() -> None:
     assert [acc.answer(a) for a in ("1", "+5")] == ["1", "5"]
     assert why.answer("  بسبب العادات  ") == "بسبب العادات"
     assert why.answer("cafe\u0301") == "caf\u00e9"  # stored in NFC, as typed text always is
-    for question, bad in ((rel, "maybe"), (reg, "4"), (acc, "6"), (acc, "2.5"), (why, "a\x1b[2J"), (why, "x" * 501)):
+    bad_answers = ((rel, "maybe"), (reg, "4"), (reg, "²"), (reg, "①"), (acc, "6"), (acc, "2.5"), (acc, "²"))
+    for question, bad in (*bad_answers, (why, "a\x1b[2J"), (why, "x" * 501)):
         with pytest.raises(QuestionError):
             question.answer(bad)
 

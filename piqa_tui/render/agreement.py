@@ -263,7 +263,7 @@ def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
         "time": adjudication.time,
         "reason": adjudication.reason,
         "text": adjudication.text,
-        "chosen": None if not adjudication.cast.isdigit() else int(adjudication.cast),
+        "chosen": None if not adjudication.cast.isdecimal() else int(adjudication.cast),
     }
 
 

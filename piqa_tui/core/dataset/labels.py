@@ -143,4 +143,4 @@ def _too_large(value: object) -> bool:
 
 
 def _non_ascii_digit(value: object) -> bool:
-    return any(ch.isdigit() and not ch.isascii() for ch in str(value))
+    return any(ch.isdecimal() and not ch.isascii() for ch in str(value))

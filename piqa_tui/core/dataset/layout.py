@@ -168,7 +168,7 @@ def _refuse_fifth_solution(solutions: tuple[str, ...], by_canon: dict[str, str],
     if len(solutions) < MAX_SOLUTIONS:
         return
     last = canonical(solutions[-1])
-    following = last[:-1] + (str(int(last[-1]) + 1) if last[-1].isdigit() else chr(ord(last[-1]) + 1))
+    following = last[:-1] + (str(int(last[-1]) + 1) if last[-1].isdecimal() else chr(ord(last[-1]) + 1))
     if following in by_canon:
         raise LayoutError(
             f"{source}: column '{by_canon[following]}' would be a fifth solution; piqa-tui handles at most "

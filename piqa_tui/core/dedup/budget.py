@@ -43,7 +43,7 @@ def available_bytes(meminfo: str | None = None) -> int | None:
     for line in meminfo.splitlines():
         name, _, value = line.partition(":")
         parts = value.split()
-        if name == "MemAvailable" and parts and parts[0].isdigit():
+        if name == "MemAvailable" and parts and parts[0].isdecimal():
             return int(parts[0]) * 1024  # kB
     return None
 
@@ -53,7 +53,7 @@ def parse_size(text: str) -> int:
     units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
     body = text.strip().upper().removesuffix("B").removesuffix("I")
     number, unit = (body[:-1], body[-1]) if body[-1:] in units.keys() - {""} else (body, "")
-    if not number.isascii() or not number.replace(".", "", 1).isdigit():
+    if not number.isascii() or not number.replace(".", "", 1).isdecimal():
         raise ValueError(f"not a size: {text!r} (e.g. 512M, 4G)")
     value = float(number) * units[unit]
     if not 0 < value < 2**63:

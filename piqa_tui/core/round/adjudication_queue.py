@@ -142,7 +142,7 @@ def _panel(project: Project, item: Item, staffing: _Staffing | None) -> Panel:
         voted.add(annotator)
         if vote.choice == SKIP:
             unsure += 1
-        elif vote.choice.isdigit() and int(vote.choice) < len(counts):
+        elif vote.choice.isdecimal() and int(vote.choice) < len(counts):
             counts[int(vote.choice)] += 1
     return Panel(tuple(counts), unsure, None if staffing is None else staffing.to_come(item, voted))
 

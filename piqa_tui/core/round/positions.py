@@ -92,7 +92,7 @@ def shown_positions(project: Project) -> dict[tuple[str, str], tuple[int, int]]:
         return {
             key: (int(cast), count[key[1]])
             for key, (_, cast) in in_force.items()
-            if key[1] in count and cast.isdigit() and int(cast) < count[key[1]]
+            if key[1] in count and cast.isdecimal() and int(cast) < count[key[1]]
         }
     orders: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (annotator, item) -> (time, order) in log order
     for _, annotator, item_id, new, time in _fields(project, [ORDER_KIND]):
@@ -124,7 +124,7 @@ def _fields(project: Project, kinds: list[str]) -> Iterator[tuple[str, str, str,
 def _shown(project: Project, item_id: str, new: str | None, order_text: str | None) -> tuple[int, int] | None:
     """(shown position, number of solutions) of a vote for solution ``new``; None for an unsure vote or a withdrawal."""
     count = len(project.items[project.index[item_id]].solutions)
-    if not (new or "").isdigit() or int(new or "") >= count:
+    if not (new or "").isdecimal() or int(new or "") >= count:
         return None
     index = int(new or "")
     order = parse_order(order_text, count)
@@ -150,7 +150,7 @@ def _single_vote_counts(project: Project) -> dict[str, dict[int, list[int]]] | N
     if current is None or ws is None or current.upto != ws.last_seq():
         return None
     recorded = current.choice if current.cast is None else current.cast
-    index = [int(c) if c.isdigit() else -1 for c in current.choices]
+    index = [int(c) if c.isdecimal() else -1 for c in current.choices]
     choice = np.array(index, np.int64)[recorded] if index else np.zeros(0, np.int64)
     sizes = [
         len(project.items[p].solutions) if (p := project.index.get(i)) is not None else 0 for i in current.item_ids

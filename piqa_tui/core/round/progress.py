@@ -219,7 +219,7 @@ def _vote_times(project: Project, annotator: str | None = None) -> dict[str, lis
 
 def _validations(project: Project, item_id: str, names: Iterable[str]) -> int:
     """How many of the item's assigned validators hold a vote for a solution on its current text."""
-    return sum((current_vote(project, item_id, name) or "").isdigit() for name in names)
+    return sum((current_vote(project, item_id, name) or "").isdecimal() for name in names)
 
 
 def _groups(

@@ -98,10 +98,10 @@ def busy_cpu_seconds(stat: str, ticks_per_second: int, cpus: frozenset[int] | No
     total, found = 0, False
     for line in stat.splitlines():
         fields = line.split()
-        if len(fields) < 8 or not fields[0].startswith("cpu") or not all(f.isdigit() for f in fields[1:8]):
+        if len(fields) < 8 or not fields[0].startswith("cpu") or not all(f.isdecimal() for f in fields[1:8]):
             continue
         name = fields[0][3:]
-        if (cpus is None and name == "") or (cpus is not None and name.isdigit() and int(name) in cpus):
+        if (cpus is None and name == "") or (cpus is not None and name.isdecimal() and int(name) in cpus):
             user, nice, system, _idle, _iowait, irq, softirq = map(int, fields[1:8])
             total, found = total + user + nice + system + irq + softirq, True
     return total / ticks_per_second if found else None

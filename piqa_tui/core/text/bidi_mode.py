@@ -34,7 +34,7 @@ def detect_mode(environ: Mapping[str, str] | None = None) -> BidiMode:
     if env.get("KONSOLE_VERSION"):
         return BidiMode.TERMINAL
     vte = env.get("VTE_VERSION", "")
-    if vte.isdigit() and int(vte) >= 5800:  # VTE implements bidi since 0.58
+    if vte.isdecimal() and int(vte) >= 5800:  # VTE implements bidi since 0.58
         return BidiMode.TERMINAL
     if env.get("TERM", "").startswith("mlterm") or env.get("MLTERM"):
         return BidiMode.TERMINAL

@@ -51,7 +51,7 @@ def cast_vote(
     (None: file order), with the order it was shown in when ``recorded`` — the latest order per (annotator, item)
     the log holds — does not say so already: one action."""
     parts = [project.vote_part(item_id, choice)]
-    if choice.isdigit():
+    if choice.isdecimal():
         before = (recorded or {}).get((project.annotator, item_id))
         order = order_part(before, item_id, shown, len(project.item(item_id).solutions))
         if order is not None:

@@ -71,13 +71,13 @@ def set_project_policy(project: Project, policy: Policy) -> None:
 
 def choices(project: Project, item_id: str) -> dict[str, int]:
     """Each annotator's current vote on an item, as a solution index (skips and withdrawals left out)."""
-    return {a: int(v.choice) for a, v in project.state.votes.get(item_id, {}).items() if v.choice.isdigit()}
+    return {a: int(v.choice) for a, v in project.state.votes.get(item_id, {}).items() if v.choice.isdecimal()}
 
 
 def adjudicated_label(project: Project, item_id: str) -> int | None:
     """The label a reviewer decided for the item, or None (none decided, or a record that names no solution)."""
     adjudicated = project.state.adjudications.get(item_id)
-    return int(adjudicated[0]) if adjudicated and adjudicated[0].isdigit() else None
+    return int(adjudicated[0]) if adjudicated and adjudicated[0].isdecimal() else None
 
 
 def set_aside(project: Project) -> dict[str, Adjudication]:

@@ -124,7 +124,7 @@ class _Texts:
     def at(self, item_id: str, choice: str, time: str) -> str | None:
         """The text at position ``choice`` at ``time`` (for an event recorded without its text); None if none."""
         pos = self.project.index.get(item_id)
-        if pos is None or not choice.isdigit() or int(choice) >= len(self.project.items[pos].solutions):
+        if pos is None or not choice.isdecimal() or int(choice) >= len(self.project.items[pos].solutions):
             return None
         current = self.project.items[pos].solutions[int(choice)]
         return self.project.replay.history.text_at(item_id, f"solution{choice}", time, current)
@@ -137,7 +137,7 @@ def _file_choice(choice: str) -> str:
 def _vote_row(texts: _Texts, item_id: str, annotator: str, choice: str, time: str, key: str) -> Row:
     """A vote as a row, with the text it was cast on (found by its key, or by its position at its time)."""
     text = None
-    if choice.isdigit():
+    if choice.isdecimal():
         text = texts.by_key(item_id, key) if key else texts.at(item_id, choice, time)
         key = key or (solution_key(text) if text is not None else "")
     else:

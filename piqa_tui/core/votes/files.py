@@ -481,7 +481,7 @@ def _long_row(project: Project, row: dict[str, object], reading: _Reading) -> Vo
     if kind not in (VOTE, ADJUDICATION):
         raise ValueError(f"kind '{_shown(kind)}' is unknown; use {VOTE} or {ADJUDICATION}")
     stored = _choice(reading, row, item_id, n)
-    key = _key(reading, row) if stored.isdigit() else None
+    key = _key(reading, row) if stored.isdecimal() else None
     time = _time(row, reading.roles.get("time"), reading.clock)
     if kind == VOTE:
         return item_id, annotator, stored, time, key

@@ -295,8 +295,8 @@ class CurrentVotes:
         return len(self.row)
 
     def numeric(self) -> np.ndarray:
-        """Per current vote, its choice as a solution index, or -1 (skip, withdrawn): ``str.isdigit`` then ``int``."""
-        values = np.array([int(c) if c.isdigit() else -1 for c in self.choices], dtype=np.int64)
+        """Per current vote, its choice as a solution index, or -1 (skip, withdrawn): ``str.isdecimal`` then ``int``."""
+        values = np.array([int(c) if c.isdecimal() else -1 for c in self.choices], dtype=np.int64)
         return values[self.choice] if len(self.choices) else np.zeros(len(self), np.int64)
 
     def memo(self, key: Any, make: Callable[[], Any]) -> Any:

@@ -215,12 +215,12 @@ class Project:
         after = set(map(solution_key, item.solutions))
         keys = self.solution_keys(item_id)
         votes = self.state.votes.get(item_id, {})
-        return [a for a, v in votes.items() if v.choice.isdigit() and keys[int(v.choice)] not in after]
+        return [a for a, v in votes.items() if v.choice.isdecimal() and keys[int(v.choice)] not in after]
 
     def vote_key(self, item_id: str, choice: str) -> str | None:
         """The solution key a new vote records: that of the text at the chosen position (None: skip, withdraw)."""
         keys = self.solution_keys(item_id)
-        return keys[int(choice)] if choice.isdigit() and int(choice) < len(keys) else None
+        return keys[int(choice)] if choice.isdecimal() and int(choice) < len(keys) else None
 
     # ----------------------------------------------------------------- writes
 

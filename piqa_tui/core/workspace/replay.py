@@ -269,7 +269,7 @@ class Replay:
             if found is None or pos is None:
                 continue
             solutions = self.items[pos].solutions
-            if found.text is None and found.cast.isdigit() and int(found.cast) < len(solutions):
+            if found.text is None and found.cast.isdecimal() and int(found.cast) < len(solutions):
                 name = f"solution{found.cast}"
                 found = found._replace(text=self.history.text_at(item_id, name, found.time, solutions[int(found.cast)]))
             label = adjudicated_choice(self.solution_keys(item_id), found.text, found.cast)

@@ -83,7 +83,7 @@ def resolve_choice(
     ``solutions`` (the item's current text). A vote without a key names the text at its
     position when it was cast (by ``history``).
     """
-    if not choice.isdigit():
+    if not choice.isdecimal():
         return choice
     index = int(choice)
     if not key:
@@ -116,7 +116,7 @@ class Adjudication(NamedTuple):
 def adjudicated_choice(keys: tuple[str, ...], text: str | None, cast: str) -> str:
     """Where the adjudicated ``text`` stands among the solutions with these ``keys``: its recorded position
     ``cast`` when the text is still there, else the first position that holds it, else ``STALE``."""
-    if text is None or not cast.isdigit():
+    if text is None or not cast.isdecimal():
         return cast
     key = solution_key(text)
     index = int(cast)

@@ -113,7 +113,7 @@ class EditingController:
         lost = self.project.votes_invalidated(item.id, changes)
         blind = not may_see_answers(self.project, item.id, self.session.reviewer)
         if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
-            lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdigit()]
+            lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdecimal()]
         if not lost:
             self._submit_edit(item, changes, base, [])
             return

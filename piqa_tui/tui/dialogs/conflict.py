@@ -19,7 +19,7 @@ def shown(field: str, value: str) -> str | DataText:
     """A version as the user reads it: a gold label as the solution it names; a text as data, which the dialog
     draws through the bidi adapter in the field's direction (Arabic right to left, shaped; controls shown)."""
     if field == "label":
-        return "no gold label" if value == "" else f"solution {int(value) + 1}" if value.isdigit() else value
+        return "no gold label" if value == "" else f"solution {int(value) + 1}" if value.isdecimal() else value
     if field == ADJUDICATION and not value:
         return "(no adjudication)"
     if not value:

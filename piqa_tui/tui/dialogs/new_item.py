@@ -44,7 +44,7 @@ def typed_draft(values: dict[str, str]) -> Draft:
     if sum(bool(s.strip()) for s in solutions[:2]) < 2:
         raise StageError("write at least solutions 1 and 2")
     gold = values.get("gold", "").strip()
-    if gold and not gold.isdigit():
+    if gold and not gold.isdecimal():
         raise StageError("the gold solution is a number: 1, 2, 3 or 4 (or empty)")
     return draft(values["goal"], solutions, int(gold) - 1 if gold else None)
 

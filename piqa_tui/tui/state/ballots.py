@@ -54,7 +54,7 @@ def choice_text(choice: str) -> str:
     """A stored vote as annotators say it: solution numbers count from 1."""
     if choice == SKIP:
         return "unsure"
-    if choice.isdigit():
+    if choice.isdecimal():
         return str(int(choice) + 1)
     if choice == STALE:
         return "a text since edited"
@@ -152,7 +152,7 @@ class Ballots:
 
     def shown_choice(self, item_id: str, choice: str) -> str:
         """A stored vote or label (a file index) as the user says it: the number of the solution as shown."""
-        if not choice.isdigit():
+        if not choice.isdecimal():
             return choice_text(choice)
         return choice_text(str(self.shown_index(self.project.item(item_id), int(choice))))
 

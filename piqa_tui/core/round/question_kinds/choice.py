@@ -38,7 +38,7 @@ class Choice:
     def answer(self, question: Question, value: str) -> str | None:
         if value in question.options:
             return value
-        if value.isdigit() and 1 <= int(value) <= len(question.options):
+        if value.isdecimal() and 1 <= int(value) <= len(question.options):
             return question.options[int(value) - 1]
         return None
 

@@ -87,7 +87,7 @@ class LabelChooser(Widget, can_focus=True):
         return text
 
     def on_key(self, event) -> None:  # noqa: ANN001 - textual.events.Key
-        if event.character and event.character.isdigit() and 1 <= int(event.character) <= self.count:
+        if event.character and event.character.isdecimal() and 1 <= int(event.character) <= self.count:
             event.stop()
             event.prevent_default()
             self.choice = int(event.character) - 1
