@@ -32,8 +32,9 @@ class SyncHost(Background, Protocol):
         """A toast."""
         ...
 
-    def apply_others(self) -> None:
-        """Apply what other processes (a sync included) recorded in the workspace meanwhile, as the poll does."""
+    def apply_others(self) -> bool:
+        """Apply what other processes (a sync included) recorded in the workspace meanwhile, as the poll does
+        (False: not now, or the workspace failed: said already)."""
         ...
 
     def sync_shown(self) -> None:
