@@ -130,3 +130,20 @@ async def test_the_timer_syncs_with_no_key_pressed(clones: tuple[Path, Path], mo
         await wait_for(pilot, lambda: toasts(pilot, "received 1 events (1 vote)"))
         await pilot.pause(0.6)  # more timed syncs: nothing came in, so they say nothing
         assert len(toasts(pilot)) == 1
+
+
+async def test_a_field_edited_in_both_clones_reaches_the_conflicts_queue(clones: tuple[Path, Path]) -> None:
+    ana_data, ben_data = clones
+    ana = Project.open(ana_data, annotator="ana")
+    ana.edit("dz-002", {"solution0": "ana's version"})
+    ana.workspace.close()  # type: ignore[union-attr]
+    sync(ana_data)
+    ben = Project.open(ben_data, annotator="ben")
+    ben.edit("dz-002", {"solution0": "ben's version"})
+    ben.workspace.close()  # type: ignore[union-attr]
+    async with curate(ben_data, annotator="ben") as pilot:
+        message = await synced(pilot)
+        assert "received 1 events (1 edit)" in message and "1 conflicts" in message, message
+        assert "pushed to origin" in message
+        counts = await filter_counts(pilot)
+        assert counts["conflicts"] == "conflicts (1)"
