@@ -147,3 +147,11 @@ async def test_a_field_edited_in_both_clones_reaches_the_conflicts_queue(clones:
         assert "pushed to origin" in message
         counts = await filter_counts(pilot)
         assert counts["conflicts"] == "conflicts (1)"
+
+
+async def test_the_timer_says_a_failure_once(darija: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_module, "SYNC_MINUTE", 0.1)
+    async with curate(darija, annotator="ana", sync_every_minutes=1) as pilot:
+        await wait_for(pilot, lambda: toasts(pilot, "is in no git repository"))
+        await pilot.pause(0.8)  # several timed syncs failed the same way meanwhile
+        assert len(toasts(pilot, "is in no git repository")) == 1

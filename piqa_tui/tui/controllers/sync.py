@@ -6,7 +6,7 @@ them the way it applies another process's (``project.refresh`` and ``OthersChang
 conflicts queue and blind annotators see others' votes only once they have voted. The result is one toast (what
 went out, what came in by kind, the conflicts, what waits to be pushed); a repository that is not ready is one
 line. The timer's sync is skipped while one runs or a write waits, and speaks only when something came in or
-went wrong.
+went wrong (the same failure once, not every few minutes).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class SyncController:
     def __init__(self, host: SyncHost) -> None:
         self.host = host
         self.runs = BackgroundRuns(lambda work: host.launch(work, group="sync", exclusive=False), host.deliver)
+        self.timer_error = ""  # the timer's last failure, said once (not again every few minutes)
 
     @property
     def running(self) -> bool:
@@ -95,8 +96,11 @@ class SyncController:
         session.syncing = False
         if report is None:
             self.host.sync_shown()
-            self.host.notify(f"no sync: {error}", severity="error", timeout=TOAST_SECONDS)
+            if not timer or error != self.timer_error:
+                self.host.notify(f"no sync: {error}", severity="error", timeout=TOAST_SECONDS)
+            self.timer_error = error if timer else ""
             return
+        self.timer_error = ""
         self.opened(session)
         self.host.apply_others()  # what arrived: the list, the item, the queues (blind rules hold)
         self.host.sync_shown()
