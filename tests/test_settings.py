@@ -46,6 +46,7 @@ BAD_CONFIGS = [
         "template 't': placeholder {goal} in its context has a format spec",
     ),
     ("low_margin = -1.0\n", "low_margin = -1.0 is not valid; it should be a positive number"),
+    ("sync_every_minutes = -1\n", "sync_every_minutes = -1 is not valid; it should be a whole number of at least 0"),
     ("n_gpu_layers = -2\n", "n_gpu_layers = -2 is not valid; it should be a whole number of at least -1"),
     ('n_gpu_layers = "all"\n', "n_gpu_layers = 'all' is not valid"),
     ('bidi = "sideways"\n', 'bidi = \'sideways\' is not valid; it should be one of "auto", "app", "terminal", "off"'),
@@ -99,7 +100,7 @@ def test_tui_only_checks_keys_and_theme(tmp_path: Path, monkeypatch: pytest.Monk
 def test_a_good_config_is_typed(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
-        'annotator = "amina"\nmax_differences = 3\nlow_margin = 2\nn_gpu_layers = -1\n'
+        'annotator = "amina"\nmax_differences = 3\nlow_margin = 2\nn_gpu_layers = -1\nsync_every_minutes = 5\n'
         '[keys]\nundo = "u"\n[templates.plain]\ncontext = "{goal}"\n'
     )
     loaded = load_config(config)
@@ -108,6 +109,7 @@ def test_a_good_config_is_typed(tmp_path: Path) -> None:
         max_differences=3,
         low_margin=2.0,
         n_gpu_layers=-1,
+        sync_every_minutes=5,
         keys={"undo": "u"},
         templates={"plain": {"context": "{goal}"}},
     )

@@ -68,6 +68,7 @@ def settings_from(args: argparse.Namespace):  # -> AppSettings (import kept lazy
         keys=dict(config.keys),
         reviewer=bool(args.reviewer),
         low_margin=config.low_margin,
+        sync_every_minutes=config.sync_every_minutes,
         check_terminal=bool(args.check_terminal),
     )
 

@@ -31,7 +31,8 @@ names any registered scoring backend, whose own table (its name is the
 backend's ``table``) is checked by the backend (``core/scoring/backends/``); items whose
 best solution beats the runner-up by less than ``low_margin`` nats (default
 1.0) make the low-margin queue. ``license`` (a Hub licence identifier such as
-"cc-by-4.0") goes into the dataset cards ``piqa-tui card`` writes.
+"cc-by-4.0") goes into the dataset cards ``piqa-tui card`` writes. ``sync_every_minutes``
+(default 0: off) has the TUI sync with the team through the dataset's git repository that often.
 
 Every value is checked when the file is read: a wrong type, a negative
 number, an unknown setting name or an unknown ``[keys]`` action id is one
@@ -90,6 +91,7 @@ class Config:
     backends: dict[str, object] = field(default_factory=dict)  # other registered backends' tables, checked
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
     license: str | None = None  # the Hub licence identifier a dataset card states (``card --license`` wins)
+    sync_every_minutes: int = 0  # the TUI syncs with the team this often (0: only by key; docs/workspace.md)
 
 
 def load_config(
@@ -298,4 +300,5 @@ _CHECKS: dict[str, Callable[[str, str, object], Any]] = {  # Any: each setting h
     "backend": _backend,
     "low_margin": _positive,
     "license": _text,
+    "sync_every_minutes": _whole(0),
 }

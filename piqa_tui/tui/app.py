@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from piqa_tui.core.workspace.log import checkpoint_file, default_location, stora
 from piqa_tui.core.workspace.preferences import resume_position
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.commands import ActionCommands
+from piqa_tui.tui.controllers.sync import SyncController
 from piqa_tui.tui.dialogs.mapping import MappingDialog
 from piqa_tui.tui.keymap import APP_ACTIONS, Action, bindings
 from piqa_tui.tui.messages import (
@@ -46,6 +48,7 @@ from piqa_tui.tui.messages import (
     OthersChanged,
     Reopen,
     ShowItem,
+    Synced,
     Watch,
 )
 from piqa_tui.tui.screens.check_terminal import CheckTerminalScreen
@@ -62,6 +65,7 @@ POLL_SECONDS = 2.0
 CHECKPOINT_SECONDS = 60.0  # a long session copies the WAL into the .sqlite file this often
 CHECK_DELAY = 0.5
 PREVIEW_WAIT = 1.0  # seconds the whole read waits at most for a preview of the first rows to be drawn
+SYNC_MINUTE = 60.0  # seconds in a minute of ``sync_every_minutes`` (the tests make it short)
 USER_ACTIVE = 0.5  # background checks pause this long after each key or click
 
 
@@ -76,6 +80,7 @@ class AppSettings:
     reviewer: bool = False
     low_margin: float = LOW_MARGIN  # nats: the low-margin queue's threshold (config ``low_margin``)
     check_terminal: bool = False
+    sync_every_minutes: int = 0  # config ``sync_every_minutes``: sync with the team this often (0: only by key)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -104,6 +109,7 @@ class PiqaApp(App[None]):
         self.exit_note: str | None = None
         self.last_input = 0.0
         self.exiting = False  # set by exit(): keys and late workers then change nothing
+        self.syncs = SyncController(self)
 
     def notify(
         self,
@@ -237,6 +243,7 @@ class PiqaApp(App[None]):
         first = self.session is None
         old, self.session = self.session, session
         session.writes.attach(self)
+        self.syncs.opened(session)
         if old is not None:
             old.writes.abandon()
         if old is not None and old.project.workspace is not None:
@@ -255,6 +262,8 @@ class PiqaApp(App[None]):
         if first:
             self.set_interval(POLL_SECONDS, self.poll)
             self.set_interval(CHECKPOINT_SECONDS, self.checkpoint_workspace)
+            if self.settings.sync_every_minutes:
+                self.set_interval(self.settings.sync_every_minutes * SYNC_MINUTE, self.sync_on_timer)
         # Checking every item competes with drawing for the interpreter: start once the first screen is up.
         self.set_timer(CHECK_DELAY, lambda: self.check_in_background(session))
 
@@ -337,20 +346,29 @@ class PiqaApp(App[None]):
         if main is None or session is None or session.busy:
             return
         self.watch_workspace_file(session)
+        if self.apply_others():
+            main.post_message(Watch())  # stored scores, the dataset file on disk
+
+    def apply_others(self) -> bool:
+        """Apply the events other processes (or a sync) recorded, and tell the screens; False: the workspace failed
+        (said in a toast) or the session is busy."""
+        main, session = self.main_screen, self.session
+        if main is None or session is None or session.busy:
+            return False
         try:
             changed = session.project.refresh()
         except PiqaError as exc:
             self.notify(str(exc), severity="error")
-            return
+            return False
         except sqlite3.DatabaseError as exc:  # damaged under the session: say so, keep what is on screen
             where = session.project.workspace_path
             self.notify(str(storage_error(where, exc, "others' work is not shown")), severity="error", timeout=30)
-            return
+            return False
         if changed:
             main.post_message(OthersChanged(changed))
             if self.screen is not main:
                 self.screen.post_message(OthersChanged(changed))  # agreement, adjudication: follow others' votes
-        main.post_message(Watch())  # stored scores, the dataset file on disk
+        return True
 
     def watch_workspace_file(self, session: Session) -> None:
         """Notice the workspace file deleted (written back at once) or replaced, before the next action."""
@@ -363,6 +381,26 @@ class PiqaApp(App[None]):
             self.notify(str(exc), severity="error", timeout=30)
         for notice in workspace.take_notices():
             self.notify(notice, severity="warning", timeout=15)
+
+    # -------------------------------------------------------------- syncing
+
+    def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
+        self.run_worker(work, group=group, exclusive=exclusive, thread=True, description=group)
+
+    def deliver(self, callback: Callable[..., object], *args: object) -> None:
+        self.call_later(callback, *args)  # thread-safe: posts to the app's queue
+
+    def sync_shown(self) -> None:
+        self._to_main(Synced())
+
+    def action_sync(self) -> None:
+        """Share this machine's work with the team and take theirs (the dataset's git repository)."""
+        if self.session is not None and not self.exiting:
+            self.syncs.start(self.session)
+
+    def sync_on_timer(self) -> None:
+        if self.session is not None and not self.exiting:
+            self.syncs.start(self.session, timer=True)
 
     @work(thread=True, exclusive=True, group="checkpoint", description="checkpoint_workspace")
     def checkpoint_workspace(self) -> None:
@@ -381,7 +419,7 @@ class PiqaApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if isinstance(self.screen, MainScreen) and self.screen.session.loading and action not in ("quit", "help_quit"):
             return False  # a preview of the first rows: no other screen until every item is read
-        if action in ("quit", "help", "health", "guidelines", "progress") and isinstance(
+        if action in ("quit", "help", "health", "guidelines", "progress", "sync") and isinstance(
             self.focused, (FieldEditor, LabelChooser)
         ):
             return False  # their keys type text there; ctrl+q still quits

@@ -203,6 +203,14 @@ APP_ACTIONS: tuple[Action, ...] = (
         "Show how far the round is: a bar per annotator (yours alone unless --reviewer) and per group",
     ),
     Action(
+        "sync",
+        "Y",
+        "sync",
+        "sync",
+        "Sync with the team through the dataset's git repository: send this machine's work, take theirs (as "
+        "piqa-tui sync does)",
+    ),
+    Action(
         "quit",
         "q",
         "quit",

@@ -51,6 +51,10 @@ class Watch(Message):
     """The app's poll: look for what other processes did meanwhile (stored scores, the dataset file on disk)."""
 
 
+class Synced(Message):
+    """A sync with the team started or ended: the header says when the last one was and what waits."""
+
+
 class Checked(Message):
     """Every item was checked against validate's rules: the ``invalid`` queue and the marks are complete."""
 

@@ -383,6 +383,31 @@ def _waiting(repo: Repository, mine: Path, report: SyncReport) -> int:
     return count
 
 
+@dataclass(frozen=True)
+class LastSync:
+    """The last sync's outcome as ``_remember`` stored it: when (ISO 8601 UTC), events out, events in by kind,
+    events of this machine's batches the remote does not hold yet."""
+
+    time: str
+    sent: int
+    received: dict[str, int]
+    waiting: int
+
+
+def last_sync(ws: Workspace) -> LastSync | None:
+    """The last sync of this workspace (None: never synced, or a summary this program did not write)."""
+    try:
+        stored = json.loads(ws.get_meta(LAST_KEY) or "null")
+    except ValueError:
+        return None
+    if not isinstance(stored, dict) or not isinstance(stored.get("time"), str):
+        return None
+    received = stored.get("received")
+    counts = {str(k): v for k, v in received.items() if type(v) is int} if isinstance(received, dict) else {}
+    sent, waiting = stored.get("sent"), stored.get("waiting")
+    return LastSync(stored["time"], sent if type(sent) is int else 0, counts, waiting if type(waiting) is int else 0)
+
+
 def _remember(ws: Workspace, report: SyncReport) -> None:
     """The last sync's outcome in the meta, for the TUI (when, what arrived, what waits)."""
     summary = {

@@ -46,6 +46,7 @@ from piqa_tui.tui.state.writes import Writes
 if TYPE_CHECKING:
     from piqa_tui.core.dedup.scan import DuplicateScan
     from piqa_tui.core.scoring.engine import ScoringEngine
+    from piqa_tui.core.sync.exchange import LastSync
 
 
 BIDI_CYCLE = (BidiMode.APP, BidiMode.TERMINAL, BidiMode.OFF)
@@ -90,6 +91,8 @@ class Session:
     disk_notified: bool = False  # the user was told about the change on disk (once per open)
     busy: str = ""  # what the main screen is doing that keeps edits off (saving, exporting, searching)
     loading: str = ""  # a preview of the file's first rows: what is still being read (only moving works)
+    last_sync: LastSync | None = None  # the workspace's last sync with the team (tui/controllers/sync.py)
+    syncing: bool = False  # a sync runs now
     start_id: str | None = None  # a preview's first item on screen: where the annotator left off
     painted: threading.Event = field(default_factory=threading.Event, repr=False)  # a preview is on screen
     ballots: Ballots = field(init=False)

@@ -27,6 +27,7 @@ class HeaderInfo:
     warning: str = ""
     busy: str = ""
     unsaved: bool = False
+    synced: str = ""  # the last sync with the team: when, and what waits to be pushed (empty: never synced)
     loading: str = ""  # a preview of the first rows: what is still being read (the total is not known yet)
 
 
@@ -74,6 +75,8 @@ class StatusHeader(Static):
             text.append(f"  [{shown}]", "bold")
         if info.busy:
             text.append(f"  {info.busy}…", "italic")
+        if info.synced:
+            text.append(f"  {info.synced}", "dim")
         if info.bidi:
             text.append(f"  bidi:{info.bidi}", "dim")
         self.update(text, layout=False)

@@ -23,7 +23,16 @@ from textual.widgets import Footer, Static
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
-from piqa_tui.tui.messages import Checked, DisplayChanged, ItemsChanged, MarksChanged, OthersChanged, ShowItem, Watch
+from piqa_tui.tui.messages import (
+    Checked,
+    DisplayChanged,
+    ItemsChanged,
+    MarksChanged,
+    OthersChanged,
+    ShowItem,
+    Synced,
+    Watch,
+)
 from piqa_tui.tui.screens.main.host import MainHost
 from piqa_tui.tui.state.listing import Filters, filtered_positions
 from piqa_tui.tui.state.session import Session
@@ -287,6 +296,11 @@ class MainScreen(Screen[None]):
     def _show_item(self, message: ShowItem) -> None:
         message.stop()
         self.filtering.go_to_position(message.position)
+
+    @on(Synced)
+    def _synced(self, message: Synced) -> None:
+        message.stop()
+        self.view.update_header()
 
     @on(Watch)
     def _watch(self, message: Watch) -> None:

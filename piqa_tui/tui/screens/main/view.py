@@ -22,6 +22,7 @@ from piqa_tui.core.votes.decisions import choices as item_choices
 from piqa_tui.core.workspace.preferences import store_position
 from piqa_tui.core.workspace.project import with_field
 from piqa_tui.core.workspace.vote_targets import STALE
+from piqa_tui.render.sync_summary import sync_status
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.dialogs.questions import answers_status
@@ -272,6 +273,7 @@ class MainView:
                 busy=session.busy,
                 unsaved=bool(edited) and session.unsaved,
                 loading=session.loading,
+                synced=sync_status(session.last_sync, session.syncing),
             )
         )
 
