@@ -135,7 +135,7 @@ row = workspace.conn.execute("SELECT new FROM events WHERE kind = 'round' ORDER 
 table = json.loads(row[0])
 table["validators_per_item"] = 10**15
 new = json.dumps(table, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-workspace.record("lead", "round", [Change(None, "round", row[0], new)])
+workspace.append("lead", "round", [Change(None, "round", row[0], new)])
 """
 
 

@@ -454,7 +454,7 @@ def test_a_recorded_panel_over_the_bound_is_one_line_and_a_good_round_file_mends
     good = round_in_force(workspace)
     assert good is not None
     forged = json.dumps(good.to_json() | {"validators_per_item": 10**15}, sort_keys=True, separators=(",", ":"))
-    workspace.record("mallory", "round", [Change(None, "round", good.canonical(), forged)])  # as a merge could
+    workspace.append("mallory", "round", [Change(None, "round", good.canonical(), forged)])  # as a merge could
     for command in (["progress", tamil], ["round", tamil, "show"]):
         code, _, err = cli(*command)
         assert code == 2 and err.count("\n") == 1 and "is more than the round's 4 annotators" in err, err
