@@ -334,6 +334,19 @@ ta-002\tmeena\t0\t2026-11-20T09:06:30Z
 """
 
 
+def test_votes_imported_without_times_give_no_pace(tamil: Path) -> None:
+    votes = tamil.parent / "untimed.tsv"
+    lines = [f"ta-{n:03d}\tanbu\t{n % 2}" for n in range(1, 21)]  # stamped with the import time, 1 µs apart
+    votes.write_text("\n".join(["item_id\tannotator\tchoice", *lines]) + "\n", encoding="utf-8")
+    assert cli("votes", "import", tamil, votes)[0] == 0
+    code, out, err = cli("progress", tamil, "--json")
+    anbu = json.loads(out)["annotators"][0]
+    assert code == 0 and anbu["done"] == 20, err
+    assert (anbu["items_per_hour"], anbu["median_seconds_per_item"], anbu["seconds_to_finish"]) == (None, None, None)
+    code, out, err = cli("progress", tamil)
+    assert code == 0 and "e+" not in out and "000000" not in out, out  # no pace of a billion votes an hour
+
+
 def test_progress_figures_match_the_hand_count(tamil: Path) -> None:
     votes = tamil.parent / "votes.tsv"
     votes.write_text(VOTES, encoding="utf-8")
