@@ -8,6 +8,7 @@ with its reason in the notes, never as 0 or 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -392,7 +393,7 @@ def fits(console: Console, options: ConsoleOptions, table: Table) -> bool:
 
 
 def rich_table(
-    title: str | Text, header: list[str], rows: list[tuple[str, ...]], *, kappa_columns: bool = False
+    title: str | Text, header: list[str], rows: Sequence[tuple[str, ...]], *, kappa_columns: bool = False
 ) -> Table:
     """A table whose first column (names, groups: data) is shown as text, and the others right-aligned figures."""
     table = Table(title=title)
