@@ -138,7 +138,7 @@ def _move(project: Project, args: argparse.Namespace) -> int:
         return OK
     verb = "would move" if args.dry_run else "moved"
     if not ids:
-        say(f"no item {_filters(args)}; nothing {'would move' if args.dry_run else 'moved'}")
+        say(f"no item {_filters(args)}; nothing {verb}")
         return OK
     there = len(ids) - len(moving)
     already = f" ({there} {'was' if there == 1 else 'were'} there already)" if there else ""
