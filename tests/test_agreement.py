@@ -29,7 +29,7 @@ from piqa_tui.core.votes.agreement import (
     percent_unanimous,
 )
 from piqa_tui.core.votes.uncertainty import Bootstrap
-from piqa_tui.render.agreement import ReportTables, breakdown_markdown, report_json, report_markdown
+from piqa_tui.render.agreement import BreakdownTable, ReportTables, breakdown_markdown, report_json, report_markdown
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "kappa-reference"
 
@@ -284,6 +284,30 @@ def test_markdown_and_rich_views() -> None:
     console = Console(record=True, width=120)
     console.print(ReportTables(report))
     assert "Krippendorff" in console.export_text()
+
+
+def at_width(width: int, *renderables: object) -> str:
+    console = Console(record=True, width=width)
+    for renderable in renderables:
+        console.print(renderable)
+    return console.export_text()
+
+
+@pytest.mark.parametrize("bootstrap", [None, Bootstrap(resamples=50)], ids=["plain", "intervals"])
+def test_tables_at_80_columns_show_undefined_whole_and_cut_no_cell(bootstrap: Bootstrap | None) -> None:
+    names = ("anbu", "devi", "kavin", "meena", "selvi-ramasamy")
+    votes = [
+        (f"i{i}", a, 0 if a in ("anbu", "devi") or i < 20 else (i * 3 + len(a)) % 2) for i in range(32) for a in names
+    ]
+    category = {f"i{i}": ("cleaning", "clothing", "transport")[i % 3] for i in range(32)}
+    report = agreement_report(votes, 2, bootstrap=bootstrap)
+    breakdown = agreement_by(votes, category, 2, column="category", bootstrap=bootstrap)
+    text = at_width(80, ReportTables(report), BreakdownTable(breakdown))
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())  # nothing cut, nothing wider
+    assert "│ anbu – devi " in text and "undefined" in text.split("anbu – devi")[1].splitlines()[0]
+    assert "selvi-ramasamy" in text and "│ transport │" in text and "caution, cleaning: too few items" in text
+    wide = at_width(200, ReportTables(report), BreakdownTable(breakdown))
+    assert "κ selvi-ramasamy" in wide and "caution, cleaning" not in wide  # wide enough: the tables as before
 
 
 def test_breakdown_equals_report_on_each_group() -> None:

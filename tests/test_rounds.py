@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.cli.main import main
-from piqa_tui.core.round.assignment import draw
+from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.assignment import draw, eligible
 from piqa_tui.core.round.declaration import Round, RoundError, parse_round
 from piqa_tui.core.round.progress import round_progress, vote_pace
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
@@ -158,6 +159,33 @@ def test_a_writer_who_leaves_keeps_what_they_did_and_their_open_items_are_listed
     assert code == 1 and f"{len(mine) - 1} items cannot be fully staffed" in out
     for item_id in mine[1:]:
         assert item_id not in after  # nobody else of Algeria may validate the other writer's items
+
+
+def test_leaving_out_an_author_who_validates_nothing_says_so(tmp_path: Path) -> None:
+    project = Project.open(culture_copy(tmp_path), create=False)
+    declared = parse_round(doc_round(ARAB), "round.toml")
+    item = next(item for item in project.items if item.meta["country"] == "Jordan")
+    _, steps = eligible(declared, item)
+    assert steps[-1] == f"1 once the author {item.meta['author']} is left out"
+    ghost = Item(item.id, item.prompt, item.solutions, item.label, item.row, item.meta | {"author": "ghost"})
+    names, steps = eligible(declared, ghost)
+    assert len(names) == 2 and steps[-1] == "2 (the author ghost is not one of them)"  # nobody was left out
+
+
+def test_a_dry_run_draw_names_the_items_it_would_change_and_records_nothing(tmp_path: Path) -> None:
+    dataset = culture_copy(tmp_path)
+    assert cli("round", dataset, "import", round_file(tmp_path, doc_round(ARAB)))[0] == 0
+    code, out, _ = cli("assign", dataset, "--dry-run", "--json")
+    shown = json.loads(out)
+    ids = sorted(item.id for item in Project.open(dataset, create=False).items)
+    assert code == 0 and shown["dry_run"] and shown["changes_recorded"] == 0 and shown["changes_drawn"] == 30
+    assert shown["items_changed"] == ids
+    assert not assignment_in_force(Project.open(dataset, create=False).workspace).items
+    code, out, _ = cli("assign", dataset, "--dry-run")
+    assert "would assign 30 (item, validator) pairs" in out and "none recorded (--dry-run)" in out
+    code, out, _ = cli("assign", dataset)
+    assert f"validators changed on 30 items: {', '.join(ids[:20])} and 10 more" in out
+    assert len(assignment_in_force(Project.open(dataset, create=False).workspace).items) == 30
 
 
 def assignment_of_top_up(dataset: Path) -> dict[str, list[str]]:
@@ -304,6 +332,19 @@ ta-001\tkavin\t1\t2026-11-20T09:00:00Z
 ta-001\tmeena\t0\t2026-11-20T09:05:00Z
 ta-002\tmeena\t0\t2026-11-20T09:06:30Z
 """
+
+
+def test_votes_imported_without_times_give_no_pace(tamil: Path) -> None:
+    votes = tamil.parent / "untimed.tsv"
+    lines = [f"ta-{n:03d}\tanbu\t{n % 2}" for n in range(1, 21)]  # stamped with the import time, 1 µs apart
+    votes.write_text("\n".join(["item_id\tannotator\tchoice", *lines]) + "\n", encoding="utf-8")
+    assert cli("votes", "import", tamil, votes)[0] == 0
+    code, out, err = cli("progress", tamil, "--json")
+    anbu = json.loads(out)["annotators"][0]
+    assert code == 0 and anbu["done"] == 20, err
+    assert (anbu["items_per_hour"], anbu["median_seconds_per_item"], anbu["seconds_to_finish"]) == (None, None, None)
+    code, out, err = cli("progress", tamil)
+    assert code == 0 and "e+" not in out and "000000" not in out, out  # no pace of a billion votes an hour
 
 
 def test_progress_figures_match_the_hand_count(tamil: Path) -> None:

@@ -150,10 +150,77 @@ def test_the_cli_moves_items_by_stage_and_by_column(tamil: Path) -> None:
             "stage", str(tamil), "--where", f"category={project.items[0].meta['category']}", "--to", "review", "--json"
         ).stdout
     )
-    assert done == {"stage": "review", "selected": len(food), "moved": len(food)}
+    assert done == {"stage": "review", "selected": len(food), "moved": len(food), "items": food, "dry_run": False}
     done = json.loads(cli("stage", str(tamil), "--from", "review", "--to", "done", "--json").stdout)
     assert done["moved"] == len(food)
     assert json.loads(cli("stage", str(tamil), "--json").stdout)["stages"]["done"] == len(food)
+
+
+def authored(folder: Path, count: int = 6) -> Path:
+    """A small file with an author and a country column: amina wrote the first half, bilal the rest."""
+    path = folder / "authored.tsv"
+    rows = [
+        f"a{n}\tgoal {n}\tone\ttwo\t0\t{'amina' if n < count // 2 else 'bilal'}\t{'Egypt' if n % 2 else 'Oman'}"
+        for n in range(count)
+    ]
+    path.write_text("\n".join(["id\tgoal\tsol1\tsol2\tlabel\tauthor\tcountry", *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_from_and_where_narrow_each_other_as_they_read(tmp_path: Path) -> None:
+    path = authored(tmp_path)
+    set_stage(Project.open(path, annotator="lead"), ["a0", "a1", "a3", "a4"], "draft")  # two drafts each
+    done = json.loads(
+        cli("stage", str(path), "--from", "draft", "--where", "author=amina", "--to", "review", "--json").stdout
+    )
+    assert done["items"] == ["a0", "a1"] and done["selected"] == 2  # amina's drafts: not every draft, not all hers
+    project = Project.open(path, create=False)
+    assert [stage_of(project, f"a{n}") for n in range(6)] == [
+        "review",
+        "review",
+        "validation",
+        "draft",
+        "draft",
+        "validation",
+    ]
+    done = json.loads(
+        cli("stage", str(path), "--where", "author=bilal", "--where", "country=Egypt", "--to", "done", "--json").stdout
+    )
+    assert done["items"] == ["a3", "a5"]  # bilal's items from Egypt: every --where holds
+    done = json.loads(cli("stage", str(path), "a0", "a3", "--from", "draft", "--to", "review", "--json").stdout)
+    assert done["items"] == [] and done["selected"] == 0  # a0 is in review, a3 done: neither is a draft
+    assert (
+        "no item among 2 named at draft; nothing moved"
+        in cli("stage", str(path), "a0", "a3", "--from", "draft", "--to", "review").stdout
+    )
+
+
+def test_a_dry_run_names_what_would_move_and_records_nothing(tmp_path: Path) -> None:
+    path = authored(tmp_path)
+    set_stage(Project.open(path, annotator="lead"), ["a0"], "review")
+    events = len(Project.open(path, create=False).workspace.events())  # type: ignore[union-attr]
+    done = cli("stage", str(path), "--where", "author=amina", "--to", "review", "--dry-run")
+    assert "would move 2 of 3 items to review (1 was there already): a1, a2" in done.stdout
+    assert "recorded nothing" in done.stdout
+    shown = json.loads(
+        cli("stage", str(path), "--where", "author=amina", "--to", "review", "--dry-run", "--json").stdout
+    )
+    assert shown == {"stage": "review", "selected": 3, "moved": 2, "items": ["a1", "a2"], "dry_run": True}
+    project = Project.open(path, create=False)
+    assert len(project.workspace.events()) == events and stage_of(project, "a1") == "validation"  # type: ignore[union-attr]
+    drafts = tmp_path / "drafts.tsv"
+    drafts.write_text("goal\tsol1\tsol2\tlabel\nDrink tea\ta cup\ta fork\t0\n", encoding="utf-8")
+    assert "would import 1 draft from" in cli("stage", str(path), "--import", str(drafts), "--dry-run").stdout
+    assert len(Project.open(path, create=False).items) == 6
+
+
+def test_a_move_names_the_items_it_moved_cut_past_twenty_in_text(tmp_path: Path) -> None:
+    path = authored(tmp_path, count=50)
+    done = cli("stage", str(path), "--where", "author=bilal", "--to", "review")
+    assert "moved 25 of 25 items to review: a25, a26," in done.stdout
+    assert "a44 and 5 more" in done.stdout and "a45" not in done.stdout
+    done = json.loads(cli("stage", str(path), "--from", "review", "--to", "done", "--json").stdout)
+    assert done["items"] == [f"a{n}" for n in range(25, 50)]  # --json: the full list
 
 
 def test_correction_rates_against_hand_computed_values(tmp_path: Path) -> None:

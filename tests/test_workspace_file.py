@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.round.stages import add_items, draft
 from piqa_tui.core.workspace.project import Project
 
 from .conftest import copy_sample
@@ -89,6 +90,24 @@ def test_check_reports_what_the_workspace_holds(tmp_path: Path) -> None:
     assert report["counts"] == {"events": 5, "votes": 4, "annotators": 2, "items": 3, "scores": 0}
     text = cli("workspace", "check", str(workspace_of(path)))
     assert "ok (5 events, 4 votes, 2 annotators, 3 items, 0 scores)" in text.stdout
+
+
+def test_check_counts_no_undone_draft_as_an_item(tmp_path: Path) -> None:
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    project = Project.open(path, annotator="amina")
+    project.vote(project.items[0].id, "0")
+    kept, undone = (
+        add_items(project, [draft("Goal", ["a", "b"], 0)]),
+        add_items(project, [draft("Other", ["c", "d"], 1)]),
+    )
+    project.vote(undone[0], "1")
+    project.undo()  # the vote on the second draft
+    project.undo()  # the second draft itself: the log holds it no more
+    assert kept[0] in project.index and undone[0] not in project.index
+    report = json.loads(cli("workspace", "check", str(workspace_of(path)), "--json").stdout)
+    assert report["counts"]["items"] == 2  # the voted file item and the draft still there
+    project.redo()  # the draft is back: an item again
+    assert json.loads(cli("workspace", "check", str(workspace_of(path)), "--json").stdout)["counts"]["items"] == 3
 
 
 def test_check_finds_a_damaged_file_and_exits_1(tmp_path: Path) -> None:

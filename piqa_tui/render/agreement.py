@@ -8,10 +8,13 @@ with its reason in the notes, never as 0 or 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.agreement import MAX_WIDTH, MIN_ITEMS, PAIRS_IN_FULL, AgreementBreakdown, AgreementReport
@@ -71,27 +74,29 @@ def with_interval(value: float | None, interval: Interval | None) -> str:
     return f"{format_value(value)} {format_interval(interval)}"
 
 
-def pair_rows(report: AgreementReport) -> list[tuple[str, str, str, str]]:
-    """(pair, Cohen's κ, interval, items) for every pair of annotators that shares an item (needs intervals;
-    none when the pairs are summarised: ``pair_summary_lines``)."""
-    if report.intervals is None or report.pairs is not None:
+def pair_rows(report: AgreementReport, *, without_intervals: bool = False) -> list[tuple[str, ...]]:
+    """(pair, Cohen's κ, interval, items) for every pair of annotators that shares an item (none when the pairs
+    are summarised: ``pair_summary_lines``). Needs intervals, unless ``without_intervals``: then (pair, κ,
+    [interval,] items) — the table that stands for the annotator table's κ columns where they do not fit."""
+    intervals = report.intervals
+    if (intervals is None and not without_intervals) or report.pairs is not None:
         return []
     rows = []
     for i, a in enumerate(report.annotators):
         for b in report.annotators[i + 1 :]:
             kappa = report.cohen[a][b]
-            interval = report.intervals.cohen.get(a, {}).get(b)
             if kappa.n:
-                shown = format_interval(interval) if interval else "undefined"
-                rows.append(
-                    (f"{show_invisible(a)} – {show_invisible(b)}", format_value(kappa.value), shown, str(kappa.n))
-                )
+                cells = [f"{show_invisible(a)} – {show_invisible(b)}", format_value(kappa.value)]
+                if intervals is not None:
+                    interval = intervals.cohen.get(a, {}).get(b)
+                    cells.append(format_interval(interval) if interval else "undefined")
+                rows.append((*cells, str(kappa.n)))
     return rows
 
 
 def pair_header(report: AgreementReport) -> list[str]:
-    heading = interval_heading(report.intervals.bootstrap) if report.intervals else "interval"
-    return ["pair", "Cohen's κ", heading, "items"]
+    heading = [interval_heading(report.intervals.bootstrap)] if report.intervals else []
+    return ["pair", "Cohen's κ", *heading, "items"]
 
 
 def pair_summary_lines(report: AgreementReport) -> list[str]:
@@ -130,9 +135,10 @@ def method_line(report: AgreementReport) -> str:
     return " ".join(part for part in (caution, method) if part)
 
 
-def annotator_header(report: AgreementReport) -> list[str]:
-    """The annotator table's header: a κ column per annotator, named with its invisible characters shown."""
-    pairs = (f"κ {show_invisible(b)}" for b in (report.annotators if report.pairs is None else ()))
+def annotator_header(report: AgreementReport, *, kappas: bool = True) -> list[str]:
+    """The annotator table's header: a κ column per annotator (unless not ``kappas``), named with its invisible
+    characters shown."""
+    pairs = (f"κ {show_invisible(b)}" for b in (report.annotators if report.pairs is None and kappas else ()))
     return ["annotator", "votes", "% with majority", "% with gold", *pairs]
 
 
@@ -144,11 +150,12 @@ ANNOTATOR_COLUMNS_NOTE = (
 )
 
 
-def annotator_rows(report: AgreementReport) -> list[tuple[str, ...]]:
+def annotator_rows(report: AgreementReport, *, kappas: bool = True) -> list[tuple[str, ...]]:
     """Per annotator: votes, % with the majority of the others, % with gold, κ with each other annotator (those
-    columns only while the pairs are listed in full: ``pair_summary_lines`` stands for them past that)."""
+    columns only while the pairs are listed in full: ``pair_summary_lines`` stands for them past that; and not
+    without ``kappas``, where a table of pairs stands for them)."""
     rows = []
-    others = report.annotators if report.pairs is None else ()
+    others = report.annotators if report.pairs is None and kappas else ()
     for a in report.annotators:
         # Two names that differ by a zero-width character must not print alike.
         cells = [show_invisible(a), str(report.votes_per_annotator.get(a, 0))]
@@ -375,9 +382,33 @@ def breakdown_json(breakdown: AgreementBreakdown) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- Rich
 
+UNBOUNDED = 100_000  # a width no table reaches: where a table's own minimum width is measured
+
+
+def fits(console: Console, options: ConsoleOptions, table: Table) -> bool:
+    """Whether ``table`` fits the width without cutting a cell: every column at least as wide as its longest word
+    ("undefined", an interval, a name). A table that does not fit is laid out narrower, never cut."""
+    unbounded = options.update_width(UNBOUNDED)  # measured against the width, a table's minimum is cut to it
+    return Measurement.get(console, unbounded, table).minimum <= options.max_width
+
+
+def rich_table(
+    title: str | Text, header: list[str], rows: Sequence[tuple[str, ...]], *, kappa_columns: bool = False
+) -> Table:
+    """A table whose first column (names, groups: data) is shown as text, and the others right-aligned figures."""
+    table = Table(title=title)
+    for j, col in enumerate(header):
+        table.add_column(
+            rich_text(col, one_line=True, highlight=j >= 4 and kappa_columns), justify="left" if j == 0 else "right"
+        )
+    for row in rows:
+        table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])  # names are data, never markup
+    return table
+
 
 class ReportTables:
-    """An agreement report as Rich tables: the measures, the annotators, and the notes."""
+    """An agreement report as Rich tables: the measures, the annotators, and the notes. Where the annotators' κ
+    columns do not fit the width, the annotator table leaves them out and a table of pairs gives them."""
 
     def __init__(self, report: AgreementReport) -> None:
         self.report = report
@@ -390,27 +421,20 @@ class ReportTables:
         for row in summary_rows(report):
             summary.add_row(*row[:-1], rich_text(row[-1], "dim"))  # the note names annotators
         yield summary
+        narrow = False
         if report.annotators:
-            per = Table(title="Annotators")
-            for j, col in enumerate(annotator_header(report)):
-                # annotator names come from the workspace: shown as text, never as markup
-                per.add_column(
-                    rich_text(col, one_line=True, highlight=j >= 4),
-                    justify="left" if j == 0 else "right",
+            per = rich_table("Annotators", annotator_header(report), annotator_rows(report), kappa_columns=True)
+            if report.pairs is None and not fits(console, options, per):
+                narrow = True  # the κ columns move to the table of pairs below
+                per = rich_table(
+                    "Annotators", annotator_header(report, kappas=False), annotator_rows(report, kappas=False)
                 )
-            for cells in annotator_rows(report):
-                per.add_row(rich_text(cells[0], one_line=True, highlight=True), *cells[1:])
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
         if summarised := pair_summary_lines(report):
             yield Group(*(rich_text(line, "" if n == 0 else "dim") for n, line in enumerate(summarised)))
-        if pairs := pair_rows(report):
-            table = Table(title="Cohen's κ per pair")
-            for j, col in enumerate(pair_header(report)):
-                table.add_column(rich_text(col), justify="left" if j == 0 else "right")
-            for row in pairs:
-                table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:])  # names are data
-            yield table
+        if pairs := pair_rows(report, without_intervals=narrow):
+            yield rich_table("Cohen's κ per pair", pair_header(report), pairs)
         if method := method_line(report):
             yield rich_text(method, "dim")
         if lines := notes(report):
@@ -418,17 +442,54 @@ class ReportTables:
 
 
 class BreakdownTable:
-    """An agreement breakdown as one Rich table, a row per group."""
+    """An agreement breakdown as one Rich table, a row per group; where it does not fit the width, the figures,
+    then the intervals in a second table, then the cautions as lines."""
 
     def __init__(self, breakdown: AgreementBreakdown) -> None:
         self.breakdown = breakdown
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        breakdown = self.breakdown
         # Rich styles a title given as str itself; given as Text (safe from markup), it takes the style from it.
-        table = Table(title=rich_text(f"Agreement by {self.breakdown.column}", "table.title", one_line=True))
-        for j, col in enumerate(breakdown_header(self.breakdown)):
+        title = rich_text(f"Agreement by {breakdown.column}", "table.title", one_line=True)
+        table = Table(title=title)
+        for j, col in enumerate(breakdown_header(breakdown)):
             table.add_column(rich_text(col, one_line=True), justify="left" if j == 0 else "right")
-        for row in breakdown_rows(self.breakdown):
+        for row in breakdown_rows(breakdown):
             table.add_row(rich_text(row[0], one_line=True, highlight=True), *row[1:-1], rich_text(row[-1], "yellow"))
-        yield table  # group names are data: shown as text, never as markup
-        yield rich_text(breakdown_method(self.breakdown), "dim")
+        if fits(console, options, table):
+            yield table  # group names are data: shown as text, never as markup
+        else:
+            yield from narrow_breakdown(breakdown, title)
+        yield rich_text(breakdown_method(breakdown), "dim")
+
+
+def narrow_breakdown(breakdown: AgreementBreakdown, title: Text) -> RenderResult:
+    """The breakdown for a narrow terminal: the figures, the intervals (when computed), each caution on a line."""
+    groups = breakdown.groups
+    figures = [
+        (g, str(r.n_items), format_value(r.fleiss.value), format_value(r.krippendorff.value))
+        + (format_value(r.unanimous.value, "%"), format_value(r.ac1.value))
+        for g, r in groups.items()
+    ]
+    yield rich_table(
+        title,
+        [breakdown.column, "items", "Fleiss' κ", "Krippendorff's α", "unanimous", "Gwet's AC1"],
+        figures,
+    )
+    found = next((r.intervals for r in groups.values() if r.intervals), None)
+    if found is not None:
+        heading = interval_heading(found.bootstrap)
+        spread = [
+            (g, format_interval(i.fleiss), format_interval(i.ac1))
+            for g, i in ((g, r.intervals) for g, r in groups.items())
+            if i is not None
+        ]
+        yield rich_table(
+            rich_text(f"Intervals by {breakdown.column}", "table.title", one_line=True),
+            [breakdown.column, f"κ {heading}", f"AC1 {heading}"],
+            spread,
+        )
+    for g, r in groups.items():
+        if r.caution:
+            yield rich_text(f"caution, {g}: {r.caution}", "yellow")

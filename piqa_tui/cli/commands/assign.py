@@ -1,4 +1,5 @@
-"""``piqa-tui assign PATH [--seed N] [--top-up]``: draw who validates which item, as one undoable action."""
+"""``piqa-tui assign PATH [--seed N] [--top-up] [--dry-run]``: draw who validates which item, as one undoable
+action, and name the items whose validators changed; ``--dry-run`` draws and reports the same, recording nothing."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from piqa_tui.core.round.declaration import Round, RoundError
 from piqa_tui.core.round.recorded import assignment_in_force, assignment_part, round_in_force
 from piqa_tui.core.round.stages import FILE_STAGE, stage_of
 from piqa_tui.core.votes.blind import has_voted
+from piqa_tui.core.workspace.log import Part
+from piqa_tui.render.id_list import name_some
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,10 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep the assignment in force and fill only missing places (someone left or joined)",
     )
+    parser.add_argument("--dry-run", action="store_true", help="draw and say what would change, recording nothing")
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args, create=True)
+    project = open_project(args, create=not args.dry_run)
     declared = round_in_force(project.workspace)
     if declared is None:
         raise RoundError(
@@ -45,14 +49,18 @@ def run(args: argparse.Namespace) -> int:
     )
     note = f"seed {found.seed}{' top-up' if args.top_up else ''}"
     part = assignment_part(before, found.assignment, note)
-    if part is not None:
+    if part is not None and not args.dry_run:
         project.record([part])
-    changes = len(part.changes) if part is not None else 0
     if args.json:
-        print_json(_json(declared, found, changes))
+        print_json(_json(declared, found, part, args.dry_run))
     else:
-        _report(declared, found, changes, args.top_up)
+        _report(declared, found, part, args.top_up, args.dry_run)
     return DATA_PROBLEMS if found.unstaffed else OK
+
+
+def _changed_items(part: Part | None) -> list[str]:
+    """The items whose validators the draw changes (given or taken back), in id order."""
+    return sorted({str(change.item_id) for change in part.changes}) if part is not None else []
 
 
 def _loads(declared: Round, found: Draw) -> dict[str, int]:
@@ -60,10 +68,14 @@ def _loads(declared: Round, found: Draw) -> dict[str, int]:
     return {a.name: load[a.name] for a in declared.validators} | dict(load)
 
 
-def _json(declared: Round, found: Draw, changes: int) -> dict[str, object]:
+def _json(declared: Round, found: Draw, part: Part | None, dry_run: bool) -> dict[str, object]:
+    changes = len(part.changes) if part is not None else 0
     return {
         "seed": found.seed,
-        "changes_recorded": changes,
+        "dry_run": dry_run,
+        "changes_recorded": 0 if dry_run else changes,
+        "changes_drawn": changes,
+        "items_changed": _changed_items(part),
         "kept": found.kept,
         "released": found.released,
         "not_at_validation": found.waiting,
@@ -73,18 +85,26 @@ def _json(declared: Round, found: Draw, changes: int) -> dict[str, object]:
     }
 
 
-def _report(declared: Round, found: Draw, changes: int, top_up: bool) -> None:
+def _report(declared: Round, found: Draw, part: Part | None, top_up: bool, dry_run: bool) -> None:
+    changes = len(part.changes) if part is not None else 0
     pairs = sum(len(names) for names in found.assignment.items.values())
-    recorded = f"{changes} change{'s' * (changes != 1)} recorded" if changes else "nothing changed"
+    counted = f"{changes} change{'s' * (changes != 1)}"
+    if dry_run:
+        recorded = f"{counted} drawn, none recorded (--dry-run)" if changes else "nothing would change"
+    else:
+        recorded = f"{counted} recorded" if changes else "nothing changed"
     kept = (
         f"; kept {found.kept}, took {found.released} back from people who left or may no longer take them"
         if top_up
         else ""
     )
     say(
-        f"assigned {pairs} (item, validator) pairs over {len(found.assignment.items)} items "
+        f"{'would assign' if dry_run else 'assigned'} {pairs} (item, validator) pairs over {len(found.assignment.items)} items "
         f"(seed {found.seed}{kept}); {recorded}"
     )
+    if changed := _changed_items(part):
+        verb = "would change" if dry_run else "changed"
+        say(f"validators {verb} on {len(changed)} item{'s' * (len(changed) != 1)}: {name_some(changed)}")
     if found.waiting:
         say(
             f"{found.waiting} item{'s' * (found.waiting != 1)} not at stage validation left out "

@@ -1,6 +1,9 @@
 """``piqa-tui stage PATH [ITEM...] --to STAGE``: move items between the authoring stages (draft, review,
 validation, done) as one undoable action; ``--import DRAFTS`` adds a file's items as drafts; without either,
-how many items are at each stage and how much the drafts were corrected."""
+how many items are at each stage and how much the drafts were corrected.
+
+``ITEM``, ``--from`` and ``--where`` narrow each other, as they read: ``--from draft --where author=amina`` is
+amina's drafts. A move names the items it moved; ``--dry-run`` names those it would move and records nothing."""
 
 from __future__ import annotations
 
@@ -18,25 +21,35 @@ from piqa_tui.core.round.stages import (
     correction_rates,
     correction_summary,
     read_drafts,
-    set_stage,
     stage_of,
+    stage_part,
 )
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.render.id_list import name_some
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("items", nargs="*", metavar="ITEM", help="ids of the items to move")
     parser.add_argument("--to", dest="stage", metavar="STAGE", help=f"the stage to move them to: {', '.join(STAGES)}")
-    parser.add_argument("--from", dest="source", metavar="STAGE", help="move every item now at this stage")
-    parser.add_argument("--where", metavar="COLUMN=VALUE", help="move every item whose column holds this value")
+    parser.add_argument("--from", dest="source", metavar="STAGE", help="only the items now at this stage")
+    parser.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COLUMN=VALUE",
+        help="only the items whose column holds this value (repeat it: items that match every one)",
+    )
     parser.add_argument(
         "--import", dest="drafts", metavar="FILE", help="add the items of FILE (any dataset format) as drafts"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="say which items would move (or be imported) and record nothing"
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    project = open_project(args, create=bool(args.stage or args.drafts))
+    project = open_project(args, create=bool(args.stage or args.drafts) and not args.dry_run)
     if args.drafts:
         return _import(project, args)
     if args.stage:
@@ -50,6 +63,15 @@ def _import(project: Project, args: argparse.Namespace) -> int:
     if args.stage or args.items:
         raise StageError("--import adds drafts on its own; move them later with --to")
     found = read_drafts(project, args.drafts)
+    if args.dry_run:
+        count = len(found.drafts)
+        if args.json:
+            print_json({"would_import": count, "stage": "draft", "columns_left_out": list(found.left_out)})
+        else:
+            say(f"would import {count} draft{'s' * (count != 1)} from {args.drafts}; --dry-run recorded nothing")
+            if found.left_out:
+                say(_left_out_line(found.left_out))
+        return OK
     ids = add_items(project, found.drafts)
     if args.json:
         print_json({"imported": ids, "stage": "draft", "columns_left_out": list(found.left_out)})
@@ -62,7 +84,7 @@ def _import(project: Project, args: argparse.Namespace) -> int:
 
 def _left_out_line(columns: tuple[str, ...], shown: int = 10) -> str:
     """The line naming the drafts file's columns an import left out (the first ``shown`` of them)."""
-    names = ", ".join(columns[:shown]) + (f" and {len(columns) - shown} more" if len(columns) > shown else "")
+    names = name_some(columns, shown)
     return (
         f"left out {len(columns)} column{'s' * (len(columns) != 1)} the dataset does not have: {names}; "
         "add the column to the dataset to keep it"
@@ -70,29 +92,60 @@ def _left_out_line(columns: tuple[str, ...], shown: int = 10) -> str:
 
 
 def selected(project: Project, args: argparse.Namespace) -> list[str]:
-    """The ids ``ITEM``, ``--from`` and ``--where`` name (all of them when several are given), in file order."""
+    """The ids that ``ITEM``, ``--from`` and every ``--where`` all name, in file order: each one given narrows
+    the others, so ``--from draft --where author=amina`` is amina's drafts, not every draft and all of amina's."""
     if not (args.items or args.source or args.where):
         raise StageError("name the items to move: ids, --from STAGE or --where COLUMN=VALUE")
-    chosen = [project.item(i).id for i in args.items]
-    if args.source:
-        check_stage(args.source)
-        chosen += [item.id for item in project.items if stage_of(project, item.id) == args.source]
-    if args.where:
-        column, sep, value = args.where.partition("=")
-        if not sep or column not in project.dataset.meta_columns:
-            raise StageError(f"--where {args.where}: give COLUMN=VALUE with one of the file's columns")
-        chosen += [item.id for item in project.items if item.meta.get(column, "") == value]
-    return list(dict.fromkeys(chosen))
+    named = {project.item(i).id for i in args.items}  # an unknown id is one line, before anything is recorded
+    source = check_stage(args.source) if args.source else None
+    wanted = [_condition(project, where) for where in args.where]
+    return [
+        item.id
+        for item in project.items
+        if (not args.items or item.id in named)
+        and (source is None or stage_of(project, item.id) == source)
+        and all(item.meta.get(column, "") == value for column, value in wanted)
+    ]
+
+
+def _condition(project: Project, where: str) -> tuple[str, str]:
+    """``(column, value)`` of one ``--where COLUMN=VALUE``; ``StageError`` when the file has no such column."""
+    column, sep, value = where.partition("=")
+    if not sep or column not in project.dataset.meta_columns:
+        raise StageError(f"--where {where}: give COLUMN=VALUE with one of the file's columns")
+    return column, value
+
+
+def _filters(args: argparse.Namespace) -> str:
+    """The selection in words, for a move that finds no item: "at draft with author=amina"."""
+    parts = [f"among {len(args.items)} named"] if args.items else []
+    parts += [f"at {args.source}"] if args.source else []
+    parts += [f"with {' and '.join(args.where)}"] if args.where else []
+    return " ".join(parts)
 
 
 def _move(project: Project, args: argparse.Namespace) -> int:
     stage = check_stage(args.stage)
     ids = selected(project, args)
-    moved = set_stage(project, ids, stage) if ids else 0
+    part = stage_part(project, ids, stage) if ids else None
+    moving = [str(change.item_id) for change in part.changes] if part is not None else []
+    if part is not None and not args.dry_run:
+        project.record([part])
     if args.json:
-        print_json({"stage": stage, "selected": len(ids), "moved": moved})
-    else:
-        say(f"moved {moved} of {len(ids)} item{'s' * (len(ids) != 1)} to {stage} (the others were there already)")
+        print_json(
+            {"stage": stage, "selected": len(ids), "moved": len(moving), "items": moving, "dry_run": args.dry_run}
+        )
+        return OK
+    verb = "would move" if args.dry_run else "moved"
+    if not ids:
+        say(f"no item {_filters(args)}; nothing {verb}")
+        return OK
+    there = len(ids) - len(moving)
+    already = f" ({there} {'was' if there == 1 else 'were'} there already)" if there else ""
+    listed = f": {name_some(moving)}" if moving else ""
+    say(f"{verb} {len(moving)} of {len(ids)} item{'s' * (len(ids) != 1)} to {stage}{already}{listed}")
+    if args.dry_run:
+        say("--dry-run recorded nothing; run it again without --dry-run to move them")
     return OK
 
 

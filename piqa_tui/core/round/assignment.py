@@ -76,9 +76,11 @@ def eligible(declared: Round, item: Item) -> tuple[list[str], list[str]]:
         steps.append(f"{len(pool)} with {column} {value or '(empty)'}")
     for column in declared.routing.never:
         person = item.meta.get(column, "").strip()
-        if person:
+        if person and any(a.name == person for a in pool):
             pool = [a for a in pool if a.name != person]
             steps.append(f"{len(pool)} once the {column} {person} is left out")
+        elif person:  # the author validates nothing here: leaving them out takes no one away
+            steps.append(f"{len(pool)} (the {column} {person} is not one of them)")
     return [a.name for a in pool], steps
 
 

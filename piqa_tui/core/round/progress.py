@@ -7,7 +7,9 @@ item in review or draft, voted on or not, or closed at done without their vote, 
 nor done; an item at done that they voted on stays done. Without recorded stages every item is at validation, so
 nothing is held. An item is *validated* by each assigned validator whose current vote names a solution, whatever
 its stage (a skip is no validation), so a skipped item still needs one. The pace comes from the times of an
-annotator's votes in force: the gaps between consecutive ones, leaving out gaps over 30 minutes (breaks).
+annotator's votes in force: the gaps between consecutive ones, leaving out gaps over 30 minutes (breaks) and
+gaps under a second — votes from a file without times, stamped with the import time one microsecond apart,
+carry no time spent on them, so they give no pace (nobody reads an item and votes in under a second).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.workspace.project import Project
 
 BREAK_SECONDS = 30 * 60  # a longer gap between two votes is a break, not time spent on an item
+STAMPED_SECONDS = 1.0  # a shorter gap is votes stamped together (a file imported without times), not work
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +38,11 @@ class Pace:
 
     @classmethod
     def of(cls, times: list[float]) -> Pace:
-        """The pace of votes cast at ``times`` (seconds, any order): the gaps up to ``BREAK_SECONDS``."""
+        """The pace of votes cast at ``times`` (seconds, any order): the gaps from ``STAMPED_SECONDS`` up to
+        ``BREAK_SECONDS``."""
         ordered = sorted(times)
         gaps = (later - earlier for earlier, later in zip(ordered, ordered[1:], strict=False))
-        return cls(tuple(gap for gap in gaps if gap <= BREAK_SECONDS))
+        return cls(tuple(gap for gap in gaps if STAMPED_SECONDS <= gap <= BREAK_SECONDS))
 
     @property
     def median_seconds(self) -> float | None:

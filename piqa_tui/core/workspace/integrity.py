@@ -13,13 +13,21 @@ from pathlib import Path
 
 from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.workspace.log import copy_database, file_uri, storage_error
+from piqa_tui.core.workspace.replay import NEW_ITEM_KIND
 
-# What a workspace holds, by the SQL that counts it; a table an old workspace lacks counts 0.
+# Items the log added and then withdrew (a draft undone: its latest ``new-item`` event, in the log's order,
+# holds no fields); ``{order}`` is the order the events are in force in.
+_WITHDRAWN = (
+    "SELECT item_id FROM (SELECT item_id, new, row_number() OVER (PARTITION BY item_id ORDER BY {order}) AS latest"
+    f" FROM events WHERE kind = '{NEW_ITEM_KIND}') WHERE latest = 1 AND coalesce(new, '') = ''"
+)
+# What a workspace holds, by the SQL that counts it; a table an old workspace lacks counts 0. The items are
+# those the events name, less the drafts undone: an item the log no longer holds is no item.
 _COUNTS = {
     "events": "SELECT count(*) FROM events",
     "votes": "SELECT count(*) FROM events WHERE kind = 'vote'",
     "annotators": "SELECT count(DISTINCT annotator) FROM events",
-    "items": "SELECT count(DISTINCT item_id) FROM events WHERE item_id IS NOT NULL",
+    "items": f"SELECT count(DISTINCT item_id) FROM events WHERE item_id IS NOT NULL AND item_id NOT IN ({_WITHDRAWN})",
     "scores": "SELECT count(*) FROM model_scores",
 }
 
@@ -73,7 +81,11 @@ def check_workspace(path: Path) -> Contents:
 
 def _count(conn: sqlite3.Connection, sql: str, tables: set[str]) -> int:
     table = sql.split(" FROM ")[1].split()[0]
-    return int(conn.execute(sql).fetchone()[0]) if table in tables else 0
+    if table not in tables:
+        return 0
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    order = "clock DESC, uid DESC" if {"clock", "uid"} <= columns else "seq DESC"  # the log's order, or an old one's
+    return int(conn.execute(sql.replace("{order}", order)).fetchone()[0])
 
 
 def backup_workspace(path: Path, out: Path) -> Contents:
