@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
+from piqa_tui.core.round.positions import PositionReport
 from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.agreement import MAX_WIDTH, MIN_ITEMS, PAIRS_IN_FULL, AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
@@ -242,21 +243,29 @@ def describe_policy(policy: Policy) -> str:
     return text
 
 
-def set_aside_reason(adjudication: Adjudication) -> str:
-    """Why an adjudication no longer decides its item, in one line (the TUI's status, ``agree``)."""
+def set_aside_reason(adjudication: Adjudication, held: bool = True) -> str:
+    """Why an adjudication no longer decides its item, in one line (the TUI's status, ``agree``): the text it chose
+    was edited since, or (``held`` False) this copy never had it — the adjudication came by file from a copy whose
+    edits did not."""
     when = adjudication.time[:16].replace("T", " ")
+    if not held:
+        return (
+            f"the adjudication by {adjudication.who} ({when}) decides nothing here: the solution text it chose was "
+            "never in this copy (edited on another machine; a votes file carries no edits), so the votes decide "
+            "until that edit arrives (workspace merge or sync) or a reviewer adjudicates anew"
+        )
     return (
         f"the adjudication by {adjudication.who} ({when}) is set aside: the solution text it chose was edited "
         "since, so the votes decide again until a reviewer adjudicates anew"
     )
 
 
-def set_aside_line(item_id: str, adjudication: Adjudication) -> str:
+def set_aside_line(item_id: str, adjudication: Adjudication, held: bool = True) -> str:
     """One set-aside adjudication as ``agree`` lists it: the item, then the reason."""
-    return f"{item_id}: {set_aside_reason(adjudication)}"
+    return f"{item_id}: {set_aside_reason(adjudication, held)}"
 
 
-def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
+def set_aside_json(item_id: str, adjudication: Adjudication, held: bool = True) -> dict[str, Any]:
     return {
         "id": item_id,
         "who": adjudication.who,
@@ -264,7 +273,25 @@ def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
         "reason": adjudication.reason,
         "text": adjudication.text,
         "chosen": None if not adjudication.cast.isdigit() else int(adjudication.cast),
+        "text_held_here": held,
     }
+
+
+POSITIONS_HEADING = "position preference (positions as each annotator saw them; exact binomial test, Holm-adjusted):"
+
+
+def position_heading(found: PositionReport) -> list[str]:
+    """The lines above the position preference list: its heading when some vote's shown position is known, and
+    how many votes were left out because the round shuffles and no order of theirs is recorded here."""
+    lines = [POSITIONS_HEADING] if found.preferences else []
+    if found.unordered:
+        who = ", ".join(f"{show_invisible(name)} {n}" for name, n in sorted(found.unordered.items()))
+        lines.append(
+            f"position preference leaves out {sum(found.unordered.values())} votes ({who}): the round shuffles, "
+            "and no order they were shown in is recorded here (a votes file carries none; workspace merge or "
+            "sync bring the orders)"
+        )
+    return lines
 
 
 def summary_heading(summary: AgreementSummary) -> str:
