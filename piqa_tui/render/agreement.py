@@ -8,12 +8,11 @@ with its reason in the notes, never as 0 or 1.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 
-from piqa_tui.core.round.positions import PositionReport
 from piqa_tui.core.text.terminal_safe import show_invisible
 from piqa_tui.core.votes.agreement import MAX_WIDTH, MIN_ITEMS, PAIRS_IN_FULL, AgreementBreakdown, AgreementReport
 from piqa_tui.core.votes.decisions import AgreementSummary, policy_spec
@@ -23,6 +22,9 @@ from piqa_tui.core.workspace.vote_targets import Adjudication
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
+
+if TYPE_CHECKING:
+    from piqa_tui.core.round.positions import PositionReport  # only its type: the TUI need not load the test
 
 # --------------------------------------------------------------------------- rows
 
