@@ -9,7 +9,7 @@ with its reason in the notes, never as 0 or 1.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.measure import Measurement
@@ -25,6 +25,9 @@ from piqa_tui.core.workspace.vote_targets import Adjudication
 from piqa_tui.render.markdown import markdown_table
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.render.values import format_value
+
+if TYPE_CHECKING:
+    from piqa_tui.core.round.positions import PositionReport  # only its type: the TUI need not load the test
 
 # --------------------------------------------------------------------------- rows
 
@@ -249,21 +252,29 @@ def describe_policy(policy: Policy) -> str:
     return text
 
 
-def set_aside_reason(adjudication: Adjudication) -> str:
-    """Why an adjudication no longer decides its item, in one line (the TUI's status, ``agree``)."""
+def set_aside_reason(adjudication: Adjudication, held: bool = True) -> str:
+    """Why an adjudication no longer decides its item, in one line (the TUI's status, ``agree``): the text it chose
+    was edited since, or (``held`` False) this copy never had it — the adjudication came by file from a copy whose
+    edits did not."""
     when = adjudication.time[:16].replace("T", " ")
+    if not held:
+        return (
+            f"the adjudication by {adjudication.who} ({when}) decides nothing here: the solution text it chose was "
+            "never in this copy (edited on another machine; a votes file carries no edits), so the votes decide "
+            "until that edit arrives (workspace merge or sync) or a reviewer adjudicates anew"
+        )
     return (
         f"the adjudication by {adjudication.who} ({when}) is set aside: the solution text it chose was edited "
         "since, so the votes decide again until a reviewer adjudicates anew"
     )
 
 
-def set_aside_line(item_id: str, adjudication: Adjudication) -> str:
+def set_aside_line(item_id: str, adjudication: Adjudication, held: bool = True) -> str:
     """One set-aside adjudication as ``agree`` lists it: the item, then the reason."""
-    return f"{item_id}: {set_aside_reason(adjudication)}"
+    return f"{item_id}: {set_aside_reason(adjudication, held)}"
 
 
-def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
+def set_aside_json(item_id: str, adjudication: Adjudication, held: bool = True) -> dict[str, Any]:
     return {
         "id": item_id,
         "who": adjudication.who,
@@ -271,7 +282,25 @@ def set_aside_json(item_id: str, adjudication: Adjudication) -> dict[str, Any]:
         "reason": adjudication.reason,
         "text": adjudication.text,
         "chosen": None if not adjudication.cast.isdecimal() else int(adjudication.cast),
+        "text_held_here": held,
     }
+
+
+POSITIONS_HEADING = "position preference (positions as each annotator saw them; exact binomial test, Holm-adjusted):"
+
+
+def position_heading(found: PositionReport) -> list[str]:
+    """The lines above the position preference list: its heading when some vote's shown position is known, and
+    how many votes were left out because the round shuffles and no order of theirs is recorded here."""
+    lines = [POSITIONS_HEADING] if found.preferences else []
+    if found.unordered:
+        who = ", ".join(f"{show_invisible(name)} {n}" for name, n in sorted(found.unordered.items()))
+        lines.append(
+            f"position preference leaves out {sum(found.unordered.values())} votes ({who}): the round shuffles, "
+            "and no order they were shown in is recorded here (a votes file carries none; workspace merge or "
+            "sync bring the orders)"
+        )
+    return lines
 
 
 def summary_heading(summary: AgreementSummary) -> str:

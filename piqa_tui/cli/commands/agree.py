@@ -17,15 +17,17 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import progress_line, reading
 from piqa_tui.core.report.stats import categorical_columns
 from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate, to_adjudicate_json
-from piqa_tui.core.round.positions import position_preference
+from piqa_tui.core.round.positions import PositionReport, position_report
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes_json, policy_spec, set_aside
+from piqa_tui.core.votes.exchange import HeldTexts
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.agreement import (
     BreakdownTable,
     ReportTables,
     breakdown_json,
+    position_heading,
     report_json,
     set_aside_json,
     set_aside_line,
@@ -117,7 +119,10 @@ def run(args: argparse.Namespace) -> int:
             hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
         found = agreement_summary(project, by, bootstrap=bootstrap_of(args))
         aside = set_aside(project)
+        texts = HeldTexts(project)
+        held = {item_id: a.text is None or texts.held(item_id, a.text) for item_id, a in aside.items()}
         stuck = to_adjudicate(project, found.policy)
+        positions = position_report(project)
     if twins := invisible_twins(found.report.annotators):
         warn(twins_line(twins))
     if args.json:
@@ -127,11 +132,12 @@ def run(args: argparse.Namespace) -> int:
                 "policy": policy_spec(found.policy),
                 "status": found.statuses,
                 "gold_changes": gold_changes_json(project, found.policy),
-                "set_aside": [set_aside_json(item_id, a) for item_id, a in aside.items()],
+                "set_aside": [set_aside_json(item_id, a, held[item_id]) for item_id, a in aside.items()],
                 "to_adjudicate": to_adjudicate_json(stuck),
                 "by": {column: breakdown_json(b) for column, b in found.breakdowns.items()},
                 "doubt": doubt_json(project, args.top),
-                "position_preference": [p.to_json() for p in position_preference(project)],
+                "position_preference": [p.to_json() for p in positions.preferences],
+                "position_preference_left_out": positions.to_json(),
                 "questions": [q.to_json() for q in round_question_agreements(project)],
             }
         )
@@ -149,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     heading.append_text(rich_text(f" — policy {policy_spec(found.policy)}; {statuses}", highlight=True))
     console.print(heading)
     for item_id, adjudication in aside.items():
-        say(message_line(set_aside_line(item_id, adjudication)))
+        say(message_line(set_aside_line(item_id, adjudication, held[item_id])))
     if stuck:
         say(f"{counts_line(stuck)}: a reviewer settles them with A (piqa-tui {project.dataset.path} --reviewer)")
     console.print(ReportTables(found.report))
@@ -159,14 +165,14 @@ def run(args: argparse.Namespace) -> int:
         say(more_columns_line(hidden))
     if questions := round_question_agreements(project):
         console.print(QuestionTables(questions))
-    _position_lines(project)
+    _position_lines(positions)
     return OK
 
 
-def _position_lines(project: Project) -> None:
-    """Each annotator's solution position furthest from chance, as shown to them (shuffled or file order)."""
-    found = position_preference(project)
-    if found:
-        say("position preference (positions as each annotator saw them; exact binomial test, Holm-adjusted):")
-    for preference in found:
+def _position_lines(found: PositionReport) -> None:
+    """Each annotator's solution position furthest from chance, as shown to them (shuffled or file order), and
+    the votes left out because the order they were shown in is unknown here."""
+    for line in position_heading(found):
+        say(message_line(line))
+    for preference in found.preferences:
         say(f"  {preference.describe()}")

@@ -26,8 +26,15 @@ from piqa_tui.core.votes.decisions import (
     project_policy,
     set_project_policy,
 )
-from piqa_tui.core.votes.exchange import export_answers, export_votes, import_answers
-from piqa_tui.core.votes.files import import_votes
+from piqa_tui.core.votes.exchange import (
+    WHOLE_RECORD,
+    export_answers,
+    export_votes,
+    import_answers,
+    left_out,
+    left_out_line,
+)
+from piqa_tui.core.votes.files import Lacking, import_votes
 from piqa_tui.core.workspace.project import Project
 
 if TYPE_CHECKING:
@@ -82,10 +89,13 @@ def run(args: argparse.Namespace) -> int:
         count = export_votes(project, args.file, current_only=args.current)
         if args.answers:
             exchange_answers(project, args)
+        behind = left_out(project, answers=bool(args.answers))
         if args.json:
-            print_json({"written": args.file, "votes": count})
+            print_json({"written": args.file, "votes": count, "left_out": behind, "whole_record": WHOLE_RECORD})
         else:
             say(f"wrote {count} votes and adjudications to {args.file}")
+            if behind:
+                warn(left_out_line(args.file, behind))
         return OK
     workspace = project.workspace
     known = workspace.annotator_names(ordered=False) if workspace is not None else []  # nothing to read when new
@@ -105,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 "adjudications": result.adjudications,
                 "new_adjudications": result.new_adjudications,
                 "bad": [{b.unit: b.line, "reason": b.reason} for b in result.bad],
+                "lacking": (result.lacking or Lacking()).to_json(),
             }
         )
         return DATA_PROBLEMS if result.bad else OK
@@ -122,7 +133,37 @@ def run(args: argparse.Namespace) -> int:
         f"read {result.read} {what} ({result.shape} file): {result.new} new, "
         f"{result.read - result.new - len(result.bad)} already recorded, {len(result.bad)} rejected{decided}"
     )
+    for line in lacking_lines(result.lacking or Lacking()):
+        warn(line)
     return DATA_PROBLEMS if result.bad else OK
+
+
+def lacking_lines(found: Lacking) -> list[str]:
+    """What the imported votes and adjudications were cast on that this copy lacks, a line per kind of lack."""
+    lines = []
+    if found.unheld_votes:
+        lines.append(
+            f"{found.unheld_votes} of the file's votes were cast on a solution text this copy never had (edited on "
+            f"another machine; a votes file carries no edits): they count for nothing here; {WHOLE_RECORD}"
+        )
+    if found.edited_votes:
+        lines.append(f"{found.edited_votes} of the file's votes were cast on a solution text edited since: stale")
+    if found.unheld_adjudications:
+        lines.append(
+            f"{len(found.unheld_adjudications)} adjudications ({_listed(found.unheld_adjudications)}) chose a "
+            f"solution text this copy never had: they decide nothing here; {WHOLE_RECORD}"
+        )
+    if found.edited_adjudications:
+        lines.append(
+            f"{len(found.edited_adjudications)} adjudications ({_listed(found.edited_adjudications)}) chose a "
+            "solution text edited since: set aside"
+        )
+    return lines
+
+
+def _listed(item_ids: tuple[str, ...], shown: int = 5) -> str:
+    more = f", and {len(item_ids) - shown} more" if len(item_ids) > shown else ""
+    return ", ".join(item_ids[:shown]) + more
 
 
 def exchange_answers(project: Project, args: argparse.Namespace) -> int:

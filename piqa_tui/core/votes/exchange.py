@@ -37,7 +37,7 @@ from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.strict_json import JsonRuleError
-from piqa_tui.core.workspace.event_rules import check_time
+from piqa_tui.core.workspace.event_rules import RULES, check_time
 from piqa_tui.core.workspace.limits import check_value
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project, made_on
@@ -91,8 +91,10 @@ def json_line(record: dict[str, str]) -> str:
 
 
 @dataclass
-class _Texts:
-    """The solution texts an item has held in this workspace (the file's, the log's, the current ones), by key."""
+class HeldTexts:
+    """The solution texts an item has held in this workspace (the file as read, the log's, the current ones), by
+    key: what tells a vote cast on a text edited since (held here once) from one cast on a text this copy never
+    had (an edit made elsewhere that no votes file carries)."""
 
     project: Project
     _known: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -121,6 +123,10 @@ class _Texts:
             self._known[item_id] = {solution_key(t): t for t in (*self._log_texts(item_id), *texts)}
         return self._known[item_id].get(key)
 
+    def held(self, item_id: str, text: str) -> bool:
+        """Whether this item ever held ``text`` here (now, as read, or at some point of the log)."""
+        return self.by_key(item_id, solution_key(text)) is not None
+
     def at(self, item_id: str, choice: str, time: str) -> str | None:
         """The text at position ``choice`` at ``time`` (for an event recorded without its text); None if none."""
         pos = self.project.index.get(item_id)
@@ -134,7 +140,7 @@ def _file_choice(choice: str) -> str:
     return choice if choice else WITHDRAWN
 
 
-def _vote_row(texts: _Texts, item_id: str, annotator: str, choice: str, time: str, key: str) -> Row:
+def _vote_row(texts: HeldTexts, item_id: str, annotator: str, choice: str, time: str, key: str) -> Row:
     """A vote as a row, with the text it was cast on (found by its key, or by its position at its time)."""
     text = None
     if choice.isdecimal():
@@ -145,7 +151,7 @@ def _vote_row(texts: _Texts, item_id: str, annotator: str, choice: str, time: st
     return (item_id, annotator, _file_choice(choice), time, key, text or "", VOTE, "", "")
 
 
-def _adjudication_row(texts: _Texts, event: Event) -> Row:
+def _adjudication_row(texts: HeldTexts, event: Event) -> Row:
     """An adjudication event as a row, with the text it chose (recorded, or derived from the log for an old one)."""
     item_id, choice = event.item_id or "", event.new or ""
     text = event.old if event.old is not None or not choice else texts.at(item_id, choice, event.time)
@@ -194,7 +200,7 @@ def export_rows(project: Project, current_only: bool = False) -> list[Row]:
     workspace = project.workspace
     if workspace is None:
         raise PiqaError("exporting votes needs a workspace")
-    texts = _Texts(project)
+    texts = HeldTexts(project)
     if current_only:
         rows = [
             _vote_row(texts, item_id, vote.annotator, vote.cast, vote.time, vote.key)
@@ -223,6 +229,76 @@ def export_votes(project: Project, path: str | Path, current_only: bool = False)
 def votes_text(path: Path, rows: list[Row]) -> str:
     """The rows as the file ``path`` names by its extension (.tsv, .tab, .csv, .jsonl, .ndjson)."""
     return table_text(path, VOTE_COLUMNS, rows)
+
+
+# ------------------------------------------------------------------ what a votes file leaves behind
+
+# What the log's events of each kind are called when a votes file leaves them behind, in the order they are
+# named; a kind not listed is named as it is. Votes and adjudications travel; answers travel with --answers.
+_LEFT_OUT_NAMES = {
+    "edit": "edits",
+    "swap": "swaps",
+    "undo": "undone or redone edits",
+    "new-item": "new items",
+    "order": "shuffle orders",
+    "flag": "flags",
+    "note": "notes",
+    "dedup": "duplicate decisions",
+    "answer": "answers (give --answers)",
+    "round": "round declarations",
+    "stage": "stage moves",
+    "assign": "assignments",
+    "guidelines": "guidelines",
+    "ask": "questions to the lead",
+    "reply": "replies",
+}
+WHOLE_RECORD = "piqa-tui workspace merge or piqa-tui sync carry the whole record"
+
+
+def left_out(project: Project, answers: bool = False) -> dict[str, int]:
+    """What this workspace's log holds that a votes file (with an answers file when ``answers``) does not carry,
+    counted per kind of record, named as ``left_out_line`` names them ({} when it carries everything).
+
+    Edits are counted per action, a swap (an action whose solution fields trade their texts) apart from the
+    others; an undo or redo marker counts where it takes an edit back or again (a vote's undo is a vote event,
+    and travels). Every other event kind counts per event: a new item, a shuffle order, a flag, a note..."""
+    workspace = project.workspace
+    if workspace is None:
+        return {}
+    carried = {VOTE, "adjudicate", *((ANSWER,) if answers else ())}
+    counts: dict[str, int] = defaultdict(int)
+    actions: dict[int, list[tuple[str, str | None, str | None]]] = defaultdict(list)
+    markers: list[int] = []
+    kinds = [kind for kind in RULES if kind not in carried]  # every kind the log can hold (``event_rules``)
+    for kind, action, item_id, name, old, new in workspace.event_fields(kinds, "action, item_id, field, old, new"):
+        if kind == "edit":
+            actions[action].append((name or "", old, new))
+        elif kind in ("undo", "redo"):
+            if item_id is None:
+                markers.append(action)  # the marker: its action is the one it undoes or redoes
+        else:
+            counts[kind] += 1
+    for changes in actions.values():
+        counts["swap" if _is_swap(changes) else "edit"] += 1
+    counts["undo"] = sum(1 for action in markers if action in actions)
+    ordered = {kind: counts[kind] for kind in _LEFT_OUT_NAMES if counts.get(kind)}
+    return ordered | {kind: n for kind, n in sorted(counts.items()) if n and kind not in ordered}
+
+
+def _is_swap(changes: list[tuple[str, str | None, str | None]]) -> bool:
+    """Whether an edit action trades solution texts among its fields (a swap or a reorder), nothing else."""
+    texts = [(old or "", new or "") for name, old, new in changes if name.startswith("solution")]
+    return (
+        len(texts) >= 2 and sorted(o for o, _ in texts) == sorted(n for _, n in texts) and any(o != n for o, n in texts)
+    )
+
+
+def left_out_line(path: str | Path, found: dict[str, int]) -> str:
+    """One line: what the file at ``path`` does not carry of the record, and what does ("" when nothing)."""
+    if not found:
+        return ""
+    named = ", ".join(f"{_LEFT_OUT_NAMES.get(kind, kind)} {n}" for kind, n in found.items())
+    return f"{path} does not carry what this workspace's log holds besides votes: {named}; {WHOLE_RECORD}"
 
 
 # ------------------------------------------------------------------ answers to extra questions

@@ -47,7 +47,15 @@ from piqa_tui.core.dataset.input_file import lines_ended, read_input
 from piqa_tui.core.errors import InputError, PiqaError
 from piqa_tui.core.gcpause import gc_paused
 from piqa_tui.core.strict_json import JsonRuleError
-from piqa_tui.core.votes.exchange import ADJUDICATION, MADE_ON_NONE, VOTE, WITHDRAWN, extra_cells, tsv_unescape
+from piqa_tui.core.votes.exchange import (
+    ADJUDICATION,
+    MADE_ON_NONE,
+    VOTE,
+    WITHDRAWN,
+    HeldTexts,
+    extra_cells,
+    tsv_unescape,
+)
 from piqa_tui.core.votes.policy import SKIP
 from piqa_tui.core.workspace.event_rules import YEARS, canonical_time, check_not_future, latest_time
 from piqa_tui.core.workspace.log import now
@@ -94,6 +102,28 @@ class ImportResult:
     adjudications: int = 0  # adjudication rows read (good ones)
     new_adjudications: int = 0
     annotators: frozenset[str] = frozenset()  # who cast the file's good votes and adjudications
+    lacking: Lacking | None = None  # what the file's votes and adjudications were cast on that this copy lacks
+
+
+@dataclass(frozen=True)
+class Lacking:
+    """The file's votes in force (the latest per item and annotator in the file) and adjudications (the latest
+    per item) whose solution text is none of the item's texts here: ``edited_*`` name a text this copy held once
+    and edited since (stale, as everywhere), ``unheld_*`` one it never had (an edit made on another machine,
+    which no votes file carries): those count for nothing here until that edit arrives."""
+
+    edited_votes: int = 0
+    unheld_votes: int = 0
+    edited_adjudications: tuple[str, ...] = ()  # item ids
+    unheld_adjudications: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "votes_on_texts_edited_since": self.edited_votes,
+            "votes_on_texts_never_held_here": self.unheld_votes,
+            "adjudications_on_texts_edited_since": list(self.edited_adjudications),
+            "adjudications_on_texts_never_held_here": list(self.unheld_adjudications),
+        }
 
 
 @dataclass(frozen=True)
@@ -666,5 +696,56 @@ def import_votes(project: Project, path: str | Path, *, refresh: bool = True) ->
         project.refresh()
     names = frozenset(map(itemgetter(1), found.votes)) | {a.annotator for a in found.adjudications}
     return ImportResult(
-        found.read, new + new_decided, found.bad, found.shape, found.stamped, len(decided), new_decided, names
+        found.read,
+        new + new_decided,
+        found.bad,
+        found.shape,
+        found.stamped,
+        len(decided),
+        new_decided,
+        names,
+        lacking(project, found),
+    )
+
+
+def lacking(project: Project, found: FileVotes) -> Lacking:
+    """What the file's votes in force and adjudications were cast on that this copy's items do not hold now,
+    told apart by whether the text was ever held here (``HeldTexts``: the file as read, the log's solution
+    history, the current texts). Only rows that name their text (a key or a text) can say; a vote that names a
+    position only follows the text that stood there here."""
+    latest: dict[tuple[str, str], tuple[str, str]] = {}
+    for item_id, annotator, choice, time, key in found.votes:
+        if key is not None and choice.isdecimal():
+            if (item_id, annotator) not in latest or latest[(item_id, annotator)][0] <= time:
+                latest[(item_id, annotator)] = (time, key)
+    decided: dict[str, Adjudicated] = {}
+    for adjudication in found.adjudications:
+        if adjudication.item_id not in decided or decided[adjudication.item_id].time <= adjudication.time:
+            decided[adjudication.item_id] = adjudication
+    if not latest and not decided:
+        return Lacking()
+    held = HeldTexts(project)
+    current: dict[str, set[str]] = {}
+
+    def now_held(item_id: str) -> set[str]:
+        if item_id not in current:
+            current[item_id] = set(map(solution_key, project.item(item_id).solutions))
+        return current[item_id]
+
+    votes = {"edited": 0, "unheld": 0}
+    for (item_id, _), (_, key) in latest.items():
+        if key not in now_held(item_id):
+            votes["edited" if held.by_key(item_id, key) is not None else "unheld"] += 1
+    edited: list[str] = []
+    unheld: list[str] = []
+    for item_id, adjudication in decided.items():
+        text = adjudication.text
+        if text is not None and solution_key(text) not in now_held(item_id):
+            (edited if held.held(item_id, text) else unheld).append(item_id)
+    order = project.index.get
+    return Lacking(
+        votes["edited"],
+        votes["unheld"],
+        tuple(sorted(edited, key=lambda i: order(i, 0))),
+        tuple(sorted(unheld, key=lambda i: order(i, 0))),
     )

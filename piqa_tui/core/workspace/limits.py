@@ -5,7 +5,7 @@ round's canonical JSON, a version of the guidelines). Every command replays the 
 is a cost every later command pays on every machine that merged it (a 60 MiB note; 30 guideline versions of
 16 MiB made each command ~600 MB). ``MAX_VALUE_BYTES`` of UTF-8 holds far more than any real value: a round of
 about 40,000 annotators, a guidelines book (those are held to 1 MiB of their own), a note of a few pages many
-times over. The local write path (``Workspace.record_checked``, ``Workspace.insert_events``) refuses a larger
+times over. The local write path (``Workspace.append_checked``, ``Workspace.insert_events``) refuses a larger
 value in one line before anything is recorded; what arrives from elsewhere is held to the same constant.
 """
 
