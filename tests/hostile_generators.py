@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES
 from tests.hostile_corpus import SEED, escape_sequences, huge_numbers, invisible_twin, markup_texts
 
 COLUMNS = ["id", "prompt", "solution0", "solution1", "label", "category"]
@@ -396,7 +397,7 @@ EVENT_FAULTS: dict[str, Callable[[dict[str, object], random.Random], None]] = {
     "new-item NaN label": _new_item('{"prompt": "p", "solutions": ["a", "b"], "label": NaN}'),
     "vote choice": lambda e, r: e.update(kind="vote", field="choice", new="x" + str(r.randint(0, 9))),
     "blob value": lambda e, r: e.update(new=b"\xff\xfe"),
-    "huge note": lambda e, r: e.update(note="x" * ((1 << 20) + 1)),
+    "huge note": lambda e, r: e.update(note="x" * (MAX_VALUE_BYTES + 1)),
     "blob annotator": lambda e, r: e.update(annotator=b"amina"),
 }
 

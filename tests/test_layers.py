@@ -160,7 +160,7 @@ def private_reaches(tree: ast.AST) -> list[str]:
             isinstance(node, ast.Attribute)
             and node.attr.startswith("_")
             and not node.attr.startswith("__")
-            and node.attr != "_replace"
+            and node.attr not in ("_replace", "_exit")  # named tuples' and os._exit: public despite the name
             and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
         ):
             found.append(ast.unparse(node))

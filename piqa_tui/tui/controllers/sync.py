@@ -70,7 +70,7 @@ class SyncController:
                 self.host.notify("a sync is already running", timeout=3)
             return
         workspace = session.project.workspace
-        if timer and (session.writes.queue or session.busy):
+        if timer and (session.writes_waiting or session.busy):
             return
         if workspace is None or workspace.read_only:
             if not timer:

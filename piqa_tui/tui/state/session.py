@@ -107,6 +107,11 @@ class Session:
         self.unsaved = bool(self.project.state.edited)
         self.writes = Writes(self.project.workspace)
 
+    @property
+    def writes_waiting(self) -> bool:
+        """Whether actions wait in the write queue for a busy workspace (a timed sync then waits its turn)."""
+        return bool(self.writes.queue)
+
     @classmethod
     def open(
         cls,
