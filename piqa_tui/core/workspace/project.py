@@ -25,6 +25,7 @@ from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.conflicts import (
     ADJUDICATED_FIELD,
     ADJUDICATION,
+    ConflictBook,
     FieldConflict,
     adjudication_mark,
     chosen_text,
@@ -98,7 +99,7 @@ class Project:
         self.replay = Replay(dataset, workspace, prefetch)
         self.memo = LogMemo(self.replay)  # every view derived from this project's log
         if workspace is not None:
-            self._check_binding()
+            self.file_changed = _bind(workspace, dataset)
             self.replay.catch_up()
 
     # ---------------------------------------------------------------- opening
@@ -140,18 +141,6 @@ class Project:
         project = cls(dataset, ws, annotator or default_annotator(), prefetch)
         project.workspace_path = ws_path  # the one named with --workspace, even when it does not exist yet
         return project
-
-    def _check_binding(self) -> None:
-        assert self.workspace is not None
-        bound = self.workspace.binding()
-        if bound is None and not self.workspace.read_only:
-            self.workspace.bind(self.dataset.path, self.dataset.size, self.dataset.sha256)
-        elif bound is not None and bound[2] != self.dataset.sha256:  # none yet: a read-only look binds nothing
-            self.file_changed = (
-                f"{self.dataset.path} changed since this workspace last saw it "
-                f"({bound[1]} bytes then, {self.dataset.size} now): recorded edits are replayed over the new content; "
-                "review them before saving"
-            )
 
     def disk_changed(self) -> bool:
         """Whether the dataset file on disk differs from the one loaded (someone else wrote it)."""
@@ -290,7 +279,7 @@ class Project:
             ]
             recorded = [c for c in recorded if c.old != c.new]
             for change in recorded:
-                self._check_base(change, (base or {}).get(change.field))
+                _check_base(self.replay.book, change, (base or {}).get(change.field))
             if stale_ok is not None and recorded:
                 unasked = [a for a in self.votes_invalidated(item_id, changes) if a not in stale_ok]
                 if unasked:
@@ -299,13 +288,6 @@ class Project:
 
         self._record_checked(build)
         return self.item(item_id)
-
-    def _check_base(self, change: Change, base: str | None) -> None:
-        """Raise ``EditConflict`` when ``change``'s field no longer holds ``base`` (None: no base, no check)."""
-        if base is None or nfc(base) == change.old:
-            return
-        by, when = self.replay.book.changed_by.get((change.item_id or "", change.field), ("", ""))
-        raise EditConflict(change.item_id or "", change.field, change.old or "", change.new or "", base, by, when)
 
     def swap_solutions(self, item_id: str, a: int, b: int) -> Item:
         """Swap two solutions and move the label with them, as one action."""
@@ -417,7 +399,7 @@ class Project:
             change = Change(item_id, "note", self.state.notes.get(item_id, ""), nfc(text))
             if change.old == change.new:
                 return []
-            self._check_base(change, base)
+            _check_base(self.replay.book, change, base)
             return [Part("note", (change,))]
 
         self._record_checked(build)
@@ -481,6 +463,29 @@ class Project:
             self.workspace.bind(self.dataset.path, size, sha)
             _keep_added_ids(self.workspace, self.dataset, self.items)
         return written
+
+
+def _bind(workspace: Workspace, dataset: Dataset) -> str | None:
+    """Bind a new workspace to the dataset file; for one bound to another version of the file, the notice that
+    its edits are replayed over the new content (None: nothing to say; a read-only look binds nothing)."""
+    bound = workspace.binding()
+    if bound is None and not workspace.read_only:
+        workspace.bind(dataset.path, dataset.size, dataset.sha256)
+    elif bound is not None and bound[2] != dataset.sha256:
+        return (
+            f"{dataset.path} changed since this workspace last saw it "
+            f"({bound[1]} bytes then, {dataset.size} now): recorded edits are replayed over the new content; "
+            "review them before saving"
+        )
+    return None
+
+
+def _check_base(book: ConflictBook, change: Change, base: str | None) -> None:
+    """Raise ``EditConflict`` when ``change``'s field no longer holds ``base`` (None: no base, no check)."""
+    if base is None or nfc(base) == change.old:
+        return
+    by, when = book.changed_by.get((change.item_id or "", change.field), ("", ""))
+    raise EditConflict(change.item_id or "", change.field, change.old or "", change.new or "", base, by, when)
 
 
 def _keep_added_ids(workspace: Workspace, dataset: Dataset, items: list[Item]) -> None:
