@@ -75,10 +75,13 @@ def test_set_many_items_export_and_undo(tmp_path: Path) -> None:
     assert all(project.item(i).meta["category"] == "cooking" and project.item(i).meta["source"] != "typed" for i in ids)
 
 
-def test_typed_values_are_stored_nfc(tmp_path: Path) -> None:
+def test_typed_values_are_stored_nfc_and_a_long_one_is_cut_on_the_line(tmp_path: Path) -> None:
     path = copy_sample(DATA, tmp_path)
     cli("edit", str(path), "dz-002", "--set", "source=cafe\u0301")
     assert Project.open(path).item("dz-002").meta["source"] == "caf\u00e9"
+    said = cli("edit", str(path), "dz-002", "--set", "source=" + "x" * 5000).stdout
+    assert "4,940 more characters not shown" in said and len(said) < 400
+    assert Project.open(path).item("dz-002").meta["source"] == "x" * 5000
 
 
 def test_unknown_columns_and_missing_selection_are_refused_in_one_line(tmp_path: Path) -> None:
@@ -88,6 +91,8 @@ def test_unknown_columns_and_missing_selection_are_refused_in_one_line(tmp_path:
     assert cli("edit", str(path), "--where", "topic=x", "--set", "category=a", code=2).stderr.count("\n") == 1
     assert "name the items" in cli("edit", str(path), "--set", "category=a", code=2).stderr
     assert cli("edit", str(path), "nope", "--set", "category=a", code=2).stderr.count("\n") == 1
+    tab = cli("edit", str(path), "dz-001", "--set", "category=a\tb", code=2).stderr
+    assert tab.count("\n") == 1 and "line breaks" in tab
     assert not (tmp_path / WS).exists()  # nothing refused made a workspace
 
 

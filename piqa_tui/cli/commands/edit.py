@@ -13,8 +13,11 @@ import argparse
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.metadata import MetadataError, metadata_part, parse_settings
+from piqa_tui.core.text.terminal_safe import shortened
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.id_list import name_some
+
+SHOWN_VALUE = 60  # characters of a value the line shows
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     there = len(ids) - len(changed)
     already = f" ({there} held {'it' if len(values) == 1 else 'them'} already)" if there else ""
     listed = f": {name_some(changed)}" if changed else ""
-    setting = ", ".join(f"{column}={value}" for column, value in values.items())
+    setting = ", ".join(f"{column}={shortened(value, SHOWN_VALUE)}" for column, value in values.items())
     say(f"{verb} {len(changed)} of {len(ids)} item{'s' * (len(ids) != 1)} to {setting}{already}{listed}")
     if args.dry_run:
         say("--dry-run recorded nothing; run it again without --dry-run to change them")

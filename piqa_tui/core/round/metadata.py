@@ -8,7 +8,7 @@ and typed values are stored in NFC, the product's rule for stored text."""
 from __future__ import annotations
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.text.characters import nfc
+from piqa_tui.core.text.characters import is_typeable, nfc
 from piqa_tui.core.workspace.log import Change, Part
 from piqa_tui.core.workspace.project import Project, field_value
 
@@ -37,7 +37,7 @@ def column_values(project: Project, column: str) -> list[str]:
 
 def parse_settings(project: Project, settings: list[str]) -> dict[str, str]:
     """``{column: value}`` of ``COLUMN=VALUE`` texts (values in NFC); one line naming the first that is not
-    of the file's columns."""
+    of the file's columns or whose value holds a control character (a tab or line break no TSV can keep)."""
     columns = project.dataset.meta_columns
     values: dict[str, str] = {}
     for setting in settings:
@@ -45,6 +45,10 @@ def parse_settings(project: Project, settings: list[str]) -> dict[str, str]:
         if not sep or column not in columns:
             have = ", ".join(columns[:10]) or "none"
             raise MetadataError(f"--set {setting}: give COLUMN=VALUE with one of the file's columns (have: {have})")
+        if value and not is_typeable(value):
+            raise MetadataError(
+                f"--set {column}=…: a metadata value is text on one line; leave out tabs, line breaks and other control characters"
+            )
         values[column] = nfc(value)
     return values
 
