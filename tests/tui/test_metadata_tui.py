@@ -66,7 +66,7 @@ async def test_a_typed_value_is_stored_nfc_and_a_new_process_sees_it(darija: Pat
         await pilot.press("enter")
         await pilot.pause()
         assert screen.project.item("dz-001").meta["source"] == "caf\u00e9 notes"
-        await pilot.press("tab")  # past the last row, back to the prompt
+        await pilot.press("tab", "tab")  # the translation beside the prompt, then round to the prompt
         assert screen.item_view.selected == "prompt"
     assert Project.open(darija, annotator="tester").item("dz-001").meta["source"] == "caf\u00e9 notes"
 
@@ -97,3 +97,21 @@ async def test_a_column_changed_on_two_copies_is_merged_by_hand_in_its_dialog(da
         await pilot.press("enter")
         await wait_for(pilot, lambda: not screen.project.conflicts())
     assert Project.open(darija, annotator="check").item("dz-001").meta["category"] == "food"
+
+
+async def test_tab_reaches_a_translation_column_after_the_table(darija: Path) -> None:
+    async with curate(darija) as pilot:
+        screen = main_screen(pilot)
+        await pilot.press(*["tab"] * 8)  # past dialect, category and source
+        assert screen.item_view.selected == "meta:msa_translation"
+        assert screen.item_view.block("prompt").has_class("-selected")  # shown beside the prompt
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = pilot.app.screen
+        assert isinstance(dialog, MetadataDialog) and dialog.column == "msa_translation"
+        assert dialog.shown == []  # a translation is the item's own: no other item's is offered
+        await pilot.press("end")
+        await type_text(pilot, " ؟")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.project.item("dz-001").meta["msa_translation"].endswith(" ؟")

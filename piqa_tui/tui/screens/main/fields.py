@@ -55,7 +55,8 @@ class FieldEditors:
     def _edit_meta(self, item: Item, field: str, text: str) -> None:
         """Open the dialog of metadata ``field`` with ``text`` in it, offering the values its column holds."""
         column = field.removeprefix("meta:")
-        offered = column_values(self.edits.project, column)
+        translated = any(column in columns for columns in self.view.item_view.translations.values())
+        offered = [] if translated else column_values(self.edits.project, column)  # a translation is the item's own
 
         def done(value: str | None) -> None:
             if value is None:
