@@ -274,6 +274,20 @@ def test_a_writer_in_the_round_writes_items_routed_as_theirs(tmp_path: Path) -> 
     assert writer_columns(Project.open(dataset, annotator="nobody")) == {}
 
 
+def test_a_new_item_takes_every_attribute_of_its_writer_that_names_a_column(tmp_path: Path) -> None:
+    from tests.test_rounds import ARAB, culture_copy, doc_round, imported
+
+    karim = 'name = "karim"\nroles = ["writer", "validator"]\ncountry = "Algeria"\n'
+    text = doc_round(ARAB)
+    assert karim in text
+    text = text.replace(karim, karim + 'Region = "Maghreb"\ntopic = ["food", "family"]\n')
+    project = Project.open(imported(culture_copy(tmp_path), text), annotator="karim")
+    # region by its name whatever the case; topic left empty: karim has two, the form leaves the choice to him
+    assert writer_columns(project) == {"author": "karim", "country": "Algeria", "region": "Maghreb"}
+    (item_id,) = add_items(project, [draft("Goal", ["one way", "another way"], 0, writer_columns(project))])
+    assert project.item(item_id).meta["region"] == "Maghreb"
+
+
 def test_thousands_of_drafts_get_distinct_ids_in_their_order(tamil: Path) -> None:
     project = Project.open(tamil, annotator="writer")
     drafts = [draft(f"Dry herbs {n}", ["hang them", "soak them"], 0) for n in range(5000)]

@@ -3,6 +3,7 @@
 COMMANDS: dict[str, str] = {
     "validate": "minimal-pair and schema rules, per item",
     "stats": "counts, lengths, label balance, breakdowns",
+    "edit": "set metadata columns on many items at once (--where, --set COLUMN=VALUE), as one undoable action",
     "export": "write the dataset with the workspace's edits applied",
     "dedup": "exact, lexical and semantic near-duplicates; --against for leakage",
     "votes": "import or export votes as long-format files",

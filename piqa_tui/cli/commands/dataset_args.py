@@ -70,7 +70,7 @@ def warn(message: object) -> None:
 
 def end_warnings(show: bool) -> None:
     """Print the held warnings on stderr when ``show`` (the command finished), else drop them (it failed)."""
-    lines = list(_held)
+    lines = list(dict.fromkeys(_held))  # once each: a command that reopens its project warns of it once
     _held.clear()
     for line in lines if show else []:
         print(line, file=sys.stderr)

@@ -139,17 +139,20 @@ def draft(prompt: str, solutions: list[str], label: int | None, meta: dict[str, 
 
 def writer_columns(project: Project) -> dict[str, str]:
     """The columns an item the project's annotator writes is filled with from the round in force: a ``never``
-    column (``author``) names them, a ``same`` column (``country``) takes their one value of that attribute, so
-    the new item is routed as the file's items are. Empty without a round or when they are not in it."""
+    column (``author``) names them, and every column named as one of their attributes (``country``, ``region``,
+    ``dialect``; the name's case aside) takes their value of it when they have one value only (two countries
+    leave it for them to choose), so the new item is routed as the file's items are and carries what the round
+    knows of its writer. Empty without a round or when they are not in it."""
     declared = round_in_force(project.workspace)
     writer = declared.annotator(project.annotator) if declared is not None else None
     if declared is None or writer is None:
         return {}
-    columns = set(project.dataset.meta_columns)
+    columns = project.dataset.meta_columns
     found = {column: writer.name for column in declared.routing.never if column in columns}
-    for column in declared.routing.same:
-        values = writer.values(column)
-        if column in columns and len(values) == 1:
+    by_name = {column.casefold(): column for column in reversed(columns)}  # the first of columns named alike
+    for attribute, values in writer.attributes:
+        column = attribute if attribute in columns else by_name.get(attribute.casefold())
+        if column is not None and column not in found and len(values) == 1:
             found[column] = values[0]
     return found
 

@@ -24,7 +24,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 class Field:
     """One editable part of an item: ``name`` is what ``Project.edit`` takes."""
 
-    name: str  # prompt | solution0..3 | label | note
+    name: str  # prompt | solution0..3 | label | note | meta:COLUMN
     title: str  # shown on the block
 
     @property
@@ -33,13 +33,14 @@ class Field:
 
 
 def item_fields(dataset: Dataset, item: Item) -> list[Field]:
-    """The fields of ``item`` in screen order: prompt, each solution, label, note."""
+    """The fields of ``item`` in screen order: prompt, each solution, label, note, each metadata column."""
     layout = dataset.layout
     fields = [Field("prompt", layout.prompt)]
     fields += [
         Field(f"solution{i}", f"{i + 1} · {col}") for i, col in enumerate(layout.solutions[: len(item.solutions)])
     ]
     fields += [Field("label", layout.label or "label"), Field("note", "note")]
+    fields += [Field(f"meta:{column}", column) for column in dataset.meta_columns]
     return fields
 
 

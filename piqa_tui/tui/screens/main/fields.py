@@ -10,7 +10,9 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.core.round.metadata import column_values
 from piqa_tui.tui.controllers.editing import EditingController
+from piqa_tui.tui.dialogs.metadata import MetadataDialog
 from piqa_tui.tui.screens.main.view import MainView
 from piqa_tui.tui.terminal.clipboard import copy_text
 from piqa_tui.tui.terminal.external_editor import edit_externally
@@ -45,7 +47,25 @@ class FieldEditors:
                 self.edits.start_edit(item, "label")
                 self._start("label", self.view.open_label_chooser(item))
             return
+        if field.startswith("meta:"):
+            self._edit_meta(item, field, self.edits.start_edit(item, field))
+            return
         self._start(field, self.view.item_view.block(field).start_edit(self.edits.start_edit(item, field)))
+
+    def _edit_meta(self, item: Item, field: str, text: str) -> None:
+        """Open the dialog of metadata ``field`` with ``text`` in it, offering the values its column holds."""
+        column = field.removeprefix("meta:")
+        translated = any(column in columns for columns in self.view.item_view.translations.values())
+        offered = [] if translated else column_values(self.edits.project, column)  # a translation is the item's own
+
+        def done(value: str | None) -> None:
+            if value is None:
+                self.view.show_current()
+            else:
+                self.edits.save_field(item, field, value)
+            self.view.item_list.focus()
+
+        self.screen.app.push_screen(MetadataDialog(item.id, column, text, offered), done)
 
     def edit(self, field: str) -> None:
         """Select ``field`` and open its editor (the label and note keys)."""
@@ -63,6 +83,8 @@ class FieldEditors:
         item_view.select(field)
         if field == "label":
             self._start("label", self.view.open_label_chooser(item))
+        elif field.startswith("meta:"):
+            self._edit_meta(item, field, text)
         else:
             self._start(field, item_view.block(field).start_edit(text))
 
@@ -102,7 +124,7 @@ class FieldEditors:
             self.view.show_current()
         if event.how in ("next", "prev"):
             self.view.select_field(1 if event.how == "next" else -1)
-            if self.view.item_view.selected != "label":
+            if self.view.item_view.selected != "label" and not self.view.item_view.selected.startswith("meta:"):
                 self.edit_selected()
                 return
         self.view.item_list.focus()

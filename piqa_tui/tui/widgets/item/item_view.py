@@ -15,6 +15,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from piqa_tui.core.dataset.checks import RULES, Problem
@@ -200,7 +201,19 @@ class ItemView(VerticalScroll, can_focus=False):
     def in_screen_order(self, fields: list[str]) -> list[str]:
         """``fields`` in the order they stand on screen (tab goes down the screen, whatever the order shown)."""
         screen = ["prompt", *(block.field for block in self.solution_blocks), "label", "note"]
-        return sorted(fields, key=lambda f: screen.index(f) if f in screen else len(screen))
+        screen += [f"meta:{column}" for column in self.meta_columns]  # the table's rows
+        screen += [f"meta:{column}" for column in self._translation_owners()]  # then the translations beside
+        return sorted((f for f in fields if f in screen), key=screen.index)
+
+    def _translation_owners(self) -> dict[str, str]:
+        """Each translation column shown beside a field, with that field: tab reaches them after the table. In
+        shuffled validation only the prompt's: a solution's column name would tell where it stands in the file."""
+        return {
+            column: field
+            for field, columns in self.translations.items()
+            if self.order is None or not field.startswith("solution")
+            for column in columns
+        }
 
     def _show_solutions(self, item: Item, gold_hidden: bool) -> None:
         for block in self.solution_blocks:
@@ -235,9 +248,20 @@ class ItemView(VerticalScroll, can_focus=False):
         """Mark ``field`` as the one the edit keys act on, and scroll it into view."""
         changed = field != self.selected
         self.selected = field
+        owner = self._translation_owners().get(field.removeprefix("meta:")) if field.startswith("meta:") else None
         for block in self.blocks.values():
-            block.set_class(block.field == field, "-selected")
+            block.set_class(block.field in (field, owner), "-selected")
         self.label_line.set_class(field == "label", "-selected")
+        self.metadata.select(field.removeprefix("meta:") if field.startswith("meta:") else None)
         if changed:
-            target = self.label_line if field == "label" else self.block(field)
+            target = self._widget_of(field)
             self.call_after_refresh(self.scroll_to_widget, target, animate=False)
+
+    def _widget_of(self, field: str) -> Widget:
+        """What shows ``field``: its block, the label line or the metadata table."""
+        if field == "label":
+            return self.label_line
+        if not field.startswith("meta:"):
+            return self.block(field)
+        owner = self._translation_owners().get(field.removeprefix("meta:"))
+        return self.metadata if owner is None else self.block(owner)

@@ -1,4 +1,7 @@
-"""The current item's other columns (dialect, category, source, ...), one line each, as in the file."""
+"""The current item's other columns (dialect, category, source, ...), one line each, as in the file.
+
+``tab`` goes on from the note through these rows; the selected row is marked as a selected field is, and
+``e`` or ``enter`` edits it (see ``dialogs/metadata.py``)."""
 
 from __future__ import annotations
 
@@ -32,18 +35,29 @@ class MetadataTable(Widget):
         text-style: bold;
         color: $text-muted;
     }
+    MetadataTable > .metadata--selected {
+        text-style: bold reverse;
+        color: $accent;
+    }
     """
-    COMPONENT_CLASSES = {"metadata--name"}
+    COMPONENT_CLASSES = {"metadata--name", "metadata--selected"}
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[tuple[str, str]] = []
+        self.selected: str | None = None  # the column the edit keys act on (None: a field above)
 
     def show_meta(self, rows: list[tuple[str, str]]) -> None:
         relayout = len(rows) != len(self.rows)
         self.rows = rows
         self.display = bool(rows)
         self.refresh(layout=relayout)
+
+    def select(self, column: str | None) -> None:
+        """Mark the row of ``column`` as the selected field (None: no row)."""
+        if column != self.selected:
+            self.selected = column
+            self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.rows)
@@ -56,10 +70,9 @@ class MetadataTable(Widget):
         column, value = self.rows[y]
         name_width = min(NAME_WIDTH, max(cell_width(c) for c, _ in self.rows) + 2, max(4, width // 3))
         name = truncate(terminal_safe(column, one_line=True), name_width - 2)
+        style = "metadata--selected" if column == self.selected else "metadata--name"
         name_cells = [
-            Segment(
-                name + " " * (name_width - cell_width(name)), base + self.get_component_rich_style("metadata--name")
-            )
+            Segment(name + " " * (name_width - cell_width(name)), base + self.get_component_rich_style(style))
         ]
         room = width - name_width
         if room < 2:
