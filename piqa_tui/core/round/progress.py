@@ -162,7 +162,7 @@ class GroupProgress:
     column: str
     value: str
     items: int
-    wanted: int  # items × validators per item
+    wanted: int  # the validators per item (or an item's own panel) summed over the items
     assigned: int
     validated: int
     outcome: Outcome = field(default_factory=Outcome)  # of the group's items: decided, to adjudicate and why
@@ -191,6 +191,7 @@ class Progress:
     validators_per_item: int
     items: int
     held_items: dict[str, int] = field(default_factory=dict)  # stage -> items at draft or review
+    panels: dict[str, int] = field(default_factory=dict)  # item id -> its own panel size, set by hand
 
     def need_counts(self) -> dict[int, int]:
         """How many items still need 0, 1, 2 … validations (every count from 0 to the most)."""
@@ -223,6 +224,7 @@ class Progress:
             "items_still_needing": {str(n): count for n, count in self.need_counts().items()},
             "still_needed": self.still_needed,
             "items_held_back": dict(self.held_items),
+            "panels": dict(self.panels),
             "by": {column: [g.to_json() for g in groups] for column, groups in self.groups.items()},
         }
 
@@ -243,9 +245,10 @@ def round_progress(
     )
     validated = {item.id: _validations(project, item.id, assignment.items.get(item.id, ())) for item in project.items}
     k = declared.validators_per_item
-    still = {item_id: k - done for item_id, done in validated.items() if done < k}
-    groups = {column: _groups(project, column, assignment, validated, k, outcomes) for column in by}
-    return Progress(annotators, still, groups, k, len(validated), _held_items(project))
+    wanted = {item_id: assignment.panel(item_id, k) for item_id in validated}  # an item's own panel, else the round's
+    still = {item_id: wanted[item_id] - done for item_id, done in validated.items() if done < wanted[item_id]}
+    groups = {column: _groups(project, column, assignment, validated, wanted, outcomes) for column in by}
+    return Progress(annotators, still, groups, k, len(validated), _held_items(project), dict(assignment.panels))
 
 
 def _annotator(
@@ -297,20 +300,27 @@ def _validations(project: Project, item_id: str, names: Iterable[str]) -> int:
 
 
 def _groups(
-    project: Project, column: str, assignment: Assignment, validated: dict[str, int], k: int, outcomes: _Outcomes
+    project: Project,
+    column: str,
+    assignment: Assignment,
+    validated: dict[str, int],
+    wanted: dict[str, int],
+    outcomes: _Outcomes,
 ) -> tuple[GroupProgress, ...]:
     members: dict[str, list[str]] = {}
     items: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
     assigned: Counter[str] = Counter()
     done: Counter[str] = Counter()
     for item in project.items:
-        value = item.meta.get(column, "")
+        value, k = item.meta.get(column, ""), wanted[item.id]
         items[value] += 1
         members.setdefault(value, []).append(item.id)
+        asked[value] += k
         assigned[value] += min(len(assignment.items.get(item.id, ())), k)
         done[value] += min(validated[item.id], k)
     return tuple(
-        GroupProgress(column, value, count, count * k, assigned[value], done[value], outcomes.of(members[value]))
+        GroupProgress(column, value, count, asked[value], assigned[value], done[value], outcomes.of(members[value]))
         for value, count in sorted(items.items())
     )
 
