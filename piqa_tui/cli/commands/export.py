@@ -14,7 +14,9 @@ applies and names (``--include-undecided`` / ``--keep-invalid`` override them
 for one run); ``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
-flagged for removal (e.g. duplicates resolved by keeping another copy).
+flagged for removal (e.g. duplicates resolved by keeping another copy). ``--pseudonyms`` writes the columns
+that name a person (the round's ``never`` columns, ``author``) as "annotator N", numbered as the card's
+``--pseudonyms`` numbers them (``core.report.pseudonyms``); the workspace keeps who is who.
 With ``--decided`` each extra question of the round in force adds ``<id>_votes`` (its answers) and ``<id>``
 (the value its policy decides).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
@@ -108,6 +110,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)"
     )
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
+    parser.add_argument(
+        "--pseudonyms",
+        action="store_true",
+        help="write author columns as 'annotator 1', 'annotator 2', … numbered as the card's --pseudonyms",
+    )
     parser.add_argument(
         "--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)"
     )
@@ -331,6 +338,8 @@ def run(args: argparse.Namespace) -> int:
         decided = options.decided
         progress.show(f"{'deciding' if decided else 'checking'} {len(project.items):,} items")
         release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
+        if args.pseudonyms:
+            release.items = pseudonymised(project, release.items)
         items = release.items
         extra = vote_columns(project, items) if args.vote_columns else {}
         if decided:
@@ -385,6 +394,22 @@ def run(args: argparse.Namespace) -> int:
             "(export to .parquet keeps them)"
         )
     return OK
+
+
+def pseudonymised(project: Project, items: list[Item]) -> list[Item]:
+    """``items`` with every person column (see ``core.report.pseudonyms``) written as the person's pseudonym."""
+    from piqa_tui.core.report.pseudonyms import person_columns, pseudonyms
+    from piqa_tui.core.round.recorded import round_in_force
+
+    declared = round_in_force(project.workspace)
+    columns = person_columns(project, declared.routing.never if declared is not None else ())
+    if not columns:
+        return items
+    names = pseudonyms(project, (item.meta.get(column, "") for item in items for column in columns))
+    return [
+        item.with_changes(meta={**item.meta, **{c: names.get(item.meta.get(c, ""), "") for c in columns}})
+        for item in items
+    ]
 
 
 def write_release_card(project: Project, args: argparse.Namespace, items: list[Item], written: Path) -> None:
