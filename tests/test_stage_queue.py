@@ -96,7 +96,10 @@ def test_progress_counts_held_back_items_apart_and_keeps_their_votes(culture: Pa
     code, text, _ = cli("progress", culture)
     assert code == 0
     header = next(line for line in text.splitlines() if line.startswith("annotator"))
-    assert header.split() == "annotator assigned done held back remaining items/h median s/item to finish".split()
+    assert (
+        header.split()
+        == "annotator assigned done held back remaining decided stuck items/h median s/item to finish".split()
+    )
     assert next(line for line in text.splitlines() if line.startswith("karim ")).split()[1:5] == ["3", "1", "1", "1"]
     assert (
         "held back (assigned, not at validation; not pending, not done): amina 1 in review; karim 1 in review" in text
@@ -119,7 +122,7 @@ def test_without_stages_progress_reads_as_before(culture: Path) -> None:
     code, text, _ = cli("progress", culture)
     assert code == 0 and "held" not in text
     header = next(line for line in text.splitlines() if line.startswith("annotator"))
-    assert header.split() == "annotator assigned done remaining items/h median s/item to finish".split()
+    assert header.split() == "annotator assigned done remaining decided stuck items/h median s/item to finish".split()
 
 
 # ------------------------------------------------------------------------------------------------ the TUI

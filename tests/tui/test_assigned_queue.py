@@ -41,3 +41,31 @@ async def test_without_assigned_items_the_app_opens_on_every_item(tmp_path: Path
         await pilot.pause()
         assert screen.filtering.filters.queue == "all"
         assert len(screen.host.rows) == len(screen.project.items)
+
+
+async def test_a_finished_assigned_queue_says_so(tmp_path: Path) -> None:
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    mine = assignment_in_force(Project.open(dataset, create=False).workspace).of("karim")
+    async with curate(dataset, annotator="karim") as pilot:
+        screen = main_screen(pilot)
+        await wait_for(pilot, lambda: screen.filtering.filters.queue == "assigned")
+        for left in range(len(mine), 0, -1):
+            await wait_for(pilot, lambda left=left: len(screen.host.rows) == left)
+            await pilot.press("1")
+        await wait_for(pilot, lambda: not screen.host.rows)
+        message = screen.item_list.empty_message
+        assert message.startswith("queue assigned finished: every item assigned to you at validation has your vote")
+        assert "no items match" not in message
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(screen.host.rows) == len(screen.project.items))
+
+
+async def test_a_filter_that_matches_nothing_still_says_so(tmp_path: Path) -> None:
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    async with curate(dataset, annotator="hala") as pilot:  # nothing assigned to the lead
+        screen = main_screen(pilot)
+        await pilot.pause()
+        screen.filtering.set_filters(Filters(queue="assigned"))
+        assert screen.item_list.empty_message == "nothing is assigned to you in this round — esc shows every item"
+        screen.filtering.set_filters(Filters(queue="flagged"))
+        assert screen.item_list.empty_message == "no items match queue flagged — esc clears"

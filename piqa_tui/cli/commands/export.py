@@ -14,7 +14,12 @@ applies and names (``--include-undecided`` / ``--keep-invalid`` override them
 for one run); ``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
-flagged for removal (e.g. duplicates resolved by keeping another copy).
+flagged for removal (e.g. duplicates resolved by keeping another copy). ``--pseudonyms`` writes the columns
+that name a person (the round's ``never`` columns, ``author``) as "annotator N", numbered as the card's
+``--pseudonyms`` numbers them (``core.report.pseudonyms``); the workspace keeps who is who.
+``--readable-ids`` gives items written in the workspace (``new-<hex>``) ids in the dataset's scheme, kept in
+the workspace so every release gives the same (``core.report.release_ids``), and writes the mapping next to
+OUT (``OUT-ids.tsv``: id, release_id).
 With ``--decided`` each extra question of the round in force adds ``<id>_votes`` (its answers) and ``<id>``
 (the value its policy decides).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
@@ -49,6 +54,7 @@ from piqa_tui.core.dataset.writing import (
     output_table,
 )
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.report.release_ids import readable_ids
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY, ReleaseDefaults
@@ -108,6 +114,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)"
     )
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
+    parser.add_argument(
+        "--readable-ids",
+        action="store_true",
+        help="give new-<hex> ids the dataset's scheme (msa-031 …), the same in every release; "
+        "writes the mapping to OUT-ids.tsv",
+    )
+    parser.add_argument(
+        "--pseudonyms",
+        action="store_true",
+        help="write author columns as 'annotator 1', 'annotator 2', … numbered as the card's --pseudonyms",
+    )
     parser.add_argument(
         "--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)"
     )
@@ -322,21 +339,26 @@ def question_release_columns(project: Project, items: list[Item]) -> dict[str, l
 def run(args: argparse.Namespace) -> int:
     with progress_line(args) as progress:
         progress.show(reading(args))
-        project = open_project(args, create=args.make_default)
+        project = open_project(args, create=args.make_default or args.readable_ids)
         card = [Path(args.card)] if args.card else []
+        id_file = [ids_path(Path(args.to))] if args.readable_ids else []
         project.check_outputs(
-            [*output_files(project.dataset, Path(args.to), args.format), *card], replace=args.force
+            [*output_files(project.dataset, Path(args.to), args.format), *card, *id_file], replace=args.force
         )  # before any work
         options = ReleaseOptions.of(args, project)
         decided = options.decided
         progress.show(f"{'deciding' if decided else 'checking'} {len(project.items):,} items")
         release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
+        if args.pseudonyms:
+            release.items = pseudonymised(project, release.items)
         items = release.items
         extra = vote_columns(project, items) if args.vote_columns else {}
         if decided:
             extra.update(question_release_columns(project, items))
         if args.flag_column:
             extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
+        renamed = readable_ids(project, items) if args.readable_ids else {}
+        items = [item.with_changes(id=renamed[item.id]) if item.id in renamed else item for item in items]
         progress.show(f"writing {Path(args.to).name}")
         written = project.export(
             args.to,
@@ -349,6 +371,8 @@ def run(args: argparse.Namespace) -> int:
         if args.card:
             progress.show("writing the card")
             write_release_card(project, args, items, written[0])
+        if args.readable_ids:
+            write_ids(project, id_file[0], renamed)
         made = ReleaseDefaults(options.only_decided, options.drop_invalid) if args.make_default else None
         if made is not None:
             set_release_defaults(project, made)  # once the release it describes is written
@@ -360,6 +384,7 @@ def run(args: argparse.Namespace) -> int:
         nulls = null_cells(*output_table(project.dataset, items, extra or None))
     if args.json:
         summary = _summary(project, release, written, formulas, options, made, args.escape_formulas)
+        summary |= {"release_ids": renamed} if args.readable_ids else {}
         print_json(summary | ({"nan_as_null": nulls} if nulls is not None else {}))
         return OK
     dropped = len(project.items) - len(items)
@@ -377,6 +402,10 @@ def run(args: argparse.Namespace) -> int:
         say(f"left out {_items(release.left_out['invalid'])} that fail validation")
     if args.card:
         say(f"wrote the release's card to {args.card}")
+    if args.readable_ids:
+        say(
+            f"renamed {_items(len(renamed))} written in the workspace; the mapping is in {id_file[0]} and the workspace"
+        )
     if formulas:
         say(_formula_note(formulas, args.escape_formulas))
     if nulls:
@@ -385,6 +414,36 @@ def run(args: argparse.Namespace) -> int:
             "(export to .parquet keeps them)"
         )
     return OK
+
+
+def ids_path(out: Path) -> Path:
+    """Where ``--readable-ids`` writes its mapping: ``OUT-ids.tsv`` next to OUT."""
+    return out.with_name(f"{out.stem}-ids.tsv")
+
+
+def write_ids(project: Project, path: Path, renamed: dict[str, str]) -> None:
+    """Write the mapping (id, release_id) and keep it in the workspace for the next release."""
+    from piqa_tui.core.dataset.atomic import atomic_write
+    from piqa_tui.core.report.release_ids import keep_ids
+
+    atomic_write(path, "".join(f"{old}\t{new}\n" for old, new in [("id", "release_id"), *renamed.items()]))
+    keep_ids(project, renamed)
+
+
+def pseudonymised(project: Project, items: list[Item]) -> list[Item]:
+    """``items`` with every person column (see ``core.report.pseudonyms``) written as the person's pseudonym."""
+    from piqa_tui.core.report.pseudonyms import person_columns, pseudonyms
+    from piqa_tui.core.round.recorded import round_in_force
+
+    declared = round_in_force(project.workspace)
+    columns = person_columns(project, declared.routing.never if declared is not None else ())
+    if not columns:
+        return items
+    names = pseudonyms(project, (item.meta.get(column, "") for item in items for column in columns))
+    return [
+        item.with_changes(meta={**item.meta, **{c: names.get(item.meta.get(c, ""), "") for c in columns}})
+        for item in items
+    ]
 
 
 def write_release_card(project: Project, args: argparse.Namespace, items: list[Item], written: Path) -> None:

@@ -11,6 +11,7 @@ from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import RoundError
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
+from piqa_tui.core.votes.decisions import project_policy
 from piqa_tui.render.progress import duration, figure
 
 
@@ -37,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
             shown = ", ".join(project.dataset.meta_columns[:10]) or "none"
             raise RoundError(f"--by {column}: no such metadata column (have: {shown})")
     check_columns(declared, project.dataset.meta_columns, "the round in force")
-    found = round_progress(project, declared, assignment_in_force(project.workspace), by)
-    stuck = to_adjudicate(project)
+    policy = project_policy(project)
+    found = round_progress(project, declared, assignment_in_force(project.workspace), by, policy)
+    stuck = to_adjudicate(project, policy)
     if args.json:
         print_json({"round": declared.name, **found.to_json(), "to_adjudicate": to_adjudicate_json(stuck)})
         return OK
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
     _annotators(found.annotators)
     lead = f"{counts_line(stuck)} by the lead (A, with --reviewer)" if stuck else ""
-    for line in (found.held_line(), _needs(found), found.held_items_line(), lead):
+    for line in (found.held_line(), found.stuck_line(), _needs(found), found.held_items_line(), lead):
         if line:
             say(line)
     for column, groups in found.groups.items():
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-_HEADINGS = ("annotator", "assigned", "done", "remaining", "items/h", "median s/item", "to finish")
+_HEADINGS = ("annotator", "assigned", "done", "remaining", "decided", "stuck", "items/h", "median s/item", "to finish")
 _HELD = "held back"  # a column only when some assigned item left validation: without stages the table is as before
 
 
@@ -68,6 +70,8 @@ def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
             str(row.done),
             *([str(row.held)] if held else []),
             str(row.remaining),
+            str(row.outcome.decided),
+            str(row.outcome.to_adjudicate),
             figure(row.pace.items_per_hour),
             figure(row.pace.median_seconds, 0),
             duration(row.pace.seconds_for(row.remaining)),
@@ -91,4 +95,9 @@ def _needs(found: Progress) -> str:
 
 def _group(group: GroupProgress) -> str:
     share = "—" if group.coverage is None else f"{group.coverage:.0%}"
-    return f"{group.value or '(empty)'} {group.validated}/{group.wanted} ({share}, {group.items} items)"
+    outcome = group.outcome
+    why = f": {outcome.stuck_text()}" if outcome.to_adjudicate else ""
+    return (
+        f"{group.value or '(empty)'} {group.validated}/{group.wanted} ({share}, {group.items} items, "
+        f"{outcome.decided} decided, {outcome.to_adjudicate} stuck{why})"
+    )

@@ -15,7 +15,8 @@ An item needs adjudication when the votes it has, and the votes it can still get
 
 The votes an item can still get come from the round in force: its assigned validators who may still take it
 and have no current vote (a stale vote is no vote), and the places a top-up (``assign --top-up``) would fill
-from the other eligible validators, up to ``validators_per_item``. Without a round anyone may vote, so only a
+from the other eligible validators, up to ``validators_per_item`` (or the item's own panel size, set with
+``assign --item ID --panel N``). Without a round anyone may vote, so only a
 policy's disagreement, votes against gold and a decision set aside need the lead. Items in draft or review are
 being rewritten and wait for their validators, never for the lead. The lead adjudicates without voting: her
 final label settles the item and she never joins the annotators of κ, the audit or the card.
@@ -127,7 +128,8 @@ class _Staffing:
         assigned = self.assignment.items.get(item.id, ())
         finished = sum(1 for name in assigned if name in voted)
         still = sum(1 for name in assigned if name not in voted and name in pool)
-        places = max(0, self.declared.validators_per_item - finished - still)
+        panel = self.assignment.panel(item.id, self.declared.validators_per_item)
+        places = max(0, panel - finished - still)
         free = sum(1 for name in pool if name not in voted and name not in assigned)
         return still + min(places, free)
 

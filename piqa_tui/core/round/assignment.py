@@ -100,10 +100,14 @@ def draw(
     has done it (``done(item_id, name)``); only the missing places are filled, so the items of someone who
     left (``active = false``) and had not done them go to others. An item not ``ready`` for validation gets no
     new places: of the pairs ``held`` (the assignment in force) it keeps, in a fresh draw too, those whose
-    validator has done it, so an item already validated keeps its validators.
+    validator has done it, so an item already validated keeps its validators. An item with a panel size of its
+    own in ``held`` (``assign --item ID --panel N``) takes that many validators instead of the round's.
     """
     seed = declared.seed if seed is None else seed
+    panels = held.panels if held is not None else {}
+
     by_id = {item.id: item for item in items}
+    wanted = {item_id: panels.get(item_id, declared.validators_per_item) for item_id in by_id}
     waiting = {item_id for item_id in by_id if not ready(item_id)}
     order = sorted(by_id, key=lambda item_id: _rank(seed, item_id))
     chosen: dict[str, list[str]] = {}
@@ -115,7 +119,7 @@ def draw(
         before = source.items.get(item_id, ()) if source is not None else ()
         finished = [n for n in before if done(item_id, n)]
         still = [n for n in before if n not in finished and n in pools[item_id][0] and item_id not in waiting]
-        stays = finished + still[: max(0, declared.validators_per_item - len(finished))]
+        stays = finished + still[: max(0, wanted[item_id] - len(finished))]
         chosen[item_id] = stays
         kept += len(stays)
         released += len(before) - len(stays)
@@ -123,7 +127,7 @@ def draw(
     unstaffed = []
     for item_id in (i for i in order if i not in waiting):
         names, steps = pools[item_id]
-        missing = declared.validators_per_item - len(chosen[item_id])
+        missing = wanted[item_id] - len(chosen[item_id])
         free = [n for n in names if n not in chosen[item_id]]
         if declared.routing.balance:
             free.sort(key=lambda n: (load[n], _rank(seed, item_id, n)))
@@ -132,17 +136,19 @@ def draw(
         taken = free[: max(missing, 0)]
         chosen[item_id] += taken
         load.update(taken)
-        if len(chosen[item_id]) < declared.validators_per_item:
-            unstaffed.append(_unstaffed(declared, by_id[item_id], len(chosen[item_id]), steps))
-    assignment = Assignment({item_id: tuple(sorted(chosen[item_id])) for item_id in sorted(chosen) if chosen[item_id]})
+        if len(chosen[item_id]) < wanted[item_id]:
+            unstaffed.append(_unstaffed(declared, by_id[item_id], wanted[item_id], len(chosen[item_id]), steps))
+    assignment = Assignment(
+        {item_id: tuple(sorted(chosen[item_id])) for item_id in sorted(chosen) if chosen[item_id]}, dict(panels)
+    )
     unstaffed.sort(key=lambda u: u.item_id)
     return Draw(assignment, tuple(unstaffed), seed, kept, released, len(waiting))
 
 
-def _unstaffed(declared: Round, item: Item, found: int, steps: list[str]) -> Unstaffed:
+def _unstaffed(declared: Round, item: Item, needed: int, found: int, steps: list[str]) -> Unstaffed:
     wanted = " ".join(f"{c} {item.meta.get(c, '') or '(empty)'}" for c in declared.routing.same)
     hint = f"add validators{' with ' + wanted if wanted else ''} to the round, or lower validators_per_item"
-    return Unstaffed(item.id, declared.validators_per_item, found, tuple(steps), hint)
+    return Unstaffed(item.id, needed, found, tuple(steps), hint)
 
 
 def _rank(seed: int, *parts: str) -> bytes:

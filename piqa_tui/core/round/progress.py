@@ -10,6 +10,11 @@ its stage (a skip is no validation), so a skipped item still needs one. The pace
 annotator's votes in force: the gaps between consecutive ones, leaving out gaps over 30 minutes (breaks) and
 gaps under a second — votes from a file without times, stamped with the import time one microsecond apart,
 carry no time spent on them, so they give no pace (nobody reads an item and votes in under a second).
+
+What became of the items, per annotator (of their assigned items) and per group: *decided* (agreed or
+adjudicated under the policy in force) and *to adjudicate* — stuck: the votes they have and can still get can
+never decide them — counted per reason. Both come from the one answer: ``decisions`` and ``to_adjudicate``
+(``core.round.adjudication_queue``), never counted again here.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from piqa_tui.core.round.adjudication_queue import Stuck, reason_counts, to_adjudicate
 from piqa_tui.core.round.declaration import Round
 from piqa_tui.core.round.recorded import Assignment
 from piqa_tui.core.round.stages import BEFORE_VALIDATION, DONE, STAGES, VALIDATION, recorded_stages, stage_of
 from piqa_tui.core.votes.blind import current_vote, has_voted
+from piqa_tui.core.votes.decisions import decisions, project_policy
+from piqa_tui.core.votes.policy import Policy, Status
 from piqa_tui.core.workspace.project import Project
 
 BREAK_SECONDS = 30 * 60  # a longer gap between two votes is a break, not time spent on an item
@@ -62,6 +70,51 @@ class Pace:
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of a set of items: how many are decided, and which need the lead, with why."""
+
+    decided: int = 0
+    stuck: tuple[Stuck, ...] = ()
+
+    @property
+    def to_adjudicate(self) -> int:
+        return len(self.stuck)
+
+    def by_reason(self) -> dict[str, int]:
+        """Items to adjudicate per reason, in the order of ``Why`` (reasons without items left out)."""
+        return reason_counts({stuck.item_id: stuck for stuck in self.stuck})
+
+    def stuck_text(self) -> str:
+        """``2 split, 1 under-staffed`` ("" when nothing is to adjudicate)."""
+        return ", ".join(f"{count} {why}" for why, count in self.by_reason().items())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "decided": self.decided,
+            "to_adjudicate": self.to_adjudicate,
+            "to_adjudicate_by_reason": self.by_reason(),
+        }
+
+
+class _Outcomes:
+    """Each item's decision and the items to adjudicate, read once and counted for any set of items."""
+
+    def __init__(self, project: Project, policy: Policy) -> None:
+        found = decisions(project, policy)
+        self.decided = {
+            item_id for item_id, made in found.items() if made.status in (Status.AGREED, Status.ADJUDICATED)
+        }
+        self.stuck = to_adjudicate(project, policy)
+
+    def of(self, item_ids: Iterable[str]) -> Outcome:
+        ids = list(item_ids)
+        return Outcome(
+            sum(1 for item_id in ids if item_id in self.decided),
+            tuple(self.stuck[item_id] for item_id in ids if item_id in self.stuck),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class AnnotatorProgress:
     name: str
     active: bool
@@ -69,6 +122,7 @@ class AnnotatorProgress:
     done: int
     pace: Pace
     held_by_stage: dict[str, int] = field(default_factory=dict)  # stage -> assigned items held back there
+    outcome: Outcome = field(default_factory=Outcome)  # of the assigned items: decided, to adjudicate and why
 
     @property
     def held(self) -> int:
@@ -94,6 +148,7 @@ class AnnotatorProgress:
             "held": self.held,
             "held_by_stage": dict(self.held_by_stage),
             "remaining": self.remaining,
+            **self.outcome.to_json(),
             "items_per_hour": _rounded(self.pace.items_per_hour),
             "median_seconds_per_item": _rounded(self.pace.median_seconds),
             "seconds_to_finish": _rounded(self.pace.seconds_for(self.remaining)),
@@ -107,9 +162,10 @@ class GroupProgress:
     column: str
     value: str
     items: int
-    wanted: int  # items × validators per item
+    wanted: int  # the validators per item (or an item's own panel) summed over the items
     assigned: int
     validated: int
+    outcome: Outcome = field(default_factory=Outcome)  # of the group's items: decided, to adjudicate and why
 
     @property
     def coverage(self) -> float | None:
@@ -123,6 +179,7 @@ class GroupProgress:
             "assigned": self.assigned,
             "validated": self.validated,
             "coverage": _rounded(self.coverage, 4),
+            **self.outcome.to_json(),
         }
 
 
@@ -134,6 +191,7 @@ class Progress:
     validators_per_item: int
     items: int
     held_items: dict[str, int] = field(default_factory=dict)  # stage -> items at draft or review
+    panels: dict[str, int] = field(default_factory=dict)  # item id -> its own panel size, set by hand
 
     def need_counts(self) -> dict[int, int]:
         """How many items still need 0, 1, 2 … validations (every count from 0 to the most)."""
@@ -145,6 +203,11 @@ class Progress:
         """One line naming each annotator with items held back, and where ("" when nobody has any)."""
         held = [f"{row.name} {row.held_text()}" for row in self.annotators if row.held]
         return f"held back (assigned, not at validation; not pending, not done): {'; '.join(held)}" if held else ""
+
+    def stuck_line(self) -> str:
+        """One line naming each annotator with assigned items to adjudicate, and why ("" when nobody has any)."""
+        stuck = [f"{row.name} {row.outcome.stuck_text()}" for row in self.annotators if row.outcome.to_adjudicate]
+        return f"stuck (assigned, to adjudicate by the lead): {'; '.join(stuck)}" if stuck else ""
 
     def held_items_line(self) -> str:
         """One line counting the items at draft or review ("" when there are none)."""
@@ -161,27 +224,36 @@ class Progress:
             "items_still_needing": {str(n): count for n, count in self.need_counts().items()},
             "still_needed": self.still_needed,
             "items_held_back": dict(self.held_items),
+            "panels": dict(self.panels),
             "by": {column: [g.to_json() for g in groups] for column, groups in self.groups.items()},
         }
 
 
-def round_progress(project: Project, declared: Round, assignment: Assignment, by: Iterable[str] = ()) -> Progress:
-    """Progress of the round over the project's items (see the module docstring)."""
+def round_progress(
+    project: Project, declared: Round, assignment: Assignment, by: Iterable[str] = (), policy: Policy | None = None
+) -> Progress:
+    """Progress of the round over the project's items, decided under ``policy`` (default: the project's; see the
+    module docstring)."""
+    outcomes = _Outcomes(project, policy or project_policy(project))
     people = [a.name for a in declared.annotators if "validator" in a.roles]
     mine = assignment.by_annotator()  # one pass each over the assignment and the votes, not one per annotator
     people += sorted(set(mine) - set(people))
     times = _vote_times(project)
     annotators = tuple(
-        _annotator(project, declared, name, mine.get(name, []), Pace.of(times.get(name, []))) for name in people
+        _annotator(project, declared, name, mine.get(name, []), Pace.of(times.get(name, [])), outcomes)
+        for name in people
     )
     validated = {item.id: _validations(project, item.id, assignment.items.get(item.id, ())) for item in project.items}
     k = declared.validators_per_item
-    still = {item_id: k - done for item_id, done in validated.items() if done < k}
-    groups = {column: _groups(project, column, assignment, validated, k) for column in by}
-    return Progress(annotators, still, groups, k, len(validated), _held_items(project))
+    wanted = {item_id: assignment.panel(item_id, k) for item_id in validated}  # an item's own panel, else the round's
+    still = {item_id: wanted[item_id] - done for item_id, done in validated.items() if done < wanted[item_id]}
+    groups = {column: _groups(project, column, assignment, validated, wanted, outcomes) for column in by}
+    return Progress(annotators, still, groups, k, len(validated), _held_items(project), dict(assignment.panels))
 
 
-def _annotator(project: Project, declared: Round, name: str, mine: list[str], pace: Pace) -> AnnotatorProgress:
+def _annotator(
+    project: Project, declared: Round, name: str, mine: list[str], pace: Pace, outcomes: _Outcomes
+) -> AnnotatorProgress:
     """One annotator's figures: their assigned items sorted into done, held back (by stage) and the rest."""
     done = 0
     held: Counter[str] = Counter()
@@ -196,7 +268,8 @@ def _annotator(project: Project, declared: Round, name: str, mine: list[str], pa
             held[stage] += 1
     active = found.active if (found := declared.annotator(name)) else False
     by_stage = dict(sorted(held.items(), key=lambda pair: STAGES.index(pair[0]) if pair[0] in STAGES else 9))
-    return AnnotatorProgress(name, active, len(mine), done, pace, by_stage)
+    outcome = outcomes.of(item_id for item_id in mine if item_id in project.index)
+    return AnnotatorProgress(name, active, len(mine), done, pace, by_stage, outcome)
 
 
 def _held_items(project: Project) -> dict[str, int]:
@@ -227,18 +300,27 @@ def _validations(project: Project, item_id: str, names: Iterable[str]) -> int:
 
 
 def _groups(
-    project: Project, column: str, assignment: Assignment, validated: dict[str, int], k: int
+    project: Project,
+    column: str,
+    assignment: Assignment,
+    validated: dict[str, int],
+    wanted: dict[str, int],
+    outcomes: _Outcomes,
 ) -> tuple[GroupProgress, ...]:
+    members: dict[str, list[str]] = {}
     items: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
     assigned: Counter[str] = Counter()
     done: Counter[str] = Counter()
     for item in project.items:
-        value = item.meta.get(column, "")
+        value, k = item.meta.get(column, ""), wanted[item.id]
         items[value] += 1
+        members.setdefault(value, []).append(item.id)
+        asked[value] += k
         assigned[value] += min(len(assignment.items.get(item.id, ())), k)
         done[value] += min(validated[item.id], k)
     return tuple(
-        GroupProgress(column, value, count, count * k, assigned[value], done[value])
+        GroupProgress(column, value, count, asked[value], assigned[value], done[value], outcomes.of(members[value]))
         for value, count in sorted(items.items())
     )
 

@@ -3,8 +3,11 @@
 A round import is one ``round`` event (field ``round``, ``new`` the round's canonical JSON; the latest in
 the log's order is in force, "" means none). An assignment is ``assign`` events, one per (item, validator)
 that changes: ``field`` is the annotator, ``new`` the role ("validator"), or "" when the item is taken
-away. Undo records the value that stood before, as for flags, so both are read back the same way: the
-latest event per key wins.
+away. An item's own panel size is an ``assign`` event with an empty ``field`` (no annotator can be named so):
+``new`` the number of validators the item takes, "" back to the round's ``validators_per_item``; a reader
+before panels skipped such events. The lead gives one item to one person by hand with the same ``assign``
+event a draw records. Undo records the value that stood before, as for flags, so both are read back the
+same way: the latest event per key wins.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ ROUND_KIND = "round"
 ASSIGN_KIND = "assign"
 ROUND_FIELD = "round"
 VALIDATOR = "validator"
+PANEL_FIELD = ""  # the field of an ``assign`` event that sets an item's panel size, not an annotator's place
 
 
 def check_round_payload(text: str) -> None:
@@ -71,6 +75,7 @@ class Assignment:
     """Who validates which item: item id → validator names (in name order)."""
 
     items: dict[str, tuple[str, ...]]
+    panels: dict[str, int] = field(default_factory=dict)  # item id -> its own panel size (set by hand)
     _mine: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, annotator: str) -> list[str]:
@@ -92,6 +97,10 @@ class Assignment:
                 found.setdefault(name, []).append(item)
         return found
 
+    def panel(self, item_id: str, default: int) -> int:
+        """How many validators the item takes: its own panel size, else ``default`` (the round's)."""
+        return self.panels.get(item_id, default)
+
     def pairs(self) -> set[tuple[str, str]]:
         return {(item, name) for item, names in self.items.items() for name in names}
 
@@ -102,14 +111,23 @@ class Assignment:
 def assignment_in_force(workspace: Workspace | None) -> Assignment:
     """The assignment the workspace's ``assign`` events leave in force (latest event per item and annotator)."""
     latest: dict[tuple[str, str], str] = {}
+    panels: dict[str, int] = {}
     for event in workspace.events(kinds=[ASSIGN_KIND]) if workspace is not None else []:
-        if event.item_id is not None and event.field:
+        if event.item_id is None:
+            continue
+        if event.field:
             latest[(event.item_id, event.field)] = event.new or ""
+        elif event.field == PANEL_FIELD and (event.new or "").isdecimal() and int(event.new or "0") > 0:
+            panels[event.item_id] = int(event.new or "0")
+        elif event.field == PANEL_FIELD:
+            panels.pop(event.item_id, None)  # "": back to the round's panel
     items: dict[str, list[str]] = {}
     for (item, name), role in latest.items():
         if role:
             items.setdefault(item, []).append(name)
-    return Assignment({item: tuple(sorted(names)) for item, names in sorted(items.items())})
+    return Assignment(
+        {item: tuple(sorted(names)) for item, names in sorted(items.items())}, dict(sorted(panels.items()))
+    )
 
 
 def assignment_part(before: Assignment, after: Assignment, note: str) -> Part | None:
@@ -118,6 +136,23 @@ def assignment_part(before: Assignment, after: Assignment, note: str) -> Part | 
     changes = [Change(item, name, VALIDATOR, "") for item, name in sorted(old - new)]
     changes += [Change(item, name, None, VALIDATOR) for item, name in sorted(new - old)]
     return Part(ASSIGN_KIND, tuple(changes), note) if changes else None
+
+
+def given_part(before: Assignment, item_id: str, name: str) -> Part | None:
+    """The ``assign`` change that gives ``item_id`` to ``name`` by hand (None: it is theirs already)."""
+    if name in before.items.get(item_id, ()):
+        return None
+    return Part(ASSIGN_KIND, (Change(item_id, name, None, VALIDATOR),), f"{item_id} given to {name} by hand")
+
+
+def panel_part(before: Assignment, item_id: str, size: int | None) -> Part | None:
+    """The ``assign`` change that sets ``item_id``'s panel to ``size`` validators (None: back to the round's);
+    None when it already is."""
+    old = before.panels.get(item_id)
+    if old == size:
+        return None
+    change = Change(item_id, PANEL_FIELD, None if old is None else str(old), "" if size is None else str(size))
+    return Part(ASSIGN_KIND, (change,), f"panel of {item_id}: {size if size is not None else 'the round’s'}")
 
 
 def assigned_to(project: Project, annotator: str | None = None) -> frozenset[str]:

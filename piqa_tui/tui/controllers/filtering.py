@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.tui.controllers.host import Background, Host
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
@@ -63,11 +64,19 @@ class FilteringController:
         self._searches = 0  # the newest search: an older one finishing later is dropped
 
     def empty_message(self) -> str:
-        return (
-            f"no items match {self.filters.describe()} — esc clears"
-            if self.filters.active
-            else "the dataset has no items"
-        )
+        """What an empty list says: a work queue left empty by the user's own votes is finished, not a filter
+        that matches nothing."""
+        if not self.filters.active:
+            return "the dataset has no items"
+        if self.filters == Filters(queue="assigned"):
+            if not assigned_to(self.project):
+                return "nothing is assigned to you in this round — esc shows every item"
+            return (
+                "queue assigned finished: every item assigned to you at validation has your vote — esc shows every item"
+            )
+        if self.filters == Filters(queue="unvoted"):
+            return "queue unvoted finished: you voted on every item — esc shows every item"
+        return f"no items match {self.filters.describe()} — esc clears"
 
     def set_filters(self, filters: Filters, keep: int | None = None) -> None:
         """Apply ``filters`` and redraw the list, keeping the cursor on ``keep`` (or the current item)."""

@@ -1,11 +1,11 @@
 """How far the round is (P): a bar per annotator and per group, from ``core.round.progress``.
 
-The figures are ``piqa-tui progress``'s: per annotator assigned / done / remaining, items per hour, median
-seconds per item and the time to finish at that pace; per group (the columns of the round's ``same`` rules)
-the validations done out of those the round asks for; assigned items that left validation (sent back to
-review or draft) are counted apart as held back. A reviewer (``--reviewer``) sees everyone, the groups
-and how many items still need validations; an annotator sees their own line alone, as nothing else of
-other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when another
+The figures are ``piqa-tui progress``'s: per annotator assigned / done / remaining, decided, stuck (to
+adjudicate, with why), items per hour, median seconds per item and the time to finish at that pace; per group
+(the columns of the round's ``same`` rules) the validations done out of those the round asks for, decided and
+stuck; assigned items that left validation (sent back to review or draft) are counted apart as held back. A
+reviewer (``--reviewer``) sees everyone, the groups and how many items still need validations; an annotator
+sees their own line alone, as nothing else of other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when another
 process records something (votes, a stage move), in a worker thread.
 """
 
@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate
-from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
+from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Outcome, Progress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.render.progress import duration, figure
 from piqa_tui.render.safe_text import rich_text
@@ -51,7 +51,7 @@ def measured(session: Session) -> tuple[str, Progress | None]:
     if declared is None:
         return "No round is declared for this dataset: piqa-tui round PATH import ROUND.toml, then assign", None
     by = [c for c in declared.routing.same if c in project.dataset.meta_columns]
-    found = round_progress(project, declared, assignment_in_force(project.workspace), by)
+    found = round_progress(project, declared, assignment_in_force(project.workspace), by, session.ballots.policy)
     k = found.validators_per_item
     title = f"Round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each"
     return title, found
@@ -62,7 +62,7 @@ def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
     held = any(row.held for row in rows)
     table = Table(box=None, pad_edge=False, show_edge=False)
     headings = ("annotator", "", "done / assigned", *(["held back"] if held else []), "remaining")
-    for name in (*headings, "items/h", "median s/item", "to finish"):
+    for name in (*headings, "decided", "stuck", "items/h", "median s/item", "to finish"):
         table.add_column(rich_text(name), justify="left" if name in ("annotator", "") else "right", no_wrap=True)
     for row in rows:
         table.add_row(
@@ -71,6 +71,8 @@ def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
             f"{row.done:d} / {row.assigned:d}",
             *([f"{row.held:d}"] if held else []),
             f"{row.remaining:d}",
+            f"{row.outcome.decided:d}",
+            f"{row.outcome.to_adjudicate:d}",
             figure(row.pace.items_per_hour),
             figure(row.pace.median_seconds, 0),
             duration(row.pace.seconds_for(row.remaining)),
@@ -81,7 +83,7 @@ def annotator_table(rows: tuple[AnnotatorProgress, ...]) -> Table:
 def group_table(column: str, groups: tuple[GroupProgress, ...]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, title_justify="left")
     table.add_column(rich_text(column, one_line=True), no_wrap=True)
-    for name in ("", "validated / wanted", "coverage", "items"):
+    for name in ("", "validated / wanted", "coverage", "items", "decided", "stuck"):
         table.add_column(rich_text(name), justify="left" if not name else "right", no_wrap=True)
     for group in groups:
         share = "—" if group.coverage is None else f"{group.coverage:.0%}"
@@ -91,8 +93,15 @@ def group_table(column: str, groups: tuple[GroupProgress, ...]) -> Table:
             f"{group.validated:d} / {group.wanted:d}",
             share,
             f"{group.items:d}",
+            f"{group.outcome.decided:d}",
+            rich_text(_stuck(group.outcome), one_line=True),
         )
     return table
+
+
+def _stuck(outcome: Outcome) -> str:
+    """``3 (2 split, 1 under-staffed)``: how many items need the lead, and why."""
+    return f"{outcome.to_adjudicate:d}" + (f" ({outcome.stuck_text()})" if outcome.to_adjudicate else "")
 
 
 def progress_view(session: Session, found: Progress) -> RenderableType:
@@ -104,12 +113,17 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
         return Group(
             annotator_table(mine),
             *_own_held(mine[0]),
+            *(
+                [rich_text(f"Stuck, to adjudicate by the lead: {mine[0].outcome.stuck_text()}")]
+                if mine[0].outcome.to_adjudicate
+                else []
+            ),
             Text(""),
             Text("Reviewers (--reviewer) see everyone's progress."),
         )
     needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
     parts: list[RenderableType] = [Text("Annotators", style="bold"), annotator_table(found.annotators)]
-    parts += [rich_text(line) for line in (found.held_line(),) if line]
+    parts += [rich_text(line) for line in (found.held_line(), found.stuck_line()) if line]
     parts += [Text(""), rich_text(f"Items by validations still needed — {needs}")]
     parts += [rich_text(line) for line in (found.held_items_line(),) if line]
     if stuck := to_adjudicate(session.project, session.ballots.policy):  # core's answer, as A lists them
