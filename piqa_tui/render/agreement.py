@@ -421,10 +421,16 @@ def fits(console: Console, options: ConsoleOptions, table: Table) -> bool:
     return Measurement.get(console, unbounded, table).minimum <= options.max_width
 
 
+def _title(text: str) -> Text:
+    """A table's title as Rich styles a plain one, made safe."""
+    return rich_text(text, "table.title", one_line=True)
+
+
 def rich_table(
-    title: str | Text, header: list[str], rows: Sequence[tuple[str, ...]], *, kappa_columns: bool = False
+    title: Text, header: list[str], rows: Sequence[tuple[str, ...]], *, kappa_columns: bool = False
 ) -> Table:
-    """A table whose first column (names, groups: data) is shown as text, and the others right-aligned figures."""
+    """A table whose first column (names, groups: data) is shown as text, and the others right-aligned figures;
+    ``title`` is a ``Text`` its caller made with ``rich_text`` (safe from markup and control characters)."""
     table = Table(title=title)
     for j, col in enumerate(header):
         table.add_column(
@@ -452,18 +458,18 @@ class ReportTables:
         yield summary
         narrow = False
         if report.annotators:
-            per = rich_table("Annotators", annotator_header(report), annotator_rows(report), kappa_columns=True)
+            per = rich_table(_title("Annotators"), annotator_header(report), annotator_rows(report), kappa_columns=True)
             if report.pairs is None and not fits(console, options, per):
                 narrow = True  # the κ columns move to the table of pairs below
                 per = rich_table(
-                    "Annotators", annotator_header(report, kappas=False), annotator_rows(report, kappas=False)
+                    _title("Annotators"), annotator_header(report, kappas=False), annotator_rows(report, kappas=False)
                 )
             yield per
             yield rich_text(ANNOTATOR_COLUMNS_NOTE, "dim")
         if summarised := pair_summary_lines(report):
             yield Group(*(rich_text(line, "" if n == 0 else "dim") for n, line in enumerate(summarised)))
         if pairs := pair_rows(report, without_intervals=narrow):
-            yield rich_table("Cohen's κ per pair", pair_header(report), pairs)
+            yield rich_table(_title("Cohen's κ per pair"), pair_header(report), pairs)
         if method := method_line(report):
             yield rich_text(method, "dim")
         if lines := notes(report):
@@ -480,8 +486,8 @@ class BreakdownTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         breakdown = self.breakdown
         # Rich styles a title given as str itself; given as Text (safe from markup), it takes the style from it.
-        title = rich_text(f"Agreement by {breakdown.column}", "table.title", one_line=True)
-        table = Table(title=title)
+        heading = f"Agreement by {breakdown.column}"  # the column's name is data
+        table = Table(title=rich_text(heading, "table.title", one_line=True))
         for j, col in enumerate(breakdown_header(breakdown)):
             table.add_column(rich_text(col, one_line=True), justify="left" if j == 0 else "right")
         for row in breakdown_rows(breakdown):
@@ -489,7 +495,7 @@ class BreakdownTable:
         if fits(console, options, table):
             yield table  # group names are data: shown as text, never as markup
         else:
-            yield from narrow_breakdown(breakdown, title)
+            yield from narrow_breakdown(breakdown, _title(heading))
         yield rich_text(breakdown_method(breakdown), "dim")
 
 

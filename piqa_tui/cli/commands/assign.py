@@ -40,7 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="draw and say what would change, recording nothing")
     parser.add_argument("--item", metavar="ID", help="one item, given by hand (--to) or given a panel size (--panel)")
-    parser.add_argument("--to", metavar="NAME", help="with --item: give the item to this validator of the round")
+    parser.add_argument(
+        "--to", dest="validator", metavar="NAME", help="with --item: give the item to this validator of the round"
+    )
     parser.add_argument("--panel", type=int, metavar="N", help="with --item: the item takes N validators")
 
 
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         )
     check_columns(declared, project.dataset.meta_columns, "the round in force")
     before = assignment_in_force(project.workspace)
-    if args.item is not None or args.to is not None or args.panel is not None:
+    if args.item is not None or args.validator is not None or args.panel is not None:
         return _by_hand(args, project, declared, before)
     found = draw(
         declared,
@@ -137,13 +139,13 @@ def _report(declared: Round, found: Draw, part: Part | None, top_up: bool, dry_r
 
 def _by_hand(args: argparse.Namespace, project: Project, declared: Round, before: Assignment) -> int:
     """``--item ID --to NAME`` and ``--item ID --panel N``: one item, changed by the lead, as one action."""
-    if args.item is None or (args.to is None) == (args.panel is None) or args.top_up or args.seed is not None:
+    if args.item is None or (args.validator is None) == (args.panel is None) or args.top_up or args.seed is not None:
         raise RoundError("give --item ID with one of --to NAME or --panel N (and neither --seed nor --top-up)")
     if args.item not in project.index:
         raise RoundError(f"--item {args.item}: no item with that id in {project.dataset.path}")
-    if args.to is not None:
-        _check_validator(declared, args.to)
-        part = given_part(before, args.item, args.to)
+    if args.validator is not None:
+        _check_validator(declared, args.validator)
+        part = given_part(before, args.item, args.validator)
     else:
         if not 1 <= args.panel <= len(declared.validators):
             raise RoundError(
@@ -152,7 +154,7 @@ def _by_hand(args: argparse.Namespace, project: Project, declared: Round, before
         part = panel_part(before, args.item, None if args.panel == declared.validators_per_item else args.panel)
     if part is not None and not args.dry_run:
         project.record([part])
-    names = sorted({*before.items.get(args.item, ()), *([args.to] if args.to is not None else [])})
+    names = sorted({*before.items.get(args.item, ()), *([args.validator] if args.validator is not None else [])})
     panel = args.panel if args.panel is not None else before.panel(args.item, declared.validators_per_item)
     done = "nothing changed" if part is None else ("none recorded (--dry-run)" if args.dry_run else "recorded")
     if args.json:

@@ -58,7 +58,9 @@ def keep_ids(project: Project, mapping: dict[str, str]) -> None:
     """Record ``mapping`` with the ones kept before, so later releases give the same ids."""
     if project.workspace is not None and mapping:
         merged = kept_ids(project) | mapping
-        project.workspace.set_meta({RELEASE_IDS_KEY: json.dumps(merged, sort_keys=True, ensure_ascii=False)})
+        project.workspace.set_meta(
+            {RELEASE_IDS_KEY: json.dumps(merged, sort_keys=True, ensure_ascii=False, allow_nan=False)}
+        )
 
 
 def _scheme(ids: Iterable[str]) -> tuple[str, int]:

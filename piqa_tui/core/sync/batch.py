@@ -126,7 +126,7 @@ def write_batch(folder: Path, data: bytes, name: str) -> Path:
 
 
 def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _front_coded(values: Iterable[str]) -> dict[str, list]:

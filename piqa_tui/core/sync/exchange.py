@@ -186,7 +186,7 @@ def _machine(ws: Workspace) -> str:
     if isinstance(stored, dict) and stored.get("file") == identity and isinstance(stored.get("id"), str):
         return str(stored["id"])
     machine = secrets.token_hex(8)
-    ws.set_meta({MACHINE_KEY: json.dumps({"id": machine, "file": identity})})
+    ws.set_meta({MACHINE_KEY: json.dumps({"id": machine, "file": identity}, allow_nan=False)})
     return machine
 
 
@@ -204,7 +204,10 @@ def _shared(conn: sqlite3.Connection) -> int:
 
 
 def _set(conn: sqlite3.Connection, key: str, value: object) -> None:
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+        (key, json.dumps(value, sort_keys=True, allow_nan=False)),
+    )
 
 
 def _adopt(ws: Workspace, mine: Path, where: str, report: SyncReport) -> None:
@@ -416,4 +419,4 @@ def _remember(ws: Workspace, report: SyncReport) -> None:
         "received": dict(sorted(report.received.items())),
         "waiting": report.waiting,
     }
-    ws.set_meta({LAST_KEY: json.dumps(summary, sort_keys=True)})
+    ws.set_meta({LAST_KEY: json.dumps(summary, sort_keys=True, allow_nan=False)})

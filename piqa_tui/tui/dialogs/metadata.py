@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from piqa_tui.core.text.bidi import BidiText
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.dialogs.prompts import DIALOG_CSS, DataText, drawn_title
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
@@ -57,7 +58,8 @@ class MetadataDialog(ModalScreen[str | None]):
         with Vertical() as box:
             box.border_title = drawn_title(self, DataText(f"{self.column} of {self.item_id}"))
             held = f"the values {self.column} holds: tab to choose one" if self.offered else "no item holds one yet"
-            yield Static(f"{held}; enter keeps what is typed (empty: none)", classes="dialog-help", markup=False)
+            help_line = rich_text(f"{held}; enter keeps what is typed (empty: none)", one_line=True)  # a column's name
+            yield Static(help_line, classes="dialog-help", markup=False)
             yield FieldEditor(self.value, field=self.column, placeholder="type, then enter (esc cancels)")
             yield OptionList()
 
