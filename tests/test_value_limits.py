@@ -63,7 +63,7 @@ def test_an_answers_row_over_the_bound_is_rejected_and_the_others_recorded(proje
         f"ta-002\tamina\twhy\t{OVER}\t2026-01-01T00:00:01.000000Z\n",
         encoding="utf-8",
     )
-    found = import_answers(project, path, lambda question, answer: answer)
+    found = import_answers(project, path, lambda annotator, question, answer: answer)
     assert found.new == 1 and len(found.bad) == 1
     line, reason = found.bad[0]
     assert line == 3 and reason.startswith("the answer is ") and f"{MAX_VALUE_BYTES:,}" in reason
