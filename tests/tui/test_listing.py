@@ -147,6 +147,10 @@ def test_fields_and_label_text() -> None:
         "solution2",
         "label",
         "note",
+        "meta:country",  # tab reaches every metadata column after the note (issue 37: metadata is editable)
+        "meta:region",
+        "meta:topic",
+        "meta:subtopic",
     ]
     assert label_text(msa, item) == "1 (option_a)"
     assert label_text(msa, item.with_changes(label=None)) == "none"
