@@ -7,23 +7,13 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from piqa_tui.core.round.metadata import column_values
 from piqa_tui.core.workspace.project import Project
+from tests.test_merge import DATA, WS, cli
 
 from .conftest import copy_sample
-
-DATA = "darija-algerian.tsv"
-WS = DATA + ".piqa.sqlite"
-
-
-def cli(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", *args], capture_output=True, text=True)
-    assert "Traceback" not in done.stderr and done.returncode == code, done.stderr + done.stdout
-    return done
 
 
 def test_the_core_records_a_metadata_edit_that_undoes(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.metadata import MetadataError, metadata_part, parse_settings
 from piqa_tui.core.text.terminal_safe import shortened
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.render.id_list import name_some
+from piqa_tui.render.id_list import batch_line
 
 SHOWN_VALUE = 60  # characters of a value the line shows
 
@@ -68,10 +68,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"no item matches; nothing {verb}")
         return OK
     there = len(ids) - len(changed)
-    already = f" ({there} held {'it' if len(values) == 1 else 'them'} already)" if there else ""
-    listed = f": {name_some(changed)}" if changed else ""
+    already = f"{there} held {'it' if len(values) == 1 else 'them'} already" if there else ""
     setting = ", ".join(f"{column}={shortened(value, SHOWN_VALUE)}" for column, value in values.items())
-    say(f"{verb} {len(changed)} of {len(ids)} item{'s' * (len(ids) != 1)} to {setting}{already}{listed}")
+    say(batch_line(verb, changed, len(ids), setting, already))
     if args.dry_run:
         say("--dry-run recorded nothing; run it again without --dry-run to change them")
     elif changed:

@@ -25,7 +25,7 @@ from piqa_tui.core.round.stages import (
     stage_part,
 )
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.render.id_list import name_some
+from piqa_tui.render.id_list import batch_line, name_some
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -141,9 +141,8 @@ def _move(project: Project, args: argparse.Namespace) -> int:
         say(f"no item {_filters(args)}; nothing {verb}")
         return OK
     there = len(ids) - len(moving)
-    already = f" ({there} {'was' if there == 1 else 'were'} there already)" if there else ""
-    listed = f": {name_some(moving)}" if moving else ""
-    say(f"{verb} {len(moving)} of {len(ids)} item{'s' * (len(ids) != 1)} to {stage}{already}{listed}")
+    already = f"{there} {'was' if there == 1 else 'were'} there already" if there else ""
+    say(batch_line(verb, moving, len(ids), stage, already))
     if args.dry_run:
         say("--dry-run recorded nothing; run it again without --dry-run to move them")
     return OK
