@@ -31,6 +31,7 @@ import pytest
 from piqa_tui.core.sync import batch as batch_format
 from piqa_tui.core.sync.batch import Header, encode
 from piqa_tui.core.sync.exchange import BATCHES, STOP_ENV
+from piqa_tui.core.sync.machine import MACHINE_KEY, place_of
 from piqa_tui.core.workspace.project import Project
 from tests.test_rounds import ARAB, culture_copy, doc_round, imported
 from tests.test_team_exchange import LEAD, TEAM, outputs, run, work
@@ -89,11 +90,13 @@ def events(dataset: Path) -> list[tuple]:
 
 
 def machine_of(dataset: Path) -> str:
+    """The machine id the dataset's workspace syncs under in its place (``core/sync/machine.py``)."""
     conn = sqlite3.connect(f"{dataset}.piqa.sqlite")
     try:
-        return json.loads(conn.execute("SELECT value FROM meta WHERE key = 'sync_machine'").fetchone()[0])["id"]
+        record = json.loads(conn.execute("SELECT value FROM meta WHERE key = ?", (MACHINE_KEY,)).fetchone()[0])
     finally:
         conn.close()
+    return str(record["places"][place_of(Path(f"{dataset}.piqa.sqlite"))])
 
 
 def offline(dataset: Path, remote: Path | None) -> None:
@@ -386,6 +389,26 @@ def test_a_copied_workspace_shares_under_a_machine_id_of_its_own(tmp_path: Path)
     assert events(machines["b"]) == events(machines["c"])
     rules = (machines["a"].parent / ".gitattributes").read_text(encoding="utf-8")
     assert ".piqa/** binary -filter" in rules.splitlines()
+
+
+def test_the_machine_id_stays_with_the_workspace_in_its_place_whatever_its_inode(tmp_path: Path) -> None:
+    """The id is no inode's: a workspace rewritten in place (a restore, an NFS or FUSE mount giving new inode
+    numbers) keeps it; the same file moved to another clone draws its own."""
+    remote, machines = team(tmp_path)
+    before = machine_of(machines["b"])
+    workspace = Path(f"{machines['b']}.piqa.sqlite")
+    shutil.copy(workspace, tmp_path / "copy.sqlite")
+    inode = workspace.stat().st_ino
+    os.replace(tmp_path / "copy.sqlite", workspace)  # the same bytes in the same place, another inode
+    assert workspace.stat().st_ino != inode
+    assert sync_json(machines["b"])["machine"] == before
+    moved = tmp_path / "moved"
+    shutil.move(machines["b"].parent, moved)  # the clone moved: a new place, a new id, and nothing is lost
+    report = sync_json(moved / DATA)
+    assert report["machine"] != before and report["pushed"]
+    sync_json(machines["a"])
+    assert sync_json(moved / DATA)["received"] == {}  # what the old id shared counts once
+    assert events(moved / DATA) == events(machines["a"])
 
 
 # ------------------------------------------------------------------ over ssh

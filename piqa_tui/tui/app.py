@@ -226,6 +226,7 @@ class PiqaApp(App[None]):
     def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
         """Exit, and from now on ignore input and opened datasets: nothing may mount while the screens close."""
         self.exiting = True
+        self.syncs.stop()  # a sync waiting on the network ends now: quitting never waits for git's time limits
         super().exit(result, return_code, message)
 
     def _failed(self, message: str) -> None:

@@ -12,7 +12,7 @@ does it, so a kill at any step leaves workspace and repository consistent and th
 ``sync_shared`` (the last local sequence number a batch covers; a batch file the meta does not know yet, written
 before a kill, is adopted from its name), ``sync_received`` (ranges of sequence numbers above it that batches
 brought: never shared again), ``sync_applied`` (each machine's batches applied). The machine's id is drawn once
-per workspace file (``sync_machine``, with the file's device and inode: a copied workspace draws its own).
+per workspace file and place (``machine``: a copied workspace draws its own).
 
 Test hook: ``PIQA_TUI_SYNC_STOP_AFTER=batch|commit|fetch|merge|apply`` ends the process at once (``os._exit``)
 after that step, as a kill would (tests/test_sync.py).
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,13 +43,13 @@ from piqa_tui.core.sync.batch import (
 )
 from piqa_tui.core.sync.gate import SETTINGS, Refused
 from piqa_tui.core.sync.git import GitError, Repository, Unreachable, open_repository
+from piqa_tui.core.sync.machine import machine_id
 from piqa_tui.core.sync.merge import merge_rows
 from piqa_tui.core.workspace.log import Workspace, default_location, now
 from piqa_tui.core.workspace.outputs import check_workspace_path
 
 BATCHES = Path(".piqa") / "batches"
-MACHINE_KEY, SHARED_KEY, RECEIVED_KEY, APPLIED_KEY, LAST_KEY = (
-    "sync_machine",
+SHARED_KEY, RECEIVED_KEY, APPLIED_KEY, LAST_KEY = (
     "sync_shared",
     "sync_received",
     "sync_applied",
@@ -100,11 +100,12 @@ class SyncReport:
         }
 
 
-def sync(dataset: Path, workspace: Path | None = None) -> SyncReport:
+def sync(dataset: Path, workspace: Path | None = None, stop: threading.Event | None = None) -> SyncReport:
     """Share, fetch, apply and push (see the module's docstring). ``GitError`` (one line, nothing local lost) for
-    a repository that is not ready; an unreachable remote is no error: the report says what waits."""
+    a repository that is not ready; an unreachable remote is no error: the report says what waits. ``stop``: set,
+    a fetch or push under way ends at once and the sync with ``Stopped`` (what it committed stays)."""
     source = read_source(dataset)
-    repo = open_repository(source.path.resolve().parent)
+    repo = open_repository(source.path.resolve().parent, stop)
     try:
         where = source.path.resolve().relative_to(repo.root.resolve()).as_posix()
     except ValueError:
@@ -123,7 +124,7 @@ def sync(dataset: Path, workspace: Path | None = None) -> SyncReport:
 
 
 def _sync(ws: Workspace, repo: Repository, where: str) -> SyncReport:
-    machine = _machine(ws)
+    machine = machine_id(ws)
     root = repo.root / BATCHES / where
     report = SyncReport(repo.root, machine, remote=repo.remote())
     _adopt(ws, root / machine, where, report)
@@ -174,20 +175,6 @@ def _stop(step: str) -> None:
 
 
 # ------------------------------------------------------------------ this machine
-
-
-def _machine(ws: Workspace) -> str:
-    """This workspace file's machine id: drawn once, and again for a copy (another device or inode)."""
-    identity = list(os.stat(ws.path)[1:3][::-1])  # (device, inode)
-    try:
-        stored = json.loads(ws.get_meta(MACHINE_KEY) or "{}")
-    except ValueError:
-        stored = {}
-    if isinstance(stored, dict) and stored.get("file") == identity and isinstance(stored.get("id"), str):
-        return str(stored["id"])
-    machine = secrets.token_hex(8)
-    ws.set_meta({MACHINE_KEY: json.dumps({"id": machine, "file": identity}, allow_nan=False)})
-    return machine
 
 
 def _meta_json(conn: sqlite3.Connection, key: str, default: object) -> object:

@@ -11,7 +11,10 @@ file (a merge that fails is aborted back to the commit it started from).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +23,7 @@ from piqa_tui.core.errors import PiqaError
 
 LOCAL_SECONDS = 60.0  # a git command that touches only this disk
 NETWORK_SECONDS = 180.0  # fetch and push
+STOP_POLL_SECONDS = 0.1  # how often a git command that may be stopped looks at its stop signal
 IGNORE_RULE = "*.piqa.sqlite*"  # the workspace, its -wal, -shm and backups: never committed
 ATTRIBUTES_RULE = ".piqa/** binary -filter"
 _OFFLINE = (
@@ -53,15 +57,24 @@ class Unreachable(GitError):
     """The remote did not answer (offline, wrong address, refused credentials): the work waits, committed."""
 
 
+class Stopped(GitError):
+    """The sync was stopped from outside (the app is closing): git was ended, what was committed stays."""
+
+
 @dataclass(frozen=True)
 class Repository:
     """A git work tree and the branch it is on."""
 
     root: Path
     branch: str
+    stop: threading.Event | None = None  # set: a fetch or push under way ends at once (``Stopped``)
 
-    def git(self, *args: str, seconds: float = LOCAL_SECONDS, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return run_git(self.root, args, seconds, check)
+    def git(self, *args: str, network: bool = False, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """A git command; one that talks to the remote (``network``) has longer and ends when ``stop`` is set (one
+        on this disk alone always finishes: ending it could leave git's locks behind)."""
+        if network:
+            return run_git(self.root, args, NETWORK_SECONDS, check, self.stop)
+        return run_git(self.root, args, LOCAL_SECONDS, check)
 
     def remote(self) -> str | None:
         """The branch's remote (``branch.NAME.remote``), else ``origin`` when there is one, else None."""
@@ -103,7 +116,7 @@ class Repository:
         return True
 
     def fetch(self, remote: str) -> None:
-        self.git("fetch", "--quiet", "--no-tags", remote, seconds=NETWORK_SECONDS)
+        self.git("fetch", "--quiet", "--no-tags", remote, network=True)
 
     def merge_in(self, ref: str) -> None:
         """Merge ``ref`` into the branch; on any failure the merge is aborted (the branch as it was) and one line
@@ -126,7 +139,7 @@ class Repository:
     def push(self, remote: str) -> bool:
         """Push the branch; False when the remote has commits this one lacks (someone pushed first)."""
         done = self.git(
-            "push", "--quiet", remote, f"HEAD:refs/heads/{self.branch}", seconds=NETWORK_SECONDS, check=False
+            "push", "--quiet", remote, f"HEAD:refs/heads/{self.branch}", network=True, check=False
         )
         if done.returncode == 0:
             return True
@@ -157,9 +170,10 @@ class Repository:
         return sorted(here - there)
 
 
-def open_repository(folder: Path) -> Repository:
+def open_repository(folder: Path, stop: threading.Event | None = None) -> Repository:
     """The repository holding ``folder``, checked to be ready for a sync: on a branch, no merge, rebase, cherry-pick
-    or revert under way. ``GitError`` saying what to do otherwise."""
+    or revert under way. ``GitError`` saying what to do otherwise. ``stop``: set, it ends the repository's git
+    commands (the app closing while a sync waits on the network)."""
     found = run_git(folder, ("rev-parse", "--show-toplevel"), LOCAL_SECONDS, check=False)
     if found.returncode != 0:
         raise GitError(
@@ -181,35 +195,65 @@ def open_repository(folder: Path) -> Repository:
             f"{root} is on no branch (a detached HEAD): go back to the team's branch (git switch main), "
             "then sync again; nothing was synced"
         )
-    return Repository(root, branch.stdout.strip())
+    return Repository(root, branch.stdout.strip(), stop)
 
 
-def run_git(root: Path, args: Sequence[str], seconds: float, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """``git -C root args``: no shell, no prompt, a time limit; with ``check`` a failure is one ``GitError``."""
+def run_git(
+    root: Path, args: Sequence[str], seconds: float, check: bool = True, stop: threading.Event | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``git -C root args``: no shell, no prompt, a time limit, and ended when ``stop`` is set; with ``check`` a
+    failure is one ``GitError``. git runs in a process group of its own, so ending it ends what it started too (an
+    ssh waiting on the network, which would otherwise hold git's output open)."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     if "GIT_SSH_COMMAND" not in env and "GIT_SSH" not in env:
         env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o ConnectTimeout=30"
+    argv = ["git", "-C", os.fspath(root), *args]
     try:
-        done = subprocess.run(
-            ["git", "-C", os.fspath(root), *args],
-            capture_output=True,
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             errors="replace",
-            stdin=subprocess.DEVNULL,
             env=env,
-            timeout=seconds,
-            check=False,
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise GitError(
             "the git command is not installed: install git (apt install git, brew install git, git-scm.com), "
             "then sync again; nothing was synced"
         ) from None
-    except subprocess.TimeoutExpired:
-        raise Unreachable(f"{root}: git {args[0]} took over {seconds:g} s and was stopped") from None
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            out, err = process.communicate(timeout=max(0.0, min(left, STOP_POLL_SECONDS) if stop else left))
+            break
+        except subprocess.TimeoutExpired:
+            stopped = stop is not None and stop.is_set()
+            if not stopped and time.monotonic() < deadline:
+                continue
+            _end(process)
+            if stopped:
+                raise Stopped(
+                    f"{root}: the sync was stopped (git {args[0]} ended); what it committed stays, the next sync "
+                    "finishes it"
+                ) from None
+            raise Unreachable(f"{root}: git {args[0]} took over {seconds:g} s and was stopped") from None
+    done = subprocess.CompletedProcess(argv, process.returncode, out, err)
     if check and done.returncode != 0:
         raise failure(root, args, done)
     return done
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    """End git and every process of its group (an ssh it started), then collect it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+    process.communicate()
 
 
 def failure(root: Path, args: Sequence[str], done: subprocess.CompletedProcess[str]) -> GitError:

@@ -6,12 +6,15 @@ them the way it applies another process's (``project.refresh`` and ``OthersChang
 conflicts queue and blind annotators see others' votes only once they have voted. The result is one toast (what
 went out, what came in by kind, the conflicts, what waits to be pushed); a repository that is not ready is one
 line. The timer's sync is skipped while one runs or a write waits, and speaks only when something came in or
-went wrong (the same failure once, not every few minutes).
+went wrong (the same failure once, not every few minutes). When the app closes, a sync waiting on the network is
+stopped (``stop``): its fetch or push ends at once, so quitting never waits for git's time limits; what it
+committed stays, and the next sync finishes the job.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Protocol
 
@@ -49,10 +52,15 @@ class SyncController:
         self.host = host
         self.runs = BackgroundRuns(lambda work: host.launch(work, group="sync", exclusive=False), host.deliver)
         self.timer_error = ""  # the timer's last failure, said once (not again every few minutes)
+        self._closing = threading.Event()  # set when the app closes: the sync under way stops
 
     @property
     def running(self) -> bool:
         return self.runs.running
+
+    def stop(self) -> None:
+        """The app closes: end the sync under way at its next wait on the network; start no other."""
+        self._closing.set()
 
     def opened(self, session: Session) -> None:
         """A session opened: the header shows its workspace's last sync."""
@@ -65,6 +73,8 @@ class SyncController:
     def start(self, session: Session, *, timer: bool = False) -> None:
         """Sync ``session``'s dataset with its repository's remote. ``timer``: the periodic sync, which is skipped
         while one runs or a write waits, and is quiet when nothing came in."""
+        if self._closing.is_set():
+            return
         if self.runs.running:
             if not timer:
                 self.host.notify("a sync is already running", timeout=3)
@@ -84,7 +94,7 @@ class SyncController:
     def _sync(self, run: Run, session: Session, dataset: Path, where: Path, timer: bool) -> None:
         """In a worker thread: one sync, its report or its one-line error back on the UI thread."""
         try:
-            report = sync(dataset, where)
+            report = sync(dataset, where, self._closing)
         except (PiqaError, OSError, sqlite3.DatabaseError) as exc:
             run.report(self._ended, run, session, None, str(exc), timer)
             return
