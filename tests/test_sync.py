@@ -31,6 +31,7 @@ import pytest
 from piqa_tui.core.sync import batch as batch_format
 from piqa_tui.core.sync.batch import Header, encode
 from piqa_tui.core.sync.exchange import BATCHES, STOP_ENV
+from piqa_tui.core.sync.git import commit_saved
 from piqa_tui.core.sync.machine import MACHINE_KEY, place_of
 from piqa_tui.core.workspace.project import Project
 from tests.test_rounds import ARAB, culture_copy, doc_round, imported
@@ -224,6 +225,96 @@ def test_a_newer_dataset_file_from_the_lead_does_not_block_sync(tmp_path: Path) 
     got = sync_json(machines["a"])
     assert got["received"] == {"vote": 1} and got["items_not_here"] == [last]
     assert "1 items the received work names are not in this dataset file" in run("sync", machines["c"])
+
+
+@pytest.mark.parametrize("order", ["bc", "cb"])
+def test_the_leads_saved_dataset_travels_and_a_clone_on_the_old_version_syncs_forward(
+    tmp_path: Path, order: str
+) -> None:
+    """The lead edits a solution and saves: the save commits the dataset file, the sync pushes it. Karim, still on
+    the old version, votes on the old text and syncs without --force: git takes the new file beside his workspace
+    (nothing to commit or set aside), his vote is kept and said to be stale, and every clone ends with one state."""
+    remote, machines = team(tmp_path)
+    lead = Project.open(machines["a"], annotator="hala")
+    target, other = lead.items[3].id, lead.items[4].id
+    old_text = lead.items[3].solutions[0]
+    lead.edit(target, {"solution0": "نص جديد كتبته المشرفة."})
+    said = commit_saved(lead.save(), "save")
+    lead.workspace.close()  # type: ignore[union-attr]
+    assert said is not None and said.startswith(f"committed {DATA} (") and "the next piqa-tui sync shares it" in said
+    assert git(machines["a"].parent, "log", "-1", "--format=%s") == f"piqa-tui save: {DATA}\n"
+    assert sync_json(machines["a"])["pushed"]
+    for name, who, item in (("b", "karim", target), ("c", "mona", other)):  # both on the old file
+        project = Project.open(machines[name], annotator=who)
+        assert project.items[3].solutions[0] == old_text
+        project.vote(item, "0")
+        project.workspace.close()  # type: ignore[union-attr]
+    for name in order:
+        text = run("sync", machines[name])
+        assert text.startswith("exit 0") and "is now the version the team committed" in text, text
+        if name == "b":
+            assert f"1 votes were cast on solution texts changed since ({target} (karim))" in text, text
+        assert git(machines[name].parent, "status", "--porcelain") == ""  # the new file beside the workspace
+        assert "changed since this workspace last saw it" not in run("agree", machines[name], "--json")
+    got = sync_json(machines["a"])
+    assert got["received"] == {"vote": 2} and got["stale_votes"] == 1  # said on the lead's machine too
+    for name in ("b", "c", "a", "b", "c"):
+        sync_json(machines[name])
+    assert events(machines["a"]) == events(machines["b"]) == events(machines["c"])
+    assert [row for row in events(machines["a"]) if row[3] == "karim" and row[5] == target]  # kept, not dropped
+    found = {name: outputs(machines[name], tmp_path) for name in machines}
+    for what in found["a"]:
+        assert found["a"][what] == found["b"][what] == found["c"][what], f"{what} differs between clones"
+
+
+def test_a_newcomers_clone_opens_with_everyones_work_before_any_sync(tmp_path: Path) -> None:
+    """``git clone`` and any command (here the real CLI, a process of its own): the team's batches in the clone are
+    applied on opening, through the gate and merge a sync uses, said in one line; nothing to commit after."""
+    remote, machines = team(tmp_path)
+    rng = random.Random(7)
+    for name, who in TEAM.items():
+        project = Project.open(machines[name], annotator=who)
+        work(project, rng, 8)
+        project.workspace.close()  # type: ignore[union-attr]
+    for name in ("a", "b", "c", "a", "b"):
+        sync_json(machines[name])
+    newcomer = tmp_path / "d"
+    subprocess.run(["git", "clone", "--quiet", str(remote), str(newcomer)], check=True)
+    dataset = newcomer / DATA
+    assert not Path(f"{dataset}.piqa.sqlite").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "agree", str(dataset), "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    notes = [
+        line for line in done.stderr.splitlines() if "batches of the team's work already in the repository" in line
+    ]
+    assert len(notes) == 1 and notes[0].startswith("piqa-tui: warning: applied "), done.stderr
+    assert "applied" not in run("progress", dataset, "--json", codes=(0, 2))  # said once: nothing new since
+    assert events(dataset) == events(machines["b"])
+    found, theirs = outputs(dataset, tmp_path), outputs(machines["b"], tmp_path)
+    for what in theirs:
+        assert found[what] == theirs[what], f"{what} differs on the newcomer's clone"
+    assert git(newcomer, "status", "--porcelain") == ""  # the workspace is ignored, never committed
+    first = sync_json(dataset)
+    assert first["sent"] == 0 and first["received"] == {} and first["pushed"]  # nothing of theirs travels back
+
+
+def test_a_workspace_committed_by_hand_is_refused_in_one_line(tmp_path: Path) -> None:
+    remote, machines = team(tmp_path)
+    folder = machines["b"].parent
+    git(folder, "add", "-f", f"{DATA}.piqa.sqlite")
+    git(folder, "commit", "--quiet", "-m", "oops")
+    said = run("sync", machines["b"], codes=(2,))
+    assert f"the workspace {DATA}.piqa.sqlite is committed to the repository" in said and said.count("\n") == 2
+    assert f"git rm --cached {DATA}.piqa.sqlite && git commit" in said
+    git(folder, "rm", "--quiet", "--cached", f"{DATA}.piqa.sqlite")
+    git(folder, "commit", "--quiet", "-m", "out again")
+    assert sync_json(machines["b"])["pushed"] and Path(f"{machines['b']}.piqa.sqlite").is_file()
 
 
 # ------------------------------------------------------------------ hostile batches

@@ -259,6 +259,8 @@ class PiqaApp(App[None]):
             self.notify(session.project.file_changed, severity="warning", timeout=15)
         if session.notice:
             self.notify(session.notice, severity="warning", timeout=15)
+        for line in session.arrived:  # the team's batches a fresh clone held, applied on opening
+            self.notify(line, severity="warning" if "refused" in line or "not applied" in line else "information")
         self.call_after_refresh(self._ask_label_base, session, keep_id if start is not None else None)
         if first:
             self.set_interval(POLL_SECONDS, self.poll)

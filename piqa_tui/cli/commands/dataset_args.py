@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from piqa_tui.core import strict_json
 from piqa_tui.core.dataset.layout import parse_mapping
@@ -29,11 +30,16 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, json_output: bool 
 
 
 def open_project(args: argparse.Namespace, *, create: bool = False) -> Project:
-    """The project named by ``args``; read-only commands pass ``create=False`` and make no workspace."""
+    """The project named by ``args``; read-only commands pass ``create=False`` and make no workspace, unless the
+    dataset's git repository holds team's work the workspace lacks (a fresh clone): that is applied first, as the
+    TUI does on opening (``core.sync.exchange.catch_up``), so every command sees everyone's work."""
+    from piqa_tui.core.sync.exchange import catch_up
     from piqa_tui.settings.config import load_config
 
     mapping = parse_mapping(args.mapping) if getattr(args, "mapping", None) else None
     annotator = getattr(args, "annotator", None) or load_config().annotator
+    for line in catch_up(Path(args.path), Path(args.workspace) if args.workspace else None):
+        warn(line)
     with gc_paused():
         project = Project.open(args.path, mapping=mapping, workspace=args.workspace, annotator=annotator, create=create)
         settle()  # a command's collections then skip what it loaded: 0.18 s of passes over 100,000 items, none freed

@@ -2,7 +2,8 @@
 
 Says what went out, what came in (votes, edits, other events, the conflicts the team now has), batches refused,
 events named on items this dataset file no longer has (a newer or older version of it: they are kept, and apply
-again when the item is back), and what waits to be pushed. Exit 1 when a batch was refused, 0 otherwise (an
+again when the item is back), a dataset file the merge brought in (the version the team committed), the votes
+cast on solution texts changed since (stale: kept, said, never dropped), and what waits to be pushed. Exit 1 when a batch was refused, 0 otherwise (an
 unreachable remote included: the work waits, committed).
 """
 
@@ -20,6 +21,7 @@ from piqa_tui.core.workspace.log import Workspace, default_location
 from piqa_tui.core.workspace.preferences import stored_mapping
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.replay import NEW_ITEM_KIND
+from piqa_tui.core.workspace.vote_targets import STALE, solution_key
 
 _SHOWN_ITEMS = 5
 
@@ -36,35 +38,71 @@ def run(args: argparse.Namespace) -> int:
     report = sync(Path(args.path), Path(args.workspace) if args.workspace else None)
     conflicts: int | None = None
     gone: list[str] = []
-    if set(report.received) - {"vote"}:  # the state is derived once, only when what came may conflict
+    stale: list[tuple[str, str]] = []
+    known = None if set(report.received) - {"vote"} or report.dataset_updated else arrived_on(args, report)
+    if known is None:  # the state is derived once, only when what came may conflict or leave votes stale
         project = open_project(args)
         conflicts = len(project.conflicts())
         gone = sorted(item for item in report.items if item not in project.index)
-    elif report.received:  # votes never conflict: the dataset's ids and the items the log adds suffice
-        gone = sorted(report.items - known_items(Path(args.path), args.workspace))
+        stale = stale_votes(project)
+    elif report.received:  # votes alone on the texts of this file: the dataset's ids and the log's new items suffice
+        gone = sorted(report.items - known)
     for refused in report.refused:
         warn(refused)
     if args.json:  # conflicts: null when only votes came (they never conflict)
-        print_json({**report.to_json(), "conflicts": conflicts, "items_not_here": gone})
+        print_json({**report.to_json(), "conflicts": conflicts, "items_not_here": gone, "stale_votes": len(stale)})
     else:
-        for line in lines(report, conflicts, gone, args.path):
+        for line in lines(report, conflicts, gone, args.path) + stale_lines(stale):
             say(message_line(line, limit=4000))
     return DATA_PROBLEMS if report.refused else OK
 
 
-def known_items(dataset: Path, workspace: str | None) -> set[str]:
-    """The ids of the dataset file's items and of the items its workspace's log adds, without replaying the log (a
-    dataset without an id column: its ids are derived by the project, opened then)."""
-    ws_path = Path(workspace) if workspace else default_location(dataset)
+def arrived_on(args: argparse.Namespace, report: SyncReport) -> set[str] | None:
+    """The ids of the dataset file's items and of the items its workspace's log adds, without replaying the log;
+    None when that does not suffice: a dataset without an id column (its ids are derived by the project), or a
+    received vote on a solution text this file does not hold for its item (stale here, or after an edit)."""
+    dataset = Path(args.path)
+    ws_path = Path(args.workspace) if args.workspace else default_location(dataset)
+    if not report.received:
+        return set()
     parsed = parse_dataset(read_source(dataset), stored_mapping(ws_path))
     if parsed.layout.id is None:
-        return set(Project.open(dataset, workspace=workspace, create=False).index)
+        return None
+    texts = {item.id: item.solutions for item in parsed.items}
+    for item_id, key in report.vote_keys:
+        if item_id in texts and key not in {solution_key(text) for text in texts[item_id]}:
+            return None
     ws = Workspace(ws_path, read_only=True)
     try:
         added = {item for (_, item) in ws.event_fields([NEW_ITEM_KIND], "item_id")}
     finally:
         ws.close()
-    return {item.id for item in parsed.items} | added
+    return set(texts) | added
+
+
+def stale_votes(project: Project) -> list[tuple[str, str]]:
+    """(item, annotator) of every current vote cast on a solution text changed since (``STALE``), in file order."""
+    votes = project.state.votes
+    return [
+        (item.id, who)
+        for item in project.items
+        for who, vote in sorted(votes.get(item.id, {}).items())
+        if vote.choice == STALE
+    ]
+
+
+def stale_lines(stale: list[tuple[str, str]]) -> list[str]:
+    """What no longer applies as it was cast: said, never dropped."""
+    if not stale:
+        return []
+    named = ", ".join(f"{item} ({who})" for item, who in stale[:_SHOWN_ITEMS]) + (
+        " …" if len(stale) > _SHOWN_ITEMS else ""
+    )
+    return [
+        f"{len(stale)} votes were cast on solution texts changed since ({named}): kept in the workspace as stale, "
+        "they count for no decision until their annotators vote again (the items are back in their needs-votes "
+        "queues)"
+    ]
 
 
 def lines(report: SyncReport, conflicts: int | None, gone: list[str], dataset: str) -> list[str]:
@@ -86,6 +124,11 @@ def lines(report: SyncReport, conflicts: int | None, gone: list[str], dataset: s
         result.append(
             f"{len(gone)} items the received work names are not in this dataset file ({named}): kept in the "
             "workspace, they apply again when the items are back"
+        )
+    if report.dataset_updated:
+        result.append(
+            f"{dataset} is now the version the team committed: the work recorded here replays over it "
+            "(reopen it where it is open)"
         )
     if report.dataset_state:
         result.append(

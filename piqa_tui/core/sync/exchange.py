@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from piqa_tui.core.dataset.reading import read_source
+from piqa_tui.core.dataset.reading import file_digest, read_source
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.sync.batch import (
     BATCH_EVENTS,
@@ -42,8 +42,8 @@ from piqa_tui.core.sync.batch import (
     write_batch,
 )
 from piqa_tui.core.sync.gate import SETTINGS, Refused
-from piqa_tui.core.sync.git import GitError, Repository, Unreachable, open_repository
-from piqa_tui.core.sync.machine import machine_id
+from piqa_tui.core.sync.git import GitError, Repository, Unreachable, open_repository, work_tree_of
+from piqa_tui.core.sync.machine import machine_id, stored_id
 from piqa_tui.core.sync.merge import merge_rows
 from piqa_tui.core.workspace.log import Workspace, default_location, now
 from piqa_tui.core.workspace.outputs import check_workspace_path
@@ -79,6 +79,8 @@ class SyncReport:
     waiting: int = 0
     items: set[str] = field(default_factory=set)  # the items the received events name
     dataset_state: str | None = None  # the dataset file "not committed" or "changed since its last commit"
+    dataset_updated: bool = False  # the merge brought another committed version of the dataset file
+    vote_keys: set[tuple[str, str]] = field(default_factory=set)  # (item, solution key) of each vote received
     settings: list[str] = field(default_factory=list)  # shared settings both have, differently (this one's kept)
 
     def to_json(self) -> dict[str, object]:
@@ -97,6 +99,7 @@ class SyncReport:
             "waiting": self.waiting,
             "settings_differ": self.settings,
             "dataset_file": self.dataset_state or "committed",
+            "dataset_updated": self.dataset_updated,
         }
 
 
@@ -112,21 +115,47 @@ def sync(dataset: Path, workspace: Path | None = None, stop: threading.Event | N
         raise GitError(f"{dataset}: the dataset file lies outside its repository {repo.root}") from None
     ws_path = workspace or default_location(source.path)
     check_workspace_path(source.path, ws_path, source.identity)
+    _refuse_committed_workspace(repo, ws_path)
     ws = Workspace(ws_path)
     ws.conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")  # a batch's inserts into every index of a large log
     try:
-        if ws.binding() is None:
-            ws.bind(source.path, source.size, source.sha256)
+        bound, path, seen = ws.binding(), source.path, source.sha256
+        if bound is None:
+            ws.bind(path, source.size, seen)
         del source
-        return _sync(ws, repo, where)
+        report = _sync(ws, repo, where)
+        if report.dataset_updated and (bound is None or bound[2] == seen) and not ws.row_ids():
+            # The team's version, taken by the merge over the one this workspace saw: its events replay over it
+            # as on every machine, nothing to review. (A file without an id column keeps the binding: opening it
+            # finds its rows again by their text first.)
+            sha, size = file_digest(path)
+            ws.bind(path, size, sha)
+        return report
     finally:
         ws.close()
+
+
+def _refuse_committed_workspace(repo: Repository, ws_path: Path) -> None:
+    """A workspace committed to the repository (``git add -f``) would travel as a file every machine overwrites:
+    refused, with what to do (it stays on disk, only leaves git's index)."""
+    try:
+        name = ws_path.resolve().relative_to(repo.root.resolve()).as_posix()
+    except ValueError:
+        return
+    tracked = repo.git("ls-files", "--", name, f"{name}-wal", f"{name}-shm").stdout.split()
+    if tracked:
+        raise GitError(
+            f"{repo.root}: the workspace {tracked[0]} is committed to the repository, where every machine would "
+            f"overwrite it: git rm --cached {tracked[0]} && git commit (the file stays here), then sync again; "
+            "nothing was synced"
+        )
 
 
 def _sync(ws: Workspace, repo: Repository, where: str) -> SyncReport:
     machine = machine_id(ws)
     root = repo.root / BATCHES / where
     report = SyncReport(repo.root, machine, remote=repo.remote())
+    version = repo.blob(where)  # the dataset file's committed version before the team's commits are merged in
     _adopt(ws, root / machine, where, report)
     _share(ws, root / machine, where, machine, report)
     repo.ensure_rules()  # committed with the batches (again after a kill between writing and committing them)
@@ -159,8 +188,71 @@ def _sync(ws: Workspace, repo: Repository, where: str) -> SyncReport:
     _apply(ws, root, where, machine, report)  # offline too: batches already in the work tree
     report.waiting = _waiting(repo, root / machine, report)
     report.dataset_state = repo.uncommitted(repo.root / where)
+    report.dataset_updated = version is not None and repo.blob(where) not in (None, version)
     _remember(ws, report)
     return report
+
+
+def catch_up(dataset: Path, workspace: Path | None = None) -> list[str]:
+    """The team's batches already in the dataset's repository that the workspace has not applied (a newcomer's fresh
+    clone, a ``git pull`` made by hand), applied through the same gate and merge as a sync, with no git command and
+    no network; the workspace is made (and bound to the dataset file) when there is none. Returns one line saying
+    what was applied and one per refused batch; nothing when there was nothing to apply (no repository, no batches,
+    all applied: a few file system looks and two meta values). A workspace that cannot be written now (a read-only
+    folder, locked by another process) is one line too: the work stays in the repository for the next open."""
+    root = work_tree_of(dataset)
+    if root is None:
+        return []
+    where = dataset.resolve().relative_to(root).as_posix()
+    folder = root / BATCHES / where
+    ws_path = workspace or default_location(dataset)
+    try:
+        if not folder.is_dir() or not _pending(folder, ws_path):
+            return []
+        source = read_source(dataset)
+        check_workspace_path(source.path, ws_path, source.identity)
+        ws = Workspace(ws_path)
+        try:
+            if ws.binding() is None:
+                ws.bind(source.path, source.size, source.sha256)
+            del source
+            machine = machine_id(ws)
+            report = SyncReport(root, machine)
+            _apply(ws, folder, where, machine, report)
+        finally:
+            ws.close()
+    except (PiqaError, OSError, sqlite3.Error) as exc:
+        return [f"the team's work in {root} was not applied to {ws_path.name} now: {exc}"]
+    came = ", ".join(f"{n} {kind}" for kind, n in sorted(report.received.items())) or "nothing new"
+    lines = [
+        f"applied {report.batches_received} batches of the team's work already in the repository ({came}); "
+        "piqa-tui sync shares yours and brings what is newer"
+    ]
+    return (lines if report.batches_received else []) + report.refused
+
+
+def _pending(folder: Path, ws_path: Path) -> bool:
+    """Whether another machine's folder under ``folder`` holds a batch the workspace at ``ws_path`` has not
+    applied (every one, when there is no workspace yet), read without writing it."""
+    mine: str | None = None
+    applied: dict = {}
+    if ws_path.is_file():
+        ws = Workspace(ws_path, read_only=True)
+        try:
+            mine = stored_id(ws)
+            found = json.loads(ws.get_meta(APPLIED_KEY) or "{}")
+        except (ValueError, sqlite3.Error):
+            found = {}
+        finally:
+            ws.close()
+        applied = found if isinstance(found, dict) else {}
+    for machine in folder.iterdir():
+        if machine.name == mine or not machine.is_dir():
+            continue
+        done = set(applied.get(machine.name, []))
+        if any(path.name not in done for _, path in _batch_files(machine)):
+            return True
+    return False
 
 
 def _same_commit(repo: Repository, ref: str) -> bool:
@@ -321,6 +413,7 @@ def _merge_batch(ws: Workspace, path: Path, where: str, report: SyncReport, adop
     report.batches_received += 1
     report.settings.extend(merged.meta_differences)
     report.items.update(row[4] for row in batch.rows if row[4] is not None)
+    report.vote_keys.update((row[4], row[6]) for row in batch.rows if row[3] == "vote" and row[4] and row[6])
 
 
 def _refuse(report: SyncReport, line: str) -> None:

@@ -138,9 +138,7 @@ class Repository:
 
     def push(self, remote: str) -> bool:
         """Push the branch; False when the remote has commits this one lacks (someone pushed first)."""
-        done = self.git(
-            "push", "--quiet", remote, f"HEAD:refs/heads/{self.branch}", network=True, check=False
-        )
+        done = self.git("push", "--quiet", remote, f"HEAD:refs/heads/{self.branch}", network=True, check=False)
         if done.returncode == 0:
             return True
         if any(word in done.stderr.lower() for word in _REJECTED):
@@ -160,6 +158,11 @@ class Repository:
             return "not committed"
         return "changed since its last commit" if status.strip() else None
 
+    def blob(self, name: str) -> str | None:
+        """The id of the committed version of the file ``name`` (a path in the repository) at HEAD; None: none."""
+        found = self.git("rev-parse", "--verify", "--quiet", f"HEAD:{name}", check=False)
+        return found.stdout.strip() or None if found.returncode == 0 else None
+
     def missing_on(self, ref: str, folder: Path) -> list[str]:
         """The files under ``folder`` committed here that the commit ``ref`` lacks (all of them without ``ref``)."""
         name = os.fspath(folder.relative_to(self.root))
@@ -168,6 +171,45 @@ class Repository:
             return sorted(here)
         there = set(self.git("ls-tree", "-r", "--name-only", ref, "--", name).stdout.splitlines())
         return sorted(here - there)
+
+
+def work_tree_of(path: Path) -> Path | None:
+    """The git work tree holding ``path``: the nearest folder above it with a ``.git`` (a folder, or the file of a
+    linked work tree or submodule); None outside any. A few file system looks, no git command."""
+    try:
+        start = path.resolve().parent
+    except (OSError, RuntimeError):
+        return None
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def commit_saved(paths: Sequence[Path], action: str) -> str | None:
+    """After ``action`` (a save) rewrote ``paths`` (the dataset file and its companions): commit exactly those in
+    their git repository, with the rules that keep the workspaces out (``.gitignore``), so the next sync shares
+    them. One line saying what was committed, or why not (a repository not ready: the file stays saved, only not
+    committed); None outside any git repository or when git holds these contents already."""
+    root = work_tree_of(paths[0]) if paths else None
+    if root is None:
+        return None
+    names = ", ".join(path.name for path in paths)
+    try:
+        repo = open_repository(root)
+        inside = [path.resolve() for path in paths if path.resolve().is_relative_to(repo.root.resolve())]
+        if not inside:
+            return None
+        repo.ensure_rules()
+        where = ", ".join(path.relative_to(repo.root.resolve()).as_posix() for path in inside)
+        if not repo.commit(
+            [*inside, repo.root / ".gitignore", repo.root / ".gitattributes"], f"piqa-tui {action}: {where}"
+        ):
+            return None
+        head = repo.git("rev-parse", "--short", "HEAD").stdout.strip()
+    except GitError as exc:
+        return f"{names} saved, not committed to git: {exc}"
+    return f"committed {where} ({head}) in {repo.root}: the next piqa-tui sync shares it with the team"
 
 
 def open_repository(folder: Path, stop: threading.Event | None = None) -> Repository:

@@ -33,6 +33,11 @@ def place_of(path: Path) -> str:
     return f"{socket.gethostname()}:{os.path.realpath(path)}"
 
 
+def stored_id(ws: Workspace) -> str | None:
+    """The id this workspace file already has in its place (None: it never synced from here); draws none."""
+    return _places(ws.get_meta(MACHINE_KEY)).get(place_of(ws.path))
+
+
 def machine_id(ws: Workspace) -> str:
     """The id this workspace file syncs under here, drawn (and stored) when this place has none yet."""
     place = place_of(ws.path)

@@ -5,7 +5,9 @@ UI thread (``FilesHost.launch``) and checks first whether another program
 changed the file since it was read; if so nothing is written and the user
 chooses between exporting elsewhere and reloading (recorded edits are
 replayed over the new content). The app's poll asks ``watch`` to look at the
-file's (mtime, size); the session keeps the warning the header shows.
+file's (mtime, size); the session keeps the warning the header shows. A dataset
+file in a git repository is committed once saved (``core.sync.git.commit_saved``:
+that file alone), so the team's next sync shares it; the toast says so in a line.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Protocol
 
 from piqa_tui.core.dataset.writing import output_files
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.sync.git import commit_saved
 from piqa_tui.tui.controllers.host import Background, Host
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
 from piqa_tui.tui.dialogs.replace import ask_before_replacing
@@ -61,11 +64,13 @@ class FilesController:
             self.host.deliver(self._io_done, f"not saved: {exc}", "error")
             return
         self.session.disk_stamp = self.session.stat()
-        self.host.deliver(self._saved, written)
+        committed = commit_saved(written, "save")  # in the dataset's git repository: the next sync shares it
+        self.host.deliver(self._saved, written, committed)
 
-    def _saved(self, written: Iterable[Path]) -> None:
+    def _saved(self, written: Iterable[Path], committed: str | None) -> None:
         self.session.written()
-        self._io_done(f"saved {', '.join(str(p) for p in written)}", "information")
+        said = f"saved {', '.join(str(p) for p in written)}" + (f"; {committed}" if committed else "")
+        self._io_done(said, "warning" if committed and "not committed" in committed else "information")
 
     def _io_done(self, message: str, severity: str) -> None:
         self.host.set_busy("")

@@ -26,6 +26,7 @@ from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.dataset.reading import read_head
 from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import settle
+from piqa_tui.core.sync.exchange import catch_up
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace, default_location
@@ -93,6 +94,7 @@ class Session:
     loading: str = ""  # a preview of the file's first rows: what is still being read (only moving works)
     last_sync: LastSync | None = None  # the workspace's last sync with the team (tui/controllers/sync.py)
     syncing: bool = False  # a sync runs now
+    arrived: list[str] = field(default_factory=list)  # the team's work in the repository applied on opening, said once
     start_id: str | None = None  # a preview's first item on screen: where the annotator left off
     painted: threading.Event = field(default_factory=threading.Event, repr=False)  # a preview is on screen
     ballots: Ballots = field(init=False)
@@ -122,6 +124,7 @@ class Session:
     ) -> Session:
         """Open the dataset and its workspace (slow on big files: call it from a worker thread)."""
         mapping = parse_mapping(request.mapping) if request.mapping else None
+        arrived = catch_up(Path(request.path), Path(request.workspace) if request.workspace else None)
         project = Project.open(
             request.path,
             mapping=mapping,
@@ -131,6 +134,7 @@ class Session:
         )
         validation = Validation(project, CheckConfig(max_differences=request.max_differences))
         session = cls(request, project, validation, reviewer, low_margin, bidi_mode)
+        session.arrived = arrived
         session.directions = stored_directions(project.workspace, request.directions)
         if request.keep_mapping and mapping is not None:
             try:
