@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from piqa_tui.core.sync import batch as batch_format
+from piqa_tui.core.sync import git as git_transport
 from piqa_tui.core.sync.batch import Header, encode
 from piqa_tui.core.sync.exchange import BATCHES, STOP_ENV
 from piqa_tui.core.sync.git import commit_saved
@@ -371,6 +372,9 @@ def hostile(kind: str, machines: dict[str, Path], good: Path) -> tuple[str, str,
     if kind == "claims-another-event":  # a's own vote, its id kept, its choice changed
         rows = [(*row[:7], "1" if row[7] == "0" else "0", *row[8:]) for row in rows]
         return machine, "1-2.piqa.gz", encode(Header(DATA, machine, 1, 2, 2, {}), rows, {})
+    if kind == "too-many-events":  # a header that claims more events than a batch may hold
+        many = Header(DATA, machine, 1, 2, batch_format.MAX_EVENTS + 1, {})
+        return machine, "1-2.piqa.gz", encode(many, forged_rows(machines["a"])[:2], {})
     if kind == "future":
         rows = [(1, "2999-01-01T00:00:00.000000Z", *rows[0][2:8], None, rows[0][9], "e" * 32, 7)]
         return machine, "1-1.piqa.gz", encode(Header(DATA, machine, 1, 1, 1, {}), rows, {})
@@ -387,6 +391,7 @@ WHY = {
     "claims-another-event": "of another event, changed",
     "future": "time '2999-01-01T00:00:00.000000Z'",
     "bomb": "it inflates to over 1048576 bytes",
+    "too-many-events": "it holds 500001 events, over the 500000 a batch may hold",
 }
 
 
@@ -436,6 +441,11 @@ def test_a_repository_not_ready_is_one_line_and_nothing_is_lost(tmp_path: Path) 
     (folder / ".git" / "MERGE_HEAD").write_text(git(folder, "rev-parse", "HEAD"))
     assert "in the middle of a merge: finish it" in run("sync", machines["b"], codes=(2,))
     (folder / ".git" / "MERGE_HEAD").unlink()
+    (folder / ".git" / "rebase-merge").mkdir()
+    said = run("sync", machines["b"], codes=(2,))
+    assert "in the middle of a rebase: finish it (git status says how) or abort it (git rebase --abort)" in said
+    assert said.count("\n") == 2  # "exit 2" and the one line
+    (folder / ".git" / "rebase-merge").rmdir()
     hook = remote / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'the branch is frozen for the release' >&2\nexit 1\n")
     hook.chmod(0o755)
@@ -459,6 +469,26 @@ def test_a_repository_not_ready_is_one_line_and_nothing_is_lost(tmp_path: Path) 
     text = run("sync", machines["c"], codes=(1,))
     assert "1-1.piqa.gz: refused, nothing of it was applied: it is a symbolic link" in text
     assert ".abc.tmp" not in git(machines["c"].parent, "ls-files") and not list(folder.glob("*/.abc.tmp"))
+
+
+def test_a_remote_that_never_answers_ends_at_the_time_limit_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A black hole (an ssh whose ProxyCommand only sleeps: no answer, no refusal): the fetch is ended at its time
+    limit with the ssh under it (which would otherwise hold git's output open until it ends), the work waits."""
+    remote, machines = team(tmp_path)
+    project = Project.open(machines["b"], annotator="karim")
+    project.vote(project.items[0].id, "0")
+    project.workspace.close()  # type: ignore[union-attr]
+    git(machines["b"].parent, "remote", "set-url", "origin", "ssh://git@192.0.2.1/team.git")
+    monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -o ProxyCommand='sleep 600' -o BatchMode=yes")
+    monkeypatch.setattr(git_transport, "NETWORK_SECONDS", 2.0)
+    said = run("sync", machines["b"])
+    assert "1 events wait to be pushed: " in said and "git fetch took over 2 s and was stopped" in said, said
+    assert git(machines["b"].parent, "status", "--porcelain") == ""  # the batch: committed, nothing lost
+    git(machines["b"].parent, "remote", "set-url", "origin", str(remote))
+    monkeypatch.delenv("GIT_SSH_COMMAND")
+    assert sync_json(machines["b"])["pushed"]
 
 
 def test_a_copied_workspace_shares_under_a_machine_id_of_its_own(tmp_path: Path) -> None:

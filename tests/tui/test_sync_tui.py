@@ -3,7 +3,8 @@
 Ana votes in clone A and syncs by key; Ben, blind, opens clone B and syncs by key: her vote arrives in his
 session (the toast says what came in), yet he sees nothing of it until he has voted himself. The header says
 when the last sync was and what waits; a dataset outside any git repository is one line; a timer syncs with no
-key pressed (config ``sync_every_minutes``).
+key pressed (config ``sync_every_minutes``). Ana's ctrl+s commits the dataset file (the toast says so) and her sync
+pushes it; a newcomer's fresh clone opens with everyone's work before any sync.
 """
 
 from __future__ import annotations
@@ -155,3 +156,30 @@ async def test_the_timer_says_a_failure_once(darija: Path, monkeypatch: pytest.M
         await wait_for(pilot, lambda: toasts(pilot, "is in no git repository"))
         await pilot.pause(0.8)  # several timed syncs failed the same way meanwhile
         assert len(toasts(pilot, "is in no git repository")) == 1
+
+
+async def test_a_save_commits_the_dataset_and_a_newcomers_clone_opens_with_everyones_work(
+    clones: tuple[Path, Path], tmp_path: Path
+) -> None:
+    ana_data, _ = clones
+    ana = Project.open(ana_data, annotator="ana")
+    ana.edit("dz-002", {"solution0": "ana's version"})
+    ana.vote("dz-001", "1")
+    ana.workspace.close()  # type: ignore[union-attr]
+    async with curate(ana_data, annotator="ana") as pilot:
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: toasts(pilot, "saved "), timeout=30)
+        message = toasts(pilot, "saved ")[-1].message
+        assert f"; committed {DATA} (" in message and "the next piqa-tui sync shares it" in message, message
+        message = await synced(pilot, before=len(toasts(pilot)))  # (the save's toast names the sync too)
+        assert message.startswith("sync: sent 2 events") and "pushed to origin" in message, message
+    assert git(ana_data.parent, "status", "--porcelain") == ""
+    newcomer = tmp_path / "c"
+    subprocess.run(["git", "clone", "--quiet", str(tmp_path / "remote.git"), str(newcomer)], check=True)
+    async with curate(newcomer / DATA, annotator="cem") as pilot:
+        await wait_for(pilot, lambda: toasts(pilot, "batches of the team's work already in the repository"))
+        project = pilot.app.session.project
+        assert "ana" in project.state.votes["dz-001"]
+        assert project.items[project.index["dz-002"]].solutions[0] == "ana's version"
+        assert "synced" not in drawn_lines(main_screen(pilot).query_one(StatusHeader))  # applied, not synced
+    assert git(newcomer, "status", "--porcelain") == ""

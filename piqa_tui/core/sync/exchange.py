@@ -14,6 +14,9 @@ before a kill, is adopted from its name), ``sync_received`` (ranges of sequence 
 brought: never shared again), ``sync_applied`` (each machine's batches applied). The machine's id is drawn once
 per workspace file and place (``machine``: a copied workspace draws its own).
 
+``catch_up`` applies the batches a repository already holds (a newcomer's fresh clone) when a dataset is opened,
+with no git command: the same gate and merge, so opening a clone shows everyone's work before any sync.
+
 Test hook: ``PIQA_TUI_SYNC_STOP_AFTER=batch|commit|fetch|merge|apply`` ends the process at once (``os._exit``)
 after that step, as a kill would (tests/test_sync.py).
 """
