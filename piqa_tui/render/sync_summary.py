@@ -21,6 +21,8 @@ def sync_toast(report: SyncReport, conflicts: int | None) -> str:
         parts.append(f"{conflicts} conflicts: resolve them in the conflicts queue (F)")
     if report.refused:
         parts.append(f"{len(report.refused)} batches refused: {report.refused[0]}")
+    if report.dataset_updated:
+        parts.append("the dataset file is now the version the team committed: read again, your work replayed over it")
     if report.dataset_state:
         parts.append(f"the dataset file is {report.dataset_state} in the repository: commit it, then sync")
     if report.pushed:

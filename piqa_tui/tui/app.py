@@ -396,6 +396,11 @@ class PiqaApp(App[None]):
     def sync_shown(self) -> None:
         self._to_main(Synced())
 
+    def reopen_dataset(self) -> None:
+        main = self.main_screen
+        current = main.current if main is not None else None
+        self.on_reopen(Reopen(current.id if current is not None else None))
+
     def action_sync(self) -> None:
         """Share this machine's work with the team and take theirs (the dataset's git repository)."""
         if self.session is not None and not self.exiting:

@@ -15,10 +15,14 @@ from pathlib import Path
 import pytest
 from textual.notifications import Notification
 
+from piqa_tui.core.dataset.reading import file_digest
 from piqa_tui.core.sync.exchange import sync
+from piqa_tui.core.sync.git import commit_saved
 from piqa_tui.core.votes.blind import may_see_answers
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.tui import app as app_module
+from piqa_tui.tui.screens.main.screen import MainScreen
 from piqa_tui.tui.widgets.status_header import StatusHeader
 from tests.conftest import copy_sample
 from tests.test_sync import git, git_identity  # noqa: F401 (git_identity: an autouse fixture, here too)
@@ -183,3 +187,26 @@ async def test_a_save_commits_the_dataset_and_a_newcomers_clone_opens_with_every
         assert project.items[project.index["dz-002"]].solutions[0] == "ana's version"
         assert "synced" not in drawn_lines(main_screen(pilot).query_one(StatusHeader))  # applied, not synced
     assert git(newcomer, "status", "--porcelain") == ""
+
+
+async def test_a_sync_that_brings_the_leads_saved_file_reads_it_again_and_keeps_the_stale_vote(
+    clones: tuple[Path, Path],
+) -> None:
+    ana_data, ben_data = clones
+    ben = Project.open(ben_data, annotator="ben")
+    ben.vote("dz-002", "0")  # on the text ana is about to change
+    ben.workspace.close()  # type: ignore[union-attr]
+    async with curate(ben_data, annotator="ben") as pilot:
+        ana = Project.open(ana_data, annotator="ana")
+        ana.edit("dz-002", {"solution0": "ana's version"})
+        assert commit_saved(ana.save(), "save")
+        ana.workspace.close()  # type: ignore[union-attr]
+        sync(ana_data)
+        message = await synced(pilot)
+        assert "the dataset file is now the version the team committed" in message, message
+        await wait_for(pilot, lambda: pilot.app.session.project.dataset.sha256 == file_digest(ben_data)[0], timeout=30)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, MainScreen), timeout=30)
+        project = pilot.app.session.project
+        assert project.items[project.index["dz-002"]].solutions[0] == "ana's version"
+        assert project.state.votes["dz-002"]["ben"].choice == STALE  # kept, set aside until he votes again
+        assert not toasts(pilot, "changed since this workspace last saw it")

@@ -8,7 +8,8 @@ went out, what came in by kind, the conflicts, what waits to be pushed); a repos
 line. The timer's sync is skipped while one runs or a write waits, and speaks only when something came in or
 went wrong (the same failure once, not every few minutes). When the app closes, a sync waiting on the network is
 stopped (``stop``): its fetch or push ends at once, so quitting never waits for git's time limits; what it
-committed stays, and the next sync finishes the job.
+committed stays, and the next sync finishes the job. A sync whose merge brought the team's newer dataset file
+(a lead's save) reads it again, as a reload does: the recorded work replays over it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ class SyncHost(Background, Protocol):
 
     def sync_shown(self) -> None:
         """The last sync changed (started, ended): the header says so."""
+        ...
+
+    def reopen_dataset(self) -> None:
+        """Read the dataset file again (the sync's merge brought the team's newer version), the cursor kept."""
         ...
 
 
@@ -112,6 +117,8 @@ class SyncController:
             return
         self.timer_error = ""
         self.opened(session)
+        if report.dataset_updated:  # the team's newer dataset file: read it, the recorded work replayed over it
+            self.host.reopen_dataset()
         self.host.apply_others()  # what arrived: the list, the item, the queues (blind rules hold)
         self.host.sync_shown()
         conflicts = len(session.project.conflicts()) if set(report.received) - {"vote"} else None
