@@ -69,8 +69,13 @@ def arrived_on(args: argparse.Namespace, report: SyncReport) -> set[str] | None:
     if parsed.layout.id is None:
         return None
     texts = {item.id: item.solutions for item in parsed.items}
+    keys: dict[str, set[str]] = {}
     for item_id, key in report.vote_keys:
-        if item_id in texts and key not in {solution_key(text) for text in texts[item_id]}:
+        if item_id not in texts:
+            continue
+        if item_id not in keys:
+            keys[item_id] = {solution_key(text) for text in texts[item_id]}
+        if key not in keys[item_id]:
             return None
     ws = Workspace(ws_path, read_only=True)
     try:
