@@ -13,7 +13,6 @@ command in a fresh process (interpreter, imports and the state derived once for 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import subprocess
@@ -27,9 +26,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from piqa_tui.core.dataset.reading import load_dataset  # noqa: E402
 from piqa_tui.core.sync import exchange  # noqa: E402
 from piqa_tui.core.sync.git import Repository  # noqa: E402
 from piqa_tui.core.workspace.log import Workspace  # noqa: E402
+from piqa_tui.core.workspace.vote_targets import solution_key  # noqa: E402
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.org"}
 GIT_ENV |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.org"}
@@ -39,8 +40,12 @@ def git(*args: str) -> None:
     subprocess.run(["git", *args], check=True, capture_output=True)
 
 
-def votes(n_items: int, n_votes: int, who: tuple[str, ...], seed: int) -> list[tuple[str, str, str, str, str | None]]:
-    """(item, annotator, choice, time, solution key): one vote every 1–9 s, on items in a shuffled order."""
+def votes(
+    texts: dict[str, tuple[str, ...]], n_votes: int, who: tuple[str, ...], seed: int
+) -> list[tuple[str, str, str, str, str | None]]:
+    """(item, annotator, choice, time, solution key): one vote every 1–9 s, on items in a shuffled order, each
+    naming the text it chose as a vote cast in the app does (``solution_key``)."""
+    n_items = len(texts)
     rng = random.Random(seed)
     when = datetime(2026, 11, 20, 8, tzinfo=UTC)
     items = rng.sample(range(n_items), min(n_votes, n_items))
@@ -48,7 +53,7 @@ def votes(n_items: int, n_votes: int, who: tuple[str, ...], seed: int) -> list[t
     for k in range(n_votes):
         item = f"x{items[k % len(items)]}"
         choice = rng.choice(["0", "1", "0", "1", "skip"])
-        key = hashlib.sha1(f"{item}/{choice}".encode()).hexdigest()[:16] if choice != "skip" else None
+        key = solution_key(texts[item][int(choice)]) if choice != "skip" else None
         when += timedelta(seconds=rng.randint(1, 9), microseconds=rng.randint(0, 999_999))
         out.append((item, who[k % len(who)], choice, when.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), key))
     return out
@@ -95,10 +100,11 @@ def main() -> None:
         exchange.sync(lead / "large.tsv")
         git("clone", "-q", str(remote), str(laptop))
         ws = Workspace(lead / "large.tsv.piqa.sqlite")
-        ws.insert_votes(votes(n_items, n_items, ("amina",), 1))
+        texts = {item.id: item.solutions for item in load_dataset(lead / "large.tsv").items}
+        ws.insert_votes(votes(texts, n_items, ("amina",), 1))
         ws.close()
         ws = Workspace(laptop / "large.tsv.piqa.sqlite")
-        ws.insert_votes(votes(n_items, n_votes, ("yacine", "sara", "omar"), 2))
+        ws.insert_votes(votes(texts, n_votes, ("yacine", "sara", "omar"), 2))
         ws.close()
         print(f"{n_items} items; the lead holds {n_items} votes, the laptop {n_votes} new ones")
         timed(f"lead: first sync, its own {n_items} votes out", lambda: exchange.sync(lead / "large.tsv"))
@@ -116,7 +122,7 @@ def main() -> None:
         took = timed("lead: sync with nothing new", lambda: exchange.sync(lead / "large.tsv"))
         print(f"  of which git fetch/merge/push: {sum(spent):.3f} s; the rest: {took - sum(spent):.3f} s")
         ws = Workspace(laptop / "large.tsv.piqa.sqlite")
-        ws.insert_votes(votes(n_items, n_votes, ("lina", "samir", "hind"), 3))
+        ws.insert_votes(votes(texts, n_votes, ("lina", "samir", "hind"), 3))
         ws.close()
         exchange.sync(laptop / "large.tsv")
         argv = [sys.executable, "-m", "piqa_tui.cli.main", "sync", str(lead / "large.tsv")]
