@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from piqa_tui import __version__
+from piqa_tui.cli.commands.card import card_options, split_of
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import source_files
@@ -114,7 +115,8 @@ def write_release_folder(
         extra[label] = [dataset.codec.encode(item.label, 0) for item in items]
     dropped = dropped_columns(project, args.drop_columns, extra, label)
     text_format = dataset.format if dataset.format in TEXT_FORMATS else "jsonl"
-    by_split = assign_splits(items, split_rules(items, dataset.meta_columns, args.split_by, args.splits))
+    rules = split_rules(items, dataset.meta_columns, args.split_by, args.splits, split_of(dataset.name))
+    by_split = assign_splits(items, rules)
     _refuse_same_file_names(list(by_split))
     position = {id(item): k for k, item in enumerate(items)}
     with staged(folder) as temp:
@@ -235,7 +237,6 @@ def write_card(
     protocol: dict[str, object],
 ) -> None:
     """The release's card: the card of ``items`` with the folder's splits, columns and files."""
-    from piqa_tui.cli.commands.card import card_options
     from piqa_tui.render.card import dataset_card
 
     options = replace(

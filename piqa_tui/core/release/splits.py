@@ -2,8 +2,9 @@
 
 By default the values of the dataset's ``split`` column (any case) name the splits; ``--split-by COLUMN``
 takes another column's values; ``--splits NAME=COLUMN:VALUE[|VALUE…]`` (repeated) names each split and the
-values that put an item in it. A dataset with no split column is one split, ``test`` (PIQA-style sets are
-evaluation sets; ``card --split`` says the same). Every item goes in exactly one split: an item no filter
+values that put an item in it. A dataset with no split column is one split, the one its file name says
+(``train``, ``validation`` for valid/dev, ``test``), else ``test`` (PIQA-style sets are evaluation sets):
+the caller passes it, as ``card --split`` finds it. Every item goes in exactly one split: an item no filter
 takes, or two filters take, is refused, never dropped or copied.
 
 A split's name names its files (``data/NAME.parquet``) and is what ``datasets.load_dataset`` calls it, so it
@@ -47,12 +48,18 @@ def split_column(meta_columns: Sequence[str]) -> str | None:
     return next((c for c in meta_columns if c.strip().lower() == "split"), None)
 
 
-def check_split_name(name: str, where: str) -> str:
-    """``name`` when ``datasets`` accepts it as a split name (and a file can carry it); SplitError if not."""
+def check_split_name(name: str, where: str, column: str | None = None) -> str:
+    """``name`` when ``datasets`` accepts it as a split name (and a file can carry it); SplitError if not,
+    saying how to name it (``column``: the column whose value it is)."""
     if SPLIT_NAME.match(name) and name not in (".", ".."):
         return name
     shown = name if len(name) <= SHOWN else name[:SHOWN] + "…"
-    fix = "--splits NAME=COLUMN:VALUE gives it a name of letters, digits and _ (e.g. --splits dev=split:dev-set)"
+    slug = re.sub(r"\W+", "_", name).strip("_").lower() or "split_1"
+    fix = (
+        f"name the splits with --splits, e.g. --splits '{slug}={column}:{shown}'"
+        if column is not None
+        else f"give it a name of letters, digits and _, e.g. {slug}"
+    )
     raise SplitError(f"{where} {shown!r} cannot name a split (letters, digits and _ only); {fix}")
 
 
@@ -68,7 +75,11 @@ def parse_rule(text: str, meta_columns: Sequence[str]) -> SplitRule:
 
 
 def split_rules(
-    items: Sequence[Item], meta_columns: Sequence[str], split_by: str | None, splits: Sequence[str]
+    items: Sequence[Item],
+    meta_columns: Sequence[str],
+    split_by: str | None,
+    splits: Sequence[str],
+    default: str = DEFAULT_SPLIT,
 ) -> list[SplitRule]:
     """The rules the options give (see the module docstring), in the order the splits are written."""
     if splits:
@@ -82,10 +93,10 @@ def split_rules(
     if split_by is not None and split_by not in meta_columns:
         raise SplitError(f"--split-by {split_by}: the dataset has no such column; use one of its metadata columns")
     if column is None:
-        return [SplitRule(DEFAULT_SPLIT)]
+        return [SplitRule(default)]
     values = list(dict.fromkeys(item.meta.get(column, "") for item in items))
-    where = f"the value of {column!r}"
-    return [SplitRule(check_split_name(value, where), column, frozenset([value])) for value in values]
+    where = f"column {column!r} holds"
+    return [SplitRule(check_split_name(value, where, column), column, frozenset([value])) for value in values]
 
 
 def assign_splits(items: Sequence[Item], rules: Sequence[SplitRule]) -> dict[str, list[Item]]:
