@@ -239,7 +239,10 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path: Path) -> None:
     assert "'Test'" in refused(dataset, "--release", folder, "--force")
     assert "no such column" in refused(dataset, "--release", folder, "--force", "--drop-columns", "nope")
     assert "stay in a release" in refused(dataset, "--release", folder, "--force", "--drop-columns", "prompt")
-    assert snapshot(folder) == before
+    assert "leave out --to" in refused(dataset, "--release", folder, "--force", "--to", tmp_path / "r.tsv")
+    assert "needs --release" in refused(dataset, "--to", tmp_path / "r.tsv", "--global-piqa-tsv")
+    assert "holds darija.tsv" in refused(dataset, "--release", tmp_path, "--force")
+    assert snapshot(folder) == before and not (tmp_path / "r.tsv").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no half-built folder left behind
 
 

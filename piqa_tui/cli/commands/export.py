@@ -457,13 +457,14 @@ def run(args: argparse.Namespace) -> int:
 
 def run_release(args: argparse.Namespace) -> int:
     """``export --release DIR``: the release folder (``release_folder``), then what it holds."""
+    from piqa_tui.core.dataset.reading import source_files
     from piqa_tui.core.release.folder import check_target
 
     with progress_line(args) as progress:
         progress.show(reading(args))
         project = open_project(args, create=args.make_default or args.readable_ids)
         folder = Path(args.release).expanduser()
-        check_target(folder, args.force, [])  # before any work; the dataset's files are checked with the splits
+        check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
         prepared = prepare(args, project, progress)
         progress.show(f"writing the release {folder.name}")
         head = manifest_head(project, args, release_settings(args, prepared.options))

@@ -23,7 +23,7 @@ from piqa_tui.cli.commands.card import card_options, split_of
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import source_files
-from piqa_tui.core.dataset.writing import write_dataset
+from piqa_tui.core.dataset.writing import output_table, write_dataset
 from piqa_tui.core.release.features import arrow_bytes, features_of
 from piqa_tui.core.release.folder import (
     CARD,
@@ -42,7 +42,7 @@ from piqa_tui.core.release.folder import (
 )
 from piqa_tui.core.release.manifest import manifest, manifest_text
 from piqa_tui.core.release.splits import assign_splits, split_rules
-from piqa_tui.core.release.verify import read_table, verify_release
+from piqa_tui.core.release.verify import verify_release
 from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import Project
 
@@ -125,15 +125,8 @@ def write_release_folder(
         for name, chosen in by_split.items():
             files = split_files(name, len(chosen), text_format, args.global_piqa_tsv)
             part = {column: [values[position[id(i)]] for i in chosen] for column, values in extra.items()}
-            for path, fmt in ((files.parquet, "parquet"), (files.text, text_format)):
-                write_dataset(
-                    dataset, chosen, temp / path, fmt, part or None, args.escape_formulas, sorted(dropped), flat=True
-                )
-            if files.global_piqa:
-                (temp / GLOBAL_PIQA).mkdir(exist_ok=True)
-                atomic_write(temp / files.global_piqa, global_piqa_tsv(chosen))
-            columns, rows = read_table(temp / files.parquet)
-            splits.append((files, [row.get(label) for row in rows] if label else []))
+            columns, labels = write_split(project, args, temp, files, chosen, part, dropped, label)
+            splits.append((files, labels))
         protocol = write_protocol(project, temp, names)
         features = features_of([temp / files.parquet for files, _ in splits])
         splits = [(replace(files, num_bytes=arrow_bytes(temp / files.parquet, features)), v) for files, v in splits]
@@ -143,6 +136,31 @@ def write_release_folder(
         verify_release(temp)
         publish(temp, folder)
     return folder, [files for files, _ in splits]
+
+
+def write_split(
+    project: Project,
+    args: argparse.Namespace,
+    folder: Path,
+    files: SplitFiles,
+    items: list[Item],
+    extra: dict[str, list[object]],
+    dropped: set[str],
+    label: str | None,
+) -> tuple[list[str], list[object]]:
+    """Write one split's files; returns the columns and label values the manifest claims for them, from the
+    table the writers write (the check then reads the files)."""
+    dataset = project.dataset
+    text_format = files.text.rsplit(".", 1)[1]
+    for path, fmt in ((files.parquet, "parquet"), (files.text, text_format)):
+        write_dataset(
+            dataset, items, folder / path, fmt, extra or None, args.escape_formulas, sorted(dropped), flat=True
+        )
+    if files.global_piqa:
+        (folder / GLOBAL_PIQA).mkdir(exist_ok=True)
+        atomic_write(folder / files.global_piqa, global_piqa_tsv(items))
+    columns, rows = output_table(dataset, items, extra or None, dropped)
+    return columns, [row.get(label) for row in rows] if label else []
 
 
 def _refuse_another_dataset(folder: Path, project: Project) -> None:
@@ -220,7 +238,7 @@ def write_protocol(project: Project, folder: Path, names: dict[str, str] | None)
             for person in table["annotators"]:
                 person["name"] = names[person["name"]]
             text = json.dumps(table, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        atomic_write(folder / ROUND, text + "\n")
+        atomic_write(folder / ROUND, text)  # as recorded: its SHA-256 is the manifest's (without pseudonyms)
         pseudonymised = {"pseudonyms": True} if names is not None else {}
         found["round"] = {"file": ROUND, "name": declared.name, "recorded_sha256": sha256_of(recorded), **pseudonymised}
     return found
@@ -253,15 +271,17 @@ def release_notes(
     project: Project, args: argparse.Namespace, splits: list[SplitFiles], dropped: set[str], protocol: dict[str, object]
 ) -> list[str]:
     """What the card says about the folder's files, the people and ids in them, and what was left out."""
-    from piqa_tui.core.report.pseudonyms import person_columns
-    from piqa_tui.core.round.recorded import round_in_force
-
     first = splits[0]
+    text = (
+        f'`pandas.read_json("{first.text}", lines=True, dtype=False)`'
+        if first.text.endswith(".jsonl")
+        else f'`pandas.read_csv("{first.text}"'
+        + (', sep="\\t"' if first.text.endswith(".tsv") else "")
+        + ", dtype=str, keep_default_na=False)` (every value as written)"
+    )
     notes = [
-        f'`{DATA}/` holds each split twice: `datasets.load_dataset("PATH")` reads the Parquet files; pandas reads '
-        f'`pandas.read_parquet("{first.parquet}")`, or the text file `{first.text}`'
-        + (' (`sep="\\t"`)' if first.text.endswith(".tsv") else "")
-        + " with `dtype=str, keep_default_na=False` to keep every value as written.",
+        f'`{DATA}/` holds each split twice: `datasets.load_dataset("PATH")` reads the Parquet files, as pandas\' '
+        f'`pandas.read_parquet("{first.parquet}")` does; the text file beside it holds the same rows: {text}.',
         f"`{MANIFEST}` lists every file with its SHA-256, the items per split and label, the options this release "
         "was written with and the state of the workspace's log it came from (events, last clock, a hash of the events).",
     ]
@@ -275,16 +295,7 @@ def release_notes(
     if isinstance(declared, dict):
         named = " with its annotators named by their pseudonyms" if args.pseudonyms else ""
         notes.append(f"`{ROUND}`: the round protocol in force, as the workspace records it{named}.")
-    if args.pseudonyms:
-        current = round_in_force(project.workspace)
-        columns = person_columns(project, current.routing.never if current is not None else ())
-        if columns:
-            shown = ", ".join(f"`{c}`" for c in columns if c not in dropped)
-            notes.append(
-                f'The columns {shown} name people by pseudonyms ("annotator 1", "annotator 2", …), one per person '
-                "throughout this release and numbered as this card numbers annotators; the team's workspace keeps "
-                "who is who."
-            )
+    notes += people_notes(project, args, dropped)
     if args.readable_ids:
         notes.append(
             "Items written during curation carry ids in the dataset's own scheme; the workspace keeps the mapping, "
@@ -299,6 +310,23 @@ def release_notes(
             f"`{GLOBAL_PIQA}/SPLIT.tsv`: the items in Global PIQA's layout (`prompt`, `solution0`…, `label` from 0)."
         )
     return notes
+
+
+def people_notes(project: Project, args: argparse.Namespace, dropped: set[str]) -> list[str]:
+    """The card's line on the columns that name people by pseudonyms (``--pseudonyms``; none without)."""
+    from piqa_tui.core.report.pseudonyms import person_columns
+    from piqa_tui.core.round.recorded import round_in_force
+
+    current = round_in_force(project.workspace)
+    columns = [c for c in person_columns(project, current.routing.never if current else ()) if c not in dropped]
+    if not args.pseudonyms or not columns:
+        return []
+    shown = ", ".join(f"`{c}`" for c in columns)
+    return [
+        f'The column{"s" * (len(columns) != 1)} {shown} name people by pseudonyms ("annotator 1", "annotator 2", '
+        "…), one per person throughout this release and numbered as this card numbers annotators; the team's "
+        "workspace keeps who is who."
+    ]
 
 
 def manifest_head(project: Project, args: argparse.Namespace, options: dict[str, object]) -> dict[str, object]:
