@@ -18,12 +18,14 @@ import pytest
 import yaml
 
 from piqa_tui.cli.commands.export import export_items
+from piqa_tui.core.release import verify
 from piqa_tui.core.release.folder import ReleaseError
 from piqa_tui.core.release.manifest import file_sha256
 from piqa_tui.core.release.verify import front_matter, verify_release
 from piqa_tui.core.report.release_ids import kept_ids
 from piqa_tui.core.round.stages import Draft, add_items, set_stage
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.render import card as render_card
 from tests.conftest import SAMPLES, copy_sample
 from tests.test_rounds import ARAB, cli, culture_copy, doc_round, imported
 
@@ -182,12 +184,17 @@ def test_pseudonyms_readable_ids_and_dropped_columns_reach_every_file(tmp_path: 
 def test_the_check_refuses_a_card_that_claims_what_the_files_do_not_hold(tmp_path: Path) -> None:
     dataset = with_splits(tmp_path)
     folder = tmp_path / "release"
-    assert cli("export", dataset, "--release", folder)[0] == 0
+    assert cli("export", dataset, "--release", folder, "--vote-columns", "--flag-column")[0] == 0
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert "| `votes_2` | votes for solution 2 |" in card and "| `flags` |" in card
+    assert verify.CARD_COLUMNS == render_card.CARD_COLUMNS
     verify_release(folder)  # as written: true
     for name, change in (
         ("fewer rows", lambda text: text.replace("num_examples: 12", "num_examples: 13", 1)),
         ("a split with no file", lambda text: text.replace("split: test", "split: heldout", 1)),
         ("a column not written", lambda text: text.replace("name: source", "name: origin", 1)),
+        ("a table count", lambda text: text.replace("| train | 12 |", "| train | 11 |", 1)),
+        ("a field not written", lambda text: text.replace("| `source` |", "| `origin` |", 1)),
     ):
         copy = tmp_path / name.replace(" ", "-")
         shutil.copytree(folder, copy)

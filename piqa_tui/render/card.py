@@ -320,7 +320,12 @@ def structure_section(
             "",
         ]
         lines += more_columns_note(len(dataset.columns), "the example shows")
-    lines += ["### Data Fields", "", *fields_table(dataset, items, options.dropped), ""]
+    lines += [
+        "### Data Fields",
+        "",
+        *fields_table(dataset, items, options.dropped, tuple(n for n, _ in options.features)),
+        "",
+    ]
     lines += more_columns_note(len(dataset.columns), "the table lists")
     lines += ["### Data Splits", ""]
     if options.splits:
@@ -434,20 +439,40 @@ def shortened(value: str, limit: int = 60) -> str:
     return value[: snap_to_boundary(value, limit)] + "…"
 
 
-def fields_table(dataset: Dataset, items: list[Item], dropped: frozenset[str] = frozenset()) -> list[str]:
-    """Every column in file order (``dropped`` left out): what it holds and a few example values."""
+def fields_table(
+    dataset: Dataset, items: list[Item], dropped: frozenset[str] = frozenset(), written: tuple[str, ...] = ()
+) -> list[str]:
+    """Every column in file order (``dropped`` left out; a release folder's: the columns it ``written``): what
+    it holds and a few example values."""
     roles = column_roles(dataset)
     rows = current_rows(dataset, items[:200])  # examples from the first items are enough
     table = []
-    for column in [c for c in dataset.columns if c not in dropped][:CARD_COLUMNS]:
+    for column in (list(written) or [c for c in dataset.columns if c not in dropped])[:CARD_COLUMNS]:
+        if column not in dataset.columns:  # a column the release adds (votes, status, questions, PIQA's labels)
+            table.append([inline_code(column), added_column_role(dataset, column), "(see the files)"])
+            continue
         values = list(dict.fromkeys(one_line(r.get(column)) for r in rows if r.get(column) not in (None, "")))
         shown = "; ".join(inline_code(shortened(v)) for v in values[:EXAMPLE_VALUES])
         table.append([inline_code(column), roles.get(column, FILL), shown or "(empty)"])
-    if dataset.layout.labels_file:  # PIQA's labels live in a line-aligned file beside the items
+    if dataset.layout.labels_file and not written:  # PIQA's labels live in a line-aligned file beside the items
         labels = list(dict.fromkeys(str(dataset.codec.encode(i.label, 0)) for i in items[:200]))
         holds = f"{label_description(dataset)}, one per line in {inline_code(dataset.layout.labels_file)}"
         table.append([inline_code("label"), holds, "; ".join(map(inline_code, labels[:EXAMPLE_VALUES]))])
     return markdown_table(["column", "holds", "example values"], table)
+
+
+def added_column_role(dataset: Dataset, column: str) -> str:
+    """What a column an export adds holds (``--vote-columns``, ``--flag-column``, the round's questions)."""
+    if numbered := re.fullmatch(r"votes_(\d+)", column):
+        return f"votes for solution {numbered.group(1)}"
+    known = {
+        "status": "the votes' decision status (agreed, adjudicated, …)",
+        "flags": "the item's flag reasons, comma-separated",
+        "label": label_description(dataset),
+    }
+    if column.endswith("_votes"):
+        return f"the answers to the round's question {inline_code(column[: -len('_votes')])}"
+    return known.get(column, "the value the round's question decides, or a column an export option adds")
 
 
 # --------------------------------------------------------------------------- Annotation artifacts

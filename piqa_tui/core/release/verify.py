@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -19,6 +20,9 @@ import yaml
 
 from piqa_tui.core.release.folder import CARD, ReleaseError, read_manifest
 from piqa_tui.core.release.manifest import folder_files, label_counts
+from piqa_tui.core.text.terminal_safe import terminal_safe
+
+CARD_COLUMNS = 100  # the columns the card's Data Fields table lists (``render.card.CARD_COLUMNS``)
 
 
 def front_matter(card: str) -> dict[str, object]:
@@ -53,7 +57,8 @@ def read_table(path: Path) -> tuple[list[str], list[dict[str, object]]]:
 
 def verify_release(folder: Path) -> None:
     """ReleaseError (one line) at the first claim of the card or manifest that the files do not bear out."""
-    card = front_matter((folder / CARD).read_text(encoding="utf-8"))
+    text = (folder / CARD).read_text(encoding="utf-8")
+    card = front_matter(text)
     found = read_manifest(folder)
     if found is None:
         raise ReleaseError(f"{folder}: the manifest was not written; nothing is published")
@@ -68,6 +73,7 @@ def verify_release(folder: Path) -> None:
     features = _card_features(card)
     for name, entry in splits.items():
         _check_split(folder, name, entry, named[name], counts[name], features, found)
+    _check_card_tables(text, {name: int(str(entry["items"])) for name, entry in splits.items()}, features)
     listed, present = found["files"], folder_files(folder)
     assert isinstance(listed, dict)
     if listed != present:
@@ -106,6 +112,43 @@ def _check_split(
             raise ReleaseError(f"{file}'s columns are not the ones the card lists; nothing is published")
         if isinstance(label, str) and label_counts([row.get(label) for row in data]) != entry["labels"]:
             raise ReleaseError(f"{file}'s labels are not counted as the manifest counts them; nothing is published")
+
+
+def _check_card_tables(text: str, rows: Mapping[str, int], columns: list[str]) -> None:
+    """The card's Markdown says what its YAML says: the items per split of its Data Splits table, and the
+    columns of its Data Fields table (the first ``CARD_COLUMNS``)."""
+    table = {cells[0]: cells[1] for cells in markdown_rows(text, "### Data Splits") if len(cells) > 1}
+    if table != {name: str(n) for name, n in rows.items()}:
+        raise ReleaseError(
+            f"the card's Data Splits table says {table}, the files hold {dict(rows)}; nothing is published"
+        )
+    listed = [_code(cells[0]) for cells in markdown_rows(text, "### Data Fields")]
+    if listed != [terminal_safe(" ".join(c.split())) for c in columns[:CARD_COLUMNS]]:
+        raise ReleaseError(
+            "the card's Data Fields table does not list the columns the files hold; nothing is published"
+        )
+
+
+def markdown_rows(text: str, heading: str) -> list[list[str]]:
+    """The cells of the first table after ``heading`` (its header and rule left out), unescaped."""
+    lines = text.splitlines()
+    start = lines.index(heading) if heading in lines else len(lines)
+    found = []
+    for line in lines[start + 1 :]:
+        if line.startswith("#"):
+            break
+        if line.startswith("| "):
+            found.append([cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line)[1:-1]])
+        elif found:
+            break
+    return found[2:]
+
+
+def _code(cell: str) -> str:
+    """The text of an inline-code cell (``inline_code``'s fence and padding taken off)."""
+    ticks = len(cell) - len(cell.lstrip("`"))
+    inner = cell[ticks : len(cell) - ticks] if ticks else cell
+    return inner[1:-1] if inner.startswith(" `") or inner.endswith("` ") else inner
 
 
 def _card_splits(card: Mapping[str, object]) -> dict[str, str]:
