@@ -464,6 +464,7 @@ def run_release(args: argparse.Namespace) -> int:
         progress.show(reading(args))
         project = open_project(args, create=args.make_default or args.readable_ids)
         folder = Path(args.release).expanduser()
+        project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
         check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
         prepared = prepare(args, project, progress)
         progress.show(f"writing the release {folder.name}")
