@@ -108,10 +108,8 @@ def test_a_release_loads_with_datasets_and_pandas_as_the_decided_items(tmp_path:
     assert "wrote the release" in out and "darija-v1" in out
 
 
-def test_the_cards_sizes_are_the_ones_datasets_records(tmp_path: Path) -> None:
-    dataset = with_splits(tmp_path)
-    folder = tmp_path / "release"
-    assert cli("export", dataset, "--release", folder)[0] == 0
+def assert_sizes(folder: Path, tmp_path: Path) -> None:
+    """The card's dataset_info is what ``datasets`` records: rows, bytes in Arrow memory, columns."""
     import datasets
 
     card = front_matter((folder / "README.md").read_text(encoding="utf-8"))
@@ -120,8 +118,22 @@ def test_the_cards_sizes_are_the_ones_datasets_records(tmp_path: Path) -> None:
     for split in info["splits"]:
         table = built[split["name"]].data
         assert split["num_examples"] == table.num_rows and split["num_bytes"] == table.nbytes
-    assert [f["name"] for f in info["features"]] == built["test"].column_names
-    assert [entry["path"] for entry in card["configs"][0]["data_files"]] == [f"data/{s}.parquet" for s in SPLITS]
+        assert [f["name"] for f in info["features"]] == built[split["name"]].column_names
+    assert [entry["path"] for entry in card["configs"][0]["data_files"]] == [
+        f"data/{s['name']}.parquet" for s in info["splits"]
+    ]
+
+
+def test_the_cards_sizes_are_the_ones_datasets_records(tmp_path: Path) -> None:
+    dataset = with_splits(tmp_path)
+    folder = tmp_path / "release"
+    assert cli("export", dataset, "--release", folder)[0] == 0
+    assert_sizes(folder, tmp_path)
+    assert list(front_matter((folder / "README.md").read_text(encoding="utf-8"))["dataset_info"]["splits"][0]) == [
+        "name",
+        "num_bytes",
+        "num_examples",
+    ]
 
 
 def test_a_piqa_source_releases_json_lines_with_its_labels(tmp_path: Path) -> None:
@@ -285,3 +297,67 @@ def test_readable_ids_name_the_items_written_in_the_workspace(tmp_path: Path) ->
     project.vote(project.items[0].id, "0")
     after = project.workspace.log_state()
     assert after["events"] == before["events"] + 1 and after["events_sha256"] != before["events_sha256"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_csv_and_parquet_sources_release_their_own_text_format(tmp_path: Path, suffix: str) -> None:
+    dataset = tmp_path / f"darija{suffix}"
+    assert cli("export", with_splits(tmp_path), "--to", dataset)[0] == 0
+    folder = tmp_path / "release"
+    code, _, err = cli("export", dataset, "--release", folder)
+    assert code == 0, err
+    loaded = load(folder, tmp_path)
+    assert {k: len(v) for k, v in loaded.items()} == {split: 12 for split in SPLITS}
+    for split, rows in loaded.items():
+        if suffix == ".csv":
+            text = pd.read_csv(folder / "data" / f"{split}.csv", dtype=str, keep_default_na=False)
+        else:  # a Parquet source's text file is JSON Lines
+            text = pd.read_json(folder / "data" / f"{split}.jsonl", lines=True, dtype=False)
+        assert (
+            text.to_dict("records") == rows == pd.read_parquet(folder / "data" / f"{split}.parquet").to_dict("records")
+        )
+
+
+def test_a_failure_while_building_leaves_the_old_release_whole(tmp_path: Path) -> None:
+    rows = [
+        {"id": "a-1", "prompt": "Open a jar", "solution0": "twist", "solution1": "kick", "label": 0, "n": 1},
+        {"id": "a-2", "prompt": "Dry a shirt", "solution0": "sun", "solution1": "oven", "label": 0, "n": 2},
+    ]
+    dataset = tmp_path / "mixed.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    folder = tmp_path / "v1"
+    assert cli("export", dataset, "--release", folder)[0] == 0
+    assert_sizes(folder, tmp_path)  # numbers: int64 in the card, as datasets loads them
+    assert ("n", "int64") in [
+        (f["name"], f["dtype"])
+        for f in front_matter((folder / "README.md").read_text(encoding="utf-8"))["dataset_info"]["features"]
+    ]
+    before = snapshot(folder)
+    rows[1]["n"] = "two"  # Parquet cannot hold a column of numbers and text
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert "mixes value types" in refused(dataset, "--release", folder, "--force")
+    assert snapshot(folder) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_num_bytes_counts_nulls_and_types_batch_by_batch_as_datasets_does(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": f"a-{k}",
+            "prompt": f"goal {k} ؟",
+            "solution0": "x",
+            "solution1": "y",
+            "label": k % 2,
+            "n": None if k % 3 == 0 else k,
+            "note": None if k % 2 else "t",
+            "score": None if k == 4 else 1.5 * k,  # one null: only the first batch has a bitmap
+            "ok": None if k == 5 else k % 2 == 0,
+            "empty": None,
+        }
+        for k in range(1, 2500)
+    ]
+    dataset = tmp_path / "typed.jsonl"
+    dataset.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    folder = tmp_path / "typed"
+    assert cli("export", dataset, "--release", folder)[0] == 0
+    assert_sizes(folder, tmp_path)
