@@ -23,6 +23,8 @@ OUT (``OUT-ids.tsv``: id, release_id).
 With ``--decided`` each extra question of the round in force adds ``<id>_votes`` (its answers) and ``<id>``
 (the value its policy decides).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
+``--release DIR`` (instead of ``--to``) writes a release folder to publish: one Parquet and one text file per
+split, the card, the manifest, the guidelines and round (``release_folder``; docs/card.md, "Release folders").
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--readable-ids",
         action="store_true",
         help="give new-<hex> ids the dataset's scheme (msa-031 …), the same in every release; "
-        "writes the mapping to OUT-ids.tsv",
+        "writes the mapping to OUT-ids.tsv (with --release: kept in the workspace only)",
     )
     parser.add_argument(
         "--pseudonyms",
@@ -132,7 +134,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write author columns as 'annotator 1', 'annotator 2', … numbered as the card's --pseudonyms",
     )
     parser.add_argument(
-        "--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)"
+        "--force",
+        action="store_true",
+        help="replace OUT if it exists, or the previous release of this dataset in DIR (never the dataset or its "
+        "workspace)",
     )
     parser.add_argument(
         "--escape-formulas",
