@@ -237,7 +237,7 @@ def write_protocol(project: Project, folder: Path, names: dict[str, str] | None)
             table = json.loads(recorded)
             for person in table["annotators"]:
                 person["name"] = names[person["name"]]
-            text = json.dumps(table, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            text = json.dumps(table, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         atomic_write(folder / ROUND, text)  # as recorded: its SHA-256 is the manifest's (without pseudonyms)
         pseudonymised = {"pseudonyms": True} if names is not None else {}
         found["round"] = {"file": ROUND, "name": declared.name, "recorded_sha256": sha256_of(recorded), **pseudonymised}

@@ -639,7 +639,8 @@ class Workspace:
             f"SELECT uid, clock, time, annotator, kind, item_id, field, old, new, note FROM events ORDER BY {CANONICAL}"
         )
         for row in self.conn.execute(sql):
-            digest.update(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+            line = json.dumps(row, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            digest.update(line.encode("utf-8") + b"\n")
             count += 1
             clock, time = max(clock, int(row[1] or 0)), max(time, str(row[2] or ""))
         return {"events": count, "last_clock": clock, "last_time": time, "events_sha256": digest.hexdigest()}
