@@ -68,8 +68,11 @@ def test_a_release_loads_with_datasets_and_pandas_as_the_decided_items(tmp_path:
     dataset = with_splits(tmp_path)
     assert cli("votes", "import", dataset, SAMPLES / "votes-darija-algerian.tsv")[0] == 0
     folder = tmp_path / "darija-v1"
-    code, out, err = cli("export", dataset, "--decided", "--release", folder, "--global-piqa-tsv")
+    code, out, err = cli("export", dataset, "--decided", "--release", folder, "--global-piqa-tsv", "--name", "Darija")
     assert code == 0, err
+    assert "--license" in err and "--name" not in err  # the placeholder left, said on stderr
+    card = front_matter((folder / "README.md").read_text(encoding="utf-8"))
+    assert card["pretty_name"] == "Darija" and card["license"] == "[More Information Needed]"
     want = decided(dataset)
     assert any(
         row["label"] != gold for row, gold in zip(want.values(), pd.read_csv(dataset, sep="\t", dtype=str)["label"])

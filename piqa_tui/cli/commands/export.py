@@ -42,6 +42,7 @@ from piqa_tui.cli.commands.dataset_args import (
     open_project,
     print_json,
     say,
+    warn,
 )
 from piqa_tui.cli.commands.release_folder import (
     add_release_arguments,
@@ -500,6 +501,9 @@ def run_release(args: argparse.Namespace) -> int:
     print_changes(release.changes)
     if args.readable_ids:
         say(f"renamed {_items(len(prepared.renamed))} written in the workspace; the workspace keeps the mapping")
+    missing = [flag for flag, value in (("--name", args.name), ("--license", args.license)) if not value]
+    if missing:
+        warn(f"the card's metadata has placeholders: pass {' and '.join(missing)} and write the release again")
     return OK
 
 

@@ -69,6 +69,12 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
         "--drop-columns", metavar="A,B", help="with --release: leave these columns out of the files and the card"
     )
     parser.add_argument(
+        "--name", metavar="TEXT", help="with --release or --card: the dataset's name (pretty_name and the title)"
+    )
+    parser.add_argument(
+        "--license", metavar="ID", help="with --release or --card: the Hub licence identifier, e.g. cc-by-4.0"
+    )
+    parser.add_argument(
         "--global-piqa-tsv",
         action="store_true",
         help="with --release: also write global-piqa/SPLIT.tsv (prompt, solution0…, label from 0)",
@@ -84,7 +90,10 @@ def release_refusals(args: argparse.Namespace) -> str | None:
         ]
         if args.to is None:
             return "say where to write: --to FILE (one file) or --release DIR (a release folder)"
-        return f"{given[0]} needs --release DIR" if given else None
+        if given:
+            return f"{given[0]} needs --release DIR"
+        card = [f for f, on in (("--name", args.name), ("--license", args.license)) if on]
+        return f"{card[0]} describes a card: give --card FILE or --release DIR" if card and not args.card else None
     clash = [f for f, on in (("--to", args.to), ("--card", args.card), ("--format", args.format)) if on]
     if clash:
         return f"--release DIR writes its own files and card: leave out {clash[0]}"
