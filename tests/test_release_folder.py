@@ -364,3 +364,19 @@ def test_num_bytes_counts_nulls_and_types_batch_by_batch_as_datasets_does(tmp_pa
     folder = tmp_path / "typed"
     assert cli("export", dataset, "--release", folder)[0] == 0
     assert_sizes(folder, tmp_path)
+
+
+def test_an_empty_split_value_is_named_by_splits(tmp_path: Path) -> None:
+    dataset = with_splits(tmp_path)
+    text = dataset.read_text(encoding="utf-8").replace("\ttrain\n", "\t\n")
+    dataset.write_text(text, encoding="utf-8")
+    assert "--splits 'split_1=split:'" in refused(dataset, "--release", tmp_path / "r")
+    code, _, err = cli(
+        "export",
+        dataset,
+        "--release",
+        tmp_path / "r",
+        *("--splits", "train=split:", "--splits", "rest=split:validation|test"),
+    )
+    assert code == 0, err
+    assert {name: len(rows) for name, rows in load(tmp_path / "r", tmp_path).items()} == {"train": 12, "rest": 24}

@@ -60,18 +60,18 @@ def check_split_name(name: str, where: str, column: str | None = None) -> str:
         if column is not None
         else f"give it a name of letters, digits and _, e.g. {slug}"
     )
-    raise SplitError(f"{where} {shown!r} cannot name a split (letters, digits and _ only); {fix}")
+    raise SplitError(f"{where} {shown!r}, which cannot name a split (letters, digits and _ only); {fix}")
 
 
 def parse_rule(text: str, meta_columns: Sequence[str]) -> SplitRule:
     """One ``--splits NAME=COLUMN:VALUE[|VALUE…]``, checked against the dataset's columns."""
     name, sep, condition = text.partition("=")
     column, colon, values = condition.partition(":")
-    if not sep or not colon or not values:
+    if not sep or not colon:  # an empty VALUE takes the items whose column is empty
         raise SplitError(f"--splits {text}: give NAME=COLUMN:VALUE (values joined by |), e.g. test=split:test")
     if column not in meta_columns:
         raise SplitError(f"--splits {text}: the dataset has no column {column!r}; use one of its metadata columns")
-    return SplitRule(check_split_name(name.strip(), "--splits name"), column, frozenset(values.split("|")))
+    return SplitRule(check_split_name(name.strip(), "--splits names the split"), column, frozenset(values.split("|")))
 
 
 def split_rules(
@@ -95,7 +95,7 @@ def split_rules(
     if column is None:
         return [SplitRule(default)]
     values = list(dict.fromkeys(item.meta.get(column, "") for item in items))
-    where = f"column {column!r} holds"
+    where = f"column {column!r} holds the value"
     return [SplitRule(check_split_name(value, where, column), column, frozenset([value])) for value in values]
 
 
