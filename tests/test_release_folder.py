@@ -249,6 +249,11 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path: Path) -> None:
     assert "already a release" in refused(dataset, "--release", folder)
     tamil = copy_sample("tamil.tsv", tmp_path)
     assert "release of darija.tsv" in refused(tamil, "--release", folder, "--force")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    assert ".git/HEAD" in refused(dataset, "--release", folder, "--force")  # a clone of the Hub repository
+    (folder / ".git" / "HEAD").unlink()
+    (folder / ".git").rmdir()
     assert "'dev set'" in refused(
         dataset, "--release", tmp_path / "x", "--splits", "dev set=split:validation|train|test"
     )

@@ -6,7 +6,8 @@ under, when the workspace records them) and, on request, ``global-piqa/`` (Globa
 ``tasks/`` is kept for the evaluation tasks a later version adds.
 
 A folder is a piqa-tui release when its ``manifest.json`` says so (``RELEASE_MARK``). A path that exists and is
-not a release (a file, or a folder with anything in it) is refused; a release is replaced only with ``--force``.
+not a release (a file, or a folder with anything in it) is refused; a release is replaced only with ``--force``,
+and only when it holds nothing but its own files (a ``.git`` of a clone, or a note, is never removed with it).
 Either way the new release is built in a hidden folder beside the target and renamed over it once complete
 and checked, so a reader sees the old release or the new one, never half of one.
 """
@@ -89,6 +90,19 @@ def check_target(folder: Path, force: bool, protected: Iterable[Path]) -> None:
     if manifest is None:
         raise ReleaseError(
             f"{folder} exists and is not a piqa-tui release (no {MANIFEST} of one); choose another folder"
+        )
+    listed = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    foreign = sorted(
+        name
+        for path in folder.rglob("*")
+        if (path.is_file() or path.is_symlink())
+        and (name := path.relative_to(folder).as_posix()) not in listed
+        and name != MANIFEST
+    )
+    if foreign:  # a git clone of the dataset's repository, or the team's own notes: never removed with the release
+        raise ReleaseError(
+            f"{folder} holds {foreign[0]}, which is not part of its release; write the release to a folder of its "
+            "own and copy its files where they go"
         )
     if not force:
         made = manifest.get("made") if isinstance(manifest.get("made"), dict) else {}
