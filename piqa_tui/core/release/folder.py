@@ -91,7 +91,8 @@ def check_target(folder: Path, force: bool, protected: Iterable[Path]) -> None:
         raise ReleaseError(
             f"{folder} exists and is not a piqa-tui release (no {MANIFEST} of one); choose another folder"
         )
-    listed = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    files = manifest.get("files")
+    listed = set(files) if isinstance(files, dict) else set()
     foreign = sorted(
         name
         for path in folder.rglob("*")
