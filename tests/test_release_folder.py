@@ -199,7 +199,7 @@ def test_pseudonyms_readable_ids_and_dropped_columns_reach_every_file(tmp_path: 
 def test_the_check_refuses_a_card_that_claims_what_the_files_do_not_hold(tmp_path: Path) -> None:
     dataset = with_splits(tmp_path)
     folder = tmp_path / "release"
-    assert cli("export", dataset, "--release", folder, "--vote-columns", "--flag-column")[0] == 0
+    assert cli("export", dataset, "--release", folder, "--vote-columns", "--flag-column", "--global-piqa-tsv")[0] == 0
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert "| `votes_2` | votes for solution 2 |" in card and "| `flags` |" in card
     assert verify.CARD_COLUMNS == render_card.CARD_COLUMNS
@@ -218,12 +218,13 @@ def test_the_check_refuses_a_card_that_claims_what_the_files_do_not_hold(tmp_pat
         (copy / "README.md").write_text(change(card), encoding="utf-8")
         with pytest.raises(ReleaseError):
             verify_release(copy)
-    lost = tmp_path / "lost-row"
-    shutil.copytree(folder, lost)
-    tsv = lost / "data" / "train.tsv"
-    tsv.write_text("".join(tsv.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]), encoding="utf-8")
-    with pytest.raises(ReleaseError, match="rows"):
-        verify_release(lost)
+    for name in ("data/train.tsv", "global-piqa/train.tsv"):
+        lost = tmp_path / f"lost-row-{name.split('/')[0]}"
+        shutil.copytree(folder, lost)
+        tsv = lost / name
+        tsv.write_text("".join(tsv.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]), encoding="utf-8")
+        with pytest.raises(ReleaseError, match="rows"):
+            verify_release(lost)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -112,6 +112,11 @@ def _check_split(
             raise ReleaseError(f"{file}'s columns are not the ones the card lists; nothing is published")
         if isinstance(label, str) and label_counts([row.get(label) for row in data]) != entry["labels"]:
             raise ReleaseError(f"{file}'s labels are not counted as the manifest counts them; nothing is published")
+    for file in files[2:]:  # the Global PIQA TSV: the split's rows again
+        with (folder / file).open(encoding="utf-8", newline="") as handle:
+            held = sum(1 for _ in csv.reader(handle, delimiter="\t")) - 1
+        if held != rows:
+            raise ReleaseError(f"{file} holds {held} rows, the card says {rows}; nothing is published")
 
 
 def _check_card_tables(text: str, rows: Mapping[str, int], columns: list[str]) -> None:
