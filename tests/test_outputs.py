@@ -137,6 +137,7 @@ def run_main(*args: object) -> tuple[int, str]:
 # filled in. A new output option fails test_every_output_option_is_known until it is added here.
 OUTPUT_COMMANDS = {
     ("export", "to"): lambda ds, ws, out: ["export", ds, "--workspace", ws, "--to", out, "--format", "tsv"],
+    ("export", "release"): lambda ds, ws, out: ["export", ds, "--workspace", ws, "--release", out],
     ("votes", "file"): lambda ds, ws, out: ["votes", "export", ds, out, "--workspace", ws],
     ("card", "to"): lambda ds, ws, out: ["card", ds, "--workspace", ws, "--to", out],
     ("score", "output"): lambda ds, ws, out: [
@@ -144,7 +145,7 @@ OUTPUT_COMMANDS = {
     ],
     ("workspace", "out"): lambda ds, ws, out: ["workspace", "backup", ws, out],
 }
-OUTPUT_DESTS = {"to", "out", "output", "file", "outfile", "target", "dest", "destination"}
+OUTPUT_DESTS = {"to", "out", "output", "file", "outfile", "target", "dest", "destination", "release"}
 
 
 def test_every_output_option_is_known() -> None:

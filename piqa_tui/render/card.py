@@ -32,6 +32,8 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.dataset.writing import current_rows
 from piqa_tui.core.quality.artifacts import ALPHA, LENGTH_RULES, ArtifactReport, RuleTest, artifact_report
+from piqa_tui.core.release.folder import SplitFiles
+from piqa_tui.core.release.splits import split_column
 from piqa_tui.core.report.languages import (
     LanguageReport,
     detect_languages,
@@ -85,6 +87,11 @@ class CardOptions:
     )
     pseudonyms: bool = False  # annotators and editors named "annotator N", not as the workspace records them
     release: str | None = None  # the file a release wrote (``export --card``): the card describes it, not the work
+    # A release folder (``export --release``): each split's files, the columns' types, and what the folder adds.
+    splits: tuple[SplitFiles, ...] = ()
+    features: tuple[tuple[str, str], ...] = ()
+    release_notes: tuple[str, ...] = ()
+    dropped: frozenset[str] = frozenset()  # columns a release leaves out (``--drop-columns``)
 
 
 def size_category(n: int) -> str:
@@ -106,9 +113,20 @@ def front_matter(
         "configs": [
             {
                 "config_name": "default",
-                "data_files": [{"split": options.split, "path": options.release or dataset.name}],
+                "data_files": [{"split": s.name, "path": s.parquet} for s in options.splits]
+                or [{"split": options.split, "path": options.release or dataset.name}],
             }
         ],
+        **({"dataset_info": dataset_info(options)} if options.splits else {}),
+    }
+
+
+def dataset_info(options: CardOptions) -> dict[str, object]:
+    """A release folder's ``dataset_info``: each column's type and each split's rows (``datasets`` checks
+    the rows it loads against them)."""
+    return {
+        "features": [{"name": name, "dtype": dtype} for name, dtype in options.features],
+        "splits": [{"name": s.name, "num_bytes": s.num_bytes, "num_examples": s.items} for s in options.splits],
     }
 
 
@@ -138,7 +156,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
     """The whole card as Markdown with YAML front matter, for ``items`` (default: the current items)."""
     items = project.items if items is None else items
     dataset = project.dataset
-    stats = compute_stats(items, dataset.meta_columns)
+    stats = compute_stats(items, [c for c in dataset.meta_columns if c not in options.dropped])
     languages = detect_languages(items, dataset.meta_columns)
     facts = gather_facts(project, items, languages)
     if options.pseudonyms:
@@ -294,16 +312,27 @@ def structure_section(
             f"An example ({where}), as stored in the file (text in logical order):",
             "",
             *fenced(
-                strict_json.dumps(example_row(dataset, example), ensure_ascii=False, indent=2, default=str)[0], "json"
+                strict_json.dumps(
+                    example_row(dataset, example, options.dropped), ensure_ascii=False, indent=2, default=str
+                )[0],
+                "json",
             ),
             "",
         ]
         lines += more_columns_note(len(dataset.columns), "the example shows")
-    lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
+    lines += [
+        "### Data Fields",
+        "",
+        *fields_table(dataset, items, options.dropped, tuple(n for n, _ in options.features)),
+        "",
+    ]
     lines += more_columns_note(len(dataset.columns), "the table lists")
     lines += ["### Data Splits", ""]
-    lines += markdown_table(["split", "items", "file"], split_rows(dataset, items, options))
-    if column := split_column(dataset.meta_columns):
+    if options.splits:
+        lines += release_splits(options)
+    else:
+        lines += markdown_table(["split", "items", "file"], split_rows(dataset, items, options))
+    if (column := split_column(dataset.meta_columns)) and not options.splits:
         lines += [
             "",
             f"The splits are the values of the column {inline_code(one_line(column))}, all in one file: the "
@@ -327,9 +356,24 @@ def structure_section(
     return lines + [""]
 
 
-def split_column(meta_columns: list[str]) -> str | None:
-    """The metadata column that names each item's split (``split``, any case), if the file has one."""
-    return next((c for c in meta_columns if c.strip().lower() == "split"), None)
+def release_splits(options: CardOptions) -> list[str]:
+    """A release folder's splits: items and files per split, and what the folder adds (``release_notes``)."""
+    rows = [
+        [one_line(s.name), str(s.items), inline_code(s.parquet), inline_code(s.text)]
+        + ([inline_code(s.global_piqa)] if s.global_piqa else [])
+        for s in options.splits
+    ]
+    head = ["split", "items", "Parquet", "text"] + (["Global PIQA TSV"] if options.splits[0].global_piqa else [])
+    return [
+        *markdown_table(head, rows),
+        "",
+        "Each split is its own file, in Parquet (what `datasets.load_dataset` reads, through `configs` above) and "
+        "in the dataset's own text format (for pandas and spreadsheets); both hold the same rows and columns.",
+        "",
+        "#### Release files",
+        "",
+        *[f"- {note}" for note in options.release_notes],
+    ]
 
 
 def split_rows(dataset: Dataset, items: list[Item], options: CardOptions) -> list[list[str]]:
@@ -344,10 +388,11 @@ def split_rows(dataset: Dataset, items: list[Item], options: CardOptions) -> lis
     ]
 
 
-def example_row(dataset: Dataset, item: Item) -> dict[str, object]:
-    """The item's row as the file stores it (its current values), column by column."""
+def example_row(dataset: Dataset, item: Item, dropped: frozenset[str] = frozenset()) -> dict[str, object]:
+    """The item's row as the file stores it (its current values), column by column (``dropped`` left out)."""
     row = current_rows(dataset, [item])[0]
-    shown: dict[str, object] = {column: row.get(column) for column in list(row)[:CARD_COLUMNS]}
+    kept = [column for column in row if column not in dropped]
+    shown: dict[str, object] = {column: row.get(column) for column in kept[:CARD_COLUMNS]}
     if dataset.layout.labels_file:  # PIQA keeps labels in a separate file, line by line
         shown["label"] = dataset.codec.encode(item.label, 0)
     return shown
@@ -394,20 +439,40 @@ def shortened(value: str, limit: int = 60) -> str:
     return value[: snap_to_boundary(value, limit)] + "…"
 
 
-def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
-    """Every column in file order: what it holds and a few example values."""
+def fields_table(
+    dataset: Dataset, items: list[Item], dropped: frozenset[str] = frozenset(), written: tuple[str, ...] = ()
+) -> list[str]:
+    """Every column in file order (``dropped`` left out; a release folder's: the columns it ``written``): what
+    it holds and a few example values."""
     roles = column_roles(dataset)
     rows = current_rows(dataset, items[:200])  # examples from the first items are enough
     table = []
-    for column in dataset.columns[:CARD_COLUMNS]:
+    for column in (list(written) or [c for c in dataset.columns if c not in dropped])[:CARD_COLUMNS]:
+        if column not in dataset.columns:  # a column the release adds (votes, status, questions, PIQA's labels)
+            table.append([inline_code(column), added_column_role(dataset, column), "(see the files)"])
+            continue
         values = list(dict.fromkeys(one_line(r.get(column)) for r in rows if r.get(column) not in (None, "")))
         shown = "; ".join(inline_code(shortened(v)) for v in values[:EXAMPLE_VALUES])
         table.append([inline_code(column), roles.get(column, FILL), shown or "(empty)"])
-    if dataset.layout.labels_file:  # PIQA's labels live in a line-aligned file beside the items
+    if dataset.layout.labels_file and not written:  # PIQA's labels live in a line-aligned file beside the items
         labels = list(dict.fromkeys(str(dataset.codec.encode(i.label, 0)) for i in items[:200]))
         holds = f"{label_description(dataset)}, one per line in {inline_code(dataset.layout.labels_file)}"
         table.append([inline_code("label"), holds, "; ".join(map(inline_code, labels[:EXAMPLE_VALUES]))])
     return markdown_table(["column", "holds", "example values"], table)
+
+
+def added_column_role(dataset: Dataset, column: str) -> str:
+    """What a column an export adds holds (``--vote-columns``, ``--flag-column``, the round's questions)."""
+    if numbered := re.fullmatch(r"votes_(\d+)", column):
+        return f"votes for solution {numbered.group(1)}"
+    known = {
+        "status": "the votes' decision status (agreed, adjudicated, …)",
+        "flags": "the item's flag reasons, comma-separated",
+        "label": label_description(dataset),
+    }
+    if column.endswith("_votes"):
+        return f"the answers to the round's question {inline_code(column[: -len('_votes')])}"
+    return known.get(column, "the value the round's question decides, or a column an export option adds")
 
 
 # --------------------------------------------------------------------------- Annotation artifacts

@@ -23,6 +23,8 @@ OUT (``OUT-ids.tsv``: id, release_id).
 With ``--decided`` each extra question of the round in force adds ``<id>_votes`` (its answers) and ``<id>``
 (the value its policy decides).
 OUT is never the dataset itself or its workspace; an existing OUT needs ``--force``.
+``--release DIR`` (instead of ``--to``) writes a release folder to publish: one Parquet and one text file per
+split, the card, the manifest, the guidelines and round (``release_folder``; docs/card.md, "Release folders").
 """
 
 from __future__ import annotations
@@ -40,9 +42,16 @@ from piqa_tui.cli.commands.dataset_args import (
     open_project,
     print_json,
     say,
+    warn,
+)
+from piqa_tui.cli.commands.release_folder import (
+    add_release_arguments,
+    manifest_head,
+    release_refusals,
+    write_release_folder,
 )
 from piqa_tui.cli.exit_codes import OK
-from piqa_tui.cli.progress import progress_line, reading
+from piqa_tui.cli.progress import ProgressLine, progress_line, reading
 from piqa_tui.core.dataset.checks import check_items
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.writing import (
@@ -54,7 +63,7 @@ from piqa_tui.core.dataset.writing import (
     output_table,
 )
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.core.report.release_ids import readable_ids
+from piqa_tui.core.report.release_ids import keep_ids, readable_ids
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY, ReleaseDefaults
@@ -71,7 +80,7 @@ UNDECIDED = (Status.DISAGREEMENT, Status.NEEDS_VOTES)  # the file's label stands
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
-    parser.add_argument("--to", required=True, metavar="OUT", help="output file; the extension picks the format")
+    parser.add_argument("--to", metavar="OUT", help="output file; the extension picks the format")
     parser.add_argument("--format", choices=FORMATS, help="override the format ('piqa' = .jsonl plus -labels.lst)")
     parser.add_argument(
         "--decided", action="store_true", help="write the label decided by the votes (policy) where there is one"
@@ -118,7 +127,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--readable-ids",
         action="store_true",
         help="give new-<hex> ids the dataset's scheme (msa-031 …), the same in every release; "
-        "writes the mapping to OUT-ids.tsv",
+        "writes the mapping to OUT-ids.tsv (with --release: kept in the workspace only)",
     )
     parser.add_argument(
         "--pseudonyms",
@@ -126,7 +135,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write author columns as 'annotator 1', 'annotator 2', … numbered as the card's --pseudonyms",
     )
     parser.add_argument(
-        "--force", action="store_true", help="replace OUT if it exists (never the dataset or its workspace)"
+        "--force",
+        action="store_true",
+        help="replace OUT if it exists, or the previous release of this dataset in DIR (never the dataset or its "
+        "workspace)",
     )
     parser.add_argument(
         "--escape-formulas",
@@ -134,6 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="CSV/TSV: prefix ' to cells beginning with = + - @ so spreadsheets show them as text "
         "(changes those values; off by default)",
     )
+    add_release_arguments(parser)
 
 
 def release_defaults(project: Project) -> ReleaseDefaults:
@@ -162,6 +175,7 @@ class ReleaseOptions:
     @classmethod
     def of(cls, args: argparse.Namespace, project: Project) -> ReleaseOptions:
         decided = args.decided or args.only_decided or args.include_undecided or args.make_default
+        decided = decided or args.release is not None
         if args.make_default:  # this run's options are the new defaults: the old ones do not apply
             return cls(decided, args.only_decided, args.drop_invalid, ReleaseDefaults())
         defaults = release_defaults(project) if decided else ReleaseDefaults()
@@ -336,7 +350,43 @@ def question_release_columns(project: Project, items: list[Item]) -> dict[str, l
     return {name: list[object](values) for name, values in columns.items()}
 
 
+@dataclass
+class Prepared:
+    """An export's items as written: pseudonymised and renamed as asked, with their extra columns."""
+
+    options: ReleaseOptions
+    release: Release
+    items: list[Item]
+    extra: dict[str, list[object]]
+    renamed: dict[str, str]
+    names: dict[str, str] | None  # the pseudonyms (--pseudonyms)
+
+
+def prepare(args: argparse.Namespace, project: Project, progress: ProgressLine) -> Prepared:
+    """Decide, leave out, pseudonymise and rename as the options say: what the export writes."""
+    options = ReleaseOptions.of(args, project)
+    progress.show(f"{'deciding' if options.decided else 'checking'} {len(project.items):,} items")
+    release = export_items(project, options.decided, args.drop_flagged, options.only_decided, options.drop_invalid)
+    names = None
+    if args.pseudonyms:
+        columns, names = release_pseudonyms(project, release.items)
+        release.items = pseudonymised(release.items, columns, names)
+    items = release.items
+    extra = vote_columns(project, items) if args.vote_columns else {}
+    if options.decided:
+        extra.update(question_release_columns(project, items))
+    if args.flag_column:
+        extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
+    renamed = readable_ids(project, items) if args.readable_ids else {}
+    items = [item.with_changes(id=renamed[item.id]) if item.id in renamed else item for item in items]
+    return Prepared(options, release, items, extra, renamed, names)
+
+
 def run(args: argparse.Namespace) -> int:
+    if (refusal := release_refusals(args)) is not None:
+        raise PiqaError(refusal)
+    if args.release is not None:
+        return run_release(args)
     with progress_line(args) as progress:
         progress.show(reading(args))
         project = open_project(args, create=args.make_default or args.readable_ids)
@@ -345,20 +395,15 @@ def run(args: argparse.Namespace) -> int:
         project.check_outputs(
             [*output_files(project.dataset, Path(args.to), args.format), *card, *id_file], replace=args.force
         )  # before any work
-        options = ReleaseOptions.of(args, project)
+        prepared = prepare(args, project, progress)
+        options, release, items, extra, renamed = (
+            prepared.options,
+            prepared.release,
+            prepared.items,
+            prepared.extra,
+            prepared.renamed,
+        )
         decided = options.decided
-        progress.show(f"{'deciding' if decided else 'checking'} {len(project.items):,} items")
-        release = export_items(project, decided, args.drop_flagged, options.only_decided, options.drop_invalid)
-        if args.pseudonyms:
-            release.items = pseudonymised(project, release.items)
-        items = release.items
-        extra = vote_columns(project, items) if args.vote_columns else {}
-        if decided:
-            extra.update(question_release_columns(project, items))
-        if args.flag_column:
-            extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
-        renamed = readable_ids(project, items) if args.readable_ids else {}
-        items = [item.with_changes(id=renamed[item.id]) if item.id in renamed else item for item in items]
         progress.show(f"writing {Path(args.to).name}")
         written = project.export(
             args.to,
@@ -416,6 +461,73 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
+def run_release(args: argparse.Namespace) -> int:
+    """``export --release DIR``: the release folder (``release_folder``), then what it holds."""
+    from piqa_tui.core.dataset.reading import source_files
+    from piqa_tui.core.release.folder import check_target
+
+    with progress_line(args) as progress:
+        progress.show(reading(args))
+        project = open_project(args, create=args.make_default or args.readable_ids)
+        folder = Path(args.release).expanduser()
+        project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
+        check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
+        prepared = prepare(args, project, progress)
+        progress.show(f"writing the release {folder.name}")
+        head = manifest_head(project, args, release_settings(args, prepared.options))
+        folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names)
+        if args.readable_ids:
+            keep_ids(project, prepared.renamed)
+        made = (
+            ReleaseDefaults(prepared.options.only_decided, prepared.options.drop_invalid) if args.make_default else None
+        )
+        if made is not None:
+            set_release_defaults(project, made)
+    release, options = prepared.release, prepared.options
+    if args.json:
+        summary = _summary(project, release, [folder], None, options, made, args.escape_formulas)
+        summary["splits"] = {files.name: files.items for files in splits}
+        print_json(summary | ({"release_ids": prepared.renamed} if args.readable_ids else {}))
+        return OK
+    counts = ", ".join(f"{files.name} {files.items}" for files in splits)
+    say(
+        f"wrote the release {folder}: {_items(len(prepared.items))} in {len(splits)} split{'s' * (len(splits) != 1)} ({counts})"
+    )
+    if line := options.defaults_line():
+        say(line)
+    if made is not None:
+        say(_made_line(made))
+    print_release(release, options.only_decided, options.drop_invalid)
+    print_changes(release.changes)
+    if args.readable_ids:
+        say(f"renamed {_items(len(prepared.renamed))} written in the workspace; the workspace keeps the mapping")
+    missing = [flag for flag, value in (("--name", args.name), ("--license", args.license)) if not value]
+    if missing:
+        warn(f"the card's metadata has placeholders: pass {' and '.join(missing)} and write the release again")
+    return OK
+
+
+def release_settings(args: argparse.Namespace, options: ReleaseOptions) -> dict[str, object]:
+    """The options a release was written with, as its manifest records them."""
+    return {
+        "decided": True,
+        "only_decided": options.only_decided,
+        "drop_invalid": options.drop_invalid,
+        "project_defaults": json.loads(options.defaults.to_json()),
+        "overridden": list(options.overridden),
+        "drop_flagged": args.drop_flagged,
+        "vote_columns": args.vote_columns,
+        "flag_column": args.flag_column,
+        "pseudonyms": args.pseudonyms,
+        "readable_ids": args.readable_ids,
+        "drop_columns": sorted(name.strip() for name in (args.drop_columns or "").split(",") if name.strip()),
+        "split_by": args.split_by,
+        "splits": list(args.splits),
+        "global_piqa_tsv": args.global_piqa_tsv,
+        "escape_formulas": args.escape_formulas,
+    }
+
+
 def ids_path(out: Path) -> Path:
     """Where ``--readable-ids`` writes its mapping: ``OUT-ids.tsv`` next to OUT."""
     return out.with_name(f"{out.stem}-ids.tsv")
@@ -424,22 +536,28 @@ def ids_path(out: Path) -> Path:
 def write_ids(project: Project, path: Path, renamed: dict[str, str]) -> None:
     """Write the mapping (id, release_id) and keep it in the workspace for the next release."""
     from piqa_tui.core.dataset.atomic import atomic_write
-    from piqa_tui.core.report.release_ids import keep_ids
 
     atomic_write(path, "".join(f"{old}\t{new}\n" for old, new in [("id", "release_id"), *renamed.items()]))
     keep_ids(project, renamed)
 
 
-def pseudonymised(project: Project, items: list[Item]) -> list[Item]:
-    """``items`` with every person column (see ``core.report.pseudonyms``) written as the person's pseudonym."""
+def release_pseudonyms(project: Project, items: list[Item]) -> tuple[list[str], dict[str, str]]:
+    """The person columns (see ``core.report.pseudonyms``) and each person's pseudonym: voters and editors,
+    then the items' authors in file order, then the round's other people (named in a release's round file)."""
     from piqa_tui.core.report.pseudonyms import person_columns, pseudonyms
     from piqa_tui.core.round.recorded import round_in_force
 
     declared = round_in_force(project.workspace)
     columns = person_columns(project, declared.routing.never if declared is not None else ())
+    people = [item.meta.get(column, "") for item in items for column in columns]
+    people += [person.name for person in declared.annotators] if declared is not None else []
+    return columns, pseudonyms(project, people)
+
+
+def pseudonymised(items: list[Item], columns: list[str], names: dict[str, str]) -> list[Item]:
+    """``items`` with every person column written as the person's pseudonym (``release_pseudonyms``)."""
     if not columns:
         return items
-    names = pseudonyms(project, (item.meta.get(column, "") for item in items for column in columns))
     return [
         item.with_changes(meta={**item.meta, **{c: names.get(item.meta.get(c, ""), "") for c in columns}})
         for item in items

@@ -53,7 +53,7 @@ def replacing(out: Path) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(out.parent)
+    fsync_dir(out.parent)
 
 
 def atomic_write(out: Path, text: str) -> None:
@@ -76,7 +76,7 @@ def default_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder or ".", os.O_RDONLY)
     except OSError:

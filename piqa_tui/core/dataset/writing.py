@@ -12,7 +12,7 @@ import csv
 import io
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from piqa_tui.core import strict_json
@@ -101,16 +101,21 @@ def write_dataset(
     fmt: str | None = None,
     extra_columns: dict[str, list[object]] | None = None,
     escape_formulas: bool = False,
+    drop_columns: Collection[str] = (),
+    flat: bool = False,
 ) -> list[Path]:
     """Write ``items`` (current values) to ``out`` atomically; returns the files written.
 
     ``escape_formulas`` (CSV and TSV only) prefixes a ``'`` to cells a spreadsheet would run as a formula.
+    ``drop_columns`` are left out; ``flat`` writes JSON Lines one key per column, whatever the dataset's shape
+    (a release's text file, read as the Parquet file beside it).
     """
     out = Path(out)
     fmt = _export_format(dataset, out, fmt)
     refuse_overflow(dataset.layout, items, out.name)  # never a solution dropped without a word
     check_target(out)
-    columns, rows = output_table(dataset, items, extra_columns)
+    columns, rows = output_table(dataset, items, extra_columns, drop_columns)
+    copied = not (extra_columns or drop_columns or flat)  # rows nobody touched may be copied as read
     written = [out]
     if fmt == "parquet":
         _write_parquet(dataset, columns, rows, out)
@@ -120,9 +125,7 @@ def write_dataset(
         labels = [dataset.codec.encode(item.label, "") for item in items]
         if dataset.layout.label:
             columns = [c for c in columns if c != dataset.layout.label]
-        text = _jsonl_text(
-            dataset, items, rows, columns, newline, verbatim=not extra_columns and not dataset.layout.label
-        )
+        text = _jsonl_text(dataset, items, rows, columns, newline, verbatim=copied and not dataset.layout.label)
         lst = newline.join(str(v) for v in labels) + (newline if labels else "")
         atomic_write(out, text)
         atomic_write(labels_path(out), lst)
@@ -131,7 +134,13 @@ def write_dataset(
     if fmt == "jsonl":
         # A nested shape's rows go back nested (core/dataset/shapes/); rows nobody touched are copied verbatim anyway.
         text = _jsonl_text(
-            dataset, items, rows, columns, newline, verbatim=not extra_columns, shape=dataset_shape(dataset.shape)
+            dataset,
+            items,
+            rows,
+            columns,
+            newline,
+            verbatim=copied,
+            shape=None if flat else dataset_shape(dataset.shape),
         )
     else:
         text = _delimited_text(
@@ -194,9 +203,13 @@ def _json_value(value: object) -> object:
 
 
 def output_table(
-    dataset: Dataset, items: list[Item], extra_columns: dict[str, list[object]] | None = None
+    dataset: Dataset,
+    items: list[Item],
+    extra_columns: dict[str, list[object]] | None = None,
+    drop_columns: Collection[str] = (),
 ) -> tuple[list[str], list[dict[str, object]]]:
-    """The columns and rows an export writes: the items' current values, then ``extra_columns``."""
+    """The columns and rows an export writes: the items' current values, then ``extra_columns``, without
+    ``drop_columns``."""
     rows = current_rows(dataset, items)
     columns = list(dataset.columns)
     for name, values in (extra_columns or {}).items():
@@ -204,7 +217,7 @@ def output_table(
             columns.append(name)
         for row, value in zip(rows, values):
             row[name] = value
-    return columns, rows
+    return [c for c in columns if c not in drop_columns], rows
 
 
 def null_cells(columns: list[str], rows: list[dict[str, object]]) -> int:

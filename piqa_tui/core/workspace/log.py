@@ -629,6 +629,22 @@ class Workspace:
     def last_seq(self) -> int:
         return int(self.conn.execute(_LAST_SEQ).fetchone()[0])
 
+    def log_state(self) -> dict[str, object]:
+        """What a release records of the log it came from: how many events, the last one's clock and time, and
+        the SHA-256 of every event in canonical order (its global fields, not this copy's sequence numbers), so
+        two copies that merged the same events give the same hash."""
+        digest = hashlib.sha256()
+        count, clock, time = 0, 0, ""
+        sql = (
+            f"SELECT uid, clock, time, annotator, kind, item_id, field, old, new, note FROM events ORDER BY {CANONICAL}"
+        )
+        for row in self.conn.execute(sql):
+            line = json.dumps(row, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            digest.update(line.encode("utf-8") + b"\n")
+            count += 1
+            clock, time = max(clock, int(row[1] or 0)), max(time, str(row[2] or ""))
+        return {"events": count, "last_clock": clock, "last_time": time, "events_sha256": digest.hexdigest()}
+
 
 def checked(rows: Iterable[tuple[object, ...]]) -> None:
     """Refuse (``WorkspaceError``, nothing recorded) an event this program is about to write that breaks the rules
