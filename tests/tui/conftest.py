@@ -128,6 +128,7 @@ NAMED_KEYS = {
     "escape": "\x1b",
     "backspace": "\x7f",
     "ctrl+u": "\x15",
+    "ctrl+s": "\x13",
     "space": " ",
 }
 

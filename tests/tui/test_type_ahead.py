@@ -97,3 +97,38 @@ async def test_a_metadata_value_typed_ahead_lands_in_its_dialog(darija: Path) ->
         await wait_for(pilot, lambda: at_rest(pilot) and current_id(pilot) == "dz-002")
         assert screen.project.item("dz-001").meta["source"] == "caf\u00e9 notes"
     assert Project.open(darija, annotator="tester").item("dz-001").meta["source"] == "caf\u00e9 notes"
+
+
+async def test_keys_after_a_save_wait_for_it_instead_of_finding_the_edit_keys_off(darija: Path) -> None:
+    async with curate(darija) as pilot:
+        screen = main_screen(pilot)
+        burst(pilot, "<ctrl+s>", "e", "<ctrl+u>", "after the save", "<enter>")
+        await wait_for(pilot, lambda: screen.project.item("dz-001").prompt == "after the save" and at_rest(pilot))
+    assert Project.open(darija, annotator="tester").item("dz-001").prompt == "after the save"
+
+
+async def test_a_key_after_a_search_moves_among_its_results(darija: Path) -> None:
+    async with curate(darija) as pilot:
+        screen = main_screen(pilot)
+        burst(pilot, "/", "باش", "<enter>", "j")  # j: the second hit, not the second item before the search
+        await wait_for(
+            pilot,
+            lambda: screen.filtering.search_result is not None and at_rest(pilot) and screen.item_list.cursor == 1,
+        )
+        hits = screen.filtering.search_result.positions
+        assert len(hits) > 2 and screen.item_list.position == hits[1]
+
+
+async def test_keys_typed_during_a_long_save_wait_for_it(darija: Path) -> None:
+    """A save of a large file takes a while, and the edit keys are off meanwhile: what is typed behind a key that
+    came during the save waits for it, then edits. The screen is held busy here as a save holds it (its edit keys
+    greyed out), for as long as the test needs."""
+    async with curate(darija) as pilot:
+        screen = main_screen(pilot)
+        screen.host.set_busy("saving")
+        burst(pilot, "j", "e", "<ctrl+u>", "typed while saving", "<enter>")
+        await wait_for(pilot, lambda: current_id(pilot) == "dz-002")  # moving works during a save
+        await pilot.pause(0.5)
+        assert screen.editing is None and screen.project.item("dz-002").prompt != "typed while saving"
+        screen.host.set_busy("")
+        await wait_for(pilot, lambda: screen.project.item("dz-002").prompt == "typed while saving" and at_rest(pilot))

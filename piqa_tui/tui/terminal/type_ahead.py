@@ -12,12 +12,14 @@ The app hands every key and paste from the terminal to ``TypeAhead.arrive``, in 
   keys) goes on at once; the editor takes its keys in the order they came and none of them moves the focus;
 * any other key goes on, and the keys after it wait until the app is at rest again: no message waits in the
   app's or the screen's queues, every widget is mounted, the screen has drawn (its after-refresh callbacks ran),
-  and two such checks in a row found the same screen, the same focused widget and the same widgets. Then the
-  waiting keys go on, the same way, in order.
+  the screen has no work under way (``Busy``: the main screen's save or search, during which its edit keys are
+  off), and two such checks in a row found the same screen, the same focused widget and the same widgets. Then
+  the waiting keys go on, the same way, in order.
 
-A key that arrives while nothing waits goes on at once, so keys typed one at a time are never held. The wait
-ends at the latest after ``MOST_CHECKS`` checks, so an app that never comes to rest still takes keys; and a
-check that a closing screen would never run is asked for again after ``STALLED`` seconds.
+A key that arrives while nothing waits goes on at once, so keys typed one at a time are never held. While the
+screen is busy it is asked again every ``STALLED`` seconds (no check runs meanwhile); a check that a closing
+screen would never run is asked for again after as long. The wait ends at the latest after ``MOST_CHECKS``
+checks, so an app that never comes to rest still takes keys.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ from textual.app import App
 from textual.timer import Timer
 from textual.widget import Widget
 
-MOST_CHECKS = 400  # checks before waiting keys go on anyway (each check follows a redraw: seconds of a busy app)
-STALLED = 0.1  # seconds without a check: the screen that was to run it closed; ask again
+MOST_CHECKS = 400  # checks before waiting keys go on anyway (each follows a redraw, or STALLED while busy)
+STALLED = 0.1  # seconds: the next check while the screen is busy, or when the screen that was to make it closed
+
+WORKING = ("busy",)  # what a check finds while the screen's work (a save, a search) is under way
 
 Input = events.Key | events.Paste
 
@@ -44,6 +48,14 @@ class TakesKeys(Protocol):
     def takes_key(self, event: Input) -> bool:
         """Whether ``event`` only types or edits here: it cannot move the focus or open anything."""
         ...
+
+
+@runtime_checkable
+class Busy(Protocol):
+    """A screen that says what work it has under way (saving, searching; empty: none)."""
+
+    @property
+    def busy(self) -> str: ...
 
 
 class TypeAhead:
@@ -104,6 +116,9 @@ class TypeAhead:
             return
         self.checks += 1
         state = self.state()
+        if state == WORKING and self.checks < MOST_CHECKS:
+            self.seen = None
+            return  # the watchdog asks again in a moment: a worker's time, not a loop of checks
         if (state is not None and state == self.seen) or self.checks >= MOST_CHECKS:
             self.waiting = False
             if self.watchdog is not None:
@@ -114,7 +129,8 @@ class TypeAhead:
         self.ask()
 
     def state(self) -> Hashable | None:
-        """The screen, the focused widget and the number of widgets; None while anything is still under way."""
+        """The screen, the focused widget and the number of widgets; None while a message waits or a widget is not
+        yet mounted, ``WORKING`` while the screen is busy."""
         app = self.app
         screens = app.screen_stack
         if not screens:
@@ -123,6 +139,8 @@ class TypeAhead:
         widgets = screen.walk_children(Widget, with_self=True)
         if app.message_queue_size or any(w.message_queue_size or not w.is_mounted for w in widgets):
             return None
+        if isinstance(screen, Busy) and screen.busy:
+            return WORKING
         return (id(screen), id(app.focused), len(widgets))
 
     async def release(self) -> None:
