@@ -10,11 +10,13 @@ from pathlib import Path
 
 from textual import events
 
+from piqa_tui.core.round.guidelines import guideline_questions
 from piqa_tui.core.round.stages import stage_of
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.main import MainScreen
 
 from .conftest import burst, curate, current_id, main_screen, wait_for
+from .test_guidelines_tui import recorded
 
 # Arabic as a keyboard may send it: alef then a combining hamza above (NFC: أ), and harakat after each letter.
 ARABIC_TYPED = "سا\u0654ل الو\u064eلد\u064f عن الطريق"
@@ -132,3 +134,18 @@ async def test_keys_typed_during_a_long_save_wait_for_it(darija: Path) -> None:
         assert screen.editing is None and screen.project.item("dz-002").prompt != "typed while saving"
         screen.host.set_busy("")
         await wait_for(pilot, lambda: screen.project.item("dz-002").prompt == "typed while saving" and at_rest(pilot))
+
+
+async def test_a_question_to_the_lead_typed_ahead_from_the_main_screen(tmp_path: Path, tamil: Path) -> None:
+    data = recorded(tamil)
+    async with curate(data, annotator="kavi") as pilot:
+        first = current_id(pilot)
+        burst(pilot, "W", "a", "Is a festival dish specific to one country?", "<enter>")
+        workspace = pilot.app.session.project.workspace
+        await wait_for(pilot, lambda: guideline_questions(workspace))
+        (question,) = guideline_questions(workspace)
+        assert (question.item_id, question.text, question.asked_by) == (
+            first,
+            "Is a festival dish specific to one country?",
+            "kavi",
+        )
