@@ -38,14 +38,14 @@ STALLED = 0.1  # seconds: the next check while the screen is busy, or when the s
 
 WORKING = ("busy",)  # what a check finds while the screen's work (a save, a search) is under way
 
-Input = events.Key | events.Paste
+KeyOrPaste = events.Key | events.Paste
 
 
 @runtime_checkable
 class TakesKeys(Protocol):
     """A widget some of whose keys only type or edit in it (the field editor)."""
 
-    def takes_key(self, event: Input) -> bool:
+    def takes_key(self, event: KeyOrPaste) -> bool:
         """Whether ``event`` only types or edits here: it cannot move the focus or open anything."""
         ...
 
@@ -61,10 +61,10 @@ class Busy(Protocol):
 class TypeAhead:
     """Passes the terminal's keys and pastes on to ``deliver`` in order, each once the app is done with the last."""
 
-    def __init__(self, app: App[None], deliver: Callable[[Input], Awaitable[None]]) -> None:
+    def __init__(self, app: App[None], deliver: Callable[[KeyOrPaste], Awaitable[None]]) -> None:
         self.app = app
         self.deliver = deliver  # Textual's own handling of an input event (the app's on_event)
-        self.held: deque[Input] = deque()
+        self.held: deque[KeyOrPaste] = deque()
         self.waiting = False  # a key went on whose effects may still be on their way
         self.check = 0  # the number of the latest check asked for (an older one that comes late is ignored)
         self.checks = 0  # checks made since the wait began
@@ -72,14 +72,15 @@ class TypeAhead:
         self.watchdog: Timer | None = None
         self.watched = 0  # the check the watchdog saw asked for last time it looked
 
-    async def arrive(self, event: Input) -> None:
+    async def arrive(self, event: KeyOrPaste) -> None:
         """A key or paste from the terminal: it goes on now, or after the keys that already wait."""
         if self.waiting or self.held:
             self.held.append(event)
             return
         await self.send(event)
 
-    async def send(self, event: Input) -> None:
+    async def send(self, event: KeyOrPaste) -> None:
+        """Hand ``event`` to Textual; unless the focused editor only types or edits with it, later keys wait."""
         focused = self.app.focused
         stays = isinstance(focused, TakesKeys) and focused.takes_key(event)
         await self.deliver(event)
@@ -112,6 +113,7 @@ class TypeAhead:
         self.watched = self.check
 
     def at_rest(self, number: int) -> None:
+        """Check ``number``: release the waiting keys once two checks in a row found the app at rest, the same."""
         if number != self.check or not self.waiting:
             return
         self.checks += 1
