@@ -50,6 +50,11 @@ class Terminal:
     def type(self, text: str) -> None:
         self.keys(text, literal=True)
 
+    def burst(self, *keys: str) -> None:
+        """``keys`` in one send-keys call, as a slow connection delivers what was typed ahead: tmux key names
+        (``Tab``, ``C-u``, ``Enter``) are keys, any other argument is typed as text."""
+        self._tmux("send-keys", "-t", self.name, *keys)
+
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", self.name)
 

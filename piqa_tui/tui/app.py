@@ -57,6 +57,7 @@ from piqa_tui.tui.screens.main import MainScreen
 from piqa_tui.tui.state.model_scores import LOW_MARGIN
 from piqa_tui.tui.state.session import OpenRequest, Session
 from piqa_tui.tui.terminal.guard import ControlCharacterFilter
+from piqa_tui.tui.terminal.type_ahead import TypeAhead
 from piqa_tui.tui.themes import THEMES
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 from piqa_tui.tui.widgets.item.label_line import LabelChooser
@@ -110,6 +111,7 @@ class PiqaApp(App[None]):
         self.last_input = 0.0
         self.exiting = False  # set by exit(): keys and late workers then change nothing
         self.syncs = SyncController(self)
+        self.type_ahead = TypeAhead(self, self._deliver)
 
     def notify(
         self,
@@ -133,7 +135,15 @@ class PiqaApp(App[None]):
             return  # keys typed after quit would push screens or mount widgets on an app being torn down
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
             self.last_input = time.monotonic()
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            await self.type_ahead.arrive(event)  # from the terminal: in order, each once the app is done with the last
+            return
         await super().on_event(event)
+
+    async def _deliver(self, event: events.Key | events.Paste) -> None:
+        """Textual's own handling of a key or paste the type-ahead passes on (none once the app is exiting)."""
+        if not self.exiting:
+            await super().on_event(event)
 
     # --------------------------------------------------------------- startup
 

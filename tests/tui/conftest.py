@@ -120,6 +120,41 @@ async def type_text(pilot: Pilot, text: str) -> None:
     await pilot.pause()
 
 
+# The keys a burst names in angle brackets, with the character a terminal sends for each.
+NAMED_KEYS = {
+    "tab": "\t",
+    "shift+tab": None,
+    "enter": "\r",
+    "escape": "\x1b",
+    "backspace": "\x7f",
+    "ctrl+u": "\x15",
+    "ctrl+s": "\x13",
+    "space": " ",
+}
+
+
+def burst(pilot: Pilot, *parts: str | events.Paste) -> None:
+    """Send ``parts`` to the app at once, as a slow connection delivers what was typed ahead.
+
+    A part in angle brackets is a named key (``"<tab>"``, ``"<ctrl+u>"``), a ``Paste`` is a paste, any other is
+    text typed one code point at a time. Nothing waits between them: the app receives them all before it handles
+    the first.
+    """
+    driver = pilot.app._driver
+    assert driver is not None
+    for part in parts:
+        keys: list[events.Key] | list[events.Paste]
+        if isinstance(part, events.Paste):
+            keys = [part]
+        elif part.startswith("<") and part.endswith(">") and part[1:-1] in NAMED_KEYS:
+            keys = [events.Key(part[1:-1], NAMED_KEYS[part[1:-1]])]
+        else:
+            keys = [events.Key(_character_to_key(ch), ch) for ch in part]
+        for key in keys:
+            key.set_sender(pilot.app)
+            driver.send_message(key)
+
+
 async def write_item(pilot: Pilot, goal: str, *solutions: str) -> None:
     """Write a new item as a writer does: ``I``, the goal, tab and each solution, enter."""
     from piqa_tui.tui.dialogs.new_item import NewItemDialog

@@ -68,7 +68,7 @@ def test_a_real_terminal_quits_cleanly_with_keys_typed_after_q(tmp_path: Path) -
     term = Terminal(f"{sys.executable} -m piqa_tui.cli.main {data}; echo $? > {status}; sleep 30", 100, 30, env)
     try:
         term.wait_for("1/36", timeout=30)
-        term._tmux("send-keys", "-t", term.name, *"q a d e ? / 1 2 a e d".split())
+        term.burst(*"q a d e ? / 1 2 a e d".split())
         deadline = time.monotonic() + 15
         while not status.exists() and time.monotonic() < deadline:
             time.sleep(0.1)

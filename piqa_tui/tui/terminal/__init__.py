@@ -1,1 +1,1 @@
-"""What the app knows about the terminal: cell widths, the width probe, the control-character guard."""
+"""What the app knows about the terminal: cell widths, the width probe, the control-character guard, keys typed ahead."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from textual import events
+from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -37,6 +38,9 @@ from piqa_tui.core.text.graphemes import (
 )
 from piqa_tui.tui.keymap import EDITOR_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
+
+# The editor's actions that end the edit (the owner then saves, moves on or closes): every other one stays in it.
+FINISHING = frozenset({"commit", "cancel", "commit_next", "commit_prev", "external"})
 
 
 def typed_character(event: events.Key) -> str | None:
@@ -204,10 +208,40 @@ class FieldEditor(Widget, can_focus=True):
     # ------------------------------------------------------------------- keys
 
     async def _on_key(self, event: events.Key) -> None:
+        """Type the key's text, or run the editor's own binding of the key here and now.
+
+        Textual runs a binding only once the key has bubbled up to the app, after the keys that came behind it
+        were typed: ``ctrl+u`` then ``abc`` in one burst would delete the ``abc``. Run here, each key takes effect
+        in the order it came.
+        """
         if typed := typed_character(event):
             event.stop()
             event.prevent_default()
             self.insert(typed)
+            return
+        binding = self._own_binding(event.key)
+        if binding is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(binding.action)
+
+    def _own_binding(self, key: str) -> Binding | None:
+        """The editor's binding ``key`` runs (the keymap applied, ``check_action`` asked), unless another wins."""
+        active = self.screen.active_bindings.get(key)
+        if active is None or active.node is not self or not active.enabled:
+            return None
+        return active.binding
+
+    def takes_key(self, event: events.Key | events.Paste) -> bool:
+        """Whether ``event`` only types here or moves the cursor or deletes: it ends no edit and moves no focus.
+
+        The app passes such keys on at once, and holds the keys after any other until it is at rest
+        (``tui/terminal/type_ahead.py``).
+        """
+        if isinstance(event, events.Paste) or typed_character(event):
+            return True
+        binding = self._own_binding(event.key)
+        return binding is not None and binding.action not in FINISHING
 
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()
