@@ -58,6 +58,7 @@ class FilesController:
         if self.project.disk_changed():
             self.host.deliver(self._ask_disk_changed)
             return
+        version = self.project.version  # the state the file will hold (a change during the write moves it)
         try:
             written = self.project.save()
         except (PiqaError, OSError) as exc:
@@ -65,10 +66,10 @@ class FilesController:
             return
         self.session.disk_stamp = self.session.stat()
         committed = commit_saved(written, "save")  # in the dataset's git repository: the next sync shares it
-        self.host.deliver(self._saved, written, committed)
+        self.host.deliver(self._saved, written, committed, version)
 
-    def _saved(self, written: Iterable[Path], committed: str | None) -> None:
-        self.session.written()
+    def _saved(self, written: Iterable[Path], committed: str | None, version: int) -> None:
+        self.session.written(version)
         said = f"saved {', '.join(str(p) for p in written)}" + (f"; {committed}" if committed else "")
         self._io_done(said, "warning" if committed and "not committed" in committed else "information")
 

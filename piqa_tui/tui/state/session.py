@@ -88,6 +88,7 @@ class Session:
     directions: Directions = field(default_factory=Directions)  # the config's, with the workspace's on top
     notice: str = ""  # something the user should read once the dataset is on screen
     unsaved: bool = False  # edits recorded in the workspace since the file was last written
+    saved_version: int = -1  # the project's version the file was last written at (-1: not written this session)
     disk_warning: str = ""  # the header's warning: the dataset file changed on disk since it was read
     disk_notified: bool = False  # the user was told about the change on disk (once per open)
     busy: str = ""  # what the main screen is doing that keeps edits off (saving, exporting, searching)
@@ -205,9 +206,12 @@ class Session:
         first, self.disk_notified = not self.disk_notified, True
         return first
 
-    def written(self) -> None:
-        """The file now holds every recorded edit: nothing unsaved, no warning about the disk."""
-        self.unsaved = False
+    def written(self, version: int) -> None:
+        """The file now holds every edit recorded up to the project's ``version``: nothing unsaved, no warning
+        about the disk. Changes reported later that the save already held (a write made just before it, reported
+        by the next poll) do not mark the file unsaved again."""
+        self.unsaved = self.project.version != version
+        self.saved_version = version
         self.disk_warning = ""
 
     def set_direction(self, column: str | None, direction: Direction) -> None:
@@ -285,7 +289,8 @@ class Session:
 
     def items_changed(self, item_ids: list[str]) -> None:
         """Keep derived data in step with edits (ours or another process's)."""
-        self.unsaved = True
+        if self.project.version != self.saved_version:  # not already in the file the last save wrote
+            self.unsaved = True
         self.refresh_model_marks(set(item_ids))  # an edited item's score no longer counts
         if self.search_index is not None and len(self.search_index.texts) != len(self.project.items):
             self.search_index = None  # an item was written or withdrawn: the next search reads them all again
