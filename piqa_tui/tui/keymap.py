@@ -122,6 +122,13 @@ MAIN_ACTIONS: tuple[Action, ...] = (
         "Move the item to its next stage: draft, review, validation, done (u undoes)",
     ),
     Action(
+        "give_item",
+        "V",
+        "give_item",
+        "give",
+        "Give the item to one validator by hand, as assign --item ID --to NAME (reviewer mode; u undoes)",
+    ),
+    Action(
         "resolve_conflict",
         "C",
         "resolve_conflict",

@@ -60,6 +60,7 @@ EDIT_ACTIONS = {
     "redo",
     "new_item",
     "next_stage",
+    "give_item",
     "save",
     "export",
 }
@@ -135,6 +136,7 @@ class MainScreen(Screen[None]):
     action_duplicates = calls(lambda screen: screen.host.open_duplicates)
     action_new_item = calls(lambda screen: screen.host.authoring.new_item)
     action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
+    action_give_item = calls(lambda screen: screen.host.assigning.give)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
     action_next_item = calls(lambda screen: screen.host.view.step, 1)
