@@ -245,6 +245,18 @@ _FIRST_FIELDS = (
 )
 
 
+_WRITER = f"SELECT annotator FROM events WHERE item_id = ? AND kind = '{NEW_ITEM_KIND}' ORDER BY {CANONICAL} LIMIT 1"
+
+
+def writer_of(project: Project, item_id: str) -> str | None:
+    """Who wrote the item in this workspace: the annotator of its first ``new-item`` event (None for an item the
+    file had, or without a workspace). Blind mode does not hide from a writer the gold she typed herself."""
+    if project.workspace is None:
+        return None
+    row = project.workspace.conn.execute(_WRITER, (item_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def first_fields(workspace: Workspace, item_id: str) -> dict[str, str]:
     """The item's text fields at their first recorded state: the fields of its ``new-item`` event, then for
     each field the ``old`` of its first edit (what the corrector started from); fields never edited are absent."""
