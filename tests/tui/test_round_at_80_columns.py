@@ -117,3 +117,29 @@ async def test_a_validator_in_a_team_round_is_asked_before_saving(tmp_path: Path
     assert dataset.read_bytes() == before
     async with curate(dataset, annotator="hala", reviewer=True, size=SIZE) as pilot:
         assert footer_shows(pilot, "save")  # the lead saves, unasked
+
+
+async def test_the_filter_dialog_lists_the_stages_before_the_models_and_takes_type_ahead(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    async with curate(culture(tmp_path), annotator="amina", size=SIZE) as pilot:
+        screen = main_screen(pilot)
+        await pilot.press("F")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
+        dialog = pilot.app.screen
+        keys = [key for key, _, _ in dialog.choices]
+        assert keys.index("queue:stage-validation") < keys.index("queue:needs-votes") < keys.index("queue:model-wrong")
+        options = dialog.query_one(OptionList)
+        await type_text(pilot, "stage-v")
+        await pilot.pause()
+        assert options.get_option_at_index(options.highlighted or 0).id == "queue:stage-validation"
+        await type_text(pilot, "m")  # "stage-vm" starts nothing: the "m" alone does
+        await pilot.pause()
+        assert options.get_option_at_index(options.highlighted or 0).id == "queue:model-wrong"
+        await type_text(pilot, "x")  # nothing starts with "mx" or "x": the type-ahead starts afresh
+        await type_text(pilot, "stage-d")
+        await pilot.pause()
+        assert options.get_option_at_index(options.highlighted or 0).id == "queue:stage-draft"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
+        assert screen.filtering.filters.queue == "stage-draft"
