@@ -85,6 +85,7 @@ class CardOptions:
     )
     pseudonyms: bool = False  # annotators and editors named "annotator N", not as the workspace records them
     release: str | None = None  # the file a release wrote (``export --card``): the card describes it, not the work
+    question_columns: bool = False  # the release holds the round's question columns (``export --decided``)
 
 
 def size_category(n: int) -> str:
@@ -299,7 +300,8 @@ def structure_section(
             "",
         ]
         lines += more_columns_note(len(dataset.columns), "the example shows")
-    lines += ["### Data Fields", "", *fields_table(dataset, items), ""]
+    extra = question_field_rows(project, items) if options.question_columns else []
+    lines += ["### Data Fields", "", *fields_table(dataset, items, extra), ""]
     lines += more_columns_note(len(dataset.columns), "the table lists")
     lines += ["### Data Splits", ""]
     lines += markdown_table(["split", "items", "file"], split_rows(dataset, items, options))
@@ -394,8 +396,34 @@ def shortened(value: str, limit: int = 60) -> str:
     return value[: snap_to_boundary(value, limit)] + "…"
 
 
-def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
-    """Every column in file order: what it holds and a few example values."""
+def question_field_rows(project: Project, items: list[Item]) -> list[list[str]]:
+    """The rows of the release's question columns (``<id>_votes``, ``<id>``, as ``export --decided`` writes them)
+    for the fields table: what each holds and a few example values; none without a round that asks questions."""
+    from piqa_tui.core.round.questions import project_answers, question_columns
+    from piqa_tui.core.round.recorded import round_in_force
+
+    declared = round_in_force(project.workspace)
+    if declared is None or not declared.questions:
+        return []
+    columns = question_columns(declared.questions, project_answers(project), [i.id for i in items[:200]])
+    rows = []
+    for question in declared.questions:
+        holds = {
+            f"{question.id}_votes": f"the answers to the round's question {inline_code(question.id)} ({question.kind}), "
+            "a JSON list without names",
+            question.id: f"the value its policy ({inline_code(question.policy)}) decides; empty where none is decided",
+        }
+        for name, what in holds.items():
+            if name in columns:
+                values = list(dict.fromkeys(v for v in columns[name] if v not in ("", "[]")))
+                shown = "; ".join(inline_code(shortened(one_line(v))) for v in values[:EXAMPLE_VALUES])
+                rows.append([inline_code(name), what, shown or "(empty)"])
+    return rows
+
+
+def fields_table(dataset: Dataset, items: list[Item], extra: list[list[str]] | None = None) -> list[str]:
+    """Every column in file order: what it holds and a few example values; ``extra`` rows (the release's question
+    columns) after them."""
     roles = column_roles(dataset)
     rows = current_rows(dataset, items[:200])  # examples from the first items are enough
     table = []
@@ -407,7 +435,7 @@ def fields_table(dataset: Dataset, items: list[Item]) -> list[str]:
         labels = list(dict.fromkeys(str(dataset.codec.encode(i.label, 0)) for i in items[:200]))
         holds = f"{label_description(dataset)}, one per line in {inline_code(dataset.layout.labels_file)}"
         table.append([inline_code("label"), holds, "; ".join(map(inline_code, labels[:EXAMPLE_VALUES]))])
-    return markdown_table(["column", "holds", "example values"], table)
+    return markdown_table(["column", "holds", "example values"], table + (extra or []))
 
 
 # --------------------------------------------------------------------------- Annotation artifacts
