@@ -143,3 +143,16 @@ async def test_the_filter_dialog_lists_the_stages_before_the_models_and_takes_ty
         await pilot.press("enter")
         await wait_for(pilot, lambda: pilot.app.screen is screen)
         assert screen.filtering.filters.queue == "stage-draft"
+
+
+async def test_the_header_counts_a_validators_votes_over_her_assignment(tmp_path: Path) -> None:
+    from piqa_tui.tui.widgets.status_header import StatusHeader
+
+    dataset = culture(tmp_path)
+    async with curate(dataset, annotator="amina", size=SIZE) as pilot:
+        header = pilot.app.screen.query_one(StatusHeader)
+        assert "✓0/2 assigned (0%)" in drawn_lines(header)  # amina validates two of the thirty items
+        await pilot.press("1")
+        await wait_for(pilot, lambda: "✓1/2 assigned (50%)" in drawn_lines(header))
+    async with curate(dataset, annotator="hala", reviewer=True, size=SIZE) as pilot:
+        assert "assigned" not in drawn_lines(pilot.app.screen.query_one(StatusHeader))  # the lead: every item
