@@ -68,9 +68,9 @@ def _kept_in_meta(project: Project) -> dict[str, str]:
 
 def readable_ids(project: Project, items: Iterable[Item]) -> dict[str, str]:
     """Old id → release id for each of ``items`` written in the workspace (see the module docstring)."""
-    kept, given = _recorded(project)
+    kept, ever_given = _recorded(project)
     prefix, width = _scheme(item.id for item in project.items if not item.id.startswith(NEW_PREFIX))
-    taken = {item.id for item in project.items} | given
+    taken = {item.id for item in project.items} | ever_given
     numbers = [int(m.group(2)) for name in taken if (m := _NUMBERED.match(name)) and m.group(1) == prefix]
     following = max(numbers, default=0) + 1
     mapping: dict[str, str] = {}

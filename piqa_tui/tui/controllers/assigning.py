@@ -49,7 +49,7 @@ class AssigningController:
             wrote = any(item.meta.get(column) == person.name for column in never)
             why = "has it already" if person.name in has else ("wrote it (the round's never rule)" if wrote else "")
             choices.append((person.name, person.name, why))
-        message = [
+        message: list[str | DataText] = [
             DataText(item.id),
             f"Validators now: {', '.join(has) or 'none'}. The one you choose validates it too (u undoes); "
             "as piqa-tui assign --item ID --to NAME.",
