@@ -156,3 +156,17 @@ async def test_the_header_counts_a_validators_votes_over_her_assignment(tmp_path
         await wait_for(pilot, lambda: "✓1/2 assigned (50%)" in drawn_lines(header))
     async with curate(dataset, annotator="hala", reviewer=True, size=SIZE) as pilot:
         assert "assigned" not in drawn_lines(pilot.app.screen.query_one(StatusHeader))  # the lead: every item
+
+
+async def test_the_adjudication_title_wraps_at_80_columns(tmp_path: Path) -> None:
+    """A's title (the counts, why the votes left cannot decide, the policy, who decides) is never cut."""
+    from piqa_tui.tui.screens.adjudication import AdjudicationScreen
+
+    async with curate(culture(tmp_path), annotator="hala", reviewer=True, size=SIZE) as pilot:
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AdjudicationScreen))
+        await pilot.pause()
+        title = pilot.app.screen.query_one("#adjudication-title", Static)
+        drawn = " ".join(drawn_lines(title).split())
+        assert "cannot decide (under-staffed 30)" in drawn and "you decide as hala" in drawn
+        assert title.size.height >= 2
