@@ -16,6 +16,7 @@ from piqa_tui.core.round.order import orders_in_force
 from piqa_tui.core.round.positions import position_preference, unordered_votes
 from piqa_tui.core.votes.files import import_votes
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.tui.state.ballots import Ballots
 from tests.conftest import SAMPLES, cast_in_order, copy_sample
 from tests.test_rounds import ARAB, cli, culture_copy, doc_round, imported
 
@@ -86,6 +87,13 @@ def test_a_copy_with_only_the_votes_file_hears_which_votes_name_texts_it_never_h
     code, stdout, err = cli("agree", path_b, "--resamples", "0")
     (line,) = [line for line in stdout.splitlines() if line.startswith("dz-011:")]
     assert "never in this copy" in line and "edited since" not in line
+    reviewer = Ballots(Project.open(path_b, annotator="lead"), reviewer=True)
+    assert "never in this copy" in reviewer.status_text("dz-011")  # the TUI's status line says the same
+    assert "edited since" not in reviewer.status_text("dz-011")
+    Project.open(path_b, annotator="nadia").vote("dz-011", "1")  # 2-2 there: the votes do not decide it anew …
+    stuck = {row["id"]: row for row in json.loads(cli("agree", path_b, "--json")[1])["to_adjudicate"]["items"]}
+    assert "dz-011" in stuck  # … so the lead's queue lists it and says why, in the same words
+    assert stuck["dz-011"]["why"] == "decision set aside" and "never held here" in stuck["dz-011"]["detail"]
 
     # On A, where the text was held and then edited again, the adjudication is set aside as edited since.
     lead.edit("dz-011", {"solution0": edited + " again"})
@@ -94,6 +102,12 @@ def test_a_copy_with_only_the_votes_file_hears_which_votes_name_texts_it_never_h
     assert "edited since" in line
     code, stdout, _ = cli("agree", path_a, "--json")
     assert json.loads(stdout)["set_aside"][0]["text_held_here"] is True
+    assert "edited since" in Ballots(Project.open(path_a, annotator="lead"), reviewer=True).status_text("dz-011")
+    for name, choice in (("nadia", "0"), ("omar", "1"), ("sami", "1")):  # more votes on A; it stays the lead's
+        Project.open(path_a, annotator=name).vote("dz-011", choice)
+    stuck = {row["id"]: row for row in json.loads(cli("agree", path_a, "--json")[1])["to_adjudicate"]["items"]}
+    assert "dz-011" in stuck, stuck
+    assert "edited since" in stuck["dz-011"]["detail"] and "never held" not in stuck["dz-011"]["detail"]
 
 
 def test_shuffled_votes_that_came_by_file_are_counted_apart_from_the_positions_annotators_saw(tmp_path: Path) -> None:

@@ -269,6 +269,16 @@ def test_the_release_has_the_country_specific_column_the_validators_answered(cul
     assert "### Extra questions" in card and f"`{RELEVANT}`" in card and "policy any-yes" in card
     yes = sum(v == "yes" for v in given.values())
     assert f"no: {len(given) - yes}, yes: {yes}" in card
+    fields = card.split("### Data Fields")[1].split("###")[0]  # the release's every column, the questions' too
+    votes_row = next(line for line in fields.splitlines() if line.startswith(f"| `{RELEVANT}_votes`"))
+    assert "a JSON list without names" in votes_row and '`["yes"]`' in votes_row
+    assert any(line.startswith(f"| `{RELEVANT}` ") and "any-yes" in line for line in fields.splitlines())
+    code, _, err = cli("export", culture, "--to", out, "--card", culture.parent / "README.md", "--force")
+    assert code == 0, err  # without --decided the release has no question columns, nor does its card
+    assert (
+        f"`{RELEVANT}_votes`"
+        not in (culture.parent / "README.md").read_text(encoding="utf-8").split("### Data Fields")[1].split("###")[0]
+    )
 
 
 def test_agree_has_a_section_per_question(culture: Path) -> None:

@@ -295,3 +295,23 @@ def test_thousands_of_drafts_get_distinct_ids_in_their_order(tamil: Path) -> Non
     assert len(set(ids)) == len(ids) == 5000 and not set(ids) & {item.id for item in project.dataset.items}
     assert [project.item(item_id).prompt for item_id in ids] == [d.prompt for d in drafts]
     assert all(stage_of(project, item_id) == "draft" for item_id in ids)
+
+
+def test_imported_drafts_take_their_writers_columns_where_the_file_leaves_them_empty(tmp_path: Path) -> None:
+    """``stage --import`` as yacine: his drafts are authored by him and routed to his country, as the ``I`` form's
+    are; a value the file gives wins."""
+    from tests.test_rounds import ARAB, culture_copy, doc_round, imported
+
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    drafts = tmp_path / "drafts.tsv"
+    drafts.write_text(
+        "premise\toption_a\toption_b\toption_c\tanswer\tcountry\n"
+        "Goal one\tone way\tanother way\ta third\tA\t\n"
+        "Goal two\tone way\tanother way\ta third\tA\tEgypt\n",
+        encoding="utf-8",
+    )
+    done = cli("stage", str(dataset), "--import", str(drafts), "--annotator", "karim", "--json")
+    first, second = json.loads(done.stdout)["imported"]
+    project = Project.open(dataset, create=False)
+    assert project.item(first).meta["author"] == "karim" and project.item(first).meta["country"] == "Algeria"
+    assert project.item(second).meta["author"] == "karim" and project.item(second).meta["country"] == "Egypt"

@@ -92,6 +92,7 @@ class CardOptions:
     features: tuple[tuple[str, str], ...] = ()
     release_notes: tuple[str, ...] = ()
     dropped: frozenset[str] = frozenset()  # columns a release leaves out (``--drop-columns``)
+    question_columns: bool = False  # the release holds the round's question columns (``export --decided``)
 
 
 def size_category(n: int) -> str:
@@ -320,12 +321,9 @@ def structure_section(
             "",
         ]
         lines += more_columns_note(len(dataset.columns), "the example shows")
-    lines += [
-        "### Data Fields",
-        "",
-        *fields_table(dataset, items, options.dropped, tuple(n for n, _ in options.features)),
-        "",
-    ]
+    written = tuple(n for n, _ in options.features)
+    extra = question_field_rows(project, items) if options.question_columns and not written else []
+    lines += ["### Data Fields", "", *fields_table(dataset, items, options.dropped, written, extra), ""]
     lines += more_columns_note(len(dataset.columns), "the table lists")
     lines += ["### Data Splits", ""]
     if options.splits:
@@ -439,11 +437,40 @@ def shortened(value: str, limit: int = 60) -> str:
     return value[: snap_to_boundary(value, limit)] + "…"
 
 
+def question_field_rows(project: Project, items: list[Item]) -> list[list[str]]:
+    """The rows of the release's question columns (``<id>_votes``, ``<id>``, as ``export --decided`` writes them)
+    for the fields table: what each holds and a few example values; none without a round that asks questions."""
+    from piqa_tui.core.round.questions import project_answers, question_columns
+    from piqa_tui.core.round.recorded import round_in_force
+
+    declared = round_in_force(project.workspace)
+    if declared is None or not declared.questions:
+        return []
+    columns = question_columns(declared.questions, project_answers(project), [i.id for i in items[:200]])
+    rows = []
+    for question in declared.questions:
+        holds = {
+            f"{question.id}_votes": f"the answers to the round's question {inline_code(question.id)} ({question.kind}), "
+            "a JSON list without names",
+            question.id: f"the value its policy ({inline_code(question.policy)}) decides; empty where none is decided",
+        }
+        for name, what in holds.items():
+            if name in columns:
+                values = list(dict.fromkeys(v for v in columns[name] if v not in ("", "[]")))
+                shown = "; ".join(inline_code(shortened(one_line(v))) for v in values[:EXAMPLE_VALUES])
+                rows.append([inline_code(name), what, shown or "(empty)"])
+    return rows
+
+
 def fields_table(
-    dataset: Dataset, items: list[Item], dropped: frozenset[str] = frozenset(), written: tuple[str, ...] = ()
+    dataset: Dataset,
+    items: list[Item],
+    dropped: frozenset[str] = frozenset(),
+    written: tuple[str, ...] = (),
+    extra: list[list[str]] | None = None,
 ) -> list[str]:
     """Every column in file order (``dropped`` left out; a release folder's: the columns it ``written``): what
-    it holds and a few example values."""
+    it holds and a few example values; ``extra`` rows (the release's question columns) after them."""
     roles = column_roles(dataset)
     rows = current_rows(dataset, items[:200])  # examples from the first items are enough
     table = []
@@ -458,7 +485,7 @@ def fields_table(
         labels = list(dict.fromkeys(str(dataset.codec.encode(i.label, 0)) for i in items[:200]))
         holds = f"{label_description(dataset)}, one per line in {inline_code(dataset.layout.labels_file)}"
         table.append([inline_code("label"), holds, "; ".join(map(inline_code, labels[:EXAMPLE_VALUES]))])
-    return markdown_table(["column", "holds", "example values"], table)
+    return markdown_table(["column", "holds", "example values"], table + (extra or []))
 
 
 def added_column_role(dataset: Dataset, column: str) -> str:

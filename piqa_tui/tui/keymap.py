@@ -122,6 +122,13 @@ MAIN_ACTIONS: tuple[Action, ...] = (
         "Move the item to its next stage: draft, review, validation, done (u undoes)",
     ),
     Action(
+        "give_item",
+        "V",
+        "give_item",
+        "give",
+        "Give the item to one validator by hand, as assign --item ID --to NAME (reviewer mode; u undoes)",
+    ),
+    Action(
         "resolve_conflict",
         "C",
         "resolve_conflict",
@@ -560,6 +567,11 @@ CHECK_TERMINAL_ACTIONS: tuple[Action, ...] = (
 DIALOG_ACTIONS: tuple[Action, ...] = (
     Action("dialog_cancel", "escape", "cancel", "cancel", "Close the dialog without choosing", show=True),
 )
+# The new-item form (I): its fields scroll on a short terminal, the checks below them stay in view.
+NEW_ITEM_ACTIONS: tuple[Action, ...] = (
+    Action("new_item_page_down", "pagedown", "page(1)", "page down", "Scroll the new-item form's fields down"),
+    Action("new_item_page_up", "pageup", "page(-1)", "page up", "Scroll the new-item form's fields up"),
+)
 HELP_ACTIONS: tuple[Action, ...] = (
     Action("help_close", "escape,q,question_mark,f1", "close", "close", "Close this help", show=True),
 )
@@ -596,6 +608,7 @@ SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("Flag dialog (f)", FLAG_ACTIONS),
     ("Terminal check", CHECK_TERMINAL_ACTIONS),
     ("Dialogs", DIALOG_ACTIONS),
+    ("New item", NEW_ITEM_ACTIONS),
     ("Column mapping", MAPPING_ACTIONS),
     ("This help", HELP_ACTIONS),
 )

@@ -103,3 +103,51 @@ def test_progress_screen(snap_compare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_the_lead_gives_the_current_item_to_a_validator_and_p_shows_the_panels(tmp_path: Path) -> None:
+    """V on the lead's current item: the round's validators offered, the one chosen recorded as an ``assign``
+    event through the write queue (u undoes it); P names the items whose panel size was set by hand."""
+    from piqa_tui.cli.main import main
+    from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+
+    from .conftest import current_id
+
+    data, mine = culture_round(tmp_path)
+    panel_item = mine["amina"][0]
+    assert main(["assign", str(data), "--item", panel_item, "--panel", "2", "--annotator", "hala"]) == 0
+    async with curate(data, annotator="hala", reviewer=True, size=(150, 50)) as pilot:
+        item_id = current_id(pilot)
+        before = assignment_in_force(pilot.app.session.project.workspace).items[item_id]
+        await pilot.press("V")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
+        dialog = pilot.app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        offered = {key: why for key, _, why in dialog.choices}
+        assert offered[before[0]] == "has it already" and "omar" in offered
+        newcomer = next(name for name in offered if name not in before and offered[name] == "")
+        for _ in range(list(offered).index(newcomer)):
+            await pilot.press("down")
+        await pilot.press("enter")
+        project = pilot.app.session.project
+        await wait_for(pilot, lambda: newcomer in assignment_in_force(project.workspace).items[item_id])
+        screen = await open_progress(pilot)
+        assert f"panel sizes set by hand (validators per item; the round's 1 elsewhere): {panel_item} 2" in body_text(
+            screen
+        )
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(pilot.app.screen, ProgressScreen))
+        await pilot.press("u")
+        await wait_for(pilot, lambda: assignment_in_force(project.workspace).items[item_id] == before)
+
+
+async def test_giving_an_item_is_the_leads(tmp_path: Path) -> None:
+    """Without --reviewer, V says whose key it is and opens nothing."""
+    from piqa_tui.tui.dialogs.prompts import ChoiceDialog
+
+    data, _ = culture_round(tmp_path)
+    async with curate(data, annotator="amina", size=(150, 50)) as pilot:
+        await pilot.press("V")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, ChoiceDialog)
+        assert any("the lead's" in str(n.message) for n in pilot.app._notifications)

@@ -171,3 +171,28 @@ async def test_a_vote_cast_by_another_process_just_before_an_edit_is_asked_about
         await wait_for(pilot, lambda: project.item("dz-007").solutions[0] == edited)
         assert "1 predate an edit" in screen.session.ballots.status_text("dz-007")
         await pilot.press("q")
+
+
+async def test_the_edit_dialog_says_the_leads_own_adjudication_will_be_set_aside(tmp_path: Path) -> None:
+    """The lead adjudicated dz-007 on solution 2; editing that text asks first and names her own decision, which
+    is then set aside (the item is back to the votes, or to A); editing another solution asks nothing of it."""
+    path = voted_darija(tmp_path)
+    lead = Project.open(path, annotator="lead")
+    lead.adjudicate("dz-007", 1, "gold stands")
+    lead.workspace.close()  # type: ignore[union-attr]
+    async with curate(path, annotator="lead", reviewer=True) as pilot:
+        screen = main_screen(pilot)
+        project = screen.project
+        await pilot.press(*["j"] * 6)
+        assert current_id(pilot) == "dz-007"
+        await pilot.press("tab", "tab", "e", "end")  # solution 2: the text the adjudication chose (yacine's vote)
+        await type_text(pilot, "!")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceDialog))
+        message = pilot.app.screen.message
+        assert "Your adjudication (final label 2) chose that text: it will be set aside" in message
+        assert "1 vote(s) on dz-007 (yacine)" in message
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: project.item("dz-007").solutions[1].endswith("!"))
+        assert "set aside" in screen.session.ballots.status_text("dz-007")
+        await pilot.press("q")

@@ -20,7 +20,7 @@ from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate, t
 from piqa_tui.core.round.positions import PositionReport, position_report
 from piqa_tui.core.text.terminal_safe import invisible_twins, message_line, terminal_safe, twins_line
 from piqa_tui.core.votes.decisions import agreement_summary, gold_changes_json, policy_spec, set_aside
-from piqa_tui.core.votes.exchange import HeldTexts
+from piqa_tui.core.votes.exchange import texts_held
 from piqa_tui.core.votes.uncertainty import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.agreement import (
@@ -119,8 +119,7 @@ def run(args: argparse.Namespace) -> int:
             hidden, by = len(by) - SHOWN_BREAKDOWNS, by[:SHOWN_BREAKDOWNS]  # tables nobody reads cost time too
         found = agreement_summary(project, by, bootstrap=bootstrap_of(args))
         aside = set_aside(project)
-        texts = HeldTexts(project)
-        held = {item_id: a.text is None or texts.held(item_id, a.text) for item_id, a in aside.items()}
+        held = texts_held(project, aside)
         stuck = to_adjudicate(project, found.policy)
         positions = position_report(project)
     if twins := invisible_twins(found.report.annotators):

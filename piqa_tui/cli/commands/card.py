@@ -108,6 +108,7 @@ def card_options(args: argparse.Namespace, dataset_name: str, release: str | Non
         known_templates=available_templates(config),
         pseudonyms=getattr(args, "pseudonyms", False),
         release=release,
+        question_columns=release is not None and bool(getattr(args, "decided", False)),
     )
 
 

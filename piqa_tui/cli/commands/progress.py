@@ -48,7 +48,14 @@ def run(args: argparse.Namespace) -> int:
     say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
     _annotators(found.annotators)
     lead = f"{counts_line(stuck)} by the lead (A, with --reviewer)" if stuck else ""
-    for line in (found.held_line(), found.stuck_line(), _needs(found), found.held_items_line(), lead):
+    for line in (
+        found.held_line(),
+        found.stuck_line(),
+        _needs(found),
+        found.held_items_line(),
+        found.panels_line(),
+        lead,
+    ):
         if line:
             say(line)
     for column, groups in found.groups.items():

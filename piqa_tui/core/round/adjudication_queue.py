@@ -10,8 +10,9 @@ An item needs adjudication when the votes it has, and the votes it can still get
   unanimity, or under a majority the panel cannot fill);
 * **under-staffed**: fewer validators can take the item than the policy needs votes (one validator of the
   item's country, two votes needed);
-* **decision set aside**: a reviewer's adjudication chose a solution text edited since, and the votes do not
-  decide the item anew.
+* **decision set aside**: a reviewer's adjudication chose a solution text edited since (or, on a copy fed by a
+  votes file, one never held here: an edit made elsewhere that has not arrived), and the votes do not decide the
+  item anew.
 
 The votes an item can still get come from the round in force: its assigned validators who may still take it
 and have no current vote (a stale vote is no vote), and the places a top-up (``assign --top-up``) would fill
@@ -34,6 +35,7 @@ from piqa_tui.core.round.declaration import Round
 from piqa_tui.core.round.recorded import Assignment, assignment_in_force, round_in_force
 from piqa_tui.core.round.stages import BEFORE_VALIDATION, recorded_stages
 from piqa_tui.core.votes.decisions import decisions, policy_spec, project_policy, set_aside
+from piqa_tui.core.votes.exchange import texts_held
 from piqa_tui.core.votes.policy import SKIP, Policy, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
@@ -47,6 +49,14 @@ class Why(StrEnum):
     UNSURE = "unsure"
     UNDERSTAFFED = "under-staffed"
     SET_ASIDE = "decision set aside"
+
+
+# Why a set-aside adjudication decides nothing, by whether this copy ever held the text it chose (``texts_held``).
+SET_ASIDE_DETAIL = {
+    True: "the solution it chose was edited since; adjudicate anew",
+    False: "the solution it chose was never held here (edited on another machine, not merged or synced yet); "
+    "merge or sync, or adjudicate anew",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,13 +175,14 @@ def _to_adjudicate(project: Project, policy: Policy) -> dict[str, Stuck]:
     )
     stages = recorded_stages(project)
     aside = set_aside(project)
+    held = texts_held(project, aside)
     found: dict[str, Stuck] = {}
     for item, decision in zip(project.items, decisions(project, policy).values()):
         status = decision.status
         if status in (Status.AGREED, Status.ADJUDICATED) or stages.get(item.id) in BEFORE_VALIDATION:
             continue
         if item.id in aside:
-            found[item.id] = Stuck(item.id, Why.SET_ASIDE, "the solution it chose was edited since; adjudicate anew")
+            found[item.id] = Stuck(item.id, Why.SET_ASIDE, SET_ASIDE_DETAIL[held[item.id]])
         elif status is Status.DISAGREEMENT:
             found[item.id] = Stuck(item.id, Why.SPLIT, f"the votes disagree under {policy_spec(policy)}")
         elif status is Status.AGAINST_GOLD:

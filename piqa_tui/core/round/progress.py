@@ -216,6 +216,17 @@ class Progress:
         counts = ", ".join(f"{count} in {stage}" for stage, count in self.held_items.items())
         return f"items held back before validation — {counts} (their validators wait until they are back)"
 
+    def panels_line(self, shown: int = 20) -> str:
+        """One line naming the items whose panel size the lead set by hand (``assign --item ID --panel N``) and
+        their sizes, the first ``shown`` then how many more ("" when none is set)."""
+        if not self.panels:
+            return ""
+        named = sorted(self.panels.items())
+        listed = ", ".join(f"{item_id} {size}" for item_id, size in named[:shown])
+        more = f" and {len(named) - shown} more" if len(named) > shown else ""
+        k = self.validators_per_item
+        return f"panel sizes set by hand (validators per item; the round's {k} elsewhere): {listed}{more}"
+
     def to_json(self) -> dict[str, object]:
         return {
             "validators_per_item": self.validators_per_item,

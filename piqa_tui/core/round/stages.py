@@ -204,8 +204,11 @@ class DraftsFile:
 
 def read_drafts(project: Project, path: str | Path) -> DraftsFile:
     """The items of a drafts file, read by the dataset reader (any format and layout it knows); meta columns
-    the project's file also has are kept, the others left out (and named in ``DraftsFile.left_out``)."""
+    the project's file also has are kept, the others left out (and named in ``DraftsFile.left_out``). A column
+    the row leaves empty takes the importing writer's value from the round (``writer_columns``: ``author``,
+    their ``country``), as an item written with ``I`` does, so the drafts are routed like the file's items."""
     dataset = parse_dataset(read_source(path))
+    writer = writer_columns(project)
     if not dataset.items:
         raise InputError(f"{path}: no items to import; give a file with a header and at least one row")
     layout = project.dataset.layout
@@ -220,7 +223,8 @@ def read_drafts(project: Project, path: str | Path) -> DraftsFile:
                 f"{path}: row {item.row + 1} ({item.id}) has {len(solutions)} solutions, but {refused}; "
                 f"empty or drop its column {dataset.layout.solutions[len(solutions) - 1]} and import again"
             )
-        meta = tuple(sorted((k, v) for k, v in item.meta.items() if k in columns))
+        given = {k: v for k, v in item.meta.items() if k in columns}
+        meta = tuple(sorted((given | {k: v for k, v in writer.items() if not given.get(k, "").strip()}).items()))
         drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta))
         texts = len(item.prompt) + sum(map(len, solutions)) + sum(len(k) + len(v) for k, v in meta)
         if 6 * texts + 100 > MAX_VALUE_BYTES:  # JSON writes a character in at most 6 bytes: only a big one is encoded
@@ -243,6 +247,18 @@ _FIRST_FIELDS = (
     f"SELECT kind, field, old, new FROM events WHERE item_id = ? AND kind IN ('{NEW_ITEM_KIND}', 'edit')"
     f" ORDER BY {CANONICAL}"
 )
+
+
+_WRITER = f"SELECT annotator FROM events WHERE item_id = ? AND kind = '{NEW_ITEM_KIND}' ORDER BY {CANONICAL} LIMIT 1"
+
+
+def writer_of(project: Project, item_id: str) -> str | None:
+    """Who wrote the item in this workspace: the annotator of its first ``new-item`` event (None for an item the
+    file had, or without a workspace). Blind mode does not hide from a writer the gold she typed herself."""
+    if project.workspace is None:
+        return None
+    row = project.workspace.conn.execute(_WRITER, (item_id,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def first_fields(workspace: Workspace, item_id: str) -> dict[str, str]:

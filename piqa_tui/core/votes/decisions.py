@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.votes.agreement import (
     AgreementBreakdown,
     AgreementReport,
@@ -89,6 +90,20 @@ def set_aside(project: Project) -> dict[str, Adjudication]:
         if adjudication.label == STALE and item_id in project.index
     }
     return dict(sorted(found.items(), key=lambda pair: project.index[pair[0]]))
+
+
+def adjudication_edited_away(project: Project, item_id: str, changes: dict[str, str]) -> Adjudication | None:
+    """The adjudication in force on the item that an edit of ``changes`` would set aside — it chose a solution
+    whose text the edit changes — or None. Asked before the edit, so the one editing is told (the lead's own
+    decision included)."""
+    adjudication = project.state.adjudications.get(item_id)
+    if adjudication is None or not adjudication.label.isdecimal():
+        return None
+    chosen = f"solution{adjudication.label}"
+    item = project.item(item_id)
+    if chosen not in changes or int(adjudication.label) >= len(item.solutions):
+        return None
+    return adjudication if nfc(changes[chosen]) != item.solutions[int(adjudication.label)] else None
 
 
 def against_gold(decision: Decision, gold: int | None) -> Decision:

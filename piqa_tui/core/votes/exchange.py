@@ -41,7 +41,7 @@ from piqa_tui.core.workspace.event_rules import RULES, check_time
 from piqa_tui.core.workspace.limits import check_value
 from piqa_tui.core.workspace.log import Event
 from piqa_tui.core.workspace.project import Project, made_on
-from piqa_tui.core.workspace.vote_targets import solution_key
+from piqa_tui.core.workspace.vote_targets import Adjudication, solution_key
 
 VOTE_COLUMNS = ("item_id", "annotator", "choice", "time", "solution", "text", "kind", "reason", "made_on")
 VOTE, ADJUDICATION = "vote", "adjudication"  # the kinds of row
@@ -134,6 +134,14 @@ class HeldTexts:
             return None
         current = self.project.items[pos].solutions[int(choice)]
         return self.project.replay.history.text_at(item_id, f"solution{choice}", time, current)
+
+
+def texts_held(project: Project, adjudications: dict[str, Adjudication]) -> dict[str, bool]:
+    """Per item, whether the solution text its adjudication chose was ever held in this copy: an adjudication set
+    aside is then one whose text was "edited since"; one whose text never was here came by file from a copy
+    whose edit has not arrived ("never held here"). Every screen and command that says why uses this."""
+    texts = HeldTexts(project)
+    return {item_id: a.text is None or texts.held(item_id, a.text) for item_id, a in adjudications.items()}
 
 
 def _file_choice(choice: str) -> str:
@@ -251,6 +259,7 @@ _LEFT_OUT_NAMES = {
     "guidelines": "guidelines",
     "ask": "questions to the lead",
     "reply": "replies",
+    "release-id": "release ids",
 }
 WHOLE_RECORD = "piqa-tui workspace merge or piqa-tui sync carry the whole record"
 

@@ -152,6 +152,13 @@ def check_flag(text: str) -> None:
         raise ValueError(f"flag value '{shown(text)}' is not 0 or 1")
 
 
+def check_release_id(text: str) -> None:
+    """A ``release-id`` event's ``new``: the id an item is released under, one line of at most 200 characters
+    with no spaces ("" takes it away)."""
+    if len(text) > 200 or any(c.isspace() or not c.isprintable() for c in text):
+        raise ValueError(f"release id '{shown(text)}' is not one line of at most 200 characters without spaces")
+
+
 ANY, NEEDED, NONE = "any", "needed", "none"  # whether an event names an item (a field): either, must, must not
 
 
@@ -183,6 +190,7 @@ RULES: dict[str, KindRule] = {
     "reply": KindRule(field=NEEDED),
     "answer": KindRule(item=NEEDED, field=NEEDED),
     "order": KindRule(item=NEEDED, field=NEEDED),
+    "release-id": KindRule(item=NEEDED, field=NEEDED, new=check_release_id),
 }
 _REGISTERED: dict[str, Payload] = {}
 

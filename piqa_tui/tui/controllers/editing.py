@@ -19,6 +19,7 @@ from typing import Protocol
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import EditConflict, UndoRefused, VotesArrived
 from piqa_tui.core.votes.blind import may_see_answers
+from piqa_tui.core.votes.decisions import adjudication_edited_away
 from piqa_tui.core.workspace.project import ADJUDICATION, FieldConflict, field_value
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
@@ -114,24 +115,41 @@ class EditingController:
         blind = not may_see_answers(self.project, item.id, self.session.reviewer)
         if blind and any(name.startswith("solution") for name in changes):  # ask whatever the votes, naming none
             lost = [a for a, v in self.project.state.votes.get(item.id, {}).items() if v.choice.isdecimal()]
-        if not lost:
+        decided = adjudication_edited_away(self.project, item.id, changes)
+        if not lost and decided is None:
             self._submit_edit(item, changes, base, [])
             return
-        whose = (
-            "Votes on this item may have chosen"
-            if blind
-            else f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose"
-        )
-        message = (
-            f"{whose} the text you changed. They will count as cast on an earlier version "
-            "(the item needs votes again) until the annotators vote again."
-        )
+        if blind:
+            message = (
+                "Votes on this item may have chosen the text you changed. They will count as cast on an earlier "
+                "version (the item needs votes again) until the annotators vote again; a reviewer's final label "
+                "that chose it is set aside until a reviewer adjudicates anew."
+            )
+        else:
+            parts = []
+            if lost:
+                parts.append(
+                    f"{len(lost)} vote(s) on {item.id} ({', '.join(lost)}) chose the text you changed: they will "
+                    "count as cast on an earlier version (the item needs votes again) until the annotators vote again."
+                )
+            if decided is not None:
+                whose = (
+                    "your adjudication"
+                    if decided.who == self.project.annotator
+                    else f"the adjudication by {decided.who}"
+                )
+                parts.append(
+                    f"{whose[0].upper()}{whose[1:]} (final label {int(decided.label) + 1}) chose that text: it will be "
+                    "set aside, and the item goes back to the votes, or to A, until a reviewer adjudicates anew."
+                )
+            message = " ".join(parts)
         choices: list[tuple[str | None, str, str]] = [
-            ("edit", "Edit and mark those votes as cast on an earlier version", ""),
+            ("edit", "Edit, and set aside what chose the earlier text", ""),
             ("cancel", "Cancel", ""),
         ]
+        title = "Votes predate this edit" if lost else "A final label predates this edit"
         self.host.push_screen(
-            ChoiceDialog("Votes predate this edit", message, choices),
+            ChoiceDialog(title, message, choices),
             lambda answer: (
                 self._submit_edit(item, changes, base, lost) if answer == "edit" else self.host.show_current()
             ),

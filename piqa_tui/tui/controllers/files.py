@@ -1,6 +1,9 @@
 """The dataset file on the main screen: save, export, reload, and the file changing on disk.
 
-Keys (``keymap.MAIN_ACTIONS``): ctrl+s saves, X exports. Writing runs off the
+Keys (``keymap.MAIN_ACTIONS``): ctrl+s saves, X exports. In a team round (a round in force) a validator (no
+``--reviewer``) is asked before saving: a laptop whose dataset file was saved is refused by ``workspace merge``
+(a different dataset file) and its work is in the workspace already, so saving is the lead's; their footer
+leaves ``^s save`` out (``leaves_saving_to_the_lead``). Writing runs off the
 UI thread (``FilesHost.launch``) and checks first whether another program
 changed the file since it was read; if so nothing is written and the user
 chooses between exporting elsewhere and reloading (recorded edits are
@@ -18,6 +21,7 @@ from typing import Protocol
 
 from piqa_tui.core.dataset.writing import output_files
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.round.recorded import round_in_force
 from piqa_tui.core.sync.git import commit_saved
 from piqa_tui.tui.controllers.host import Background, Host
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
@@ -47,9 +51,36 @@ class FilesController:
 
     # ---------------------------------------------------------------- saving
 
+    def leaves_saving_to_the_lead(self) -> bool:
+        """Whether this user, a validator in a team round, is asked before saving (see the module docstring)."""
+        if self.session.reviewer:
+            return False
+        try:
+            return round_in_force(self.project.workspace) is not None
+        except PiqaError:
+            return True  # a round is recorded, if unreadable: a team's
+
     def save(self) -> None:
         if self.session.busy:
             return
+        if self.leaves_saving_to_the_lead():
+            self.host.push_screen(
+                ChoiceDialog(
+                    "Save the dataset file?",
+                    "Your work is recorded in the workspace already; sync or workspace merge carries it to the "
+                    "team. In a team round the lead saves the file: workspace merge refuses a laptop whose "
+                    "dataset file was saved (it is then a different file).",
+                    [
+                        ("keep", "Don't save", "everything stays recorded in the workspace"),
+                        ("save", "Save anyway", "write the file on this laptop"),
+                    ],
+                ),
+                lambda key: self._start_saving() if key == "save" else None,
+            )
+            return
+        self._start_saving()
+
+    def _start_saving(self) -> None:
         self.host.set_busy("saving")
         self.host.launch(self._save, group="io", exclusive=True)
 

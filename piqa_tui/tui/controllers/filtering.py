@@ -16,7 +16,7 @@ from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.tui.controllers.host import Background, Host
 from piqa_tui.tui.dialogs.prompts import ChoiceDialog, TextPrompt
-from piqa_tui.tui.state.listing import QUEUES, Filters, filtered_positions
+from piqa_tui.tui.state.listing import QUEUE_SECTIONS, QUEUES, Filters, filtered_positions
 from piqa_tui.tui.state.search import SearchResult
 from piqa_tui.tui.state.session import Session
 
@@ -187,14 +187,16 @@ class FilteringController:
 
     def choose_filter(self) -> None:
         """Ask for a queue (with its count) or a value of a categorical column."""
-        choices: list[tuple[str | None, str, str]] = [(None, "Queues", "")]
-        for name, queue in QUEUES.items():
-            if name == "invalid" and not self.session.validation.complete:
-                count = "checking…"
-            else:
-                count = str(len(filtered_positions(self.session, Filters(queue=name))))
-            current = "  ← now" if self.filters.queue == name else ""
-            choices.append((f"queue:{name}", f"{name} ({count})", queue.help + current))
+        choices: list[tuple[str | None, str, str]] = []
+        for section, names in QUEUE_SECTIONS:
+            choices.append((None, section, ""))
+            for name in names:
+                if name == "invalid" and not self.session.validation.complete:
+                    count = "checking…"
+                else:
+                    count = str(len(filtered_positions(self.session, Filters(queue=name))))
+                current = "  ← now" if self.filters.queue == name else ""
+                choices.append((f"queue:{name}", f"{name} ({count})", QUEUES[name].help + current))
         for column, values in self.session.categorical_columns().items():
             choices.append((None, column, ""))
             for value, many in values:
@@ -203,7 +205,10 @@ class FilteringController:
             choices.append((None, "", ""))
             choices.append(("column-clear", "any value of every column", "drop the column filter"))
         self.host.push_screen(
-            ChoiceDialog("Filter", "Show only items in a queue, or with one value of a column.", choices), self._chosen
+            ChoiceDialog(
+                "Filter", "Show only items in a queue, or with one value of a column (type a name's start).", choices
+            ),
+            self._chosen,
         )
 
     def _chosen(self, key: str | None) -> None:

@@ -4,7 +4,8 @@ The dialog only gathers text and shows what the checks say of it; the item is re
 (a ``new-item`` event, at the draft stage). Problems do not stop saving: a draft may still be wrong, and the
 invalid queue and validate find it later; only what an item cannot be (no goal, fewer than two solutions, a
 gold solution that does not exist, more solutions than the dataset has columns for: ``stages.check_draft``)
-keeps the dialog open.
+keeps the dialog open. The checks sit below the fields, always in view: on a short terminal (80x24) the fields
+scroll (to the one being typed, or a screen at a time with PgDn / PgUp) and the checks stay where they are.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -22,7 +23,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.stages import Draft, StageError, draft
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
-from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
+from piqa_tui.tui.keymap import DIALOG_ACTIONS, NEW_ITEM_ACTIONS, bindings
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
 FIELDS = ("goal", "solution 1", "solution 2", "solution 3", "solution 4", "gold")
@@ -56,7 +57,11 @@ class NewItemDialog(ModalScreen[Draft | None]):
         DIALOG_CSS.format(name="NewItemDialog")
         + """
     NewItemDialog > Vertical {
-        overflow-y: auto;  /* a short terminal scrolls the form to the field being typed */
+        height: 90%;
+    }
+    NewItemDialog #new-item-fields {
+        height: 1fr;  /* a short terminal scrolls the fields to the one being typed; the checks stay in view */
+        scrollbar-size-vertical: 1;
     }
     NewItemDialog FieldEditor {
         margin-bottom: 1;
@@ -64,12 +69,14 @@ class NewItemDialog(ModalScreen[Draft | None]):
     NewItemDialog #new-item-checks {
         color: $warning;
         height: auto;
+        max-height: 6;
+        border-top: hkey $accent;
     }
     """
     )
 
-    ACTIONS = DIALOG_ACTIONS
-    BINDINGS = bindings(DIALOG_ACTIONS)
+    ACTIONS = NEW_ITEM_ACTIONS + DIALOG_ACTIONS
+    BINDINGS = bindings(ACTIONS)
 
     def __init__(self, check: Callable[[Item], list[Problem]], admit: Callable[[Draft], None]) -> None:
         super().__init__()
@@ -85,9 +92,10 @@ class NewItemDialog(ModalScreen[Draft | None]):
                 classes="dialog-help",
                 markup=False,
             )
-            for name in FIELDS:
-                yield Static(name, classes="dialog-help", markup=False)
-                yield FieldEditor(field=name, placeholder=PLACEHOLDERS[name], id=f"new-{name.replace(' ', '-')}")
+            with VerticalScroll(id="new-item-fields"):
+                for name in FIELDS:
+                    yield Static(name, classes="dialog-help", markup=False)
+                    yield FieldEditor(field=name, placeholder=PLACEHOLDERS[name], id=f"new-{name.replace(' ', '-')}")
             yield Static("", id="new-item-checks", markup=False)
 
     def on_mount(self) -> None:
@@ -139,3 +147,11 @@ class NewItemDialog(ModalScreen[Draft | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def action_page(self, step: int) -> None:
+        """Scroll the fields one screen (PgDn / PgUp): every field is reachable on a short terminal."""
+        fields = self.query_one("#new-item-fields", VerticalScroll)
+        if step > 0:
+            fields.scroll_page_down(animate=False)
+        else:
+            fields.scroll_page_up(animate=False)

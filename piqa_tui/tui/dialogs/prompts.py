@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -154,7 +154,8 @@ class TextPrompt(ModalScreen[str | None]):
 
 
 class ChoiceDialog(ModalScreen[str | None]):
-    """Pick one of several actions (or a filter): ``choices`` are (key, label, help) rows."""
+    """Pick one of several actions (or a filter): ``choices`` are (key, label, help) rows. Typing a label's start
+    moves to it (type-ahead: the letters typed so far, or the last one alone when they match no label)."""
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="ChoiceDialog")
@@ -177,6 +178,32 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.parts = message
         self.message = message_text(message)  # the whole message as text
         self.choices = choices
+        self.typed = ""  # the type-ahead so far
+
+    def on_key(self, event: events.Key) -> None:
+        """Type-ahead: a printable key moves to the first choice whose label starts with what was typed."""
+        char = event.character
+        if not event.is_printable or not char or char.isspace():
+            return
+        typed = self.typed + char.casefold()
+        found = self._starting(typed)
+        if found is None:
+            typed, found = char.casefold(), self._starting(char.casefold())
+        self.typed = typed if found is not None else ""
+        if found is not None:
+            event.stop()
+            self.query_one(OptionList).highlighted = found
+
+    def _starting(self, typed: str) -> int | None:
+        """The index of the first choice (not a heading) whose label starts with ``typed``."""
+        return next(
+            (
+                n
+                for n, (key, label, _) in enumerate(self.choices)
+                if key is not None and label.casefold().startswith(typed)
+            ),
+            None,
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:

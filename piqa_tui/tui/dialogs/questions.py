@@ -47,6 +47,7 @@ class AnswerDialog(ChoiceDialog):
         chosen = self.keys.get(event.key)
         if chosen is not None:
             event.stop()
+            event.prevent_default()  # the key answers: no type-ahead (ChoiceDialog.on_key) after it
             self.dismiss(chosen)
 
 

@@ -57,7 +57,8 @@ class AdjudicationScreen(Screen[None]):
     DEFAULT_CSS = """
     AdjudicationScreen #adjudication-title {
         dock: top;
-        height: 1;
+        height: auto;
+        max-height: 3;  /* the counts, the policy and who decides wrap on a narrow screen, never cut */
         background: $panel;
         padding: 0 1;
         text-style: bold;

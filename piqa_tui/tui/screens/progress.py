@@ -3,7 +3,7 @@
 The figures are ``piqa-tui progress``'s: per annotator assigned / done / remaining, decided, stuck (to
 adjudicate, with why), items per hour, median seconds per item and the time to finish at that pace; per group
 (the columns of the round's ``same`` rules) the validations done out of those the round asks for, decided and
-stuck; assigned items that left validation (sent back to review or draft) are counted apart as held back. A
+stuck; the items whose panel size the lead set by hand, with their sizes; assigned items that left validation (sent back to review or draft) are counted apart as held back. A
 reviewer (``--reviewer``) sees everyone, the groups and how many items still need validations; an annotator
 sees their own line alone, as nothing else of other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when another
 process records something (votes, a stage move), in a worker thread.
@@ -125,7 +125,7 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
     parts: list[RenderableType] = [Text("Annotators", style="bold"), annotator_table(found.annotators)]
     parts += [rich_text(line) for line in (found.held_line(), found.stuck_line()) if line]
     parts += [Text(""), rich_text(f"Items by validations still needed — {needs}")]
-    parts += [rich_text(line) for line in (found.held_items_line(),) if line]
+    parts += [rich_text(line) for line in (found.held_items_line(), found.panels_line()) if line]
     if stuck := to_adjudicate(session.project, session.ballots.policy):  # core's answer, as A lists them
         parts += [rich_text(f"{counts_line(stuck)} by the lead: A lists them, with why")]
     for column, groups in found.groups.items():

@@ -24,6 +24,7 @@ from piqa_tui.core.votes.decisions import (
     project_policy,
     set_project_policy,
 )
+from piqa_tui.core.votes.exchange import texts_held
 from piqa_tui.core.votes.policy import SKIP, Decision, Policy, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.vote_targets import STALE
@@ -204,7 +205,8 @@ class Ballots:
             status = f"{status}  ·  label in doubt: {doubt.reason}"  # as the "doubt" queue last worked it out
         adjudication = self.project.state.adjudications.get(item_id)
         if adjudication is not None and adjudication.label == STALE:
-            status = f"{status}  ·  {set_aside_reason(adjudication)}"
+            held = texts_held(self.project, {item_id: adjudication})[item_id]
+            status = f"{status}  ·  {set_aside_reason(adjudication, held)}"
         if self.project.in_conflict(item_id):
             status += "  ·  changed on two machines before a merge: press C to choose the version"
         return status

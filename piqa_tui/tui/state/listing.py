@@ -268,6 +268,17 @@ def _stage_queues() -> dict[str, Queue]:
 
 QUEUES.update(_stage_queues())
 
+# The filter dialog's sections, in the order a round reads: your work and the round's stages first, then the
+# votes' decisions, then the model queues (twenty of them would otherwise push the stages below the fold).
+_VOTES = ("needs-votes", "agreed", "disagreement", "adjudicated", "votes-against-gold", "doubt")
+_WORK = ("all", "unvoted", "assigned", "asked", *(f"stage-{stage}" for stage in STAGES))
+_WORK += ("flagged", "edited", "invalid", "conflicts")
+QUEUE_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Queues", _WORK),
+    ("Votes", _VOTES),
+    ("Models", tuple(name for name in QUEUES if name not in _WORK + _VOTES)),
+)
+
 
 @dataclass(frozen=True)
 class Filters:

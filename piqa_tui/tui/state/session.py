@@ -26,6 +26,7 @@ from piqa_tui.core.dataset.layout import parse_mapping
 from piqa_tui.core.dataset.reading import read_head
 from piqa_tui.core.errors import PiqaError, WorkspaceError
 from piqa_tui.core.gcpause import settle
+from piqa_tui.core.round.stages import writer_of
 from piqa_tui.core.sync.exchange import catch_up
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
@@ -191,8 +192,12 @@ class Session:
     # ------------------------------------------------------- what screens show
 
     def gold_hidden(self, item: Item) -> bool:
-        """Whether the gold label stays hidden for this item: blind mode until you voted on it (not for reviewers)."""
-        return not self.ballots.visible(item.id)
+        """Whether the gold label stays hidden for this item: blind mode until you voted on it (not for reviewers),
+        except on an item you wrote in the workspace (its gold is what you typed; the round never gives you
+        your own items to validate)."""
+        if self.ballots.visible(item.id):
+            return False
+        return writer_of(self.project, item.id) != self.project.annotator
 
     def cycle_bidi(self) -> BidiMode:
         """Switch to the next bidi mode (app, terminal, off) and return it."""

@@ -29,6 +29,8 @@ class HeaderInfo:
     unsaved: bool = False
     synced: str = ""  # the last sync with the team: when, and what waits to be pushed (empty: never synced)
     loading: str = ""  # a preview of the first rows: what is still being read (the total is not known yet)
+    assigned: int = 0  # the items the round assigns the annotator (0: none); ✓ then counts those voted of them
+    assigned_voted: int = 0
 
 
 class StatusHeader(Static):
@@ -67,8 +69,13 @@ class StatusHeader(Static):
                 else f"{info.index}/{info.shown} of {info.total}"
             )
             text.append(position, "bold")
-            done = info.voted / info.total if info.total else 0
-            text.append(f"  ✓{info.voted} ({done:.0%})  ✎{info.edited}  ⚑{info.flagged}")
+            if info.assigned and not info.reviewer:  # a validator's progress is over her assignment
+                done = info.assigned_voted / info.assigned
+                text.append(f"  ✓{info.assigned_voted}/{info.assigned} assigned ({done:.0%})")
+            else:
+                done = info.voted / info.total if info.total else 0
+                text.append(f"  ✓{info.voted} ({done:.0%})")
+            text.append(f"  ✎{info.edited}  ⚑{info.flagged}")
         if info.filters:
             # A search may be Arabic: drawn through the bidi adapter like every other text.
             shown = layout(info.filters, 200, info.bidi or "app", max_lines=1)[0].text

@@ -1,6 +1,6 @@
 """The main screen as its controllers see it: the host protocols of ``tui/controllers``, kept by one object.
 
-The controllers (editing, filtering and search, files, voting, scoring, authoring,
+The controllers (editing, filtering and search, files, voting, scoring, authoring, assigning,
 display) are plain objects that never import a screen; this object gives them the
 cursor, the list's rows, redraws and the other screens they open (the dialogs, the
 write queue and background work come from ``ScreenHost``), and owns them, the view
@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from textual.screen import Screen
 
 from piqa_tui.core.dataset.item import Item
+from piqa_tui.tui.controllers.assigning import AssigningController
 from piqa_tui.tui.controllers.authoring import AuthoringController
 from piqa_tui.tui.controllers.display import DisplayController
 from piqa_tui.tui.controllers.editing import EditingController
@@ -42,6 +43,7 @@ class MainHost(ScreenHost[Screen[None]]):
         self.voting = VotingController(session, self)
         self.scoring = ScoringController(session, self)
         self.authoring = AuthoringController(session, self)
+        self.assigning = AssigningController(session, self)
         self.display = DisplayController(session, self)
         self.view = MainView(screen, session, self.filtering, self.scoring)
         self.fields = FieldEditors(screen, self.view, self.editing)

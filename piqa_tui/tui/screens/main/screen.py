@@ -12,10 +12,12 @@ through ``MainHost`` (``host.py``); the app reaches it only with messages
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import ActiveBinding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -60,6 +62,7 @@ EDIT_ACTIONS = {
     "redo",
     "new_item",
     "next_stage",
+    "give_item",
     "save",
     "export",
 }
@@ -135,6 +138,7 @@ class MainScreen(Screen[None]):
     action_duplicates = calls(lambda screen: screen.host.open_duplicates)
     action_new_item = calls(lambda screen: screen.host.authoring.new_item)
     action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
+    action_give_item = calls(lambda screen: screen.host.assigning.give)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
     action_next_item = calls(lambda screen: screen.host.view.step, 1)
@@ -162,6 +166,7 @@ class MainScreen(Screen[None]):
         self.project = session.project
         self._start = start  # the position to open at (where the annotator left off)
         self.host = MainHost(self, session)
+        self._saving_left_to_lead: bool | None = None  # asked when the footer is first drawn
         self.view = self.host.view
         self.edits, self.filtering, self.files = self.host.editing, self.host.filtering, self.host.files
         self.voting, self.scoring, self.fields = self.host.voting, self.host.scoring, self.host.fields
@@ -230,6 +235,22 @@ class MainScreen(Screen[None]):
                 f"The terminal is {width:d}×{height:d}.\npiqa-tui needs at least {MIN_WIDTH:d}×{MIN_HEIGHT:d}:\n"
                 "make the window larger or the font smaller."
             )
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys the footer shows: a validator in a team round is not offered ``^s save`` there (the key
+        still asks first, ``FilesController.save``); asked once per screen, as a round is declared before work."""
+        found = super().active_bindings
+        if self._saving_left_to_lead is None:
+            self._saving_left_to_lead = self.host.files.leaves_saving_to_the_lead()
+        if not self._saving_left_to_lead:
+            return found
+        return {
+            key: active._replace(binding=replace(active.binding, show=False))
+            if active.binding.action == "save"
+            else active
+            for key, active in found.items()
+        }
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.session.loading and action not in WHILE_LOADING:

@@ -16,6 +16,7 @@ from textual.timer import Timer
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.round.stages import stage_line
 from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.votes.decisions import choices as item_choices
@@ -55,7 +56,7 @@ class MainView:
         self._header: StatusHeader | None = None
         self._vote_panel: VotePanel | None = None
         self._score_panel: ScorePanel | None = None
-        self._counts: tuple[int, int, int] | None = None
+        self._counts: tuple[int, int, int, int, int] | None = None
         self._shown_index = -1
         self._shown_solutions = 0  # solutions of the item last shown: the footer's vote keys say 1-N
         self._position_timer: Timer | None = None
@@ -242,10 +243,13 @@ class MainView:
         """Count voted, edited and flagged items (after data changed, not on every move: O(items))."""
         project = self.project
         state = project.state
+        mine = assigned_to(project) & set(project.index)
         self._counts = (
             sum(1 for item_id in state.votes if has_voted(project, item_id)),
             len(state.edited),
             sum(1 for f in state.flags.values() if f),
+            len(mine),
+            sum(1 for item_id in mine if has_voted(project, item_id)),
         )
 
     def update_header(self) -> None:
@@ -254,7 +258,7 @@ class MainView:
         if self._counts is None:
             self.recount()
         assert self._counts is not None
-        voted, edited, flagged = self._counts
+        voted, edited, flagged, assigned, assigned_voted = self._counts
         session, item_list, filters = self.session, self.item_list, self.filtering.filters
         self._header.show_info(
             HeaderInfo(
@@ -274,6 +278,8 @@ class MainView:
                 unsaved=bool(edited) and session.unsaved,
                 loading=session.loading,
                 synced=sync_status(session.last_sync, session.syncing),
+                assigned=assigned,
+                assigned_voted=assigned_voted,
             )
         )
 

@@ -81,7 +81,8 @@ class ItemView(VerticalScroll, can_focus=False):
         scrollbar-size-vertical: 1;
     }
     ItemView > #item-title {
-        height: 1;
+        height: auto;
+        max-height: 3;  /* the id, the order and the status marks wrap on a narrow screen, never cut */
         padding: 0 1;
         text-style: bold;
         color: $primary;

@@ -24,7 +24,7 @@ from textual.timer import Timer
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.bidi import DisplayLine, layout, needs_layout
 from piqa_tui.core.text.direction import Direction, detect_direction
-from piqa_tui.core.text.graphemes import cell_width, truncate
+from piqa_tui.core.text.graphemes import cell_width, graphemes, truncate
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
@@ -44,6 +44,26 @@ MARK_STYLES = {
     "≠": "item-list--disagreement",
     "⚖": "item-list--adjudicated",
 }
+
+
+ID_CELLS = 16  # the widest id column: longer ids are cut in the middle
+
+
+def shown_id(item_id: str, width: int) -> str:
+    """An id in ``width`` cells: whole when it fits, else its start, ``…`` and its end — ids written in the
+    workspace share their start (``new-``) and differ at the end, as numbered ids do."""
+    if cell_width(item_id) <= width:
+        return item_id
+    clusters = graphemes(item_id[: 8 * width + 64])
+    head = truncate(item_id, max(1, (width - 1) // 3), ellipsis="")
+    room = width - cell_width(head) - 1
+    tail: list[str] = []
+    for cluster in reversed(clusters):
+        room -= cell_width(cluster)
+        if room < 0:
+            break
+        tail.append(cluster)
+    return head + "…" + "".join(reversed(tail))
 
 
 def _excerpt(text: str, cells: int, mode: str, direction: Direction = Direction.AUTO) -> DisplayLine:
@@ -133,7 +153,8 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         self._style_map: dict[str, Style] = {}
         self._prefetch_timer: Timer | None = None
         sample = items if len(items) <= 5000 else [items[i] for i in range(0, len(items), max(1, len(items) // 5000))]
-        self.id_width = min(16, max((cell_width(it.id) for it in sample), default=4))
+        self.id_width = min(ID_CELLS, max((cell_width(it.id) for it in sample), default=4))
+        self._ids_sized = len(items)  # the items the id column was sized for: items written later widen it
 
     def on_mount(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.rows))
@@ -159,7 +180,12 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = index
 
     def invalidate(self, positions: Sequence[int] | None = None) -> None:
-        """Forget drawn rows (all of them: marks depend on state other rows share)."""
+        """Forget drawn rows (all of them: marks depend on state other rows share); items written since the id
+        column was sized widen it as their ids need."""
+        if len(self.items) > self._ids_sized:
+            added = (cell_width(self.items[i].id) for i in range(self._ids_sized, len(self.items)))
+            self.id_width = min(ID_CELLS, max(self.id_width, *added))
+            self._ids_sized = len(self.items)
         self._generation += 1
         self._cache.clear()
         self.refresh()
@@ -258,8 +284,8 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         for mark in marks:
             segments.append(Segment(mark, base + styles[MARK_STYLES[mark]] if mark in MARK_STYLES else base))
         id_style = base if is_cursor else base + styles["item-list--id"]
-        shown_id = truncate(terminal_safe(item.id, one_line=True), self.id_width)
-        segments.append(Segment(" " + shown_id + " " * (self.id_width - cell_width(shown_id)) + " ", id_style))
+        cut_id = shown_id(terminal_safe(item.id, one_line=True), self.id_width)
+        segments.append(Segment(" " + cut_id + " " * (self.id_width - cell_width(cut_id)) + " ", id_style))
         room = width - sum(s.cell_length for s in segments)
         if room > 2:
             prompt = item.prompt or "—"
