@@ -24,6 +24,7 @@ from piqa_tui.core.dataset.capacity import room, solutions_refused
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
+from piqa_tui.core.round.origin import Origin
 from piqa_tui.core.round.recorded import assigned_to, round_in_force
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES, check_value
@@ -114,10 +115,18 @@ class Draft:
     solutions: tuple[str, ...]
     label: int | None = None
     meta: tuple[tuple[str, str], ...] = ()
+    origin: Origin | None = None  # None: typed in (``written``)
 
     def canonical(self) -> str:
         """The JSON a ``new-item`` event records: the same fields give the same text everywhere."""
-        data = {"prompt": self.prompt, "solutions": list(self.solutions), "label": self.label, "meta": dict(self.meta)}
+        data: dict[str, object] = {
+            "prompt": self.prompt,
+            "solutions": list(self.solutions),
+            "label": self.label,
+            "meta": dict(self.meta),
+        }
+        if self.origin is not None:
+            data["origin"] = self.origin.to_json()
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
     def item(self, item_id: str = "", row: int = 0) -> Item:
@@ -210,6 +219,7 @@ def read_drafts(project: Project, path: str | Path) -> DraftsFile:
         raise InputError(f"{path}: no items to import; give a file with a header and at least one row")
     layout = project.dataset.layout
     columns = set(project.dataset.meta_columns)
+    imported = Origin("imported")
     drafts = []
     for item in dataset.items:
         solutions = list(item.solutions)
@@ -221,7 +231,7 @@ def read_drafts(project: Project, path: str | Path) -> DraftsFile:
                 f"empty or drop its column {dataset.layout.solutions[len(solutions) - 1]} and import again"
             )
         meta = tuple(sorted((k, v) for k, v in item.meta.items() if k in columns))
-        drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta))
+        drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta, imported))
         texts = len(item.prompt) + sum(map(len, solutions)) + sum(len(k) + len(v) for k, v in meta)
         if 6 * texts + 100 > MAX_VALUE_BYTES:  # JSON writes a character in at most 6 bytes: only a big one is encoded
             check_value(drafts[-1].canonical(), f"{path}: row {item.row + 1} ({item.id}), as a draft,")

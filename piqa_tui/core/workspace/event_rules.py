@@ -34,6 +34,10 @@ _LOG_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.
 _CHOICE = re.compile(r"[0-9]{1,2}")
 _QUOTED_TIME = re.compile(r"^time '.*?'(: | )")  # the start of canonical_time's reasons
 
+# Where an item the log added began (``core/round/origin.py`` reads it): typed in, imported from a file, drafted
+# or translated by a model. A person's edits never change it.
+ORIGIN_KINDS = ("written", "imported", "drafted", "translated")
+
 Payload = Callable[[str], None]  # raises ValueError saying why the value is not one its readers accept
 
 
@@ -115,7 +119,8 @@ def _type_name(value: object) -> str:
 
 def check_new_item(text: str) -> None:
     """A ``new-item`` event's fields, as the replay reads them: a JSON object with a text prompt, 2-4 text
-    solutions, a label that names one of them (or none) and meta columns of text ("" withdraws the item)."""
+    solutions, a label that names one of them (or none), meta columns of text and, optionally, its origin (a
+    table of texts with a ``kind``: imported, drafted, translated) ("" withdraws the item)."""
     if text == "":
         return
     try:
@@ -139,6 +144,13 @@ def check_new_item(text: str) -> None:
         raise ValueError(f"the new item's label {shown(json.dumps(label))} names none of its solutions")
     if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
         raise ValueError("the new item's meta is not a table of texts")
+    origin = data.get("origin", {"kind": "written"})
+    if not isinstance(origin, dict) or not all(isinstance(v, str) for v in origin.values()):
+        raise ValueError("the new item's origin is not a table of texts")
+    if origin.get("kind") not in ORIGIN_KINDS:
+        raise ValueError(
+            f"the new item's origin kind {shown(str(origin.get('kind')))} is none of {', '.join(ORIGIN_KINDS)}"
+        )
 
 
 def check_choice(text: str) -> None:
