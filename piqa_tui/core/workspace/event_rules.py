@@ -159,6 +159,30 @@ def check_choice(text: str) -> None:
         raise ValueError(f"choice '{shown(text)}' is no solution's position, 'skip' or empty")
 
 
+SUGGEST_KIND = "suggest"  # a model's value for an item's field, waiting for a person (``core/workspace/suggestions``)
+SUGGEST_REVIEW_KIND = "suggest-review"  # a person's decision on one suggestion (its id is the field)
+REVIEW_DECISIONS = ("accept", "amend", "reject")  # kept as it was, kept after the person changed it, turned down
+
+
+def check_provenance(text: str) -> None:
+    """A suggestion's note: its provenance, a strict JSON object naming the model that made it (``source``)."""
+    try:
+        data = strict_json.loads(text)
+    except JsonRuleError as exc:
+        raise ValueError(f"the suggestion's provenance {exc}") from None
+    except (ValueError, RecursionError):
+        raise ValueError("the suggestion's provenance is not readable JSON") from None
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict) or not isinstance(source.get("model"), str) or not source["model"]:
+        raise ValueError("the suggestion's provenance is not a JSON object naming its model (source.model)")
+
+
+def check_review(text: str) -> None:
+    """A review's decision: accept, amend, reject, or "" (withdrawn by an undo)."""
+    if text not in ("", *REVIEW_DECISIONS):
+        raise ValueError(f"review '{shown(text)}' is not {', '.join(REVIEW_DECISIONS)} or empty")
+
+
 def check_flag(text: str) -> None:
     if text not in ("0", "1"):
         raise ValueError(f"flag value '{shown(text)}' is not 0 or 1")
@@ -175,6 +199,7 @@ class KindRule:
     field: str = ANY
     new: Payload | None = None
     registered: bool = False  # ``new`` is checked by the function its reader registers (``register_payload``)
+    note: Payload | None = None  # the check of its ``note``, for kinds whose note is data (a suggestion's provenance)
 
 
 RULES: dict[str, KindRule] = {
@@ -195,6 +220,8 @@ RULES: dict[str, KindRule] = {
     "reply": KindRule(field=NEEDED),
     "answer": KindRule(item=NEEDED, field=NEEDED),
     "order": KindRule(item=NEEDED, field=NEEDED),
+    SUGGEST_KIND: KindRule(item=NEEDED, field=NEEDED, note=check_provenance),
+    SUGGEST_REVIEW_KIND: KindRule(item=NEEDED, field=NEEDED, new=check_review),
 }
 _REGISTERED: dict[str, Payload] = {}
 
@@ -253,3 +280,7 @@ def check_event(event: Sequence[object], *, latest: str | None = None, times: bo
     check = _REGISTERED.get(str(kind)) if rule.registered else rule.new
     if check is not None and isinstance(new, str):
         check(new)
+    if rule.note is not None:
+        if not isinstance(note, str):
+            raise ValueError(f"a {kind} event carries no note")
+        rule.note(note)
