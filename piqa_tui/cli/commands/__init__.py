@@ -17,5 +17,7 @@ COMMANDS: dict[str, str] = {
     "assign": "draw who validates which item under the round's rules (--top-up fills gaps)",
     "progress": "how far the round is: per annotator, per item, per group",
     "stage": "move items between draft, review, validation and done; import drafts; correction rates",
+    "draft": "a model drafts new items for given metadata into stage draft (resumable, near copies rejected)",
+    "translate": "a model translates another file's items into drafts, the source kept beside each",
     "sync": "share the workspace's work through the dataset's git repository: commit, fetch, merge, push",
 }

@@ -140,10 +140,10 @@ def parse_job_template(text: str, source: str, name: str) -> JobTemplate:
         texts["system"],
         texts["description"],
         texts["example"],
-        **numbers,
+        **numbers,  # type: ignore[arg-type]
         source=source,
         digest=digest,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _schema(schema: object, job: str, source: str) -> Mapping[str, object]:

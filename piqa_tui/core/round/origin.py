@@ -53,9 +53,9 @@ class Origin:
         """The origin a recorded table describes (unknown keys ignored: a newer writer's additions)."""
         source = tuple((k.removeprefix("source_"), v) for k, v in sorted(data.items()) if k.startswith("source_"))
         kind = data.get("kind", WRITTEN)
-        parts = (data.get(name, "") for name in _NAMED[1:])
+        named = {name: data.get(name, "") for name in _NAMED[1:]}
         return cls(
-            kind if kind in ORIGIN_KINDS else WRITTEN, *parts, source=source, provenance=data.get(_PROVENANCE, "")
+            kind if kind in ORIGIN_KINDS else WRITTEN, **named, source=source, provenance=data.get(_PROVENANCE, "")
         )
 
     @property
