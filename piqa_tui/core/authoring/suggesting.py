@@ -18,7 +18,9 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.generation.protocol import ChatTurn, GenerationRequest
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.text.word_changes import WordChange, apply_changes, word_changes
+from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.state import field_value
+from piqa_tui.core.workspace.suggestions import NewSuggestion, accept, pending, record_suggestions, reject
 
 SUGGEST_JOBS = ("correct", "distractor", "fill")
 
@@ -107,3 +109,28 @@ def _wanted(job: str, target: Target, data: Mapping[str, object]) -> dict[str, o
     if job == "distractor":
         return {f"solution{wrong_solution(item)}": data.get("solution")}
     return {target.column: data.get("text")}
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What one decision wrote: how many fields took changes and how many suggestions were left whole."""
+
+    changed: list[str]  # the fields written
+    rejected: int
+
+
+def decide(project: Project, item_id: str, found: list[Proposal], taken: list[set[int]], provenance: str) -> Decided:
+    """Record the proposals as suggestions (with their provenance) and the person's decision on each: all its
+    changes taken is an accept, some an amend (the field gets the text with those changes only), none a reject.
+    An accepted field is an ordinary edit naming the suggestion (``core.workspace.suggestions``)."""
+    record_suggestions(project, [NewSuggestion(item_id, p.field, p.new, provenance) for p in found])
+    changed, rejected = [], 0
+    for proposal, accepted in zip(found, taken):
+        suggestion = pending(project, item_id, proposal.field)[-1]
+        if not accepted:
+            reject(project, suggestion.id)
+            rejected += 1
+            continue
+        accept(project, suggestion.id, proposal.result(accepted))
+        changed.append(proposal.field)
+    return Decided(changed, rejected)

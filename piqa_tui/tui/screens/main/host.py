@@ -20,6 +20,7 @@ from piqa_tui.tui.controllers.editing import EditingController
 from piqa_tui.tui.controllers.files import FilesController
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
+from piqa_tui.tui.controllers.suggesting import SuggestingController
 from piqa_tui.tui.controllers.voting import VotingController
 from piqa_tui.tui.messages import DisplayChanged, Reopen, ScoresChanged
 from piqa_tui.tui.screens.agreement import AgreementScreen
@@ -42,6 +43,7 @@ class MainHost(ScreenHost[Screen[None]]):
         self.voting = VotingController(session, self)
         self.scoring = ScoringController(session, self)
         self.authoring = AuthoringController(session, self)
+        self.suggesting = SuggestingController(session, self)
         self.display = DisplayController(session, self)
         self.view = MainView(screen, session, self.filtering, self.scoring)
         self.fields = FieldEditors(screen, self.view, self.editing)
