@@ -16,7 +16,7 @@ from typing import Any
 from piqa_tui.cli.commands.dataset_args import open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import ProgressLine, progress_line
-from piqa_tui.core.authoring.batch import DEFAULT_PARALLEL, JobContext, JobProgress, run_job
+from piqa_tui.core.authoring.batch import DEFAULT_BATCH, JobContext, JobProgress, run_job
 from piqa_tui.core.authoring.job_templates import JobTemplate, find_job_template, job_catalog
 from piqa_tui.core.authoring.runs import JobRun, Slot, new_run_id, start_run, stored_run
 from piqa_tui.core.generation.backends.kind import generation_options, open_generation_backend
@@ -25,17 +25,17 @@ from piqa_tui.core.workspace.project import Project
 
 
 def add_job_arguments(parser: argparse.ArgumentParser, job: str) -> None:
-    """The options every batch job takes: template, language, sampling, parallel sequences, resume, the model."""
+    """The options every batch job takes: template, language, sampling, the batch, resume, the model."""
     parser.add_argument("--template", default=job, help=f"the job template's name or a .toml path (default {job})")
     parser.add_argument("--language", help="the language to write in, as the prompt names it (e.g. 'Tamil')")
     parser.add_argument("--temperature", type=float, help="sampling temperature (default: the template's)")
     parser.add_argument("--max-tokens", type=int, help="longest answer in tokens (default: the template's)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed of the first request (default 0)")
     parser.add_argument(
-        "--parallel",
+        "--batch",
         type=int,
-        default=DEFAULT_PARALLEL,
-        help=f"sequences generated at once (default {DEFAULT_PARALLEL})",
+        default=DEFAULT_BATCH,
+        help=f"requests handed to the model together, their items recorded together (default {DEFAULT_BATCH})",
     )
     parser.add_argument("--resume", metavar="RUN", help="go on with an interrupted run, skipping its finished items")
     for option in generation_options():
@@ -97,7 +97,7 @@ def run_batch(args: argparse.Namespace, prepared: Prepared, what: str) -> int:
         line.show(f"loading the model for run {run.run_id}")
         backend.load()
         try:
-            params = {"temperature": run.temperature, "max_tokens": run.max_tokens, "parallel": args.parallel}
+            params = {"temperature": run.temperature, "max_tokens": run.max_tokens, "batch": args.batch}
             provenance = Provenance.now(
                 backend.source(),
                 project.annotator,
@@ -107,7 +107,7 @@ def run_batch(args: argparse.Namespace, prepared: Prepared, what: str) -> int:
                 params=params,
                 seed=run.seed,
             )
-            context = JobContext(template, backend, provenance, max(1, args.parallel))
+            context = JobContext(template, backend, provenance, max(1, args.batch))
             progress = _in_worker(project, run, context, line, what)
         finally:
             backend.close()

@@ -1,7 +1,8 @@
 """Running a draft or translate job: requests in parallel sequences, answers checked, drafts recorded as they come.
 
-The slots still to do (``core.authoring.runs``) go to the backend ``parallel`` at a time through
-``generate_many`` (parallel sequences in one llama.cpp context, concurrent requests to a server). Each batch's
+The slots still to do (``core.authoring.runs``) go to the backend ``batch`` at a time through
+``generate_many``, which writes them as parallel sequences (of one llama.cpp context: ``--parallel``;
+concurrent requests to a server: ``--concurrency``). Each batch's
 answers become drafts — the model's goal and solutions, never a label (a draft's label is left to the
 validators' votes; a translation keeps its source's label, a person's, with the solutions in the source's
 order) — and are recorded as one action at stage ``draft`` with their origin, so a cancel or a crash keeps every
@@ -34,7 +35,7 @@ from piqa_tui.core.round.origin import Origin
 from piqa_tui.core.round.stages import Draft, StageError, add_items, draft, stage_of
 from piqa_tui.core.workspace.project import Project
 
-DEFAULT_PARALLEL = 4
+DEFAULT_BATCH = 8
 JOB_KINDS = {"draft": "drafted", "translate": "translated"}  # a job → the origin of the items it makes
 
 
@@ -65,7 +66,7 @@ class JobContext:
     template: JobTemplate
     backend: GenerationBackend
     provenance: Provenance
-    parallel: int = DEFAULT_PARALLEL
+    batch: int = DEFAULT_BATCH
 
 
 def run_job(
@@ -81,7 +82,7 @@ def run_job(
     progress = JobProgress(total=len(todo), skipped=len(run.slots) - len(todo))
     gate = RepetitionGate(project.items) if run.job == "draft" else None
     prompts = Prompts(project, run, context.template)
-    step = max(1, context.parallel)
+    step = max(1, context.batch)
     for start in range(0, len(todo), step):
         if cancel is not None and cancel.is_set():
             break
@@ -180,12 +181,17 @@ class Prompts:
         turns = ((ChatTurn("system", system),) if system.strip() else ()) + (ChatTurn("user", user),)
         return GenerationRequest(
             messages=turns,
-            schema=self.template.schema,
+            schema=self.template.schema_for(self.solutions(slot)),
             max_tokens=self.run.max_tokens,
             temperature=self.run.temperature,
             seed=self.run.seed + index,
             key=slot.key,
         )
+
+    def solutions(self, slot: Slot) -> int | None:
+        """How many solutions the answer must have: a translation's source's count (a draft: the template's)."""
+        solutions = slot.source.get("solutions")
+        return len(solutions) if self.run.job == "translate" and isinstance(solutions, list) else None
 
     def values(self, slot: Slot) -> dict[str, str]:
         """The placeholders' values for one slot."""

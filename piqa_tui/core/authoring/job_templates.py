@@ -102,6 +102,15 @@ class JobTemplate:
         """One retrieved item as the ``example`` text shows it."""
         return render_placeholders(self.example, values, None)
 
+    def schema_for(self, solutions: int | None) -> Mapping[str, object]:
+        """The answer schema, its ``solutions`` held to exactly ``solutions`` items when given (a translation or a
+        correction keeps its item's count, so the answer cannot come back with one more or one less)."""
+        properties = self.schema.get("properties")
+        if solutions is None or not isinstance(properties, Mapping) or "solutions" not in properties:
+            return self.schema
+        held = dict(properties["solutions"]) | {"minItems": solutions, "maxItems": solutions}
+        return dict(self.schema) | {"properties": dict(properties) | {"solutions": held}}
+
     @property
     def schema_json(self) -> str:
         """The answer's JSON schema as canonical text (what a backend constrains decoding with)."""

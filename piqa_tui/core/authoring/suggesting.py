@@ -80,7 +80,8 @@ def suggestion_request(template: JobTemplate, target: Target, language: str) -> 
     except PiqaError as exc:
         raise SuggestError(str(exc)) from None
     turns = ((ChatTurn("system", system),) if system.strip() else ()) + (ChatTurn("user", user),)
-    return GenerationRequest(turns, template.schema, template.max_tokens, template.temperature, key=item.id)
+    count = len(item.solutions) if template.job == "correct" else None
+    return GenerationRequest(turns, template.schema_for(count), template.max_tokens, template.temperature, key=item.id)
 
 
 def proposals(template: JobTemplate, target: Target, data: object) -> list[Proposal]:
