@@ -35,8 +35,8 @@ SMOLLM = Path(SPEC.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
 SHORT_DRAFT = """
 description = "a short draft for a category"
 job = "draft"
-examples = 1
-max_tokens = 60
+examples = 0
+max_tokens = 120
 temperature = 0.9
 example = "{goal} | {solution0} | {solution1}"
 prompt = "Write a short new everyday task about {meta:category} in {language}, with a right and a wrong way. Example: {examples}"
@@ -47,12 +47,12 @@ additionalProperties = false
 [schema.properties.goal]
 type = "string"
 minLength = 3
-maxLength = 24
+maxLength = 20
 [schema.properties.solutions]
 type = "array"
 minItems = 2
 maxItems = 2
-items = { type = "string", minLength = 2, maxLength = 16 }
+items = { type = "string", minLength = 2, maxLength = 12 }
 """
 SHORT_TRANSLATE = (
     SHORT_DRAFT.replace('job = "draft"', 'job = "translate"')
@@ -61,7 +61,7 @@ SHORT_TRANSLATE = (
         'Example: {examples}"',
         'prompt = "Translate into {language}: {goal}\\n{solutions}"',
     )
-    .replace("examples = 1\n", "")
+    .replace("examples = 0\n", "")
     .replace('example = "{goal} | {solution0} | {solution1}"\n', "")
 )
 
@@ -123,7 +123,8 @@ def test_a_cancelled_draft_run_keeps_its_items_and_resumes_without_redoing_them(
     assert second.skipped == first.recorded and second.total == 3 - first.recorded and not second.cancelled
     keys = [origin_of(again, item.id).key for item in again.items[before:]]
     assert len(keys) == len(set(keys))  # no slot drafted twice
-    assert len(keys) + second.rejected + len(second.failed) == 3 - len(first.failed) - first.rejected
+    assert second.recorded + second.rejected + len(second.failed) == second.total  # a failed slot is asked again
+    assert len(keys) == first.recorded + second.recorded
 
 
 def test_translations_keep_their_source_beside_them_and_its_label(tmp_path: Path, writer: GenerationBackend) -> None:
@@ -196,3 +197,43 @@ def test_bad_options_are_one_line(tmp_path: Path) -> None:
     ]:
         failed = cli(*args, code=2)
         assert said in failed.stderr and len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+
+
+def test_ctrl_c_keeps_the_finished_items_and_names_the_run_to_resume(tmp_path: Path) -> None:
+    import signal
+    import sqlite3
+    import time
+
+    path = copy_sample("darija-moroccan.tsv", tmp_path)
+    template = template_file(tmp_path, SHORT_DRAFT, "short")
+    args = [
+        "draft",
+        str(path),
+        "--meta",
+        "category=cooking",
+        "--count",
+        "3",
+        "--batch",
+        "1",
+        "--template",
+        str(template),
+    ]
+    args += ["--annotator", "amina", "--model", str(SMOLLM), "--n-ctx", "1024"]
+    running = subprocess.Popen(
+        [sys.executable, "-m", "piqa_tui.cli.main", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    workspace = Path(f"{path}.piqa.sqlite")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and running.poll() is None:  # until one batch is answered
+        time.sleep(1)
+        if workspace.exists():
+            with sqlite3.connect(f"file:{workspace}?mode=ro", uri=True) as conn:
+                if conn.execute("SELECT count(*) FROM events WHERE kind = 'new-item'").fetchone()[0]:
+                    break
+    running.send_signal(signal.SIGINT)
+    out, err = running.communicate(timeout=300)
+    assert running.returncode == 0 and "Traceback" not in err, err
+    assert "--resume draft-" in out or "3 items added" in out, out
+    project = Project.open(path, annotator="amina")
+    keys = [origin_of(project, item.id).key for item in project.items if origin_of(project, item.id).machine]
+    assert len(keys) == len(set(keys)) and len(keys) <= 3
