@@ -10,6 +10,7 @@ COMMANDS: dict[str, str] = {
     "agree": "inter-annotator agreement from recorded votes",
     "audit": "annotator reliability and the labels most likely wrong, with reasons",
     "score": "score items with a local GGUF model",
+    "classify": "the model suggests each item's value of a metadata column from a closed set (by log-likelihood)",
     "templates": "prompt templates, and one rendered on an item",
     "card": "Hugging Face dataset card (README.md with YAML metadata)",
     "workspace": "check a workspace file, back it up while others work, merge another copy's work in, list conflicts",

@@ -2,7 +2,7 @@
 Ollama, llama-cpp-python's server), through the standard library's HTTP client, streamed as server-sent events.
 
 Structured output is asked for by constraint: OpenAI's ``response_format`` with a ``json_schema`` first; a server
-that refuses that form (HTTP 400 or 422) is asked again with the next one it may know — llama-cpp-python's
+that refuses that form (HTTP 400, 422, or 500 as llama-cpp-python's server answers it) is asked again with the next one it may know — llama-cpp-python's
 ``json_object`` with a ``schema``, vLLM's ``guided_json``, llama.cpp's ``json_schema`` — and the form that worked
 is kept. Whatever the server did with it, the answer is validated on arrival (``schema``); a malformed event, a
 stream cut before its end (no ``finish_reason`` and no ``[DONE]``) or output that does not fit is one line on
@@ -36,7 +36,9 @@ from piqa_tui.core.generation.schema import check_schema, fitted
 from piqa_tui.core.scoring.served import ServedBackend
 
 CHAT_PATH = "/v1/chat/completions"
-_REFUSED_FORM = (400, 422)  # a server that does not know a structured-output form says so with one of these
+# A server that does not know a structured-output form says so with one of these (llama-cpp-python's server
+# fails with 500 on OpenAI's json_schema form: it reads only its own json_object one).
+_REFUSED_FORM = (400, 422, 500)
 
 
 def _openai(schema: Mapping[str, object]) -> dict[str, object]:
