@@ -237,3 +237,39 @@ def test_ctrl_c_keeps_the_finished_items_and_names_the_run_to_resume(tmp_path: P
     project = Project.open(path, annotator="amina")
     keys = [origin_of(project, item.id).key for item in project.items if origin_of(project, item.id).machine]
     assert len(keys) == len(set(keys)) and len(keys) <= 3
+
+
+def test_a_translate_run_through_a_served_model_records_the_served_model(tmp_path: Path) -> None:
+    from tests.test_served import running_server
+
+    source = tmp_path / "english.tsv"
+    source.write_text(
+        "id\tgoal\tsol1\tsol2\tlabel\nen-1\tOpen a jar\ttwist the lid\thit the lid\t0\n", encoding="utf-8"
+    )
+    path = copy_sample("tamil.tsv", tmp_path)
+    template = template_file(tmp_path, SHORT_TRANSLATE, "short")
+    for url in running_server(str(SMOLLM), "--interrupt_requests", "false"):
+        done = json.loads(
+            cli(
+                "translate",
+                str(path),
+                "--from",
+                str(source),
+                "--template",
+                str(template),
+                "--language",
+                "Tamil",
+                "--server",
+                url,
+                "--annotator",
+                "bala",
+                "--json",
+            ).stdout
+        )
+        assert done["recorded"] + len(done["failed"]) == 1
+    project = Project.open(path, annotator="bala")
+    for item in project.items[len(project.dataset.items) :]:
+        origin = origin_of(project, item.id)
+        provenance = json.loads(origin.provenance)
+        assert origin.kind == "translated" and provenance["source"]["server"].startswith("http://127.0.0.1:")
+        assert provenance["source"]["backend"] == "served" and dict(origin.source)["id"] == "en-1" and item.label == 0

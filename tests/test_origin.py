@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from piqa_tui.core.round.origin import Origin, correction_by_origin, origin_of
-from piqa_tui.core.round.stages import Draft, add_items, correction_rates, draft, read_drafts
+from piqa_tui.core.round.stages import Draft, add_items, correction_rates, draft, read_drafts, stage_line
 from piqa_tui.core.sync.merge import merge_workspace
 from piqa_tui.core.workspace.event_rules import check_new_item
 from piqa_tui.core.workspace.project import Project
@@ -52,6 +52,8 @@ def test_an_items_origin_survives_edits_undo_and_reopening(tmp_path: Path) -> No
         "drafted by SmolLM2-135M",
     )
     assert again.item(drafted).prompt == "மாவு நன்றாக"
+    assert stage_line(again, drafted).startswith("stage draft, drafted by SmolLM2-135M, corrected ")
+    assert stage_line(again, written) == "stage draft"
 
 
 def test_imported_items_say_so(tmp_path: Path) -> None:

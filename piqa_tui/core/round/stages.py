@@ -24,7 +24,7 @@ from piqa_tui.core.dataset.capacity import room, solutions_refused
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
-from piqa_tui.core.round.origin import Origin
+from piqa_tui.core.round.origin import Origin, origin_of
 from piqa_tui.core.round.recorded import assigned_to, round_in_force
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES, check_value
@@ -286,12 +286,15 @@ def correction_rates(project: Project) -> dict[str, float]:
 
 
 def stage_line(project: Project, item_id: str) -> str:
-    """What the item view says of an item in the authoring stages ("" for one the file had and nobody staged)."""
+    """What the item view says of an item in the authoring stages, with a model's or a file's origin ("" for one the
+    file had and nobody staged)."""
     stage = recorded_stages(project).get(item_id)
     if stage is None or item_id not in project.index:
         return ""
     rate = correction_rate(project, item_id)
-    return f"stage {stage}" + (f", corrected {rate:.0%}" if rate else "")
+    origin = origin_of(project, item_id)
+    made = f", {origin.describe()}" if origin.machine or origin.kind == "imported" else ""
+    return f"stage {stage}{made}" + (f", corrected {rate:.0%}" if rate else "")
 
 
 @dataclass(frozen=True, slots=True)
