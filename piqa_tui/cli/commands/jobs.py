@@ -116,7 +116,7 @@ def run_batch(args: argparse.Namespace, prepared: Prepared, what: str) -> int:
 
 def _in_worker(project: Project, run: JobRun, context: JobContext, line: ProgressLine, what: str) -> JobProgress:
     """Run the job in a thread; Ctrl-C sets its cancel and waits for the batch in flight to be recorded."""
-    cancel = threading.Event()
+    cancel, finished = threading.Event(), threading.Event()
     done: list[JobProgress] = []
     failed: list[BaseException] = []
 
@@ -125,12 +125,13 @@ def _in_worker(project: Project, run: JobRun, context: JobContext, line: Progres
             done.append(run_job(project, run, context, cancel, lambda p: line.show(progress_text(p, what))))
         except BaseException as exc:  # handed to the main thread, which reports it as every error is
             failed.append(exc)
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=work, name=f"{run.job}-run", daemon=True)
-    worker.start()
-    while worker.is_alive():
+    threading.Thread(target=work, name=f"{run.job}-run", daemon=True).start()
+    while not finished.is_set():
         try:
-            worker.join(0.2)
+            finished.wait(0.2)  # not Thread.join: a Ctrl-C inside join can leave the thread looking finished
         except KeyboardInterrupt:
             cancel.set()
             line.show(f"cancelling run {run.run_id}: keeping the items already finished")

@@ -85,11 +85,11 @@ class ChangeList(Static):
         after = proposal.result(self.taken()[p])
         shown = terminal_safe(proposal.old)
         spans = spans if shown == proposal.old else []  # a control shown as a picture moves the offsets
-        return [
-            Text(f"{proposal.field} now:", style="bold"),
+        return [  # a metadata column's name is data
+            Text(terminal_safe(proposal.field, one_line=True) + " now:", style="bold"),
             BidiText(shown or "(empty)", mode, highlights=spans, direction=direction),
             rows,
-            Text(f"{proposal.field} with the changes taken:", style="bold"),
+            Text(terminal_safe(proposal.field, one_line=True) + " with the changes taken:", style="bold"),
             BidiText(terminal_safe(after) or "(empty)", mode, direction=direction),
             Text(""),
         ]
