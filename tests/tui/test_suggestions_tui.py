@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from piqa_tui.core.authoring.suggesting import Proposal
+from piqa_tui.core.authoring.suggesting import Proposal, wrong_solution
 from piqa_tui.core.text.bidi import BidiMode, layout
 from piqa_tui.core.text.word_changes import word_changes
 from piqa_tui.core.workspace.project import Project
@@ -88,7 +88,8 @@ async def test_a_distractor_is_streamed_taken_change_by_change_and_written_as_an
         assert dialog.text  # the tokens appeared as they came
         assert dialog.changes is not None, dialog.query_one("#status").render()
         proposal = dialog.changes.proposals[0]
-        assert proposal.field == "solution1"  # the first solution that is not the gold label (0)
+        wrong = wrong_solution(Project.open(darija, create=False).item(item_id))
+        assert proposal.field == f"solution{wrong}"  # the first solution that is not the gold label
         assert suggestions(Project.open(darija, create=False)) == []  # nothing written yet
         await pilot.press("a")
         for _ in proposal.changes[1:]:
@@ -99,6 +100,6 @@ async def test_a_distractor_is_streamed_taken_change_by_change_and_written_as_an
     project = Project.open(darija, create=False)
     (made,) = suggestions(project)
     assert made.item_id == item_id and made.status in ("accept", "amend") and made.model == model.name
-    assert project.item(item_id).solutions[1] == proposal.result({0})
+    assert project.item(item_id).solutions[wrong] == proposal.result({0})
     notes = [e.note for e in project.workspace.events(["edit"])]  # type: ignore[union-attr]
     assert notes == [f"suggestion {made.id}"]
