@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import string
 import tomllib
 from collections.abc import Mapping
@@ -110,11 +109,6 @@ class JobTemplate:
             return self.schema
         held = dict(properties["solutions"]) | {"minItems": solutions, "maxItems": solutions}
         return dict(self.schema) | {"properties": dict(properties) | {"solutions": held}}
-
-    @property
-    def schema_json(self) -> str:
-        """The answer's JSON schema as canonical text (what a backend constrains decoding with)."""
-        return json.dumps(self.schema, sort_keys=True, ensure_ascii=False)
 
 
 def parse_job_template(text: str, source: str, name: str) -> JobTemplate:

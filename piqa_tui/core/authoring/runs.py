@@ -53,7 +53,7 @@ class JobRun:
     time: str = ""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True, allow_nan=False)
 
     @classmethod
     def from_json(cls, text: str) -> JobRun:
