@@ -103,3 +103,22 @@ async def test_a_distractor_is_streamed_taken_change_by_change_and_written_as_an
     assert project.item(item_id).solutions[wrong] == proposal.result({0})
     notes = [e.note for e in project.workspace.events(["edit"])]  # type: ignore[union-attr]
     assert notes == [f"suggestion {made.id}"]
+
+
+async def test_a_machine_translation_shows_its_source_beside_each_field(tamil: Path) -> None:
+    from piqa_tui.core.round.origin import Origin
+    from piqa_tui.core.round.stages import Draft, add_items
+    from tests.tui.conftest import main_screen
+
+    source = (("id", "en-1"), ("prompt", "Boil rice"), ("solution0", "use a pot"), ("solution1", "use a cup"))
+    origin = Origin("translated", "SmolLM2-135M-Instruct.Q4_1.gguf", "translate", "translate-1", "en-1", source)
+    project = Project.open(tamil, annotator="bala")
+    (item_id,) = add_items(project, [Draft("சாதம் சமைக்க", ("பானை", "கோப்பை"), 0, origin=origin)])
+    project.workspace.close()  # type: ignore[union-attr]
+    async with curate(tamil, size=(160, 40)) as pilot:
+        await pilot.press("G")
+        await wait_for(pilot, lambda: current_id(pilot) == item_id)
+        view = main_screen(pilot).item_view
+        assert ("source", "Boil rice") in view.block("prompt").translations
+        assert ("source", "use a cup") in view.block("solution1").translations
+        assert "translated by SmolLM2-135M-Instruct.Q4_1.gguf" in str(view.title_line.content)
