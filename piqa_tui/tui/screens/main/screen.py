@@ -60,6 +60,8 @@ EDIT_ACTIONS = {
     "redo",
     "new_item",
     "next_stage",
+    "keep_suggestion",
+    "reject_suggestion",
     "save",
     "export",
 }
@@ -135,6 +137,8 @@ class MainScreen(Screen[None]):
     action_duplicates = calls(lambda screen: screen.host.open_duplicates)
     action_new_item = calls(lambda screen: screen.host.authoring.new_item)
     action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
+    action_keep_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, True)
+    action_reject_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, False)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
     action_next_item = calls(lambda screen: screen.host.view.step, 1)
