@@ -89,7 +89,10 @@ class AuthoringController:
         what = "kept" if kept else "turned down"
         more = f"; {pending_before - 1} more pending" if pending_before > 1 else ""
         value = markup_safe(suggestion.value, one_line=True)
-        self.host.notify(f"{what} {markup_safe(suggestion.model, one_line=True)}'s {markup_safe(column, one_line=True)} = {value} (u undoes){more}", timeout=3)
+        self.host.notify(
+            f"{what} {markup_safe(suggestion.model, one_line=True)}'s {markup_safe(column, one_line=True)} = {value} (u undoes){more}",
+            timeout=3,
+        )
 
     def _moved(self, item_id: str, stage: str) -> None:
         self.host.after_change([item_id])
