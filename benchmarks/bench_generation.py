@@ -37,7 +37,7 @@ from bench_variants import machine  # noqa: E402
 
 from piqa_tui.core.dataset.item import Item  # noqa: E402
 from piqa_tui.core.generation.backends.local import LocalGeneration  # noqa: E402
-from piqa_tui.core.generation.classify import ClassifyJob, choose, request_for  # noqa: E402
+from piqa_tui.core.generation.classify import ClassifyJob, choose, score_items  # noqa: E402
 from piqa_tui.core.generation.llama_writer import LlamaWriter  # noqa: E402
 from piqa_tui.core.generation.protocol import ChatTurn, GenerationRequest  # noqa: E402
 from piqa_tui.core.scoring.llama import llama_cpp_library  # noqa: E402
@@ -192,7 +192,7 @@ def bench_classify(args: argparse.Namespace) -> None:
         def run() -> int:
             for start in range(0, len(items), 16):
                 chunk = items[start : start + 16]
-                for item, scored in zip(chunk, backend.score([request_for(i, job) for i in chunk])):
+                for item, scored in zip(chunk, score_items(backend, chunk, job)):
                     choose(item.id, job, scored)
             return len(items)
 
