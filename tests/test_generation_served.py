@@ -48,8 +48,8 @@ def test_a_served_model_streams_and_fits_the_schema(smollm_server: str) -> None:
     assert all(r.ok for r in many), [(r.stop, r.error, r.text) for r in many]
 
     cancel = threading.Event()
-    cancel.set()
-    assert writer.generate(ask("Tell a story.", max_tokens=64), cancel=cancel).stop == STOP_CANCELLED
+    stopped = writer.generate(ask("Tell a long story.", max_tokens=64), lambda _piece: cancel.set(), cancel)
+    assert stopped.stop == STOP_CANCELLED and stopped.tokens == 1  # the connection closed after the first piece
 
 
 class Hostile(BaseHTTPRequestHandler):

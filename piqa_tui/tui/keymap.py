@@ -122,6 +122,20 @@ MAIN_ACTIONS: tuple[Action, ...] = (
         "Move the item to its next stage: draft, review, validation, done (u undoes)",
     ),
     Action(
+        "keep_suggestion",
+        "K",
+        "keep_suggestion",
+        "keep suggestion",
+        "Keep the model's pending suggestion for the item's metadata column (it becomes an ordinary edit)",
+    ),
+    Action(
+        "reject_suggestion",
+        "Z",
+        "reject_suggestion",
+        "reject suggestion",
+        "Turn down the model's pending suggestion for the item's metadata column",
+    ),
+    Action(
         "resolve_conflict",
         "C",
         "resolve_conflict",

@@ -25,6 +25,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.generation.protocol import ModelSource, Provenance, text_sha256
 from piqa_tui.core.scoring.backend import ContinuationScore, ModelBackend, ScoreRequest
+from piqa_tui.core.scoring.batch_layout import MAX_SOLUTIONS
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.state import field_value
 from piqa_tui.core.workspace.suggestions import NewSuggestion, Suggestion, record_suggestions, suggestions
@@ -70,11 +71,20 @@ class Choice:
     scores: tuple[float, ...]
 
 
-def request_for(item: Item, job: ClassifyJob) -> ScoreRequest:
-    """The item as a scoring request: its text and the column's name as context, the values as continuations."""
+def requests_for(item: Item, job: ClassifyJob) -> list[ScoreRequest]:
+    """The item as scoring requests: its text and the column's name as context, the values as continuations, at
+    most ``MAX_SOLUTIONS`` a request (the scoring layout's bound; more values: more requests on one context)."""
     solutions = "\n".join(f"{k + 1}. {s}" for k, s in enumerate(item.solutions))
     context = PROMPT.format(prompt=item.prompt, solutions=solutions, column=job.column)
-    return ScoreRequest(context, tuple(f" {v}" for v in job.values))
+    values = [f" {v}" for v in job.values]
+    return [ScoreRequest(context, tuple(values[k : k + MAX_SOLUTIONS])) for k in range(0, len(values), MAX_SOLUTIONS)]
+
+
+def score_items(backend: ModelBackend, items: Sequence[Item], job: ClassifyJob) -> list[list[ContinuationScore]]:
+    """Every value's score for each item, in the job's order (one ``score`` call for all of them)."""
+    asked = [requests_for(item, job) for item in items]
+    answers = iter(backend.score([r for requests in asked for r in requests]))
+    return [[score for _ in requests for score in next(answers)] for requests in asked]
 
 
 def choose(item_id: str, job: ClassifyJob, scored: Sequence[ContinuationScore]) -> Choice:
@@ -166,7 +176,7 @@ def classify(
             outcome.cancelled = True
             break
         chunk = items[start : start + CHUNK]
-        scored = backend.score([request_for(item, job) for item in chunk])
+        scored = score_items(backend, chunk, job)
         choices = [choose(item.id, job, s) for item, s in zip(chunk, scored)]
         new = [
             NewSuggestion(c.item_id, job.field, c.value, note_json)

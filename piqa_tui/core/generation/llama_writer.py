@@ -39,6 +39,7 @@ from piqa_tui.core.generation.protocol import (
 from piqa_tui.core.generation.schema import fitted, schema_text
 from piqa_tui.core.scoring.gguf_file import check_model_file
 from piqa_tui.core.scoring.llama import clear_llama_log, last_llama_error, llama_cpp_library
+from piqa_tui.core.scoring.machine import FreeCores, threads_for
 
 TEMPLATE_KEY = b"tokenizer.chat_template"
 _PIECE = 64  # bytes of one token's text (longer ones are asked again with the size llama.cpp gives)
@@ -96,6 +97,8 @@ class LlamaWriter:
         self._formatter: Any = None
         self._description = ""
         self.tokens_generated = 0
+        self.threads_now = self.n_threads
+        self.free_cores: FreeCores | None = None  # set by load() when there is more than one thread to give up
 
     # -- the backend's life -----------------------------------------------------------
 
@@ -131,6 +134,8 @@ class LlamaWriter:
         self._model, self._ctx = model, ctx
         self._vocab = lc.llama_model_get_vocab(model)
         self._formatter = _formatter(lc, self._vocab, template)
+        self.threads_now = self.n_threads
+        self.free_cores = FreeCores() if self.n_threads > 1 else None
         buf = ctypes.create_string_buffer(256)
         lc.llama_model_desc(model, buf, ctypes.sizeof(buf))
         self._description = buf.value.decode("utf-8", "replace")
@@ -261,9 +266,22 @@ class LlamaWriter:
             if n == self.n_batch:
                 break
         batch.n_tokens = n
+        self._share_cores(lc)
         status = lc.llama_decode(self._ctx, batch)
         if status != 0:
             raise ModelError(f"llama.cpp could not decode (status {status}): {last_llama_error()}")
+
+    def _share_cores(self, lc: Any) -> None:
+        """Decode with the cores other processes left free (``machine.threads_for``, as the scoring model does):
+        a one-token decode whose threads wait on a core another process holds runs many times slower than one
+        thread alone (BENCHMARKS.md, generation)."""
+        others = self.free_cores.others_busy() if self.free_cores is not None else None
+        if self.free_cores is None or others is None:
+            return
+        wanted = threads_for(min(self.n_threads, self.free_cores.cap), self.free_cores.cores, others)
+        if wanted != self.threads_now:
+            lc.llama_set_n_threads(self._ctx, wanted, wanted)
+            self.threads_now = wanted
 
     def _sample(self, lc: Any, seq: _Sequence, channel: Channel | None) -> str | None:
         """The sequence's next token; why it stopped, or None while it goes on."""

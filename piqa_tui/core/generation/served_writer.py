@@ -102,6 +102,8 @@ class ServedWriter:
         self.load()
         if request.schema is not None:
             check_schema(request.schema)
+        if cancel is not None and cancel.is_set():  # a batch cancelled before this request's turn
+            return GenerationResult("", stop=STOP_CANCELLED, key=request.key)
         pieces: list[str] = []
         try:
             stop, tokens = self._stream(request, pieces, on_token, cancel)

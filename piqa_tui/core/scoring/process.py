@@ -211,10 +211,10 @@ class ProcessBackend:
                 self._send.send((method, args))
                 asked = False
                 while True:
+                    if cancel is not None and cancel.is_set() and not asked:  # seen between tokens, however fast
+                        self._send.send((CANCEL, ()))
+                        asked = True
                     if not self._conn.poll(_CANCEL_POLL):
-                        if cancel is not None and cancel.is_set() and not asked:
-                            self._send.send((CANCEL, ()))
-                            asked = True
                         continue
                     status, answer = self._conn.recv()
                     if status != "progress":

@@ -70,6 +70,8 @@ EDIT_ACTIONS = {
     "suggest_correction",
     "suggest_distractor",
     "suggest_translation",
+    "keep_suggestion",
+    "reject_suggestion",
     "save",
     "export",
 }
@@ -148,6 +150,8 @@ class MainScreen(Screen[None]):
     action_suggest_distractor = calls(lambda screen: screen.host.suggesting.suggest, "distractor")
     action_suggest_translation = calls(lambda screen: screen.host.suggesting.suggest, "fill")
     action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
+    action_keep_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, True)
+    action_reject_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, False)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
     action_next_item = calls(lambda screen: screen.host.view.step, 1)
