@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 
 import pytest
 
@@ -57,8 +58,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server_url():
+def running_server(model: str, *extra: str) -> Iterator[str]:
+    """A real ``python -m llama_cpp.server`` on 127.0.0.1 serving ``model`` (its URL), stopped afterwards; also
+    the served writing tests' server (``tests/test_generation_served.py``)."""
     pytest.importorskip("llama_cpp.server.app", reason="pip install 'llama-cpp-python[server]'")
     port = _free_port()
     log = open(os.devnull, "wb")
@@ -68,9 +70,8 @@ def server_url():
             "-m",
             "llama_cpp.server",
             "--model",
-            gguf.assemble(),
-            "--logits_all",
-            "true",
+            model,
+            *extra,
             "--n_threads",
             "2",
             "--n_ctx",
@@ -98,6 +99,11 @@ def server_url():
         server.terminate()
         server.wait(30)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    yield from running_server(gguf.assemble(), "--logits_all", "true")
 
 
 def test_served_scores_match_the_local_backend(server_url: str) -> None:

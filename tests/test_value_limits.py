@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from piqa_tui.core.round.origin import Origin
 from piqa_tui.core.round.stages import Draft, add_items, draft
 from piqa_tui.core.votes.exchange import import_answers
 from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES, ValueTooLarge, check_value
@@ -79,7 +80,7 @@ def test_a_drafts_file_with_a_value_over_the_bound_is_one_line(tmp_path: Path) -
         text=True,
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    size = len(Draft(OVER, ("a", "b"), 1).canonical().encode("utf-8"))
+    size = len(Draft(OVER, ("a", "b"), 1, origin=Origin("imported")).canonical().encode("utf-8"))
     assert f"drafts.tsv: row 2 (r2), as a draft, is {size:,} bytes" in done.stderr, done.stderr
     project = Project.open(dataset, create=False)
     assert len(project.items) == len(project.dataset.items)  # the good row before it was not recorded either

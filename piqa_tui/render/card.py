@@ -42,6 +42,7 @@ from piqa_tui.core.report.languages import (
 from piqa_tui.core.report.stats import DatasetStats, compute_stats
 from piqa_tui.core.round.declaration import ROLES, Round
 from piqa_tui.core.round.guidelines import guideline_questions, guidelines_in_force
+from piqa_tui.core.round.origin import MACHINE_KINDS, correction_by_origin
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.round.stages import HEAVY_CORRECTION, STAGES, correction_rates, correction_summary, stage_of
 from piqa_tui.core.scoring.templates import Template
@@ -620,6 +621,26 @@ def correction_section(project: Project, items: list[Item]) -> list[str]:
         *markdown_table(
             ["items corrected", "mean correction rate", f"corrected more than {HEAVY_CORRECTION:.0%}"],
             [[f"{summary.corrected}/{summary.items}", f"{summary.mean:.1%}", f"{summary.heavy:.1%}"]],
+        ),
+        "",
+        *origin_lines(project, rates),
+    ]
+
+
+def origin_lines(project: Project, rates: dict[str, float]) -> list[str]:
+    """How many of the released items began as a model's drafts or translations, and how much people changed
+    them, per origin and model (``core.round.origin``); nothing when no item did."""
+    rows = correction_by_origin(project, rates)
+    machine = sum(row.items for row in rows if row.origin.startswith(MACHINE_KINDS))
+    if not machine:
+        return []
+    return [
+        f"{machine} of the {sum(row.items for row in rows)} began as a model's drafts or translations; every one "
+        "was reviewed by a person, and no model wrote a gold label or a vote. By origin:",
+        "",
+        *markdown_table(
+            ["origin", "items", "items corrected", "mean correction rate"],
+            [[row.origin, str(row.items), f"{row.corrected}/{row.items}", f"{row.mean:.1%}"] for row in rows],
         ),
         "",
     ]

@@ -33,6 +33,8 @@ best solution beats the runner-up by less than ``low_margin`` nats (default
 1.0) make the low-margin queue. ``license`` (a Hub licence identifier such as
 "cc-by-4.0") goes into the dataset cards ``piqa-tui card`` writes. ``sync_every_minutes``
 (default 0: off) has the TUI sync with the team through the dataset's git repository that often.
+``writer_model`` (a GGUF file; else $PIQA_TUI_WRITER_MODEL) or ``writer_server`` (an OpenAI-compatible
+server's URL) is the model the TUI's suggestion keys write with (docs/generation.md).
 
 Every value is checked when the file is read: a wrong type, a negative
 number, an unknown setting name or an unknown ``[keys]`` action id is one
@@ -92,6 +94,8 @@ class Config:
     low_margin: float = 1.0  # nats: below this the model "barely prefers" a solution
     license: str | None = None  # the Hub licence identifier a dataset card states (``card --license`` wins)
     sync_every_minutes: int = 0  # the TUI syncs with the team this often (0: only by key; docs/workspace.md)
+    writer_model: Path | None = None  # the GGUF model the TUI's suggestions are written with (docs/generation.md)
+    writer_server: str | None = None  # ... or an OpenAI-compatible server's URL (wins over writer_model)
 
 
 def load_config(
@@ -301,4 +305,6 @@ _CHECKS: dict[str, Callable[[str, str, object], Any]] = {  # Any: each setting h
     "low_margin": _positive,
     "license": _text,
     "sync_every_minutes": _whole(0),
+    "writer_model": _path,
+    "writer_server": _text,
 }

@@ -129,6 +129,20 @@ MAIN_ACTIONS: tuple[Action, ...] = (
         "Give the item to one validator by hand, as assign --item ID --to NAME (reviewer mode; u undoes)",
     ),
     Action(
+        "keep_suggestion",
+        "K",
+        "keep_suggestion",
+        "keep suggestion",
+        "Keep the model's pending suggestion for the item's metadata column (it becomes an ordinary edit)",
+    ),
+    Action(
+        "reject_suggestion",
+        "Z",
+        "reject_suggestion",
+        "reject suggestion",
+        "Turn down the model's pending suggestion for the item's metadata column",
+    ),
+    Action(
         "resolve_conflict",
         "C",
         "resolve_conflict",
@@ -426,6 +440,51 @@ SCORING_ACTIONS: tuple[Action, ...] = (
     ),
 )
 
+# The model as a writing assistant, on the current item (docs/generation.md): the suggestion opens a dialog
+# where the tokens appear as they come and each word-level change is taken or left.
+SUGGEST_ACTIONS: tuple[Action, ...] = (
+    Action(
+        "suggest_correction",
+        "w",
+        "suggest_correction",
+        "suggest fix",
+        "Ask the writing model for a language and spelling correction of the item, change by change",
+    ),
+    Action(
+        "suggest_distractor",
+        "z",
+        "suggest_distractor",
+        "suggest wrong",
+        "Ask the writing model for a wrong solution one or two words from the right one",
+    ),
+    Action(
+        "suggest_translation",
+        "t",
+        "suggest_translation",
+        "suggest translation",
+        "Ask the writing model for the item's empty translation column",
+    ),
+)
+
+# The suggestion dialog (w, z, t): each change of the model's text is taken or left; nothing is written
+# until enter.
+SUGGESTION_ACTIONS: tuple[Action, ...] = (
+    Action("change_accept", "a,y", "accept_change", "take", "Take the selected change", show=True),
+    Action("change_reject", "r,n", "reject_change", "leave", "Leave the selected change out", show=True),
+    Action("change_next", "j,down,tab", "move_change(1)", "next", "Select the next change", key_display="j/↓"),
+    Action("change_prev", "k,up,shift+tab", "move_change(-1)", "prev", "Select the previous change"),
+    Action("change_accept_all", "A", "accept_all", "take all", "Take every change"),
+    Action("suggestion_apply", "enter", "apply", "apply", "Write the changes taken (as edits) and close", show=True),
+    Action(
+        "suggestion_cancel",
+        "escape",
+        "cancel",
+        "cancel",
+        "Stop the model, or close without writing anything",
+        show=True,
+    ),
+)
+
 # The model results screen (R).
 MODEL_RESULTS_ACTIONS: tuple[Action, ...] = (
     Action("results_open", "enter", "open_item", "open", "Show the chosen item in the item list", show=True),
@@ -599,6 +658,8 @@ SECTIONS: tuple[tuple[str, tuple[Action, ...]], ...] = (
     ("Choosing the label", LABEL_ACTIONS),
     ("Duplicates screen (D)", DUPLICATE_ACTIONS),
     ("Model scoring", SCORING_ACTIONS),
+    ("Writing assistant", SUGGEST_ACTIONS),
+    ("Suggestion dialog (w, z, t)", SUGGESTION_ACTIONS),
     ("Model results (R)", MODEL_RESULTS_ACTIONS),
     ("Agreement (a)", AGREEMENT_ACTIONS),
     ("Dataset health (H)", HEALTH_ACTIONS),
@@ -641,7 +702,8 @@ def unlisted(*action_ids: str) -> list[BindingType]:
 # The tables whose keys are live at the same time: a screen's own keys and the app's.
 # A focused editor or label line takes its keys before the screen does, so each is a context of its own.
 CONTEXTS: tuple[tuple[str, tuple[Action, ...]], ...] = (
-    ("the main screen", SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS + APP_ACTIONS),
+    ("the main screen", SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS + SUGGEST_ACTIONS + APP_ACTIONS),
+    ("the suggestion dialog", SUGGESTION_ACTIONS + APP_ACTIONS),
     ("the field editor", EDITOR_ACTIONS),
     ("the label line", LABEL_ACTIONS),
     ("the duplicates screen", DUPLICATE_ACTIONS + APP_ACTIONS),

@@ -14,7 +14,8 @@ applies and names (``--include-undecided`` / ``--keep-invalid`` override them
 for one run); ``--vote-columns`` adds
 ``votes_1 … votes_N`` (the votes for solution 1 … N, numbered as people
 number them, whatever the label column's own convention) and ``status``; ``--drop-flagged`` leaves out items
-flagged for removal (e.g. duplicates resolved by keeping another copy). ``--pseudonyms`` writes the columns
+flagged for removal (e.g. duplicates resolved by keeping another copy). ``--origin-columns`` adds where each
+item began (``origin``, ``origin_model``; ``core.round.origin``) and a translation's source beside it. ``--pseudonyms`` writes the columns
 that name a person (the round's ``never`` columns, ``author``) as "annotator N", numbered as the card's
 ``--pseudonyms`` numbers them (``core.report.pseudonyms``); the workspace keeps who is who.
 ``--readable-ids`` gives items written in the workspace (``new-<hex>``) ids in the dataset's scheme, kept in
@@ -123,6 +124,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--drop-flagged", action="store_true", help="leave out items flagged for removal (remove, duplicate)"
     )
     parser.add_argument("--flag-column", action="store_true", help="add a 'flags' column with each item's flag reasons")
+    parser.add_argument(
+        "--origin-columns",
+        action="store_true",
+        help="add where each item began (origin: file, written, imported, drafted, translated; origin_model) and a "
+        "translation's source beside it (source_goal, source_sol1, …)",
+    )
     parser.add_argument(
         "--readable-ids",
         action="store_true",
@@ -330,6 +337,17 @@ def vote_columns(project: Project, items: list[Item]) -> dict[str, list[object]]
     return columns
 
 
+def release_origin_columns(project: Project, items: list[Item]) -> dict[str, list[object]]:
+    """``--origin-columns``: each item's origin and a translation's source; a name the dataset uses is one line."""
+    from piqa_tui.core.round.origin import origin_columns
+
+    columns = origin_columns(project, [item.id for item in items])
+    clash = next((name for name in columns if name in project.dataset.columns), None)
+    if clash is not None:
+        raise PiqaError(f"{project.dataset.path.name} already has a column '{clash}'; export without --origin-columns")
+    return {name: list[object](values) for name, values in columns.items()}
+
+
 def question_release_columns(project: Project, items: list[Item]) -> dict[str, list[object]]:
     """The round's extra questions as columns of the release: ``<id>_votes`` (the answers) and ``<id>`` (the
     value the question's policy decides); none without a round or questions. A question named like a column
@@ -377,6 +395,8 @@ def prepare(args: argparse.Namespace, project: Project, progress: ProgressLine) 
         extra.update(question_release_columns(project, items))
     if args.flag_column:
         extra["flags"] = [",".join(sorted(project.state.flags.get(i.id, {}))) for i in items]
+    if args.origin_columns:
+        extra.update(release_origin_columns(project, items))
     renamed = readable_ids(project, items) if args.readable_ids else {}
     items = [item.with_changes(id=renamed[item.id]) if item.id in renamed else item for item in items]
     return Prepared(options, release, items, extra, renamed, names)

@@ -1,6 +1,6 @@
 """``piqa-tui stage PATH [ITEM...] --to STAGE``: move items between the authoring stages (draft, review,
 validation, done) as one undoable action; ``--import DRAFTS`` adds a file's items as drafts; without either,
-how many items are at each stage and how much the drafts were corrected.
+how many items are at each stage and how much the drafts were corrected (per origin and model, too).
 
 ``ITEM``, ``--from`` and ``--where`` narrow each other, as they read: ``--from draft --where author=amina`` is
 amina's drafts. A move names the items it moved; ``--dry-run`` names those it would move and records nothing."""
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from dataclasses import asdict
 
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.round.origin import correction_by_origin
 from piqa_tui.core.round.stages import (
     HEAVY_CORRECTION,
     STAGES,
@@ -152,6 +154,7 @@ def _show(project: Project, args: argparse.Namespace) -> int:
     counts = Counter(stage_of(project, item.id) for item in project.items)
     rates = correction_rates(project)
     summary = correction_summary(rates)
+    by_origin = correction_by_origin(project, rates)
     if args.json:
         print_json(
             {
@@ -159,6 +162,7 @@ def _show(project: Project, args: argparse.Namespace) -> int:
                 "correction_rate": rates,
                 "mean_correction_rate": summary.mean if summary else None,
                 "share_corrected_over_30_percent": summary.heavy if summary else None,
+                "correction_by_origin": [asdict(row) for row in by_origin],
             }
         )
         return OK
@@ -169,4 +173,6 @@ def _show(project: Project, args: argparse.Namespace) -> int:
             f"mean character edit rate {summary.mean:.1%}, {summary.heavy:.0%} corrected more than "
             f"{HEAVY_CORRECTION:.0%}"
         )
+    for row in by_origin:
+        say(f"  {row.origin}: {row.items} items, {row.corrected} corrected, mean edit rate {row.mean:.1%}")
     return OK

@@ -24,6 +24,7 @@ from piqa_tui.core.dataset.capacity import room, solutions_refused
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import parse_dataset, read_source
 from piqa_tui.core.errors import InputError, PiqaError
+from piqa_tui.core.round.origin import Origin, origin_of
 from piqa_tui.core.round.recorded import assigned_to, round_in_force
 from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.workspace.limits import MAX_VALUE_BYTES, check_value
@@ -114,10 +115,18 @@ class Draft:
     solutions: tuple[str, ...]
     label: int | None = None
     meta: tuple[tuple[str, str], ...] = ()
+    origin: Origin | None = None  # None: typed in (``written``)
 
     def canonical(self) -> str:
         """The JSON a ``new-item`` event records: the same fields give the same text everywhere."""
-        data = {"prompt": self.prompt, "solutions": list(self.solutions), "label": self.label, "meta": dict(self.meta)}
+        data: dict[str, object] = {
+            "prompt": self.prompt,
+            "solutions": list(self.solutions),
+            "label": self.label,
+            "meta": dict(self.meta),
+        }
+        if self.origin is not None:
+            data["origin"] = self.origin.to_json()
         return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
     def item(self, item_id: str = "", row: int = 0) -> Item:
@@ -213,6 +222,7 @@ def read_drafts(project: Project, path: str | Path) -> DraftsFile:
         raise InputError(f"{path}: no items to import; give a file with a header and at least one row")
     layout = project.dataset.layout
     columns = set(project.dataset.meta_columns)
+    imported = Origin("imported")
     drafts = []
     for item in dataset.items:
         solutions = list(item.solutions)
@@ -225,7 +235,7 @@ def read_drafts(project: Project, path: str | Path) -> DraftsFile:
             )
         given = {k: v for k, v in item.meta.items() if k in columns}
         meta = tuple(sorted((given | {k: v for k, v in writer.items() if not given.get(k, "").strip()}).items()))
-        drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta))
+        drafts.append(Draft(item.prompt, tuple(solutions), item.label, meta, imported))
         texts = len(item.prompt) + sum(map(len, solutions)) + sum(len(k) + len(v) for k, v in meta)
         if 6 * texts + 100 > MAX_VALUE_BYTES:  # JSON writes a character in at most 6 bytes: only a big one is encoded
             check_value(drafts[-1].canonical(), f"{path}: row {item.row + 1} ({item.id}), as a draft,")
@@ -292,12 +302,15 @@ def correction_rates(project: Project) -> dict[str, float]:
 
 
 def stage_line(project: Project, item_id: str) -> str:
-    """What the item view says of an item in the authoring stages ("" for one the file had and nobody staged)."""
+    """What the item view says of an item in the authoring stages, with a model's or a file's origin ("" for one the
+    file had and nobody staged)."""
     stage = recorded_stages(project).get(item_id)
     if stage is None or item_id not in project.index:
         return ""
     rate = correction_rate(project, item_id)
-    return f"stage {stage}" + (f", corrected {rate:.0%}" if rate else "")
+    origin = origin_of(project, item_id)
+    made = f", {origin.describe()}" if origin.machine or origin.kind == "imported" else ""
+    return f"stage {stage}{made}" + (f", corrected {rate:.0%}" if rate else "")
 
 
 @dataclass(frozen=True, slots=True)

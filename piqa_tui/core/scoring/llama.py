@@ -96,6 +96,22 @@ def _llama_cpp():
     return llama_cpp
 
 
+def llama_cpp_library() -> Any:
+    """llama-cpp-python's low-level module, imported and initialised once (its log kept for messages): for the
+    other modules that drive llama.cpp in this process (text generation)."""
+    return _llama_cpp()
+
+
+def last_llama_error() -> str:
+    """What llama.cpp logged as the cause of the last failure (see ``_last_llama_error``)."""
+    return _last_llama_error()
+
+
+def clear_llama_log() -> None:
+    """Forget what llama.cpp logged so far (before a load whose failure should be explained)."""
+    _recent_log.clear()
+
+
 def _last_llama_error() -> str:
     """The first error llama.cpp logged since the log was cleared: the cause (later lines only say that the
     load failed)."""

@@ -15,6 +15,9 @@ The child's standard output and error go to a file, not the terminal: native
 code writes there (ggml's assertions, abort messages), and in the TUI those
 bytes would land in the middle of the screen; the file's last line is quoted
 when the child dies.
+
+A backend may name methods in ``streams`` (text generation): those run with a ``ChildChannel`` that sends the
+parent progress while they work (each token as it comes) and sees the parent's cancel (``ProcessBackend.stream``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,7 @@ from piqa_tui.core.scoring.backend import ContinuationScore, ScoreRequest
 
 _CLOSE_WAIT = 5.0  # seconds a child may take to free its model before it is killed
 _STDERR_TAIL = 4096  # bytes of the child's stderr read back for the message
+_CANCEL_POLL = 0.05  # seconds between looks at the caller's cancel while a streaming call runs
 
 
 class ModelCrashed(ModelError):
@@ -56,13 +60,17 @@ def _child_main(conn: _Duplex) -> None:
         conn.send(("error", _describe_exception(exc)))
         return
     conn.send(("ok", None))
+    streams = getattr(backend, "streams", ())
     while True:
         try:
             method, args = conn.recv()
         except EOFError:  # the parent is gone
             break
+        if method == CANCEL:  # a cancel that came after the call it meant had finished: nothing to answer
+            continue
         try:
-            answer = getattr(backend, method)(*args)
+            extra = (ChildChannel(conn),) if method in streams else ()
+            answer = getattr(backend, method)(*args, *extra)
         except Exception as exc:
             conn.send(("error", _describe_exception(exc)))
             continue
@@ -79,7 +87,29 @@ class _Duplex:
     """Two one-way pipe connections used as one: ``recv`` from the parent, ``send`` to it."""
 
     def __init__(self, incoming: Connection, outgoing: Connection) -> None:
-        self.recv, self.send = incoming.recv, outgoing.send
+        self.recv, self.send, self.poll = incoming.recv, outgoing.send, incoming.poll
+
+
+CANCEL = "cancel"  # the parent's word, sent while a streaming call runs, that it should stop
+
+
+class ChildChannel:
+    """What a streaming method (one its backend names in ``streams``) gets as its last argument in the child:
+    ``emit`` sends the parent a piece of progress (a token, a finished item) while the call runs, ``cancelled``
+    says whether the parent asked it to stop (it checks the pipe without waiting)."""
+
+    def __init__(self, conn: _Duplex) -> None:
+        self.conn = conn
+        self.stop = False
+
+    def emit(self, payload: object) -> None:
+        self.conn.send(("progress", payload))
+
+    def cancelled(self) -> bool:
+        while not self.stop and self.conn.poll():
+            method, _args = self.conn.recv()
+            self.stop = method == CANCEL
+        return self.stop
 
 
 # --------------------------------------------------------------------------- the parent
@@ -167,6 +197,34 @@ class ProcessBackend:
         self.load()
         with self._lock:
             return self._call("score", (list(requests),), "scoring")
+
+    def stream(
+        self, method: str, args: tuple, on_progress: Callable[[Any], None], cancel: threading.Event | None
+    ) -> Any:
+        """Call a streaming ``method`` of the backend (see ``ChildChannel``): each piece of progress it emits is
+        handed to ``on_progress`` as it comes, and setting ``cancel`` asks it to stop; returns its answer."""
+        self.load()
+        with self._lock:
+            assert self._conn is not None and self._send is not None
+            self.doing = "generating"
+            try:
+                self._send.send((method, args))
+                asked = False
+                while True:
+                    if cancel is not None and cancel.is_set() and not asked:  # seen between tokens, however fast
+                        self._send.send((CANCEL, ()))
+                        asked = True
+                    if not self._conn.poll(_CANCEL_POLL):
+                        continue
+                    status, answer = self._conn.recv()
+                    if status != "progress":
+                        break
+                    on_progress(answer)
+            except (EOFError, OSError):
+                raise self._crashed(self.doing) from None
+            if status == "error":
+                raise ModelError(answer)
+            return answer
 
     def close(self) -> None:
         with self._lock:

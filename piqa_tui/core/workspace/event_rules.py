@@ -34,6 +34,10 @@ _LOG_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.
 _CHOICE = re.compile(r"[0-9]{1,2}")
 _QUOTED_TIME = re.compile(r"^time '.*?'(: | )")  # the start of canonical_time's reasons
 
+# Where an item the log added began (``core/round/origin.py`` reads it): typed in, imported from a file, drafted
+# or translated by a model. A person's edits never change it.
+ORIGIN_KINDS = ("written", "imported", "drafted", "translated")
+
 Payload = Callable[[str], None]  # raises ValueError saying why the value is not one its readers accept
 
 
@@ -115,7 +119,8 @@ def _type_name(value: object) -> str:
 
 def check_new_item(text: str) -> None:
     """A ``new-item`` event's fields, as the replay reads them: a JSON object with a text prompt, 2-4 text
-    solutions, a label that names one of them (or none) and meta columns of text ("" withdraws the item)."""
+    solutions, a label that names one of them (or none), meta columns of text and, optionally, its origin (a
+    table of texts with a ``kind``: imported, drafted, translated) ("" withdraws the item)."""
     if text == "":
         return
     try:
@@ -139,12 +144,43 @@ def check_new_item(text: str) -> None:
         raise ValueError(f"the new item's label {shown(json.dumps(label))} names none of its solutions")
     if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
         raise ValueError("the new item's meta is not a table of texts")
+    origin = data.get("origin", {"kind": "written"})
+    if not isinstance(origin, dict) or not all(isinstance(v, str) for v in origin.values()):
+        raise ValueError("the new item's origin is not a table of texts")
+    if origin.get("kind") not in ORIGIN_KINDS:
+        raise ValueError(
+            f"the new item's origin kind {shown(str(origin.get('kind')))} is none of {', '.join(ORIGIN_KINDS)}"
+        )
 
 
 def check_choice(text: str) -> None:
     """A vote's or an adjudication's choice: a solution's 0-based position, ``skip``, or "" (withdrawn)."""
     if text not in ("", "skip") and not _CHOICE.fullmatch(text):
         raise ValueError(f"choice '{shown(text)}' is no solution's position, 'skip' or empty")
+
+
+SUGGEST_KIND = "suggest"  # a model's value for an item's field, waiting for a person (``core/workspace/suggestions``)
+SUGGEST_REVIEW_KIND = "suggest-review"  # a person's decision on one suggestion (its id is the field)
+REVIEW_DECISIONS = ("accept", "amend", "reject")  # kept as it was, kept after the person changed it, turned down
+
+
+def check_provenance(text: str) -> None:
+    """A suggestion's note: its provenance, a strict JSON object naming the model that made it (``source``)."""
+    try:
+        data = strict_json.loads(text)
+    except JsonRuleError as exc:
+        raise ValueError(f"the suggestion's provenance {exc}") from None
+    except (ValueError, RecursionError):
+        raise ValueError("the suggestion's provenance is not readable JSON") from None
+    source = data.get("source") if isinstance(data, dict) else None
+    if not isinstance(source, dict) or not isinstance(source.get("model"), str) or not source["model"]:
+        raise ValueError("the suggestion's provenance is not a JSON object naming its model (source.model)")
+
+
+def check_review(text: str) -> None:
+    """A review's decision: accept, amend, reject, or "" (withdrawn by an undo)."""
+    if text not in ("", *REVIEW_DECISIONS):
+        raise ValueError(f"review '{shown(text)}' is not {', '.join(REVIEW_DECISIONS)} or empty")
 
 
 def check_flag(text: str) -> None:
@@ -170,6 +206,7 @@ class KindRule:
     field: str = ANY
     new: Payload | None = None
     registered: bool = False  # ``new`` is checked by the function its reader registers (``register_payload``)
+    note: Payload | None = None  # the check of its ``note``, for kinds whose note is data (a suggestion's provenance)
 
 
 RULES: dict[str, KindRule] = {
@@ -191,6 +228,8 @@ RULES: dict[str, KindRule] = {
     "answer": KindRule(item=NEEDED, field=NEEDED),
     "order": KindRule(item=NEEDED, field=NEEDED),
     "release-id": KindRule(item=NEEDED, field=NEEDED, new=check_release_id),
+    SUGGEST_KIND: KindRule(item=NEEDED, field=NEEDED, note=check_provenance),
+    SUGGEST_REVIEW_KIND: KindRule(item=NEEDED, field=NEEDED, new=check_review),
 }
 _REGISTERED: dict[str, Payload] = {}
 
@@ -249,3 +288,7 @@ def check_event(event: Sequence[object], *, latest: str | None = None, times: bo
     check = _REGISTERED.get(str(kind)) if rule.registered else rule.new
     if check is not None and isinstance(new, str):
         check(new)
+    if rule.note is not None:
+        if not isinstance(note, str):
+            raise ValueError(f"a {kind} event carries no note")
+        rule.note(note)

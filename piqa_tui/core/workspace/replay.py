@@ -17,6 +17,7 @@ from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.workspace.conflicts import ConflictBook, FieldConflict, FieldKey
 from piqa_tui.core.workspace.current_votes import Prefetch
+from piqa_tui.core.workspace.event_rules import SUGGEST_KIND, SUGGEST_REVIEW_KIND
 from piqa_tui.core.workspace.log import Event, Workspace
 from piqa_tui.core.workspace.state import ProjectState, apply_vote, field_value, with_field
 from piqa_tui.core.workspace.vote_targets import (
@@ -29,8 +30,9 @@ from piqa_tui.core.workspace.vote_targets import (
 MARKER_KINDS = ("undo", "redo")
 # Kinds this replay does nothing with but name their items as changed (a screen redraws them): read where they
 # are used (core/round: the orders shuffled votes were cast in, the answers to a round's questions), and left out
-# of the first read of a log, where they can be as many as the votes.
-UNREPLAYED_KINDS = ("answer", "order")
+# of the first read of a log, where they can be as many as the votes; a model's suggestions and the decisions on
+# them (``core/workspace/suggestions``: an accepted one is an ordinary edit, replayed as such).
+UNREPLAYED_KINDS = ("answer", "order", SUGGEST_KIND, SUGGEST_REVIEW_KIND)
 NEW_ITEM_KIND = "new-item"  # an item written in the workspace: ``new`` its fields' JSON, "" when withdrawn (undo)
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from piqa_tui.core.errors import UndoRefused, changed_by
 from piqa_tui.core.workspace.conflicts import chosen_text
+from piqa_tui.core.workspace.event_rules import SUGGEST_REVIEW_KIND
 from piqa_tui.core.workspace.log import CANONICAL, EVENT_COLUMNS, Event, Workspace
 from piqa_tui.core.workspace.replay import Replay
 
@@ -42,6 +43,7 @@ UNDOABLE = (
     "stage",
     "ask",
     "reply",
+    SUGGEST_REVIEW_KIND,
 )
 MARKERS = ("undo", "redo")
 

@@ -2,7 +2,9 @@
 
 Keys (``keymap.MAIN_ACTIONS``): I opens the new-item form (``dialogs/new_item.py``); the draft is recorded
 through the session's write queue and the list moves to it. T moves the item under the cursor to its next
-stage (draft → review → validation → done → draft); u undoes either. A writer in the round in force gets
+stage (draft → review → validation → done → draft); u undoes either. K keeps the model's pending suggestion for
+one of the item's metadata columns (``classify``'s: it becomes an ordinary edit naming the suggestion), Z turns it
+down; u undoes either (``core/workspace/suggestions``). A writer in the round in force gets
 their columns filled (``author``, their ``country``: ``stages.writer_columns``), so the item is routed.
 """
 
@@ -12,6 +14,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from piqa_tui.core.round.stages import STAGES, Draft, add_items, check_draft, set_stage, stage_of, writer_columns
+from piqa_tui.core.workspace.suggestions import Suggestion, accept, pending, reject
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Host
 from piqa_tui.tui.dialogs.new_item import NewItemDialog
@@ -63,6 +66,32 @@ class AuthoringController:
         item_id = item.id
         self.host.submit(
             "stage", lambda: set_stage(self.project, [item_id], stage), lambda _: self._moved(item_id, stage)
+        )
+
+    def decide_suggestion(self, keep: bool) -> None:
+        """Keep (or turn down) the first pending suggestion for a metadata column of the current item."""
+        item = self.host.current
+        if item is None:
+            return
+        found = [s for s in pending(self.project, item.id) if s.field.startswith("meta:")]
+        if not found:
+            self.host.notify("no pending suggestion for this item's metadata", timeout=2)
+            return
+        chosen = found[0]
+        decide = accept if keep else reject
+        self.host.submit(
+            "suggestion", lambda: decide(self.project, chosen.id), lambda _: self._decided(chosen, keep, len(found))
+        )
+
+    def _decided(self, suggestion: Suggestion, kept: bool, pending_before: int) -> None:
+        self.host.after_change([suggestion.item_id])
+        column = suggestion.field.removeprefix("meta:")
+        what = "kept" if kept else "turned down"
+        more = f"; {pending_before - 1} more pending" if pending_before > 1 else ""
+        value = markup_safe(suggestion.value, one_line=True)
+        self.host.notify(
+            f"{what} {markup_safe(suggestion.model, one_line=True)}'s {markup_safe(column, one_line=True)} = {value} (u undoes){more}",
+            timeout=3,
         )
 
     def _moved(self, item_id: str, stage: str) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from piqa_tui.core.dataset.checks import CheckConfig, Problem, check_item, suspects
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.guidelines import items_asked_about
+from piqa_tui.core.round.origin import origin_of
 from piqa_tui.core.round.stages import STAGES, stage_of, to_validate
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
@@ -267,6 +268,11 @@ def _stage_queues() -> dict[str, Queue]:
 
 
 QUEUES.update(_stage_queues())
+QUEUES["machine-made"] = Queue(
+    "machine-made",
+    "items a model drafted or translated (docs/generation.md), whatever people changed since",
+    lambda s, pos, it: origin_of(s.project, it.id).machine,
+)
 
 # The filter dialog's sections, in the order a round reads: your work and the round's stages first, then the
 # votes' decisions, then the model queues (twenty of them would otherwise push the stages below the fold).

@@ -88,9 +88,9 @@ class Template:
     source: str = field(default="", compare=False)  # the file (or config table) it came from
 
     def __post_init__(self) -> None:
-        _check_fields(self.name, "context", self.context, CONTEXT_FIELDS, meta=True)
-        _check_fields(self.name, "continuation", self.continuation, CONTINUATION_FIELDS, meta=True)
-        _check_fields(self.name, "option_line", self.option_line, OPTION_FIELDS)
+        check_placeholders(self.name, "context", self.context, CONTEXT_FIELDS, meta=True)
+        check_placeholders(self.name, "continuation", self.continuation, CONTINUATION_FIELDS, meta=True)
+        check_placeholders(self.name, "option_line", self.option_line, OPTION_FIELDS)
         if not self.letters or any(not isinstance(x, str) or not x for x in self.letters):
             raise TemplateError(f"template {self.name!r}: letters must be a list of non-empty texts")
 
@@ -140,18 +140,20 @@ class Template:
         self._check_letters(item)
         clean = str.strip if self.strip else str
         options = self.option_separator.join(
-            _render(self.option_line, {"solution": clean(s), "letter": self.letters[i], "index": str(i)}, None)
+            render_placeholders(
+                self.option_line, {"solution": clean(s), "letter": self.letters[i], "index": str(i)}, None
+            )
             for i, s in enumerate(item.solutions)
         )
         prompt = clean(item.prompt)
         values = {"goal": prompt, "prompt": prompt, "question": item.question or "", "options": options}
-        return _render(self.context, values, lambda column: self._meta_value(item, column))
+        return render_placeholders(self.context, values, lambda column: self._meta_value(item, column))
 
     def render_continuations(self, item: Item) -> tuple[str, ...]:
         self._check_letters(item)
         meta = lambda column: self._meta_value(item, column)
         return tuple(
-            _render(self.continuation, {"solution": s, "letter": self.letters[i], "index": str(i)}, meta)
+            render_placeholders(self.continuation, {"solution": s, "letter": self.letters[i], "index": str(i)}, meta)
             for i, s in enumerate(item.solutions)
         )
 
@@ -229,7 +231,7 @@ class Template:
         )
 
 
-def _render(text: str, values: Mapping[str, str], meta: Callable[[str], str] | None) -> str:
+def render_placeholders(text: str, values: Mapping[str, str], meta: Callable[[str], str] | None) -> str:
     """``text`` with its (already checked) placeholders filled: plain names from ``values``, ``{meta:C}`` by ``meta``."""
     parts: list[str] = []
     for literal, name, spec, _ in string.Formatter().parse(text):
@@ -240,7 +242,7 @@ def _render(text: str, values: Mapping[str, str], meta: Callable[[str], str] | N
     return "".join(parts)
 
 
-def _check_fields(name: str, part: str, text: object, allowed: frozenset[str], meta: bool = False) -> None:
+def check_placeholders(name: str, part: str, text: object, allowed: frozenset[str], meta: bool = False) -> None:
     """TemplateError unless every placeholder in ``text`` is exactly ``{name}`` for an allowed name.
 
     A format spec or conversion is refused, not only an unknown name: ``{goal:{goal.__class__}}``

@@ -1,7 +1,7 @@
 """The main screen as its controllers see it: the host protocols of ``tui/controllers``, kept by one object.
 
 The controllers (editing, filtering and search, files, voting, scoring, authoring, assigning,
-display) are plain objects that never import a screen; this object gives them the
+suggesting, display) are plain objects that never import a screen; this object gives them the
 cursor, the list's rows, redraws and the other screens they open (the dialogs, the
 write queue and background work come from ``ScreenHost``), and owns them, the view
 and the field editors for the screen.
@@ -21,6 +21,7 @@ from piqa_tui.tui.controllers.editing import EditingController
 from piqa_tui.tui.controllers.files import FilesController
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
+from piqa_tui.tui.controllers.suggesting import SuggestingController
 from piqa_tui.tui.controllers.voting import VotingController
 from piqa_tui.tui.messages import DisplayChanged, Reopen, ScoresChanged
 from piqa_tui.tui.screens.agreement import AgreementScreen
@@ -44,6 +45,7 @@ class MainHost(ScreenHost[Screen[None]]):
         self.scoring = ScoringController(session, self)
         self.authoring = AuthoringController(session, self)
         self.assigning = AssigningController(session, self)
+        self.suggesting = SuggestingController(session, self)
         self.display = DisplayController(session, self)
         self.view = MainView(screen, session, self.filtering, self.scoring)
         self.fields = FieldEditors(screen, self.view, self.editing)

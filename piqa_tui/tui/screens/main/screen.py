@@ -24,7 +24,14 @@ from textual.widgets import Footer, Static
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.recorded import assigned_to
-from piqa_tui.tui.keymap import MAIN_ACTIONS, SCORING_ACTIONS, VOTE_ACTIONS, action_names, bindings
+from piqa_tui.tui.keymap import (
+    MAIN_ACTIONS,
+    SCORING_ACTIONS,
+    SUGGEST_ACTIONS,
+    VOTE_ACTIONS,
+    action_names,
+    bindings,
+)
 from piqa_tui.tui.messages import (
     Checked,
     DisplayChanged,
@@ -63,12 +70,17 @@ EDIT_ACTIONS = {
     "new_item",
     "next_stage",
     "give_item",
+    "suggest_correction",
+    "suggest_distractor",
+    "suggest_translation",
+    "keep_suggestion",
+    "reject_suggestion",
     "save",
     "export",
 }
 # Actions that move: off while a field is edited (their keys type text there).
 MOVE_ACTIONS = action_names(MAIN_ACTIONS) - {"save", "export", "copy_field", "focus_list"} | action_names(VOTE_ACTIONS)
-MOVE_ACTIONS |= {"score_item", "score_all", "model_results"}
+MOVE_ACTIONS |= {"score_item", "score_all", "model_results"} | action_names(SUGGEST_ACTIONS)
 # What works on a preview of a large file's first rows: moving among them, selecting and copying a field.
 WHILE_LOADING = {"next_item", "prev_item", "page_down", "page_up", "first_item", "focus_list"}
 WHILE_LOADING |= {"next_field", "prev_field", "copy_field", "quit", "help_quit"}
@@ -107,9 +119,9 @@ class MainScreen(Screen[None]):
     }
     """
 
-    ACTIONS = MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS  # the palette's order
+    ACTIONS = MAIN_ACTIONS + VOTE_ACTIONS + SCORING_ACTIONS + SUGGEST_ACTIONS  # the palette's order
     # Scoring first: its escape (cancel a run) steps aside for clear_filter when no run goes on.
-    BINDINGS = bindings(SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS)
+    BINDINGS = bindings(SCORING_ACTIONS + MAIN_ACTIONS + VOTE_ACTIONS + SUGGEST_ACTIONS)
     AUTO_FOCUS = "#item-list"
 
     host: MainHost  # the controllers and the view, as the routes below reach them
@@ -137,8 +149,13 @@ class MainScreen(Screen[None]):
     action_model_results = calls(lambda screen: screen.host.open_model_results)
     action_duplicates = calls(lambda screen: screen.host.open_duplicates)
     action_new_item = calls(lambda screen: screen.host.authoring.new_item)
+    action_suggest_correction = calls(lambda screen: screen.host.suggesting.suggest, "correct")
+    action_suggest_distractor = calls(lambda screen: screen.host.suggesting.suggest, "distractor")
+    action_suggest_translation = calls(lambda screen: screen.host.suggesting.suggest, "fill")
     action_next_stage = calls(lambda screen: screen.host.authoring.next_stage)
     action_give_item = calls(lambda screen: screen.host.assigning.give)
+    action_keep_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, True)
+    action_reject_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, False)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
     action_next_item = calls(lambda screen: screen.host.view.step, 1)
@@ -223,6 +240,7 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.scoring.stop()
+        self.host.suggesting.stop()
         self.view.remember_position()  # quitting within POSITION_DELAY of a move still remembers it
 
     def on_resize(self) -> None:

@@ -16,6 +16,7 @@ from textual.timer import Timer
 
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.errors import WorkspaceError
+from piqa_tui.core.round.origin import origin_of
 from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.round.stages import stage_line
 from piqa_tui.core.votes.blind import current_vote, has_voted
@@ -153,6 +154,7 @@ class MainView:
             gold_hidden=self.session.gold_hidden(item),
             flags=flags or {},
             order=self.session.ballots.order(item),
+            sources={k: v for k, v in origin_of(self.project, item.id).source if k != "id"},
         )
         self.show_votes(item)
         self.show_model_score(item)

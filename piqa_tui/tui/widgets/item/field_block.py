@@ -219,10 +219,13 @@ class FieldBlock(Vertical):
     def show(
         self, text: str, highlights: Sequence[tuple[int, int]] = (), translations: dict[str, str] | None = None
     ) -> None:
-        """Display ``text`` (logical) and the current values of the translation columns."""
+        """Display ``text`` (logical) and the current values of the translation columns, after any other text given
+        beside it (a machine translation's ``source``)."""
         self.text = text
         self.highlights = tuple(highlights)
-        self.translations = tuple((c, (translations or {}).get(c, "")) for c in self.translation_columns)
+        given = translations or {}
+        beside = tuple((c, v) for c, v in given.items() if c not in self.translation_columns)
+        self.translations = beside + tuple((c, given.get(c, "")) for c in self.translation_columns)
         self.body.set_content(text, self.highlights, self.translations, show_original=self.editor is None)
 
     def set_highlights(self, text: str, highlights: Sequence[tuple[int, int]]) -> None:

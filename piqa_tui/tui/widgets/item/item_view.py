@@ -9,7 +9,7 @@ the order shown, and nothing on screen names a solution's column or file index.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Group
 from rich.text import Text
@@ -98,6 +98,7 @@ class ItemView(VerticalScroll, can_focus=False):
         self.item: Item | None = None
         self.selected = "prompt"
         self.order: Sequence[int] | None = None  # the order shown (shown place → file index); None: file order
+        self.sources: Mapping[str, str] = {}  # a machine translation's source text per field, shown beneath it
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-title", markup=False)
@@ -137,11 +138,14 @@ class ItemView(VerticalScroll, can_focus=False):
         gold_hidden: bool = False,
         flags: dict[str, str] | None = None,
         order: Sequence[int] | None = None,
+        sources: Mapping[str, str] | None = None,
     ) -> None:
         """Fill every block from ``item``; ``status`` is a short line of marks for the title; ``order``: the
-        solutions' order shown (shown place → file index), None for file order."""
+        solutions' order shown (shown place → file index), None for file order; ``sources``: the text each field
+        was machine-translated from (``prompt``, ``solution0`` …), shown beneath it as ``source``."""
         self.item = item
         self.order = order
+        self.sources = sources or {}
         meta = item.meta
         title = f"{item.id}   row {item.row + 1}"
         if item.question:
@@ -165,9 +169,11 @@ class ItemView(VerticalScroll, can_focus=False):
         self.select(self.selected if self._has_field(self.selected, item) else "prompt")
 
     def _translations(self, field: str, meta: dict[str, str]) -> dict[str, str]:
+        source = {"source": self.sources[field]} if field in self.sources else {}
         if self.order is not None and field.startswith("solution"):  # captions that name no column
-            return dict(zip(_captions(len(self.translations.get(field, []))), self._values(field, meta), strict=True))
-        return {c: meta.get(c, "") for c in self.translations.get(field, [])}
+            captions = _captions(len(self.translations.get(field, [])))
+            return source | dict(zip(captions, self._values(field, meta), strict=True))
+        return source | {c: meta.get(c, "") for c in self.translations.get(field, [])}
 
     def _values(self, field: str, meta: dict[str, str]) -> list[str]:
         return [meta.get(c, "") for c in self.translations.get(field, [])]
