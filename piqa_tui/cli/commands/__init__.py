@@ -17,5 +17,6 @@ COMMANDS: dict[str, str] = {
     "assign": "draw who validates which item under the round's rules (--top-up fills gaps)",
     "progress": "how far the round is: per annotator, per item, per group",
     "stage": "move items between draft, review, validation and done; import drafts; correction rates",
+    "release": "the releases the workspace records: list them, rebuild one byte for byte, diff two",
     "sync": "share the workspace's work through the dataset's git repository: commit, fetch, merge, push",
 }

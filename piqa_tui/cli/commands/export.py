@@ -63,10 +63,12 @@ from piqa_tui.core.dataset.writing import (
     output_table,
 )
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.release.folder import SplitFiles
 from piqa_tui.core.report.release_ids import keep_ids, readable_ids
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY, ReleaseDefaults
+from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import ADJUDICATION, Project
 
 if TYPE_CHECKING:
@@ -462,22 +464,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_release(args: argparse.Namespace) -> int:
-    """``export --release DIR``: the release folder (``release_folder``), then what it holds."""
-    from piqa_tui.core.dataset.reading import source_files
-    from piqa_tui.core.release.folder import check_target
+    """``export --release DIR``: the release folder (``release_folder``), recorded in the workspace's history
+    (``release``), then what it holds."""
+    from piqa_tui.cli.commands.release import record_release, refuse_recorded_name
 
     with progress_line(args) as progress:
         progress.show(reading(args))
-        project = open_project(args, create=args.make_default or args.readable_ids)
-        folder = Path(args.release).expanduser()
-        project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
-        check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
-        prepared = prepare(args, project, progress)
-        progress.show(f"writing the release {folder.name}")
-        head = manifest_head(project, args, release_settings(args, prepared.options))
-        folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names)
-        if args.readable_ids:
-            keep_ids(project, prepared.renamed)
+        project = open_project(args, create=True)  # the release is recorded in the workspace
+        refuse_recorded_name(project, Path(args.release).expanduser(), args.force)
+        time = now()
+        prepared, folder, splits = make_release(args, project, progress, time)
+        record_release(project, args, folder, time)  # with the release defaults it was made under
         made = (
             ReleaseDefaults(prepared.options.only_decided, prepared.options.drop_invalid) if args.make_default else None
         )
@@ -505,6 +502,29 @@ def run_release(args: argparse.Namespace) -> int:
     if missing:
         warn(f"the card's metadata has placeholders: pass {' and '.join(missing)} and write the release again")
     return OK
+
+
+def make_release(
+    args: argparse.Namespace, project: Project, progress: ProgressLine, time: str, *, changelog: bool = True
+) -> tuple[Prepared, Path, list[SplitFiles]]:
+    """Write the release folder ``args.release`` of ``project`` made at ``time``, with (``changelog``) its card's
+    changelog against the previous recorded release; a rebuild (``release rebuild``) calls it on the workspace as
+    the release found it."""
+    from piqa_tui.cli.commands.release import changelog_notes
+    from piqa_tui.core.dataset.reading import source_files
+    from piqa_tui.core.release.folder import check_target
+
+    folder = Path(args.release).expanduser()
+    project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
+    check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
+    prepared = prepare(args, project, progress)
+    progress.show(f"writing the release {folder.name}")
+    head = manifest_head(project, args, release_settings(args, prepared.options), time)
+    notes = changelog_notes(project, changelog)
+    folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names, notes)
+    if args.readable_ids:
+        keep_ids(project, prepared.renamed)
+    return prepared, folder, splits
 
 
 def release_settings(args: argparse.Namespace, options: ReleaseOptions) -> dict[str, object]:

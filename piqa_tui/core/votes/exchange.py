@@ -251,6 +251,7 @@ _LEFT_OUT_NAMES = {
     "guidelines": "guidelines",
     "ask": "questions to the lead",
     "reply": "replies",
+    "release": "recorded releases",
 }
 WHOLE_RECORD = "piqa-tui workspace merge or piqa-tui sync carry the whole record"
 
