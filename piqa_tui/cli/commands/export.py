@@ -74,6 +74,7 @@ from piqa_tui.core.workspace.project import ADJUDICATION, Project
 if TYPE_CHECKING:
     from piqa_tui.core.votes.decisions import GoldChange
     from piqa_tui.core.votes.policy import Decision
+    from piqa_tui.core.workspace.releases import Recorded
 
 REMOVAL_FLAGS = ("remove", "duplicate")
 REPORTED = (Status.AGREED, Status.ADJUDICATED, Status.AGAINST_GOLD, Status.DISAGREEMENT, Status.NEEDS_VOTES)
@@ -466,7 +467,7 @@ def run(args: argparse.Namespace) -> int:
 def run_release(args: argparse.Namespace) -> int:
     """``export --release DIR``: the release folder (``release_folder``), recorded in the workspace's history
     (``release``), then what it holds."""
-    from piqa_tui.cli.commands.release import record_release, refuse_recorded_name
+    from piqa_tui.cli.commands.release_record import record_release, refuse_recorded_name
 
     with progress_line(args) as progress:
         progress.show(reading(args))
@@ -510,7 +511,7 @@ def make_release(
     """Write the release folder ``args.release`` of ``project`` made at ``time``, with (``changelog``) its card's
     changelog against the previous recorded release; a rebuild (``release rebuild``) calls it on the workspace as
     the release found it."""
-    from piqa_tui.cli.commands.release import changelog_notes
+    from piqa_tui.cli.commands.release_record import changelog_notes
     from piqa_tui.core.dataset.reading import source_files
     from piqa_tui.core.release.folder import check_target
 
@@ -520,11 +521,32 @@ def make_release(
     prepared = prepare(args, project, progress)
     progress.show(f"writing the release {folder.name}")
     head = manifest_head(project, args, release_settings(args, prepared.options), time)
-    notes = changelog_notes(project, changelog)
+    notes = changelog_notes(project, build_recorded if changelog else None)
     folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names, notes)
     if args.readable_ids:
         keep_ids(project, prepared.renamed)
     return prepared, folder, splits
+
+
+def build_recorded(project: Project, recorded: Recorded, folder: Path, copy: Path, changelog: bool) -> None:
+    """Write the recorded release ``recorded`` to ``folder`` as it was made: its options and time, from ``copy``
+    (the workspace as the release found it: ``core.workspace.releases.as_of``), by ``recorded.by``."""
+    from piqa_tui.cli.commands.release_record import NOT_RECORDED
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args([str(project.dataset.path), "--release", str(folder)])
+    for key, value in recorded.args.items():
+        if hasattr(args, key) and key not in NOT_RECORDED:
+            setattr(args, key, value)
+    args.workspace, args.annotator = str(copy), recorded.by
+    then = open_project(args, create=True)
+    try:
+        with progress_line(args) as progress:
+            make_release(args, then, progress, recorded.time, changelog=changelog)
+    finally:
+        if then.workspace is not None:
+            then.workspace.close()
 
 
 def release_settings(args: argparse.Namespace, options: ReleaseOptions) -> dict[str, object]:

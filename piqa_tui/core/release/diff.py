@@ -85,7 +85,7 @@ class ReleaseDiff:
 def read_release(folder: Path, draft: dict[str, object] | None = None) -> ReleaseTable:
     """The release in ``folder`` (``draft``: its manifest, for a release being written); one line when it is not
     a release."""
-    import pyarrow.parquet as pq
+    import polars as pl
 
     from piqa_tui.core.release.verify import front_matter
 
@@ -104,7 +104,7 @@ def read_release(folder: Path, draft: dict[str, object] | None = None) -> Releas
         parquet = next((f for f in _list(entry.get("files")) if str(f).endswith(".parquet")), None)
         if parquet is None:
             continue
-        for row in pq.read_table(folder / str(parquet)).to_pylist():
+        for row in pl.read_parquet(folder / str(parquet)).to_dicts():
             values = {str(k): "" if v is None else str(v) for k, v in row.items()}
             rows[values.get(id_column, "")] = values | {SPLIT: str(split)}
     try:

@@ -153,7 +153,7 @@ def check_flag(text: str) -> None:
 
 
 def check_release(text: str) -> None:
-    """A ``release`` event's record (``core.release.history``): a JSON object with the release's options, the
+    """A ``release`` event's record (``core.workspace.releases``): a JSON object with the release's options, the
     SHA-256 of each file and the state of the log it came from (events, last clock, hash)."""
     try:
         data = strict_json.loads(text)
