@@ -468,11 +468,15 @@ def run_release(args: argparse.Namespace) -> int:
     """``export --release DIR``: the release folder (``release_folder``), recorded in the workspace's history
     (``release``), then what it holds."""
     from piqa_tui.cli.commands.release_record import record_release, refuse_recorded_name
+    from piqa_tui.core.dataset.reading import source_files
+    from piqa_tui.core.release.folder import check_target
 
     with progress_line(args) as progress:
         progress.show(reading(args))
         project = open_project(args, create=True)  # the release is recorded in the workspace
-        refuse_recorded_name(project, Path(args.release).expanduser(), args.force)
+        folder = Path(args.release).expanduser()
+        check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # its own line first
+        refuse_recorded_name(project, folder, args.force)
         time = now()
         prepared, folder, splits = make_release(args, project, progress, time)
         record_release(project, args, folder, time)  # with the release defaults it was made under
