@@ -306,7 +306,9 @@ def test_readable_ids_name_the_items_written_in_the_workspace(tmp_path: Path) ->
     project = Project.open(dataset, annotator="meena")
     project.vote(project.items[0].id, "0")
     after = project.workspace.log_state()
-    assert after["events"] == before["events"] + 2 and after["events_sha256"] != before["events_sha256"]  # the release, the vote
+    assert (
+        after["events"] == before["events"] + 2 and after["events_sha256"] != before["events_sha256"]
+    )  # the release, the vote
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
