@@ -163,7 +163,7 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path: Path) -> None:
     assert "no release named 'v9'" in one_line("release", "rebuild", dataset, "v9", "--to", tmp_path / "x")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "note.txt").write_text("mine\n", encoding="utf-8")
-    assert "not an empty folder" in one_line("release", "rebuild", dataset, "v1", "--to", tmp_path / "full")
+    assert "is not a piqa-tui release" in one_line("release", "rebuild", dataset, "v1", "--to", tmp_path / "full")
     assert snapshot(tmp_path / "full") == {"note.txt": b"mine\n"}
     assert "is no release folder" in one_line("release", "diff", "v1", tmp_path / "v1")
     dataset.write_text(dataset.read_text(encoding="utf-8").replace("dz-001\t", "dz-001b\t"), encoding="utf-8")

@@ -475,6 +475,7 @@ def run_release(args: argparse.Namespace) -> int:
         progress.show(reading(args))
         project = open_project(args, create=True)  # the release is recorded in the workspace
         folder = Path(args.release).expanduser()
+        project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
         check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # its own line first
         refuse_recorded_name(project, folder, args.force)
         time = now()

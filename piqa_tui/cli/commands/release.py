@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(rebuild)
     rebuild.add_argument("name", metavar="NAME", help="the release's name (its folder's name when it was made)")
     rebuild.add_argument("--to", metavar="DIR", required=True, help="the folder to write it to (new or empty)")
+    rebuild.add_argument(
+        "--force", action="store_true", help="replace DIR when it is a release folder (never anything else)"
+    )
     diff = actions.add_parser("diff", help="what changed between two releases (folders, or recorded names)")
     diff.add_argument("old", metavar="A", help="a release folder, or a recorded release's name (with --dataset)")
     diff.add_argument("new", metavar="B", help="a release folder, or a recorded release's name (with --dataset)")
@@ -63,8 +66,9 @@ def run_rebuild(args: argparse.Namespace) -> int:
     project = open_project(args)
     if project.workspace is None:
         raise HistoryError(f"{project.dataset.name} has no workspace: no release is recorded")
+    project.check_outputs([Path(args.to)], replace=True)  # never the dataset or a workspace
     recorded = find_release(project.workspace, args.name)
-    folder = rebuild(project, recorded, Path(args.to).expanduser(), build_recorded)
+    folder = rebuild(project, recorded, Path(args.to).expanduser(), build_recorded, force=args.force)
     found = {name: str(entry["sha256"]) for name, entry in folder_files(folder).items()}
     found[MANIFEST] = file_sha256(folder / MANIFEST)
     differ = sorted(name for name in {*found, *recorded.files} if found.get(name) != recorded.files.get(name))
@@ -125,6 +129,7 @@ def _folder(project: Project | None, given: str, scratch: Path) -> Path:
         return path
     if project is None:
         raise ReleaseError(f"{given} is no release folder; to name a recorded release, give --dataset PATH")
+    project.check_outputs([scratch], replace=True)  # a scratch folder: never the dataset or a workspace
     scratch.mkdir()
     return rebuild(project, find_release(project.workspace, given), scratch / given, build_recorded, changelog=False)
 

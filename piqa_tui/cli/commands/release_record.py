@@ -9,14 +9,14 @@ so this module and ``export`` do not import each other.
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from piqa_tui.core.dataset.reading import source_files
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.release.diff import changelog, diff_releases, read_release
-from piqa_tui.core.release.folder import MANIFEST, ReleaseError, read_manifest
+from piqa_tui.core.release.folder import MANIFEST, ReleaseError, check_target, publish, read_manifest
 from piqa_tui.core.release.manifest import file_sha256, folder_files
 from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY
 from piqa_tui.core.workspace.log import Change
@@ -101,10 +101,12 @@ def changelog_notes(project: Project, build: Build | None) -> Callable[[Path, di
 # ------------------------------------------------------------------ rebuilding
 
 
-def rebuild(project: Project, recorded: Recorded, to: Path, build: Build, *, changelog: bool = True) -> Path:
-    """Make ``recorded`` again in ``to`` (new, or an empty folder) with ``build``, from a copy of the workspace as
-    it found it (``as_of``). It is built under its own name beside ``to`` (the name is in its card and manifest), then
-    renamed to ``to``."""
+def rebuild(
+    project: Project, recorded: Recorded, to: Path, build: Build, *, changelog: bool = True, force: bool = False
+) -> Path:
+    """Make ``recorded`` again in ``to`` with ``build``, from a copy of the workspace as it found it (``as_of``);
+    ``to`` is new, an empty folder or (``force``) a release of its own files, as ``export --release`` takes it.
+    It is built under its own name beside ``to`` (the name is in its card and manifest), then renamed to ``to``."""
     if project.workspace is None:
         raise HistoryError(f"{project.dataset.name} has no workspace: no release is recorded")
     if recorded.dataset.get("sha256") != project.dataset.sha256:
@@ -112,15 +114,10 @@ def rebuild(project: Project, recorded: Recorded, to: Path, build: Build, *, cha
             f"{project.dataset.name} is no longer the file release {recorded.name!r} was made from (its SHA-256 "
             "differs): check out that version of the file to rebuild it"
         )
-    if to.is_symlink() or (to.exists() and (not to.is_dir() or any(to.iterdir()))):
-        raise HistoryError(f"{to} exists and is not an empty folder: rebuild the release into a new folder")
-    if not to.parent.is_dir():
-        raise HistoryError(f"{to.parent} is not a folder; make it first, or choose another place")
+    check_target(to, force, [*source_files(project.dataset), project.workspace_path])
     with tempfile.TemporaryDirectory(prefix=".piqa-rebuild-", dir=to.parent) as stage:
         built = Path(stage) / recorded.name
         copy = as_of(project.workspace, recorded, Path(stage) / "workspace.sqlite", RELEASE_DEFAULTS_KEY)
         build(project, recorded, built, copy, changelog)
-        if to.exists():
-            to.rmdir()
-        os.replace(built, to)
+        publish(built, to)
     return to
