@@ -42,16 +42,21 @@ def test_an_old_release_is_rebuilt_byte_for_byte_after_later_work(tmp_path: Path
     project = Project.open(dataset, annotator="omar")
     project.vote("dz-003", "1")
     project.edit("dz-004", {"prompt": "a corrected prompt"})
+    (new,) = add_items(project, [Draft("Keep bread soft", ("in a cloth", "in the sun"), 0, (("split", "test"),))])
+    set_stage(project, [new], "validation")
     project.workspace.close()  # type: ignore[union-attr]
     v2 = tmp_path / "v2"
-    release(dataset, v2, "--drop-columns", "source", "--make-default", "--only-decided")
+    release(dataset, v2, "--drop-columns", "source", "--make-default", "--pseudonyms", "--readable-ids")
     project = Project.open(dataset, annotator="omar")
     project.vote("dz-005", "0")
     project.set_flag("dz-006", "typo")
+    (later,) = add_items(project, [Draft("Dry herbs", ("in the shade", "in the oven"), 0, (("split", "test"),))])
+    set_stage(project, [later], "validation")
     project.workspace.close()  # type: ignore[union-attr]
+    release(dataset, tmp_path / "v3", "--readable-ids")  # renames the later item, and records v3
     code, out, _ = cli("release", "list", dataset, "--json")
     listed = json.loads(out)
-    assert [r["name"] for r in listed] == ["v1", "v2"] and listed[0]["by"] == "lead"
+    assert [r["name"] for r in listed] == ["v1", "v2", "v3"] and listed[0]["by"] == "lead"
     assert listed[0]["files"] == hashes(v1) and listed[1]["options"]["drop_columns"] == "source"
     for name, original in (("v1", v1), ("v2", v2)):
         code, out, err = cli("release", "rebuild", dataset, name, "--to", tmp_path / f"again-{name}")
@@ -61,6 +66,9 @@ def test_an_old_release_is_rebuilt_byte_for_byte_after_later_work(tmp_path: Path
     manifest = json.loads((tmp_path / "again-v1" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["made"]["time"] == listed[0]["time"] and manifest["name"] == "v1"
     assert "a corrected prompt" not in (tmp_path / "again-v1" / "data" / "test.tsv").read_text(encoding="utf-8")
+    made_by = json.loads((v2 / "manifest.json").read_text(encoding="utf-8"))["made"]["by"]
+    test_rows = (v2 / "data" / "test.tsv").read_text(encoding="utf-8")
+    assert made_by.startswith("withheld") and "Keep bread soft" in test_rows and "new-" not in test_rows
     card = (v2 / "README.md").read_text(encoding="utf-8")
     assert "Changes since the previous release, `v1`" in card and "release diff v1 v2" in card
 
