@@ -496,6 +496,7 @@ def run_release(args: argparse.Namespace) -> int:
     say(
         f"wrote the release {folder}: {_items(len(prepared.items))} in {len(splits)} split{'s' * (len(splits) != 1)} ({counts})"
     )
+    say(f"recorded {folder.name} in the workspace's release history (piqa-tui release list {args.path})")
     if line := options.defaults_line():
         say(line)
     if made is not None:
