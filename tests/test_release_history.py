@@ -17,6 +17,9 @@ from piqa_tui.core.workspace.project import Project
 from tests.conftest import SAMPLES, copy_sample
 from tests.test_release_folder import snapshot, with_splits
 from tests.test_rounds import cli
+from tests.test_sync import git_identity, sync_json, team
+
+__all__ = ["git_identity"]  # the fixture test_sync's clones need: who commits
 
 
 def hashes(folder: Path) -> dict[str, str]:
@@ -177,3 +180,16 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path: Path) -> None:
     dataset.write_text(dataset.read_text(encoding="utf-8").replace("dz-001\t", "dz-001b\t"), encoding="utf-8")
     assert "no longer the file" in one_line("release", "rebuild", dataset, "v1", "--to", tmp_path / "y")
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+@pytest.mark.usefixtures("git_identity")
+def test_a_release_travels_through_sync_and_rebuilds_on_a_clone(tmp_path: Path) -> None:
+    _, machines = team(tmp_path)
+    release(machines["a"], tmp_path / "r1", "--vote-columns")
+    assert sync_json(machines["a"])["pushed"]
+    assert sync_json(machines["b"])["received"].get("release") == 1
+    code, out, _ = cli("release", "list", machines["b"])
+    assert out.startswith("r1  made ") and "by lead" in out
+    code, out, err = cli("release", "rebuild", machines["b"], "r1", "--to", tmp_path / "on-b")
+    assert code == 0, out + err
+    assert hashes(tmp_path / "on-b") == hashes(tmp_path / "r1")

@@ -50,7 +50,7 @@ def record_release(project: Project, args: argparse.Namespace, folder: Path, tim
         by=project.annotator,
         args=options,
         files=files,
-        log={k: v for k, v in state.items() if k != "id"},
+        log=dict(state),  # with the workspace id: a clone that received the release by sync has its own
         dataset={"file": project.dataset.name, "sha256": project.dataset.sha256},
         defaults=project.workspace.get_meta(RELEASE_DEFAULTS_KEY),
     )

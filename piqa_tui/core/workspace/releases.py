@@ -92,8 +92,8 @@ def find_release(workspace: Workspace | None, name: str) -> Recorded:
 
 
 def as_of(workspace: Workspace, recorded: Recorded, out: Path, defaults_key: str) -> Path:
-    """A copy of the workspace at ``out`` holding only the events ``recorded`` was made from, and the release
-    defaults then in force; refused (one line) when the log no longer holds exactly those events."""
+    """A copy of the workspace at ``out`` holding only the events ``recorded`` was made from, the release
+    defaults then in force and the id of the workspace it was made in (a clone has its own); refused (one line) when the log no longer holds exactly those events."""
     copy_database(workspace.conn, out)
     last_clock = recorded.log.get("last_clock")
     conn = sqlite3.connect(out)
@@ -104,6 +104,10 @@ def as_of(workspace: Workspace, recorded: Recorded, out: Path, defaults_key: str
             conn.execute("DELETE FROM meta WHERE key = ?", (defaults_key,))
             if recorded.defaults is not None:
                 conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (defaults_key, recorded.defaults))
+            if isinstance(recorded.log.get("id"), str):  # the manifest names the workspace it came from
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('workspace_id', ?)", (recorded.log["id"],)
+                )
     finally:
         conn.close()
     state = Workspace(out, read_only=True)
