@@ -193,3 +193,18 @@ def test_a_release_travels_through_sync_and_rebuilds_on_a_clone(tmp_path: Path) 
     code, out, err = cli("release", "rebuild", machines["b"], "r1", "--to", tmp_path / "on-b")
     assert code == 0, out + err
     assert hashes(tmp_path / "on-b") == hashes(tmp_path / "r1")
+
+
+def test_a_release_whose_log_a_later_merge_changed_is_refused_in_one_line(tmp_path: Path) -> None:
+    lead, laptop = tmp_path / "lead", tmp_path / "laptop"
+    lead.mkdir()
+    dataset = copy_sample("darija-algerian.tsv", lead)
+    Project.open(dataset, annotator="lead").vote("dz-001", "0")
+    shutil.copytree(lead, laptop)  # the laptop's next clock is low: the lead records many votes before releasing
+    assert cli("votes", "import", dataset, SAMPLES / "votes-darija-algerian.tsv")[0] == 0
+    release(dataset, tmp_path / "v1")
+    Project.open(laptop / dataset.name, annotator="omar").vote("dz-002", "1")  # before the release's last clock
+    code, _, err = cli("workspace", "merge", dataset, laptop / f"{dataset.name}.piqa.sqlite")
+    assert code == 0, err
+    assert "came in by a merge" in one_line("release", "rebuild", dataset, "v1", "--to", tmp_path / "again")
+    assert not (tmp_path / "again").exists()
