@@ -195,5 +195,8 @@ def changelog(diff: ReleaseDiff, previous: str, made: str) -> list[str]:
     lines = [first]
     if flipped:
         lines.append(f"Labels changed: {flipped}{more}.")
-    lines.append(f"`piqa-tui release diff {previous} {diff.new}` lists every change with the votes behind it.")
+    lines.append(
+        f"`piqa-tui release diff {previous} {diff.new}`, run on the two release folders, lists every change; "
+        "with the team's workspace (`--dataset`) it names the votes and decisions behind each label change."
+    )
     return lines
