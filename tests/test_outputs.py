@@ -144,6 +144,7 @@ OUTPUT_COMMANDS = {
         *("score", ds, "--workspace", ws, "--server", "http://127.0.0.1:9", "--output", out),
     ],
     ("workspace", "out"): lambda ds, ws, out: ["workspace", "backup", ws, out],
+    ("release", "to"): lambda ds, ws, out: ["release", "rebuild", ds, "v1", "--workspace", ws, "--to", out],
 }
 OUTPUT_DESTS = {"to", "out", "output", "file", "outfile", "target", "dest", "destination", "release"}
 

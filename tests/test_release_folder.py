@@ -103,7 +103,8 @@ def test_a_release_loads_with_datasets_and_pandas_as_the_decided_items(tmp_path:
     assert {name: s["items"] for name, s in manifest["splits"].items()} == {k: len(v) for k, v in loaded.items()}
     assert all(file_sha256(folder / name) == entry["sha256"] for name, entry in manifest["files"].items())
     project = Project.open(dataset, create=False)
-    assert manifest["workspace"]["events"] == len(project.workspace.events()) > 0
+    *made_from, recorded = project.workspace.events()  # the release's own event follows the log it came from
+    assert manifest["workspace"]["events"] == len(made_from) > 0 and recorded.kind == "release"
     assert manifest["options"]["global_piqa_tsv"] is True and manifest["protocol"] == {
         "guidelines": None,
         "round": None,
@@ -305,8 +306,8 @@ def test_readable_ids_name_the_items_written_in_the_workspace(tmp_path: Path) ->
     project = Project.open(dataset, annotator="meena")
     project.vote(project.items[0].id, "0")
     after = project.workspace.log_state()
-    # the release's id mapping (one release-id event, recorded once the folder is written) and the vote
-    assert after["events"] == before["events"] + 2 and after["events_sha256"] != before["events_sha256"]
+    # the release's id mapping (a release-id event), the release itself (a release event) and the vote
+    assert after["events"] == before["events"] + 3 and after["events_sha256"] != before["events_sha256"]
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])

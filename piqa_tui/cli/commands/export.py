@@ -64,15 +64,18 @@ from piqa_tui.core.dataset.writing import (
     output_table,
 )
 from piqa_tui.core.errors import PiqaError
+from piqa_tui.core.release.folder import SplitFiles
 from piqa_tui.core.report.release_ids import keep_ids, readable_ids
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.votes.release_defaults import RELEASE_DEFAULTS_KEY, ReleaseDefaults
+from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import ADJUDICATION, Project
 
 if TYPE_CHECKING:
     from piqa_tui.core.votes.decisions import GoldChange
     from piqa_tui.core.votes.policy import Decision
+    from piqa_tui.core.workspace.releases import Recorded
 
 REMOVAL_FLAGS = ("remove", "duplicate")
 REPORTED = (Status.AGREED, Status.ADJUDICATED, Status.AGAINST_GOLD, Status.DISAGREEMENT, Status.NEEDS_VOTES)
@@ -482,22 +485,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_release(args: argparse.Namespace) -> int:
-    """``export --release DIR``: the release folder (``release_folder``), then what it holds."""
+    """``export --release DIR``: the release folder (``release_folder``), recorded in the workspace's history
+    (``release``), then what it holds."""
+    from piqa_tui.cli.commands.release_record import record_release, refuse_recorded_name
     from piqa_tui.core.dataset.reading import source_files
     from piqa_tui.core.release.folder import check_target
 
     with progress_line(args) as progress:
         progress.show(reading(args))
-        project = open_project(args, create=args.make_default or args.readable_ids)
+        project = open_project(args, create=True)  # the release is recorded in the workspace
         folder = Path(args.release).expanduser()
         project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
-        check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
-        prepared = prepare(args, project, progress)
-        progress.show(f"writing the release {folder.name}")
-        head = manifest_head(project, args, release_settings(args, prepared.options))
-        folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names)
-        if args.readable_ids:
-            keep_ids(project, prepared.renamed)
+        check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # its own line first
+        refuse_recorded_name(project, folder, args.force)
+        time = now()
+        prepared, folder, splits = make_release(args, project, progress, time)
+        record_release(project, args, folder, time)  # with the release defaults it was made under
         made = (
             ReleaseDefaults(prepared.options.only_decided, prepared.options.drop_invalid) if args.make_default else None
         )
@@ -513,6 +516,7 @@ def run_release(args: argparse.Namespace) -> int:
     say(
         f"wrote the release {folder}: {_items(len(prepared.items))} in {len(splits)} split{'s' * (len(splits) != 1)} ({counts})"
     )
+    say(f"recorded {folder.name} in the workspace's release history (piqa-tui release list {args.path})")
     if line := options.defaults_line():
         say(line)
     if made is not None:
@@ -525,6 +529,50 @@ def run_release(args: argparse.Namespace) -> int:
     if missing:
         warn(f"the card's metadata has placeholders: pass {' and '.join(missing)} and write the release again")
     return OK
+
+
+def make_release(
+    args: argparse.Namespace, project: Project, progress: ProgressLine, time: str, *, changelog: bool = True
+) -> tuple[Prepared, Path, list[SplitFiles]]:
+    """Write the release folder ``args.release`` of ``project`` made at ``time``, with (``changelog``) its card's
+    changelog against the previous recorded release; a rebuild (``release rebuild``) calls it on the workspace as
+    the release found it."""
+    from piqa_tui.cli.commands.release_record import changelog_notes
+    from piqa_tui.core.dataset.reading import source_files
+    from piqa_tui.core.release.folder import check_target
+
+    folder = Path(args.release).expanduser()
+    project.check_outputs([folder], replace=True)  # never the dataset or a workspace, whatever --force says
+    check_target(folder, args.force, [*source_files(project.dataset), project.workspace_path])  # before any work
+    prepared = prepare(args, project, progress)
+    progress.show(f"writing the release {folder.name}")
+    head = manifest_head(project, args, release_settings(args, prepared.options), time)
+    notes = changelog_notes(project, build_recorded if changelog else None)
+    folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names, notes)
+    if args.readable_ids:
+        keep_ids(project, prepared.renamed)
+    return prepared, folder, splits
+
+
+def build_recorded(project: Project, recorded: Recorded, folder: Path, copy: Path, changelog: bool) -> None:
+    """Write the recorded release ``recorded`` to ``folder`` as it was made: its options and time, from ``copy``
+    (the workspace as the release found it: ``core.workspace.releases.as_of``), by ``recorded.by``."""
+    from piqa_tui.cli.commands.release_record import NOT_RECORDED
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args([str(project.dataset.path), "--release", str(folder)])
+    for key, value in recorded.args.items():
+        if hasattr(args, key) and key not in NOT_RECORDED:
+            setattr(args, key, value)
+    args.workspace, args.annotator = str(copy), recorded.by
+    then = open_project(args, create=True)
+    try:
+        with progress_line(args) as progress:
+            make_release(args, then, progress, recorded.time, changelog=changelog)
+    finally:
+        if then.workspace is not None:
+            then.workspace.close()
 
 
 def release_settings(args: argparse.Namespace, options: ReleaseOptions) -> dict[str, object]:

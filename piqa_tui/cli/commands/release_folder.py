@@ -14,7 +14,7 @@ import argparse
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -43,7 +43,6 @@ from piqa_tui.core.release.folder import (
 from piqa_tui.core.release.manifest import manifest, manifest_text
 from piqa_tui.core.release.splits import assign_splits, split_rules
 from piqa_tui.core.release.verify import verify_release
-from piqa_tui.core.workspace.log import now
 from piqa_tui.core.workspace.project import Project
 
 TEXT_FORMATS = ("tsv", "csv", "jsonl")  # a Parquet or PIQA source's text file is JSON Lines
@@ -109,10 +108,12 @@ def write_release_folder(
     extra: dict[str, list[object]],
     head: dict[str, object],
     names: dict[str, str] | None,
+    changelog: Callable[[Path, dict[str, object]], list[str]] | None = None,
 ) -> tuple[Path, list[SplitFiles]]:
     """Build, check and publish the release folder (see the module docstring); ``head`` is the manifest's
-    description of how it was made, ``names`` the pseudonyms (``--pseudonyms``). Returns the folder and its
-    splits."""
+    description of how it was made, ``names`` the pseudonyms (``--pseudonyms``), ``changelog`` the card's lines
+    on what changed since the previous release, given the folder with its data written and its draft manifest. Returns the folder and
+    its splits."""
     folder = Path(args.release).expanduser()
     dataset = project.dataset
     check_target(folder, args.force, [*source_files(dataset), project.workspace_path])
@@ -139,8 +140,10 @@ def write_release_folder(
         protocol = write_protocol(project, temp, names)
         features = features_of([temp / files.parquet for files, _ in splits])
         splits = [(replace(files, num_bytes=arrow_bytes(temp / files.parquet, features)), v) for files, v in splits]
-        write_card(project, args, items, temp, [files for files, _ in splits], features, dropped, protocol)
-        found = manifest(temp, {**head, "name": folder.name, "protocol": protocol}, columns, label, splits)
+        head = {**head, "name": folder.name, "protocol": protocol}
+        notes = changelog(temp, manifest(temp, head, columns, label, splits)) if changelog is not None else []
+        write_card(project, args, items, temp, [files for files, _ in splits], features, dropped, protocol, notes)
+        found = manifest(temp, head, columns, label, splits)
         atomic_write(temp / MANIFEST, manifest_text(found))
         verify_release(temp)
         publish(temp, folder)
@@ -262,15 +265,17 @@ def write_card(
     features: list[tuple[str, str]],
     dropped: set[str],
     protocol: dict[str, object],
+    changelog: list[str] | None = None,
 ) -> None:
-    """The release's card: the card of ``items`` with the folder's splits, columns and files."""
+    """The release's card: the card of ``items`` with the folder's splits, columns and files (and ``changelog``,
+    what changed since the previous release)."""
     from piqa_tui.render.card import dataset_card
 
     options = replace(
         card_options(args, project.dataset.name, Path(args.release).name),
         splits=tuple(splits),
         features=tuple(features),
-        release_notes=tuple(release_notes(project, args, splits, dropped, protocol)),
+        release_notes=tuple(release_notes(project, args, splits, dropped, protocol) + (changelog or [])),
         dropped=frozenset(dropped),
     )
     atomic_write(folder / CARD, dataset_card(project, options, items))
@@ -338,13 +343,18 @@ def people_notes(project: Project, args: argparse.Namespace, dropped: set[str]) 
     ]
 
 
-def manifest_head(project: Project, args: argparse.Namespace, options: dict[str, object]) -> dict[str, object]:
-    """The manifest's account of how the release was made: when, by whom, from which file and log, with which options."""
+def manifest_head(
+    project: Project, args: argparse.Namespace, options: dict[str, object], time: str
+) -> dict[str, object]:
+    """The manifest's account of how the release was made: when (``time``), by whom, from which file and log, with
+    which options, and which columns hold the items' id, texts and label (``release diff`` reads them)."""
     workspace = project.workspace
     by = "withheld (--pseudonyms)" if args.pseudonyms else project.annotator
+    layout = project.dataset.layout
     return {
-        "made": {"time": now(), "by": by, "piqa_tui_version": __version__},
+        "made": {"time": time, "by": by, "piqa_tui_version": __version__},
         "dataset": {"file": project.dataset.name, "format": project.dataset.format, "sha256": project.dataset.sha256},
         "workspace": None if workspace is None else {"id": workspace.workspace_id, **workspace.log_state()},
         "options": options,
+        "layout": {"id": layout.id, "prompt": layout.prompt, "solutions": list(layout.solutions)},
     }

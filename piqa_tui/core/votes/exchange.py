@@ -260,6 +260,7 @@ _LEFT_OUT_NAMES = {
     "ask": "questions to the lead",
     "reply": "replies",
     "release-id": "release ids",
+    "release": "recorded releases",
 }
 WHOLE_RECORD = "piqa-tui workspace merge or piqa-tui sync carry the whole record"
 

@@ -195,6 +195,33 @@ def check_release_id(text: str) -> None:
         raise ValueError(f"release id '{shown(text)}' is not one line of at most 200 characters without spaces")
 
 
+def check_release(text: str) -> None:
+    """A ``release`` event's record (``core.workspace.releases``): a JSON object with the release's options, the
+    SHA-256 of each file and the state of the log it came from (events, last clock, hash)."""
+    try:
+        data = strict_json.loads(text)
+    except (JsonRuleError, ValueError, RecursionError):
+        raise ValueError("the release record is not readable JSON") from None
+    if not isinstance(data, dict):
+        raise ValueError("the release record is not a JSON object")
+    files, log = data.get("files"), data.get("log")
+    if not isinstance(data.get("options"), dict) or not isinstance(data.get("dataset"), dict):
+        raise ValueError("the release record has no options or dataset")
+    if not isinstance(files, dict) or not all(
+        isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) for v in files.values()
+    ):
+        raise ValueError("the release record's files are not a table of SHA-256 hashes")
+    if (
+        not isinstance(log, dict)
+        or type(log.get("events")) is not int
+        or type(log.get("last_clock")) is not int
+        or not isinstance(log.get("events_sha256"), str)
+    ):
+        raise ValueError("the release record has no log state (events, last clock, hash)")
+    if not isinstance(data.get("defaults"), str | None):
+        raise ValueError("the release record's defaults are not text")
+
+
 ANY, NEEDED, NONE = "any", "needed", "none"  # whether an event names an item (a field): either, must, must not
 
 
@@ -230,6 +257,7 @@ RULES: dict[str, KindRule] = {
     "release-id": KindRule(item=NEEDED, field=NEEDED, new=check_release_id),
     SUGGEST_KIND: KindRule(item=NEEDED, field=NEEDED, note=check_provenance),
     SUGGEST_REVIEW_KIND: KindRule(item=NEEDED, field=NEEDED, new=check_review),
+    "release": KindRule(item=NONE, field=NEEDED, new=check_release),
 }
 _REGISTERED: dict[str, Payload] = {}
 

@@ -626,6 +626,18 @@ class Workspace:
         sql = f"SELECT kind, {fields} FROM events WHERE kind IN ({', '.join('?' * len(kinds))}) ORDER BY {CANONICAL}"
         return self.conn.execute(sql, kinds)
 
+    def item_events(
+        self, item_id: str, kinds: Iterable[str], after_clock: int, upto_clock: int
+    ) -> list[tuple[str, str, str, str]]:
+        """(kind, annotator, new, time) of an item's events of ``kinds`` with a clock after ``after_clock`` and
+        up to ``upto_clock``, in canonical order: what was recorded on it between two states of the log."""
+        kinds = list(kinds)
+        sql = (
+            f"SELECT kind, annotator, COALESCE(new, ''), time FROM events WHERE item_id = ? AND kind IN "
+            f"({', '.join('?' * len(kinds))}) AND clock > ? AND clock <= ? ORDER BY {CANONICAL}"
+        )
+        return self.conn.execute(sql, (item_id, *kinds, after_clock, upto_clock)).fetchall()
+
     def last_seq(self) -> int:
         return int(self.conn.execute(_LAST_SEQ).fetchone()[0])
 
