@@ -1,5 +1,5 @@
-"""On a dataset with three option columns: the new-item form says a fourth solution cannot be saved (core's
-check, not "no problem"), and a validator shown three shuffled blocks of an item that has four texts (a log
+"""On a dataset with three option columns: the new-item form has no field for a fourth solution (core refuses
+one from every other path: tests/test_layout_capacity.py), and a validator shown three shuffled blocks of an item that has four texts (a log
 written before the check) can vote only with the keys on screen."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.new_item import NewItemDialog
+from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 from piqa_tui.tui.widgets.item.vote_panel import VotePanel
 from tests.test_layout_capacity import FOUR, four_solution_item
 from tests.test_rounds import culture_copy, imported
@@ -23,29 +24,25 @@ def checks_text(pilot) -> str:
     return str(pilot.app.screen.query_one("#new-item-checks", Static).render())
 
 
-async def test_the_new_item_form_refuses_a_fourth_solution_with_cores_words(tmp_path: Path) -> None:
+async def test_the_new_item_form_offers_no_field_for_a_fourth_solution(tmp_path: Path) -> None:
     dataset = culture_copy(tmp_path)
     async with curate(dataset, annotator="amina") as pilot:
         screen = main_screen(pilot)
-        before = screen.project.workspace.last_seq()
         await pilot.press("I")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
+        fields = [editor.field for editor in pilot.app.screen.query(FieldEditor)]
+        assert fields == ["goal", "solution 1", "solution 2", "solution 3", "gold"]  # the dataset's 3 columns
         await type_text(pilot, "متى يُطبخ الكسكس؟")
-        for text in FOUR:
+        for text in FOUR[:3]:
             await pilot.press("tab")
             await type_text(pilot, text)
-        await wait_for(pilot, lambda: "3 solution columns" in checks_text(pilot))
-        assert "find no problem" not in checks_text(pilot) and "leave solution 4 empty" in checks_text(pilot)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(pilot.app.screen, NewItemDialog) and "cannot save yet" in checks_text(pilot)
-        assert screen.project.workspace.last_seq() == before
-        for _ in FOUR[3]:
-            await pilot.press("backspace")  # solution 4 emptied: the item fits
-        await wait_for(pilot, lambda: "3 solution columns" not in checks_text(pilot))
+        await pilot.press("tab")  # past the third solution: the gold, not a fourth text
+        await type_text(pilot, "1")
+        await wait_for(pilot, lambda: "not an item yet" not in checks_text(pilot))
         await pilot.press("enter")
         await wait_for(pilot, lambda: pilot.app.screen is screen)
-        assert len(screen.project.items[-1].solutions) == 3
+        written = screen.project.items[-1]
+        assert written.solutions == tuple(FOUR[:3]) and written.label == 0
 
 
 async def test_a_validator_votes_only_for_the_solutions_on_screen(tmp_path: Path) -> None:

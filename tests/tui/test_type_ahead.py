@@ -54,7 +54,7 @@ async def test_the_new_item_form_takes_what_is_typed_after_the_key_that_opens_it
         screen = main_screen(pilot)
         before = len(screen.project.items)
         burst(pilot, "I", "keep rice from sticking", "<tab>", "rinse the rice", "<tab>")
-        burst(pilot, events.Paste("rinse the pot"), "<tab>", "<tab>", "<tab>", "2", "<enter>")
+        burst(pilot, events.Paste("rinse the pot"), "<tab>", "2", "<enter>")  # two solution columns: gold next
         await wait_for(pilot, lambda: len(screen.project.items) == before + 1 and at_rest(pilot))
         new = screen.project.items[-1]
     written = Project.open(tamil, annotator="tester")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
+from piqa_tui.core.dataset.capacity import room
 from piqa_tui.core.round.stages import STAGES, Draft, add_items, check_draft, set_stage, stage_of, writer_columns
 from piqa_tui.core.workspace.suggestions import Suggestion, accept, pending, reject
 from piqa_tui.render.safe_text import markup_safe
@@ -38,7 +39,11 @@ class AuthoringController:
     def new_item(self) -> None:
         """Open the form; a saved draft is recorded as a new item at the draft stage."""
         self.host.push_screen(
-            NewItemDialog(self.session.validation.candidate, lambda written: check_draft(self.project, written)),
+            NewItemDialog(
+                self.session.validation.candidate,
+                lambda written: check_draft(self.project, written),
+                room(self.project.dataset.layout),
+            ),
             self._write,
         )
 

@@ -78,11 +78,13 @@ class NewItemDialog(ModalScreen[Draft | None]):
     ACTIONS = NEW_ITEM_ACTIONS + DIALOG_ACTIONS
     BINDINGS = bindings(ACTIONS)
 
-    def __init__(self, check: Callable[[Item], list[Problem]], admit: Callable[[Draft], None]) -> None:
+    def __init__(self, check: Callable[[Item], list[Problem]], admit: Callable[[Draft], None], room: int = 4) -> None:
         super().__init__()
         self.check = check
         self.admit = admit  # core's refusal of an item the dataset cannot hold (StageError), as ``add_items`` asks
-        self.values = dict.fromkeys(FIELDS, "")
+        # only the solutions the dataset has columns for (``capacity.room``): no field for a text it cannot hold
+        self.fields = [f for f in FIELDS if not f.startswith("solution ") or int(f.split()[1]) <= max(2, room)]
+        self.values = dict.fromkeys(self.fields, "")
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -93,7 +95,7 @@ class NewItemDialog(ModalScreen[Draft | None]):
                 markup=False,
             )
             with VerticalScroll(id="new-item-fields"):
-                for name in FIELDS:
+                for name in self.fields:
                     yield Static(name, classes="dialog-help", markup=False)
                     yield FieldEditor(field=name, placeholder=PLACEHOLDERS[name], id=f"new-{name.replace(' ', '-')}")
             yield Static("", id="new-item-checks", markup=False)
