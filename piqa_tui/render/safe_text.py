@@ -10,12 +10,17 @@ the item blocks.
 
 from __future__ import annotations
 
+import re
+
 from rich.highlighter import ReprHighlighter
 from rich.markup import escape
 from rich.text import Text
 
 from piqa_tui.core.text.bidi_mode import screen_mode
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.core.text.terminal_safe import FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE, terminal_safe
+
+# An isolate ``terminal_safe`` escaped (``\\u2068 … \\u2069``) holding no other escaped bidi control.
+_KEPT_ISOLATE = re.compile(r"\\u2068((?:(?!\\u20(?:6[6-9]|2[a-e])).)*?)\\u2069")
 
 
 def shown(text: object, *, one_line: bool = False) -> str:
@@ -27,7 +32,10 @@ def shown(text: object, *, one_line: bool = False) -> str:
         return safe
     from piqa_tui.core.text.bidi import on_screen  # imported when a screen first draws
 
-    return on_screen(safe)
+    # An isolate round a value (``isolated``: made safe inside, then wrapped) is kept, so the value keeps its
+    # own direction ("Round <Arabic name>: 24 items" does not pull the 24 into the name); only a balanced
+    # pair with no other bidi control inside is, so nothing the data holds can reorder the words around it.
+    return on_screen(_KEPT_ISOLATE.sub(f"{FIRST_STRONG_ISOLATE}\\1{POP_DIRECTIONAL_ISOLATE}", safe))
 
 
 def markup_safe(text: object, *, one_line: bool = False) -> str:
