@@ -329,6 +329,11 @@ async def back_to(pilot: Pilot, depth: int) -> None:
         await settle(pilot)
 
 
+# The screens that show none of the data wherever the walk opens them: the flag reasons, the keys, and the
+# new item's empty form.
+NO_DATA = ["FlagDialog", "HelpScreen", "NewItemDialog"]
+
+
 def is_close(action: str, key: str) -> bool:
     return key in ("escape", "q") or action.endswith(("_close", "_cancel"))
 
@@ -441,3 +446,5 @@ async def test_every_screen_and_dialog_draws_the_data_through_the_bidi_display(
     assert not findings.wrong, "\n".join(findings.wrong)
     missed = {cls.__name__ for cls in screen_classes()} - set(findings.reached)
     assert not missed, f"screens and dialogs the walk never reached: {sorted(missed)}"
+    blank = sorted(name for name, seen in findings.script_seen.items() if not seen)
+    assert blank == NO_DATA, f"screens and dialogs that showed none of the data: {blank}"
