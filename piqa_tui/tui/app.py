@@ -32,10 +32,11 @@ from piqa_tui.core.dataset.layout import Layout, format_mapping
 from piqa_tui.core.dataset.reading import peek_rows
 from piqa_tui.core.errors import LayoutError, PiqaError
 from piqa_tui.core.text.bidi import BidiMode
-from piqa_tui.core.text.terminal_safe import clipboard_safe, terminal_safe
+from piqa_tui.core.text.bidi_mode import set_screen_mode
+from piqa_tui.core.text.terminal_safe import clipboard_safe
 from piqa_tui.core.workspace.log import checkpoint_file, default_location, storage_error
 from piqa_tui.core.workspace.preferences import resume_position
-from piqa_tui.render.safe_text import markup_safe
+from piqa_tui.render.safe_text import markup_safe, shown
 from piqa_tui.tui.commands import ActionCommands
 from piqa_tui.tui.controllers.sync import SyncController
 from piqa_tui.tui.dialogs.mapping import MappingDialog
@@ -122,8 +123,9 @@ class PiqaApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """A toast whose text (often naming data: ids, columns, file names) is shown literally."""
-        safe = markup_safe if markup else terminal_safe
+        """A toast whose text (often naming data: ids, columns, file names) is shown literally, laid out by the
+        bidi display (``render.safe_text.shown``): an Arabic column value in it reads right to left, shaped."""
+        safe = markup_safe if markup else shown
         super().notify(safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup)
 
     def copy_to_clipboard(self, text: str) -> None:
@@ -148,6 +150,7 @@ class PiqaApp(App[None]):
     # --------------------------------------------------------------- startup
 
     def on_mount(self) -> None:
+        set_screen_mode(self.settings.bidi_mode)  # the one display path of the app's lines (core.text.bidi_mode)
         for theme in THEMES.values():
             self.register_theme(theme)
         self.theme = self.settings.theme
@@ -253,6 +256,7 @@ class PiqaApp(App[None]):
             return
         first = self.session is None
         old, self.session = self.session, session
+        set_screen_mode(session.bidi_mode)
         session.writes.attach(self)
         self.syncs.opened(session)
         if old is not None:
@@ -429,6 +433,7 @@ class PiqaApp(App[None]):
 
     def on_unmount(self) -> None:
         """Every clean exit leaves the .sqlite file complete on its own (the WAL checkpointed into it)."""
+        set_screen_mode(None)  # no screen any more: text is shown as stored
         if self.session is not None and self.session.project.workspace is not None:
             self.session.project.workspace.close()
 

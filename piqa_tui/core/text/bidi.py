@@ -51,7 +51,7 @@ from rich.measure import Measurement
 from rich.style import Style, StyleType
 from rich.text import Text
 
-from piqa_tui.core.text.bidi_mode import BidiMode, resolve_mode
+from piqa_tui.core.text.bidi_mode import BidiMode, resolve_mode, screen_mode
 from piqa_tui.core.text.characters import BIDI_CONTROLS, JOINERS
 from piqa_tui.core.text.direction import Direction, is_rtl
 from piqa_tui.core.text.graphemes import (
@@ -494,3 +494,28 @@ class BidiText:
         widest = max(cell_width(p, self.policy) for p in paragraphs)
         longest_word = max((cell_width(w, self.policy) for p in paragraphs for w in p.split()), default=0)
         return Measurement(min(longest_word, widest), widest).clamp(max_width=options.max_width)
+
+
+# --- The screen's lines -----------------------------------------------------
+
+_PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
+
+
+def on_screen(text: str, mode: BidiMode | str | None = None) -> str:
+    """``text`` (logical, terminal-safe) as the screen draws it: each line laid out by the adapter, left to right
+    (the app's lines are; data isolated in them with ``isolated`` keeps its own direction), in ``mode`` or the
+    screen's (``bidi_mode.screen_mode``). The one display path of the app's lines that hold data (see
+    ``bidi_mode.set_screen_mode``). Unchanged outside the TUI, for text with nothing to lay out, and for text
+    already laid out (it holds presentation forms: laying it out again would reverse it back)."""
+    resolved = screen_mode() if mode is None else resolve_mode(mode)
+    if resolved is None or not needs_layout(text) or _PRESENTATION_FORMS.search(text):
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if not needs_layout(line):
+            lines.append(line)
+            continue
+        room = 2 * len(line) + 8  # one display line: never wrapped here, the widget cuts or wraps it
+        laid = layout(line, room, resolved, max_lines=1, direction=Direction.LTR)
+        lines.append(laid[0].text if laid else "")
+    return "\n".join(lines)

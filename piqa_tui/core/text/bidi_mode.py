@@ -45,3 +45,21 @@ def resolve_mode(mode: BidiMode | str, environ: Mapping[str, str] | None = None)
     """``mode`` as a concrete mode, with ``auto`` decided by ``detect_mode``."""
     mode = BidiMode(mode)
     return detect_mode(environ) if mode is BidiMode.AUTO else mode
+
+
+# The mode the TUI's screen draws in; None where no screen is drawn (the CLI prints text as it is stored).
+# The TUI keeps it in step with the session's mode (``b`` cycles it); ``bidi.on_screen`` and the safe
+# renderer read it, so every line of the app that holds data (titles, table cells, dialog messages, toasts)
+# goes through the display adapter in the screen's mode, as the item blocks do. A process draws one screen.
+_screen_mode: BidiMode | None = None
+
+
+def set_screen_mode(mode: BidiMode | str | None) -> None:
+    """Set the bidi mode the screen draws in (None: no screen, text is shown as stored)."""
+    global _screen_mode
+    _screen_mode = None if mode is None else resolve_mode(mode)
+
+
+def screen_mode() -> BidiMode | None:
+    """The mode set with ``set_screen_mode``; None outside the TUI."""
+    return _screen_mode

@@ -74,10 +74,10 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         layout = self.current
-        options = [(c, c) for c in self.columns]
+        options = [(rich_text(c, one_line=True), c) for c in self.columns]  # column names are data
         with Vertical() as box:
             box.border_title = "Map the columns"
-            yield Static(self.reason, classes="dialog-help", markup=False)
+            yield Static(rich_text(self.reason), classes="dialog-help", markup=False)
             with Horizontal():
                 yield Label("prompt")
                 yield Select(
@@ -86,7 +86,9 @@ class MappingDialog(ModalScreen[dict[str, str] | None]):
             with Horizontal():
                 yield Label("solutions")
                 chosen = set(layout.solutions) if layout else set()
-                yield SelectionList[str](*((c, c, c in chosen) for c in self.columns), id="solutions")
+                yield SelectionList[str](
+                    *((rich_text(c, one_line=True), c, c in chosen) for c in self.columns), id="solutions"
+                )
             with Horizontal():
                 yield Label("label")
                 label = layout.label if layout and layout.label else NO_COLUMN

@@ -1,6 +1,7 @@
 """Small modal questions: a line of text (go to id, export path) and a choice between actions.
 
-A dialog's title and message are the app's words, shown literally (never parsed as markup). Text from the
+A dialog's title and message are the app's words, shown literally (never parsed as markup) and laid out by the
+bidi display (``render.safe_text.shown``: a name or a file name from the data in them reads right). Text from the
 data they quote (a question from the round, the versions of a field in a conflict) is given as ``DataText``:
 it is drawn by the bidi display adapter in the app's bidi mode and the field's direction, as the item blocks
 draw it, so Arabic reads right to left, shaped, and a control character in it is shown, never obeyed.
@@ -24,6 +25,7 @@ from textual.widgets.option_list import Option
 from piqa_tui.core.text.bidi import BidiText, layout
 from piqa_tui.core.text.direction import Direction
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
@@ -57,11 +59,11 @@ def _direction(widget: Widget, part: DataText) -> Direction:
 def drawn_message(widget: Widget, message: Message) -> RenderableType:
     """What a dialog's message draws: the app's words literally, the data's through the bidi adapter."""
     if isinstance(message, str):
-        return Text(message)
+        return Text(shown(message))
     mode = app_bidi_mode(widget)
     return Group(
         *(
-            Text(part)
+            Text(shown(part))  # the app's words, naming data (who changed a field, a file's name) laid out
             if isinstance(part, str)
             else BidiText(terminal_safe(part.text), mode, direction=_direction(widget, part))
             for part in message
@@ -72,7 +74,7 @@ def drawn_message(widget: Widget, message: Message) -> RenderableType:
 def drawn_title(widget: Widget, title: str | DataText) -> Text:
     """A dialog's title as one line: the app's words literally (never markup), data laid out by the adapter."""
     if isinstance(title, str):
-        return Text(terminal_safe(title, one_line=True))
+        return Text(shown(title, one_line=True))
     line = layout(
         terminal_safe(title.text, one_line=True),
         TITLE_CELLS,
@@ -213,11 +215,11 @@ class ChoiceDialog(ModalScreen[str | None]):
             options: list[Option | None] = []
             for key, label, help in self.choices:
                 if key is None:
-                    options.append(Option(Text(label, style="bold underline"), disabled=True))
+                    options.append(Option(Text(shown(label), style="bold underline"), disabled=True))
                     continue
-                prompt = Text(label)
+                prompt = Text(shown(label))  # a choice may name data: a column's value, a question
                 if help:
-                    prompt.append(f"  {help}", "dim")
+                    prompt.append(f"  {shown(help)}", "dim")
                 options.append(Option(prompt, id=key))
             yield OptionList(*options)
 

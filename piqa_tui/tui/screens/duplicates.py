@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 from piqa_tui.core.dedup.clusters import Cluster, Member
 from piqa_tui.core.dedup.resolution import cluster_key
 from piqa_tui.core.dedup.scan import DuplicateScan, ScanRequest, default_choice, differences
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.controllers.duplicates import DuplicatesController
 from piqa_tui.tui.keymap import DUPLICATE_ACTIONS, bindings, unlisted
 from piqa_tui.tui.messages import MarksChanged, ShowItem
@@ -261,9 +261,7 @@ class DuplicatesScreen(Screen[None]):
         result = self.result
         text = Text(overflow="ellipsis")
         text.append("Duplicates", "bold")
-        text.append(
-            f"  {terminal_safe(self.project.dataset.name, one_line=True)} · {len(self.project.items):,} items  "
-        )
+        text.append(f"  {shown(self.project.dataset.name, one_line=True)} · {len(self.project.items):,} items  ")
         if self.scanning:
             text.append("scanning…", "italic")
         elif result is not None:

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from piqa_tui.core.errors import PiqaError
-from piqa_tui.render.safe_text import rich_text
+from piqa_tui.render.safe_text import rich_text, shown
 from piqa_tui.tui.keymap import HEALTH_ACTIONS, bindings
 from piqa_tui.tui.messages import OthersChanged
 from piqa_tui.tui.state.session import Session
@@ -70,11 +70,10 @@ def annotators_and_doubt(session: Session) -> Report:
         return _Lines(["Shown to reviewers (start with --reviewer): it judges every annotator's votes."])
     from piqa_tui.core.quality.audit import audit_labels
     from piqa_tui.core.quality.sections import audit_sections
-    from piqa_tui.core.text.terminal_safe import terminal_safe
 
     audit = audit_labels(session.project, session.ballots.policy)
     found = [line for section in audit_sections(audit) for line in section.lines()]
-    return _Lines([terminal_safe(line, one_line=True) for line in found])
+    return _Lines([shown(line, one_line=True) for line in found])
 
 
 REPORTS: tuple[HealthReport, ...] = (

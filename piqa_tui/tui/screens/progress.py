@@ -26,6 +26,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Outcome, Progress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
+from piqa_tui.core.text.terminal_safe import isolated
 from piqa_tui.render.progress import duration, figure
 from piqa_tui.render.safe_text import rich_text
 from piqa_tui.tui.keymap import PROGRESS_ACTIONS, bindings
@@ -53,7 +54,8 @@ def measured(session: Session) -> tuple[str, Progress | None]:
     by = [c for c in declared.routing.same if c in project.dataset.meta_columns]
     found = round_progress(project, declared, assignment_in_force(project.workspace), by, session.ballots.policy)
     k = found.validators_per_item
-    title = f"Round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each"
+    name = isolated(declared.name) if declared.name else "(unnamed)"  # its own direction: "24 items" stays after it
+    title = f"Round {name}: {found.items} items, {k} validation{'s' * (k != 1)} each"
     return title, found
 
 

@@ -29,6 +29,7 @@ from piqa_tui.core.gcpause import settle
 from piqa_tui.core.round.stages import writer_of
 from piqa_tui.core.sync.exchange import catch_up
 from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.core.text.bidi_mode import set_screen_mode
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace, default_location
 from piqa_tui.core.workspace.preferences import (
@@ -203,6 +204,7 @@ class Session:
         """Switch to the next bidi mode (app, terminal, off) and return it."""
         index = BIDI_CYCLE.index(self.bidi_mode) if self.bidi_mode in BIDI_CYCLE else -1
         self.bidi_mode = BIDI_CYCLE[(index + 1) % len(BIDI_CYCLE)]
+        set_screen_mode(self.bidi_mode)  # the app's lines that hold data follow at once
         return self.bidi_mode
 
     def disk_changed(self) -> bool:

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from piqa_tui.core.text.bidi import layout
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 
 
 @dataclass
@@ -53,15 +53,16 @@ class StatusHeader(Static):
         self.set_class(bool(info.warning), "-warning")
         text = Text(no_wrap=True, overflow="ellipsis")
         if info.warning:
-            text.append("⚠ " + terminal_safe(info.warning, one_line=True) + "  ", "bold")
-        # The file name and the annotator (from the config or --annotator) are data: shown escaped.
-        text.append(terminal_safe(info.dataset, one_line=True) + ("*" if info.unsaved else ""), "bold")
+            text.append("⚠ " + shown(info.warning, one_line=True) + "  ", "bold")
+        # The file name and the annotator (from the config or --annotator) are data: escaped, and laid out by the
+        # bidi display (``shown``) like every line that holds data.
+        text.append(shown(info.dataset, one_line=True) + ("*" if info.unsaved else ""), "bold")
         text.append("  ")
-        text.append(("reviewer " if info.reviewer else "") + terminal_safe(info.annotator, one_line=True), "italic")
+        text.append(("reviewer " if info.reviewer else "") + shown(info.annotator, one_line=True), "italic")
         text.append("  ")
         if info.loading:
             text.append(f"{info.index}/…", "bold")
-            text.append(f"  {terminal_safe(info.loading, one_line=True)}…", "italic")
+            text.append(f"  {shown(info.loading, one_line=True)}…", "italic")
         else:
             position = (
                 f"{info.index}/{info.shown}"
@@ -78,8 +79,8 @@ class StatusHeader(Static):
             text.append(f"  ✎{info.edited}  ⚑{info.flagged}")
         if info.filters:
             # A search may be Arabic: drawn through the bidi adapter like every other text.
-            shown = layout(info.filters, 200, info.bidi or "app", max_lines=1)[0].text
-            text.append(f"  [{shown}]", "bold")
+            search = layout(info.filters, 200, info.bidi or "app", max_lines=1)[0].text
+            text.append(f"  [{search}]", "bold")
         if info.busy:
             text.append(f"  {info.busy}…", "italic")
         if info.synced:

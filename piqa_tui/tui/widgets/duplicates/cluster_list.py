@@ -20,7 +20,7 @@ from textual.strip import Strip
 from piqa_tui.core.dedup.clusters import Cluster, Member
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
 IDS_WIDTH = 30
@@ -149,7 +149,7 @@ class ClusterList(ScrollView, can_focus=False):
         muted = base + self.get_component_rich_style("cluster-list--muted")
         signal = base + self.get_component_rich_style(SIGNAL_STYLES.get(cluster.signal, "cluster-list--muted"))
         number = str(index + 1).rjust(len(str(len(self.clusters))))
-        ids = truncate(terminal_safe(" ".join(self.label_of(m) for m in cluster.members), one_line=True), IDS_WIDTH)
+        ids = truncate(shown(" ".join(self.label_of(m) for m in cluster.members), one_line=True), IDS_WIDTH)
         segments = [
             Segment(f" {number} ", muted),
             Segment(f"{cluster.signal:<{SIGNAL_WIDTH}} ", signal),

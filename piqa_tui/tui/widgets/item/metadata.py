@@ -12,7 +12,7 @@ from textual.widget import Widget
 
 from piqa_tui.core.text.bidi import layout
 from piqa_tui.core.text.graphemes import cell_width, truncate
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, draw_line, field_direction
 
 NAME_WIDTH = 22
@@ -69,7 +69,7 @@ class MetadataTable(Widget):
             return Strip.blank(width, base)
         column, value = self.rows[y]
         name_width = min(NAME_WIDTH, max(cell_width(c) for c, _ in self.rows) + 2, max(4, width // 3))
-        name = truncate(terminal_safe(column, one_line=True), name_width - 2)
+        name = truncate(shown(column, one_line=True), name_width - 2)
         style = "metadata--selected" if column == self.selected else "metadata--name"
         name_cells = [
             Segment(name + " " * (name_width - cell_width(name)), base + self.get_component_rich_style(style))

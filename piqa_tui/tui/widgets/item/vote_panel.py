@@ -7,6 +7,7 @@ from textual.widgets import Static
 
 from piqa_tui.core.text.bidi import rich_text
 from piqa_tui.core.text.direction import Direction
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.state.ballots import VoteSummary
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 
@@ -34,7 +35,7 @@ class VotePanel(Static):
         self.set_class(summary.hidden, "-hidden")
         text = Text(end="")
         text.append("votes   ", "bold")
-        text.append(summary.votes, "bold" if summary.mine is not None else "")
+        text.append(shown(summary.votes), "bold" if summary.mine is not None else "")  # names from the data
         text.append("\n")
         text.append("status  ", "bold")
         # The status quotes data (an adjudication's reason, in Arabic): laid out by the bidi adapter on the

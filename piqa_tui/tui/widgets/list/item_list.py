@@ -25,7 +25,7 @@ from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.text.bidi import DisplayLine, layout, needs_layout
 from piqa_tui.core.text.direction import Direction, detect_direction
 from piqa_tui.core.text.graphemes import cell_width, graphemes, truncate
-from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction, line_segments
 
 COMPACT_WIDTH = 44  # narrower rows than this pack their marks into COMPACT_MARKS cells
@@ -284,7 +284,7 @@ class ItemList(ScrollView, can_focus=True, inherit_bindings=False):
         for mark in marks:
             segments.append(Segment(mark, base + styles[MARK_STYLES[mark]] if mark in MARK_STYLES else base))
         id_style = base if is_cursor else base + styles["item-list--id"]
-        cut_id = shown_id(terminal_safe(item.id, one_line=True), self.id_width)
+        cut_id = shown_id(shown(item.id, one_line=True), self.id_width)
         segments.append(Segment(" " + cut_id + " " * (self.id_width - cell_width(cut_id)) + " ", id_style))
         room = width - sum(s.cell_length for s in segments)
         if room > 2:
