@@ -331,8 +331,8 @@ def _pairs_in_groups(order: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -
     return order[base + i], order[base + j]
 
 
-def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.ndarray]:
-    """Candidate unit pairs of one band, in batches of unique uint64 ``a << 32 | b`` (a < b).
+def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Candidate unit pairs of one band, in batches of arrays ``(a, b)`` (a pair may repeat).
 
     Buckets (units with the same ``key``) of at most BUCKET_CAP units give every
     pair; larger ones give each unit with the next WINDOW units in the order of
@@ -347,7 +347,7 @@ def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.nda
     starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
     sizes = np.diff(np.r_[starts, n])
     small = (sizes > 1) & (sizes <= BUCKET_CAP)
-    yield _pair_keys(*_pairs_in_groups(order, starts[small], sizes[small]))
+    yield _pairs_in_groups(order, starts[small], sizes[small])
     big = sizes > BUCKET_CAP
     if not big.any():
         return
@@ -364,7 +364,7 @@ def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.nda
             p = np.flatnonzero(same)
             a_parts.append(by_other[p])
             b_parts.append(by_other[p + d])
-        yield _pair_keys(np.concatenate(a_parts), np.concatenate(b_parts))
+        yield np.concatenate(a_parts), np.concatenate(b_parts)
 
 
 def _pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -514,16 +514,18 @@ class _Search:
         self.verified = 0
         self.estimated = 0
 
-    def verify(self, cand: np.ndarray) -> None:
+    def verify(self, a: np.ndarray, b: np.ndarray) -> None:
+        """Check the candidate pairs ``(a[i], b[i])`` (repeats allowed) and join the ones that pass."""
         import numpy as np
 
-        a = (cand >> np.uint64(32)).astype(np.int64)
-        b = (cand & np.uint64(0xFFFFFFFF)).astype(np.int64)
         roots = self.components.roots()
-        keep = (roots[a] != roots[b]) & ~_contains(self.rejected, cand)
+        keep = roots[a] != roots[b]
         if self.side is not None:  # leakage: only pairs across the two files count
             keep &= ((self.side[a] & 1) & (self.side[b] >> 1) | (self.side[a] >> 1) & (self.side[b] & 1)).astype(bool)
-        cand, a, b = cand[keep], a[keep], b[keep]
+        cand = _pair_keys(a[keep], b[keep])
+        cand = cand[~_contains(self.rejected, cand)]
+        a = (cand >> np.uint64(32)).astype(np.int64)
+        b = (cand & np.uint64(0xFFFFFFFF)).astype(np.int64)
         sa, sb = self.sizes[a], self.sizes[b]
         possible = np.minimum(sa, sb) >= self.threshold * np.maximum(sa, sb) - 1e-9  # J <= smaller / larger
         cand, a, b, sa, sb = cand[possible], a[possible], b[possible], sa[possible], sb[possible]
@@ -582,7 +584,7 @@ def search_lexical(
     search = _Search(offsets, grams, sketch, threshold, side)
     for band in range(bands):
         for batch in _band_candidates(keys[band], *(keys[(band + k) % bands] for k in range(1, ORDERS + 1))):
-            search.verify(batch)
+            search.verify(*batch)
         step(1)
     a, b, sim = (np.concatenate(parts) for parts in zip(*search.found))
     return LexicalPairs(a, b, sim, search.verified, search.estimated)

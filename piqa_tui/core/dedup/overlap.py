@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 WIDTH = 2048  # bits per unit at most (256 bytes): frame-shaped pools have ~1,200 distinct grams
+TABLE_BITS = 20  # the lookup table from gram hash to bit: 2**20 int16 slots (2 MB)
 SAMPLE_UNITS = 16_384  # the frequent grams are counted on about this many units, spread over the input
 _UNITS_PER_BLOCK = 4096  # bits are set for this many units at a time (a 1 MB bool block per 256 bits)
 PAIRS_PER_CHUNK = 1 << 15  # overlaps are counted on this many pairs at a time (~16 MB of gathered rows)
@@ -62,21 +63,36 @@ def _frequent_grams(offsets: np.ndarray, grams: np.ndarray) -> np.ndarray:
     return np.sort(values[top])
 
 
+def _slot_table(vocab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A direct-address table from a gram hash's low :data:`TABLE_BITS` bits to its bit in the row (-1: none),
+    and the grams that keep a bit. Two frequent grams that fall on one slot both go without a bit (their
+    grams count as rare), so a lookup is one gather and one comparison, and never wrong."""
+    import numpy as np
+
+    slot = (vocab & np.uint64((1 << TABLE_BITS) - 1)).astype(np.int64)
+    count = np.bincount(slot, minlength=1 << TABLE_BITS)
+    vocab = vocab[count[slot] == 1]
+    table = np.full(1 << TABLE_BITS, -1, dtype=np.int16)
+    table[(vocab & np.uint64((1 << TABLE_BITS) - 1)).astype(np.int64)] = np.arange(len(vocab), dtype=np.int16)
+    return table, vocab
+
+
 def gram_bits(offsets: np.ndarray, grams: np.ndarray, parallel: Parallel[tuple[int, int], None]) -> GramBits:
     """Each unit's row of bits over the frequent grams, and its count of the other grams."""
     import numpy as np
 
     n_units = len(offsets) - 1
-    vocab = _frequent_grams(offsets, grams) if len(grams) else np.zeros(0, dtype=np.uint64)
+    table, vocab = _slot_table(_frequent_grams(offsets, grams) if len(grams) else np.zeros(0, dtype=np.uint64))
     width = max(64, -(-len(vocab) // 64) * 64)
     packed = np.zeros((n_units, width // 8), dtype=np.uint8)
     rare = np.zeros(n_units, dtype=np.int64)
+    padded = np.r_[vocab, np.zeros(1, dtype=np.uint64)]  # "no bit" (-1) reads the padding; at >= 0 rules it out
 
     def block(bounds: tuple[int, int]) -> None:
         u0, u1 = bounds
         g = grams[offsets[u0] : offsets[u1]]
-        at = np.minimum(np.searchsorted(vocab, g), max(len(vocab) - 1, 0))
-        hit = vocab[at] == g if len(vocab) else np.zeros(len(g), dtype=bool)
+        at = table[(g & np.uint64((1 << TABLE_BITS) - 1)).astype(np.int64)].astype(np.int64)
+        hit = (at >= 0) & (padded[at] == g)
         unit = np.repeat(np.arange(u1 - u0), np.diff(offsets[u0 : u1 + 1]))
         rows = np.zeros((u1 - u0, width), dtype=bool)
         rows[unit[hit], at[hit]] = True
