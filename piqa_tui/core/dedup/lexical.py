@@ -12,9 +12,13 @@ character 3-grams; 150 multiply-add MinHash rows (32-bit lanes, a cache-sized
 block of units at a time) are cut into bands chosen so that a pair exactly at
 the threshold shares at least one band with probability >= 99.9%
 (:func:`lsh_bands`). Every candidate is then verified with the **exact**
-Jaccard, so nothing is reported on an estimate; a candidate whose b-bit
-MinHash sketch agrees on too few rows (:func:`sketch_floor`: a pair at the
-threshold falls below with probability <= 1e-4) is dropped unverified.
+Jaccard, so nothing is reported on an estimate: the overlap of its frequent
+grams is counted from rows of bits (core/dedup/overlap.py), which decides
+most pairs exactly on their own; only a pair whose units both have rare
+grams, and whose bound still reaches the threshold, has its gram lists merged,
+and such a candidate whose b-bit MinHash sketch agrees on too few rows
+(:func:`sketch_floor`: a pair at the threshold falls below with probability
+<= 1e-4) is dropped unverified.
 Shingling, MinHash, estimates and exact Jaccard run on every core the
 process may use (:func:`workers`), in threads: numpy releases the GIL.
 
@@ -110,9 +114,10 @@ def _pool(threads: int) -> ThreadPoolExecutor:
 class LexicalPairs:
     """Unit pairs ``(a[i], b[i])`` whose exact Jaccard ``similarity[i]`` reaches the threshold.
 
-    ``verified`` is how many candidate pairs had their exact Jaccard computed, and
-    ``estimated`` how many had their MinHash estimate compared first: the cost of
-    the search, which must grow with the number of units, not its square.
+    ``verified`` is how many candidate pairs were decided exactly (from the rows of
+    frequent-gram bits, or by merging gram lists), and ``estimated`` how many needed
+    the merge and had their MinHash estimate compared first: the cost of the
+    search, which must grow with the number of units, not its square.
     """
 
     a: np.ndarray
