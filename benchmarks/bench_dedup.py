@@ -4,6 +4,7 @@
     python benchmarks/bench_dedup.py --only scaling  # one section: scaling, template, methods, semantic, index, quality
     python benchmarks/bench_dedup.py --only template --sizes 2000,5000 --runs 1   # a quick check
     python benchmarks/bench_dedup.py --only drafts --sizes 20000,100000 --filler 3,6   # template-like drafts
+    python benchmarks/bench_dedup.py --only drafts --sizes 20000,100000 --drafts openings,darija,arabizi
 
 Sections:
 
@@ -18,6 +19,8 @@ Sections:
   planted near copies and exact variants): time, peak RSS, pairs estimated and
   verified, recall of the planted pairs. ``--filler 3,6`` sets the filler words
   per field (fewer: the items of one opening are more alike, the search harder).
+  ``--drafts darija,arabizi`` takes drafts that share one sentence frame with a
+  few slots filled instead (``benchmarks/make_frame_drafts.py``).
 * ``methods`` — the same job done by ``rapidfuzz.process.cdist`` (all pairs,
   with a score cutoff, in chunks, both cores), by ``datasketch`` MinHash LSH
   when it is importable, and by piqa-tui.
@@ -199,24 +202,53 @@ def job_template(n: int) -> dict:
     return out | {"verified": search_lexical(fields, 0.8).verified}
 
 
-def job_drafts(n: int, lo: int, hi: int) -> dict:
-    """Exact + lexical + prompt dedup of ``n`` template-like drafts (make_template_drafts.py, fillers of lo..hi
-    words): time, peak RSS, the search's counts (a second, untimed search) and the recall of the planted pairs."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from make_template_drafts import template_drafts
+DRAFT_SHAPES = ("openings", "darija", "arabizi")  # make_template_drafts.py, then make_frame_drafts.py's shapes
 
+
+SHAPE_TITLES = {
+    "openings": "shared openings (make_template_drafts.py, fillers of {lo}-{hi} words)",
+    "darija": "a shared sentence frame, Arabic-script Darija (make_frame_drafts.py darija)",
+    "arabizi": "a shared sentence frame, Latin-script Darija with spelling noise (make_frame_drafts.py arabizi)",
+}
+
+
+def draft_rows(n: int, shape: str, filler: tuple[int, int]) -> tuple[list, list]:
+    """Rows and planted pairs of ``n`` drafts: shared openings (make_template_drafts.py, fillers of
+    ``filler`` words) or a shared sentence frame (make_frame_drafts.py, Arabic-script or Latin-script Darija)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    if shape == "openings":
+        from make_template_drafts import template_drafts
+
+        return template_drafts(n, filler=filler)
+    from make_frame_drafts import frame_drafts
+
+    return frame_drafts(n, shape)
+
+
+def job_drafts(n: int, lo: int, hi: int, shape: int = 0) -> dict:
+    """Exact + lexical + prompt dedup of ``n`` drafts of DRAFT_SHAPES[shape] (openings: fillers of lo..hi
+    words): time, peak RSS, the search's counts and time (a second search) and the recall of the planted pairs."""
     from piqa_tui.core.dataset.item import Item
     from piqa_tui.core.dedup.folding import fold, group_units
     from piqa_tui.core.dedup.lexical import search_lexical, workers
 
-    rows, planted = template_drafts(n, filler=(lo, hi))
+    rows, planted = draft_rows(n, DRAFT_SHAPES[shape], (lo, hi))
     items = [Item(r[0], r[1], (r[2], r[3]), 0, i) for i, r in enumerate(rows)]
     fold("x")  # the folding table is built once per process: not part of the dedup
     out, clusters = timed_dedup(items)
     cluster_of = {m.id: k for k, c in enumerate(clusters) if c.signal != "prompt" for m in c.members}
     recall = sum(1 for a, b, _ in planted if a in cluster_of and cluster_of[a] == cluster_of.get(b)) / len(planted)
-    found = search_lexical(group_units(items, len(items)).fields, 0.8)
-    return out | {"estimated": found.estimated, "verified": found.verified, "recall": recall, "workers": workers()}
+    fields = group_units(items, len(items)).fields
+    started = time.perf_counter()
+    found = search_lexical(fields, 0.8)
+    return out | {
+        "search_s": time.perf_counter() - started,
+        "estimated": found.estimated,
+        "verified": found.verified,
+        "recall": recall,
+        "workers": workers(),
+        "shape": DRAFT_SHAPES[shape],
+    }
 
 
 def job_cdist(n: int) -> dict:
@@ -489,11 +521,11 @@ def section_template(runs: int, sizes: list[int]) -> str:
     )
 
 
-def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
+def section_drafts(runs: int, sizes: list[int], filler: str, shape: str = "openings") -> str:
     lo, hi = filler.split(",")
     rows = []
     for n in sizes:
-        results = [child(["drafts", str(n), lo, hi]) for _ in range(runs)]
+        results = [child(["drafts", str(n), lo, hi, str(DRAFT_SHAPES.index(shape))]) for _ in range(runs)]
         secs = [r["seconds"] for r in results]
         r = results[0]
         rows.append(
@@ -503,7 +535,8 @@ def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
                 f"{statistics.median(x['cpu_s'] for x in results):.2f} s",
                 f"{statistics.median(x['peak_rss_mb'] for x in results):.0f} MB",
                 f"{statistics.median(x['peak_rss_mb'] - x['rss_before_mb'] for x in results):.0f} MB",
-                f"{r['estimated']:,} / {r['verified']:,}",
+                f"{statistics.median(x['search_s'] for x in results):.2f} s",
+                f"{r['verified']:,} / {r['estimated']:,}",
                 f"{r['recall']:.1%}",
                 r["clusters"],
                 ", ".join(f"{x['load']:.1f}" for x in results),
@@ -511,7 +544,7 @@ def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
         )
         print(f"  drafts {n}: {secs}", file=sys.stderr)
     return (
-        f"### Lexical dedup of template-like drafts (make_template_drafts.py, fillers of {lo}-{hi} words), "
+        f"### Lexical dedup of drafts: {SHAPE_TITLES[shape].format(lo=lo, hi=hi)}, "
         f"fresh process per run, {results[0]['workers']} cores, median of {runs}\n\n"
         + table(
             [
@@ -520,7 +553,8 @@ def section_drafts(runs: int, sizes: list[int], filler: str) -> str:
                 "CPU time (all threads)",
                 "peak RSS",
                 "peak − loaded",
-                "pairs estimated / verified",
+                "search_lexical alone",
+                "pairs checked / estimated",
                 "planted pairs found",
                 "clusters",
                 "load average (1 min) per run",
@@ -946,6 +980,9 @@ def main() -> None:
         "--only", choices=["scaling", "template", "drafts", "methods", "semantic", "index", "quality"], action="append"
     )
     parser.add_argument("--filler", default="3,6", help="filler words per field of the drafts section (LO,HI)")
+    parser.add_argument(
+        "--drafts", default="openings", help=f"draft shapes of the drafts section, comma-separated: {DRAFT_SHAPES}"
+    )
     parser.add_argument("--sizes", default="20000,50000,100000", help="item counts of the template section")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--no-semantic", action="store_true", help="skip everything that loads the model")
@@ -959,7 +996,8 @@ def main() -> None:
         elif name == "template":
             print(section_template(args.runs, [int(x) for x in args.sizes.split(",")]))
         elif name == "drafts":
-            print(section_drafts(args.runs, [int(x) for x in args.sizes.split(",")], args.filler))
+            for shape in args.drafts.split(","):
+                print(section_drafts(args.runs, [int(x) for x in args.sizes.split(",")], args.filler, shape))
         elif name == "methods":
             print(section_methods())
         elif name == "semantic" and not args.no_semantic:

@@ -1,13 +1,17 @@
 """How much memory a lexical dedup needs, decided from the input before any index is built.
 
 The lexical search holds, per item, the 40-bit hashes of its character 3-grams
-(8 bytes for about every character), its folded text, 25 band keys and a
-150-byte MinHash sketch, plus work arrays of a fixed size (the exact Jaccard
-and estimate chunks on each core). Measured on template drafts of 20,000 and
+(8 bytes for about every character), its folded text, 25 band keys, a
+150-byte MinHash sketch and a row of up to 2,048 bits (core/dedup/overlap.py),
+plus work arrays of a fixed size (the exact Jaccard and estimate chunks on
+each core). Measured on template drafts of 20,000 and
 100,000 items (benchmarks/bench_dedup.py, docs/dedup.md): peak RSS above the
 loaded items was 190 MB and 411 MB, about 135 MB plus 9.8 bytes a character.
 The estimate below is that line with a margin (it over-states both by 20-30%),
 so a refusal comes before the work, not after the machine starts swapping.
+The rows of frequent-gram bits (256 bytes a unit at most) came later: at
+100,000 opening drafts the peak rose from 441 to 497 MB above the loaded
+items, against an estimate of about 530 MB (BENCHMARKS.md, frame-shaped drafts).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from piqa_tui.core.dataset.item import Item
 
 FIXED_BYTES = 160 * 2**20  # work arrays whatever the input (two cores' chunks)
 BYTES_PER_CHARACTER = 10  # gram hashes (8 bytes each, about one per character) and the folded text
-BYTES_PER_ITEM = 800  # band keys, sketch, offsets, the union-find entry, the folded fields' objects
+BYTES_PER_ITEM = 900  # band keys, sketch, the row of frequent-gram bits (overlap.py), offsets, union-find, fields
 
 
 def lexical_bytes(items: Iterable[Item]) -> int:

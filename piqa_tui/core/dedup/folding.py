@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -68,9 +68,12 @@ def fold(text: str) -> str:
     return " ".join(folded.split())
 
 
-def folded_fields(item: Item) -> tuple[str, ...]:
-    """Folded question (COPA cause/effect, usually ''), prompt, then solutions in sorted order."""
-    return (fold(item.question or ""), fold(item.prompt), *sorted(fold(s) for s in item.solutions))
+def folded_fields(item: Item, fold_text: Callable[[str], str] = fold) -> tuple[str, ...]:
+    """Folded question (COPA cause/effect, usually ''), prompt, then solutions in sorted order.
+
+    ``fold_text``: :func:`fold`, or a memo of it when many items repeat the same texts.
+    """
+    return (fold_text(item.question or ""), fold_text(item.prompt), *sorted(fold_text(s) for s in item.solutions))
 
 
 def item_key(item: Item) -> str:
@@ -98,10 +101,20 @@ class Units:
 
 
 def group_units(items: Sequence[Item], n_checked: int) -> Units:
+    """Items with the same exact key as one unit. Each distinct text is folded once: drafts written on a
+    few sentence frames repeat their goals and solutions, and folding is most of this function's time."""
     index: dict[str, int] = {}
     units = Units([], [], [], [])
+    folded: dict[str, str] = {}
+
+    def fold_once(text: str) -> str:
+        out = folded.get(text)
+        if out is None:
+            out = folded[text] = fold(text)
+        return out
+
     for pos, item in enumerate(items):
-        fields = folded_fields(item)
+        fields = folded_fields(item, fold_once)
         units.prompt_keys.append(prompt_key(fields))
         key = "\x1f".join(fields)
         u = index.get(key)

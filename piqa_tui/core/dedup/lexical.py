@@ -12,9 +12,13 @@ character 3-grams; 150 multiply-add MinHash rows (32-bit lanes, a cache-sized
 block of units at a time) are cut into bands chosen so that a pair exactly at
 the threshold shares at least one band with probability >= 99.9%
 (:func:`lsh_bands`). Every candidate is then verified with the **exact**
-Jaccard, so nothing is reported on an estimate; a candidate whose b-bit
-MinHash sketch agrees on too few rows (:func:`sketch_floor`: a pair at the
-threshold falls below with probability <= 1e-4) is dropped unverified.
+Jaccard, so nothing is reported on an estimate: the overlap of its frequent
+grams is counted from rows of bits (core/dedup/overlap.py), which decides
+most pairs exactly on their own; only a pair whose units both have rare
+grams, and whose bound still reaches the threshold, has its gram lists merged,
+and such a candidate whose b-bit MinHash sketch agrees on too few rows
+(:func:`sketch_floor`: a pair at the threshold falls below with probability
+<= 1e-4) is dropped unverified.
 Shingling, MinHash, estimates and exact Jaccard run on every core the
 process may use (:func:`workers`), in threads: numpy releases the GIL.
 
@@ -62,6 +66,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from piqa_tui.core.cores import usable_cores
 from piqa_tui.core.dedup.folding import Units
+from piqa_tui.core.dedup.overlap import gram_bits, shared_frequent
 
 if TYPE_CHECKING:  # numpy is imported on first use: `piqa-tui --help` need not pay for it
     import numpy as np
@@ -109,9 +114,10 @@ def _pool(threads: int) -> ThreadPoolExecutor:
 class LexicalPairs:
     """Unit pairs ``(a[i], b[i])`` whose exact Jaccard ``similarity[i]`` reaches the threshold.
 
-    ``verified`` is how many candidate pairs had their exact Jaccard computed, and
-    ``estimated`` how many had their MinHash estimate compared first: the cost of
-    the search, which must grow with the number of units, not its square.
+    ``verified`` is how many candidate pairs were decided exactly (from the rows of
+    frequent-gram bits, or by merging gram lists), and ``estimated`` how many needed
+    the merge and had their MinHash estimate compared first: the cost of the
+    search, which must grow with the number of units, not its square.
     """
 
     a: np.ndarray
@@ -330,8 +336,8 @@ def _pairs_in_groups(order: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -
     return order[base + i], order[base + j]
 
 
-def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.ndarray]:
-    """Candidate unit pairs of one band, in batches of unique uint64 ``a << 32 | b`` (a < b).
+def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Candidate unit pairs of one band, in batches of arrays ``(a, b)`` (a pair may repeat).
 
     Buckets (units with the same ``key``) of at most BUCKET_CAP units give every
     pair; larger ones give each unit with the next WINDOW units in the order of
@@ -346,22 +352,24 @@ def _band_candidates(key: np.ndarray, *secondary: np.ndarray) -> Iterator[np.nda
     starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
     sizes = np.diff(np.r_[starts, n])
     small = (sizes > 1) & (sizes <= BUCKET_CAP)
-    yield _pair_keys(*_pairs_in_groups(order, starts[small], sizes[small]))
+    yield _pairs_in_groups(order, starts[small], sizes[small])
     big = sizes > BUCKET_CAP
     if not big.any():
         return
-    bucket = np.repeat(np.arange(len(sizes)), sizes)
-    at = np.flatnonzero(np.repeat(big, sizes))
+    crowded = order[np.repeat(big, sizes)]  # the units of the large buckets, in input order within each
+    crowded.sort()
     for other in secondary:
-        by_other = np.lexsort((other, key))  # by bucket, then by the other band's key
-        ranked_other = other[by_other]
+        # Units with equal (key, other key) side by side, in input order among themselves: one sort of a
+        # hash of both keys (two groups would interleave only if their 64-bit hashes collided: odds ~1e-10).
+        by_other = crowded[np.argsort(_mix(key[crowded] ^ _mix(other[crowded])), kind="stable")]
+        ranked_key, ranked_other = key[by_other], other[by_other]
         a_parts, b_parts = [], []
         for d in range(1, WINDOW + 1):
-            p = at[at + d < n]
-            p = p[(bucket[p] == bucket[p + d]) & (ranked_other[p] == ranked_other[p + d])]
+            same = (ranked_key[:-d] == ranked_key[d:]) & (ranked_other[:-d] == ranked_other[d:])
+            p = np.flatnonzero(same)
             a_parts.append(by_other[p])
             b_parts.append(by_other[p + d])
-        yield _pair_keys(np.concatenate(a_parts), np.concatenate(b_parts))
+        yield np.concatenate(a_parts), np.concatenate(b_parts)
 
 
 def _pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -376,20 +384,30 @@ def jaccard(offsets: np.ndarray, grams: np.ndarray, a: np.ndarray, b: np.ndarray
     """Exact Jaccard of the gram sets of units ``a[i]`` and ``b[i]``, vectorised in chunks on every core."""
     import numpy as np
 
-    out = np.zeros(len(a), dtype=np.float64)
+    sizes = offsets[1:] - offsets[:-1]
+    inter = shared_grams(offsets, grams, a, b)
+    union = sizes[a] + sizes[b] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+
+
+def shared_grams(offsets: np.ndarray, grams: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many grams units ``a[i]`` and ``b[i]`` share, by merging their sorted lists, in chunks on every core."""
+    import numpy as np
+
+    out = np.zeros(len(a), dtype=np.int64)
     starts = range(0, len(a), _PAIRS_PER_CHUNK)
     for s, part in zip(
         starts,
         _parallel(
-            lambda s: _chunk_jaccard(offsets, grams, a[s : s + _PAIRS_PER_CHUNK], b[s : s + _PAIRS_PER_CHUNK]), starts
+            lambda s: _chunk_shared(offsets, grams, a[s : s + _PAIRS_PER_CHUNK], b[s : s + _PAIRS_PER_CHUNK]), starts
         ),
     ):
         out[s : s + len(part)] = part
     return out
 
 
-def _chunk_jaccard(offsets: np.ndarray, grams: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
-    """Exact Jaccard of one chunk of pairs: their grams keyed by pair, sorted, neighbours compared."""
+def _chunk_shared(offsets: np.ndarray, grams: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """Shared grams of one chunk of pairs: their grams keyed by pair, sorted, neighbours compared."""
     import numpy as np
 
     sizes = offsets[1:] - offsets[:-1]
@@ -402,9 +420,7 @@ def _chunk_jaccard(offsets: np.ndarray, grams: np.ndarray, pa: np.ndarray, pb: n
     # Both halves are already sorted (each unit's grams are, and pairs are numbered in order): a merge.
     keys = np.sort((np.repeat(pair, lengths) << np.uint64(40)) | g, kind="stable")
     shared = keys[1:] == keys[:-1]  # a gram present in both sets (each set has no repeats)
-    inter = np.bincount((keys[1:][shared] >> np.uint64(40)).astype(np.int64), minlength=len(pa))
-    union = sizes[pa] + sizes[pb] - inter
-    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    return np.bincount((keys[1:][shared] >> np.uint64(40)).astype(np.int64), minlength=len(pa))
 
 
 def agreeing_rows(sketch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -451,9 +467,41 @@ class UnionFind:
             p = up
 
 
+class _Components:
+    """Union-find over units held in one numpy array: a batch of verified pairs is joined at once
+    (hook each larger root under the smaller, then pointer jumping), and every unit's root is one lookup."""
+
+    def __init__(self, n: int) -> None:
+        import numpy as np
+
+        self.parent = np.arange(n, dtype=np.int64)
+
+    def roots(self) -> np.ndarray:
+        import numpy as np
+
+        p = self.parent
+        while True:
+            up = p[p]
+            if np.array_equal(up, p):
+                self.parent = p
+                return p
+            p = up
+
+    def join(self, a: np.ndarray, b: np.ndarray) -> None:
+        import numpy as np
+
+        while len(a):
+            roots = self.roots()
+            ra, rb = roots[a], roots[b]
+            apart = ra != rb
+            a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
+            np.minimum.at(self.parent, np.maximum(ra, rb), np.minimum(ra, rb))
+
+
 class _Search:
-    """The band-by-band search: skips pairs already connected or already rejected, drops those whose
-    MinHash estimate is far below the threshold, verifies the rest exactly."""
+    """The band-by-band search: skips pairs already connected or already rejected, rejects or accepts
+    what the frequent grams' bits decide exactly, drops the rest whose MinHash estimate is far below
+    the threshold, and verifies what is left by merging the gram lists."""
 
     def __init__(
         self, offsets: np.ndarray, grams: np.ndarray, sketch: np.ndarray, threshold: float, side: np.ndarray | None
@@ -461,36 +509,49 @@ class _Search:
         import numpy as np
 
         self.offsets, self.grams, self.sketch, self.threshold, self.side = offsets, grams, sketch, threshold, side
+        self.sizes = offsets[1:] - offsets[:-1]
+        self.bits = gram_bits(offsets, grams, _parallel)
         self.floor = sketch_floor(threshold, sketch.shape[1])
-        self.components = UnionFind(len(offsets) - 1)
-        self.rejected = np.zeros(0, dtype=np.uint64)  # sorted: pairs that passed the estimate, then failed
+        self.components = _Components(len(offsets) - 1)
+        # sorted: pairs that failed after a merge (the bits decide the others again faster than a lookup)
+        self.rejected = np.zeros(0, dtype=np.uint64)
         self.found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.verified = 0
         self.estimated = 0
 
-    def verify(self, cand: np.ndarray) -> None:
+    def verify(self, a: np.ndarray, b: np.ndarray) -> None:
+        """Check the candidate pairs ``(a[i], b[i])`` (repeats allowed) and join the ones that pass."""
         import numpy as np
 
-        a = (cand >> np.uint64(32)).astype(np.int64)
-        b = (cand & np.uint64(0xFFFFFFFF)).astype(np.int64)
         roots = self.components.roots()
-        keep = (roots[a] != roots[b]) & ~_contains(self.rejected, cand)
+        keep = roots[a] != roots[b]
         if self.side is not None:  # leakage: only pairs across the two files count
             keep &= ((self.side[a] & 1) & (self.side[b] >> 1) | (self.side[a] >> 1) & (self.side[b] & 1)).astype(bool)
-        cand, a, b = cand[keep], a[keep], b[keep]
-        sizes = self.offsets[1:] - self.offsets[:-1]
-        small, large = np.minimum(sizes[a], sizes[b]), np.maximum(sizes[a], sizes[b])
-        possible = small >= self.threshold * large - 1e-9  # Jaccard <= |smaller set| / |larger set|
-        cand, a, b = cand[possible], a[possible], b[possible]
-        self.estimated += len(cand)
-        likely = agreeing_rows(self.sketch, a, b) >= self.floor
-        cand, a, b = cand[likely], a[likely], b[likely]
-        sim = jaccard(self.offsets, self.grams, a, b)
+        cand = _pair_keys(a[keep], b[keep])
+        cand = cand[~_contains(self.rejected, cand)]
+        a = (cand >> np.uint64(32)).astype(np.int64)
+        b = (cand & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        sa, sb = self.sizes[a], self.sizes[b]
+        possible = np.minimum(sa, sb) >= self.threshold * np.maximum(sa, sb) - 1e-9  # J <= smaller / larger
+        cand, a, b, sa, sb = cand[possible], a[possible], b[possible], sa[possible], sb[possible]
+        # J >= t  <=>  |A & B| >= t (|A| + |B|) / (1 + t): a bound below that rejects the pair exactly.
+        need = self.threshold * (sa + sb) / (1 + self.threshold) - 1e-9
+        inter = shared_frequent(self.bits, a, b, _parallel)
+        unknown = np.minimum(self.bits.rare[a], self.bits.rare[b])  # shared rare grams: at most this many
+        at = np.flatnonzero((unknown > 0) & (inter + unknown >= need))
         self.verified += len(cand)
+        if len(at):  # both units have grams outside the bits: the estimate, then the merge
+            self.estimated += len(at)
+            likely = agreeing_rows(self.sketch, a[at], b[at]) >= self.floor
+            inter[at[~likely]] = 0
+            at = at[likely]
+            inter[at] = shared_grams(self.offsets, self.grams, a[at], b[at])
+        sim = inter / np.maximum(sa + sb - inter, 1)
         ok = sim >= self.threshold - 1e-12
-        self.rejected = _sorted_unique(np.concatenate([self.rejected, cand[~ok]]))
-        for x, y in zip(a[ok].tolist(), b[ok].tolist()):
-            self.components.union(x, y)
+        merged = np.zeros(len(cand), dtype=bool)
+        merged[at] = True
+        self.rejected = _sorted_unique(np.concatenate([self.rejected, cand[merged & ~ok]]))
+        self.components.join(a[ok], b[ok])
         self.found.append((a[ok], b[ok], sim[ok]))
 
 
@@ -528,7 +589,7 @@ def search_lexical(
     search = _Search(offsets, grams, sketch, threshold, side)
     for band in range(bands):
         for batch in _band_candidates(keys[band], *(keys[(band + k) % bands] for k in range(1, ORDERS + 1))):
-            search.verify(batch)
+            search.verify(*batch)
         step(1)
     a, b, sim = (np.concatenate(parts) for parts in zip(*search.found))
     return LexicalPairs(a, b, sim, search.verified, search.estimated)
