@@ -66,7 +66,7 @@ def doc(row: dict[str, Any], columns: dict[str, Any]) -> dict[str, Any] | None:
 
 def load(files: list[str], columns: dict[str, Any], split: str = "test", **_: Any) -> Any:
     """The release's items (``files``: its Parquet files, relative to the release folder) as one split."""
-    import datasets
+    import datasets  # type: ignore[import-untyped]
 
     root = Path(__file__).resolve().parent.parent
     rows: list[dict[str, Any]] = []
