@@ -393,10 +393,11 @@ def task_notes(release: str, tasks: list[dict[str, str]]) -> list[str]:
     if not tasks:
         return []
     lines = [
-        f"`{TASKS}/`: one lm-evaluation-harness task per scoring template; each renders exactly the contexts and "
-        "continuations piqa-tui scored (`acc`, `acc_norm`, `acc_bytes` as the table above gives them). In the "
+        f"`{TASKS}/`: one lm-evaluation-harness task per scoring template, rendering exactly the contexts and "
+        "continuations piqa-tui scores; its metrics `acc`, `acc_norm` and `acc_bytes` are the card's. In the "
         f"release folder, `lm_eval --model hf --model_args pretrained=MODEL --tasks TASK --include_path {TASKS}` "
-        "reproduces a figure (any backend that scores log-likelihoods will do):"
+        "evaluates a model on a template's task (a backend computes log-likelihoods its own way, so a model "
+        "served another way can differ on close items):"
     ]
     lines += [f"template `{t['template']}`: `--tasks {t['task']}` ({t['file']})" for t in tasks]
     return lines + [f"`--tasks {tag_name(release)}` runs them all (the tag every task of this release carries)."]
