@@ -96,3 +96,24 @@ def test_the_card_names_the_command_of_each_template_and_the_tasks_work_from_any
     shutil.rmtree(folder)  # the copy reads its own data/, wherever it lies
     task = harness_tasks(moved)[task_name("culture-v1", "piqa")]
     assert len(list(task.test_docs())) == 30
+
+
+def test_a_template_the_harness_would_misread_or_cannot_render_gets_no_task(tmp_path: Path) -> None:
+    """``bare`` on a prompt of digits gives a context the harness reads as a number; the culture protocols
+    need ``country`` and ``region`` columns: neither gets a task, the others do and still render exactly."""
+    dataset = tmp_path / "digits.tsv"
+    dataset.write_text(
+        "id\tprompt\tsolution0\tsolution1\tlabel\n"
+        "a\t2024\tA leap year\tNot a leap year\t0\n"
+        "b\tOpen a jar\tTwist the lid\tHit the jar\t0\n",
+        encoding="utf-8",
+    )
+    folder = release(dataset, tmp_path / "digits-v1")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    written = {entry["template"] for entry in manifest["tasks"]}
+    assert "bare" not in written and {"piqa", "mcq"} <= written
+    assert not any(name.startswith("arab-culture") and "none" not in name for name in written)
+    project = Project.open(dataset, create=False)
+    tasks = harness_tasks(folder)
+    for entry in manifest["tasks"]:
+        compare(tasks[entry["task"]], shipped_templates()[entry["template"]], list(project.items))

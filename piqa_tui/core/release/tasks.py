@@ -43,12 +43,10 @@ def applicable(template: Template, items: Sequence[Item], columns: Sequence[str]
     if any(column not in columns for column in template.meta_columns()):
         return False
     try:
-        for item in items:
-            if item.label is not None:
-                template.request(item)
+        contexts = [template.request(item).context for item in items if item.label is not None]
     except TemplateError:
         return False
-    return True
+    return not any(context.isdigit() for context in contexts)  # the harness reads a context of digits as a number
 
 
 def jinja_literal(text: str) -> str:
@@ -128,7 +126,7 @@ def task_yaml(release: str, template: Template, files: Sequence[str], columns: d
     ``!function``)."""
     kwargs = {"files": list(files), "columns": columns, "split": "test"}
     lines = [
-        f"# piqa-tui template {template.name!r}: {template.description or 'a user template'}",
+        f"# piqa-tui template {json.dumps(template.name, ensure_ascii=False)}",
         f"task: {json.dumps(task_name(release, template.name))}",
         f"tag: [{json.dumps(tag_name(release))}]",
         f"custom_dataset: !function {DOCS_MODULE.removesuffix('.py')}.load",
@@ -147,7 +145,8 @@ def task_yaml(release: str, template: Template, files: Sequence[str], columns: d
         ),
         "metadata:",
         "  version: 1.0",
-        f"  piqa_tui_template: {json.dumps(template.key)}",
+        f"  piqa_tui_template: {json.dumps(template.key, ensure_ascii=False)}",
+        f"  description: {json.dumps(template.description, ensure_ascii=False)}",
     ]
     return "\n".join(lines) + "\n"
 
