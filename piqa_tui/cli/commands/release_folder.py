@@ -42,7 +42,9 @@ from piqa_tui.core.release.folder import (
 )
 from piqa_tui.core.release.manifest import manifest, manifest_text
 from piqa_tui.core.release.splits import assign_splits, split_rules
+from piqa_tui.core.release.tasks import TASKS, applicable, tag_name, write_tasks
 from piqa_tui.core.release.verify import verify_release
+from piqa_tui.core.scoring.templates import Template, shipped_templates
 from piqa_tui.core.workspace.project import Project
 
 TEXT_FORMATS = ("tsv", "csv", "jsonl")  # a Parquet or PIQA source's text file is JSON Lines
@@ -138,12 +140,17 @@ def write_release_folder(
             columns, labels = write_split(project, args, temp, files, chosen, part, dropped, label)
             splits.append((files, labels))
         protocol = write_protocol(project, temp, names)
+        templates = release_templates(project, items, columns)
+        parquet = [files.parquet for files, _ in splits]
+        tasks = write_tasks(temp, folder.name, templates, parquet, task_columns(project, columns, label))
         features = features_of([temp / files.parquet for files, _ in splits])
         splits = [(replace(files, num_bytes=arrow_bytes(temp / files.parquet, features)), v) for files, v in splits]
         head = {**head, "name": folder.name, "protocol": protocol}
-        notes = changelog(temp, manifest(temp, head, columns, label, splits)) if changelog is not None else []
-        write_card(project, args, items, temp, [files for files, _ in splits], features, dropped, protocol, notes)
-        found = manifest(temp, head, columns, label, splits)
+        notes = changelog(temp, manifest(temp, head, columns, label, splits, tasks)) if changelog is not None else []
+        write_card(
+            project, args, items, temp, [files for files, _ in splits], features, dropped, protocol, tasks, notes
+        )
+        found = manifest(temp, head, columns, label, splits, tasks)
         atomic_write(temp / MANIFEST, manifest_text(found))
         verify_release(temp)
         publish(temp, folder)
@@ -265,6 +272,7 @@ def write_card(
     features: list[tuple[str, str]],
     dropped: set[str],
     protocol: dict[str, object],
+    tasks: list[dict[str, str]],
     changelog: list[str] | None = None,
 ) -> None:
     """The release's card: the card of ``items`` with the folder's splits, columns and files (and ``changelog``,
@@ -275,7 +283,13 @@ def write_card(
         card_options(args, project.dataset.name, Path(args.release).name),
         splits=tuple(splits),
         features=tuple(features),
-        release_notes=tuple(release_notes(project, args, splits, dropped, protocol) + (changelog or [])),
+        release_notes=tuple(
+            [
+                *release_notes(project, args, splits, dropped, protocol),
+                *task_notes(Path(args.release).name, tasks),
+                *(changelog or []),
+            ]
+        ),
         dropped=frozenset(dropped),
     )
     atomic_write(folder / CARD, dataset_card(project, options, items))
@@ -358,3 +372,48 @@ def manifest_head(
         "options": options,
         "layout": {"id": layout.id, "prompt": layout.prompt, "solutions": list(layout.solutions)},
     }
+
+
+def release_templates(project: Project, items: Sequence[Item], columns: Sequence[str]) -> list[Template]:
+    """The templates the release's tasks render: every shipped template that renders every labelled item,
+    and every other template the card reports a model's figures for (scored in the workspace)."""
+    from piqa_tui.core.scoring.stored import model_results
+    from piqa_tui.settings.template_catalog import available_templates
+
+    known = available_templates()
+    chosen = dict(shipped_templates())
+    if project.workspace is not None:
+        for run, _ in model_results(project.workspace.conn, list(items), known):
+            if run.template_name in known:
+                chosen.setdefault(run.template_name, known[run.template_name])
+    return [t for _, t in sorted(chosen.items()) if applicable(t, items, columns)]
+
+
+def task_columns(project: Project, columns: Sequence[str], label: str | None) -> dict[str, object]:
+    """What ``tasks/release_docs.py`` needs to read an item from the release's columns (its roles, how its
+    label is written, its other columns)."""
+    layout, codec = project.dataset.layout, project.dataset.codec
+    roles = {layout.prompt, *layout.solutions, layout.id, layout.question, label}
+    return {
+        "prompt": layout.prompt,
+        "solutions": list(layout.solutions),
+        "question": layout.question,
+        "id": layout.id,
+        "label": {"column": label, "kind": codec.kind, "base": codec.base, "letters": codec.letters},
+        "meta": [c for c in columns if c not in roles],
+    }
+
+
+def task_notes(release: str, tasks: list[dict[str, str]]) -> list[str]:
+    """The card's lines on ``tasks/``: the command that reproduces each template's figures."""
+    if not tasks:
+        return []
+    lines = [
+        f"`{TASKS}/`: one lm-evaluation-harness task per scoring template, rendering exactly the contexts and "
+        "continuations piqa-tui scores; its metrics `acc`, `acc_norm` and `acc_bytes` are the card's. In the "
+        f"release folder, `lm_eval --model hf --model_args pretrained=MODEL --tasks TASK --include_path {TASKS}` "
+        "evaluates a model on a template's task (a backend computes log-likelihoods its own way, so a model "
+        "served another way can differ on close items):"
+    ]
+    lines += [f"template `{t['template']}`: `--tasks {t['task']}` ({t['file']})" for t in tasks]
+    return lines + [f"`--tasks {tag_name(release)}` runs them all (the tag every task of this release carries)."]

@@ -3,7 +3,7 @@
 The folder holds ``README.md`` (the card), ``manifest.json`` (see ``core.release.manifest``), ``data/`` (one
 Parquet file and one text file per split), ``guidelines.md`` and ``round.json`` (the protocol it was made
 under, when the workspace records them) and, on request, ``global-piqa/`` (Global PIQA-style TSV per split).
-``tasks/`` is kept for the evaluation tasks a later version adds.
+``tasks/`` holds the lm-evaluation-harness tasks (``core.release.tasks``).
 
 A folder is a piqa-tui release when its ``manifest.json`` says so (``RELEASE_MARK``). A path that exists and is
 not a release (a file, or a folder with anything in it) is refused; a release is replaced only with ``--force``,
@@ -34,7 +34,7 @@ DATA = "data"
 GUIDELINES = "guidelines.md"
 ROUND = "round.json"
 GLOBAL_PIQA = "global-piqa"
-TASKS = "tasks"  # reserved: the lm-evaluation-harness tasks of a later version
+TASKS = "tasks"  # the lm-evaluation-harness tasks (core.release.tasks)
 
 
 class ReleaseError(ExportError):

@@ -5,8 +5,8 @@ Keys: ``piqa_tui_release`` (the format version; it marks the folder as a release
 ``workspace`` (its id and the state of its log: events, last clock and time, SHA-256 of the events —
 ``Workspace.log_state``), ``options`` (every option the release was written with), ``columns`` (as written,
 in order), ``label_column``, ``splits`` (per split: items, items per label value, files), ``protocol`` (the
-guidelines and round files and the SHA-256 of the text the workspace recorded), ``tasks`` (empty: the
-evaluation tasks of a later version go in ``tasks/``) and ``files`` (every other file: bytes and SHA-256).
+guidelines and round files and the SHA-256 of the text the workspace recorded), ``tasks`` (the
+lm-evaluation-harness tasks in ``tasks/``: task name, template, file; their checksums are under ``files``) and ``files`` (every other file: bytes and SHA-256).
 Written with sorted keys, so the same release gives the same bytes.
 """
 
@@ -50,6 +50,7 @@ def manifest(
     columns: Sequence[str],
     label_column: str | None,
     splits: Sequence[tuple[SplitFiles, Sequence[object]]],
+    tasks: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, object]:
     """The manifest of the files now in ``folder``; ``head`` gives name, made, dataset, workspace, options and
     protocol; ``splits`` each split's files with its label values as written."""
@@ -62,7 +63,7 @@ def manifest(
             files.name: {"items": files.items, "labels": label_counts(labels), "files": files.files()}
             for files, labels in splits
         },
-        "tasks": [],
+        "tasks": [dict(task) for task in tasks],
         "files": folder_files(folder),
     }
 
