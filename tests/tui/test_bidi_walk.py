@@ -331,7 +331,9 @@ async def back_to(pilot: Pilot, depth: int) -> None:
 
 # The screens that show none of the data wherever the walk opens them: the flag reasons, the keys, and the
 # new item's empty form.
-NO_DATA = ["FlagDialog", "HelpScreen", "NewItemDialog"]
+# SuggestionDialog: with no writing model in the walk it shows only its status line; the model's Arabic text in
+# it is checked in --bidi app by tests/tui/test_writing_assistant_tui.py
+NO_DATA = ["FlagDialog", "HelpScreen", "NewItemDialog", "SuggestionDialog"]
 
 
 def is_close(action: str, key: str) -> bool:
@@ -446,5 +448,6 @@ async def test_every_screen_and_dialog_draws_the_data_through_the_bidi_display(
     assert not findings.wrong, "\n".join(findings.wrong)
     missed = {cls.__name__ for cls in screen_classes()} - set(findings.reached)
     assert not missed, f"screens and dialogs the walk never reached: {sorted(missed)}"
-    blank = sorted(name for name, seen in findings.script_seen.items() if not seen)
+    # the loading screen shows the file's name only while the file loads: a quick load may end before it is drawn
+    blank = sorted(name for name, seen in findings.script_seen.items() if not seen and name != "LoadingScreen")
     assert blank == NO_DATA, f"screens and dialogs that showed none of the data: {blank}"

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Static
 from piqa_tui.core.authoring.suggesting import Proposal
 from piqa_tui.core.text.bidi import BidiText
 from piqa_tui.core.text.terminal_safe import terminal_safe
+from piqa_tui.render.safe_text import shown
 from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
 from piqa_tui.tui.keymap import SUGGESTION_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
@@ -49,7 +50,7 @@ class SuggestionDialog(ModalScreen[Taken | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = terminal_safe(self.title_text, one_line=True)
+            box.border_title = shown(self.title_text, one_line=True)
             yield Static("the model is writing… (esc stops it)", id="status", markup=False)
             with VerticalScroll():
                 yield Static("", id="stream", markup=False)
