@@ -40,6 +40,7 @@ from piqa_tui.core.generation.backends.local import LocalGeneration  # noqa: E40
 from piqa_tui.core.generation.classify import ClassifyJob, choose, score_items  # noqa: E402
 from piqa_tui.core.generation.llama_writer import LlamaWriter  # noqa: E402
 from piqa_tui.core.generation.protocol import ChatTurn, GenerationRequest  # noqa: E402
+from piqa_tui.core.scoring.backend import ScoreRequest  # noqa: E402
 from piqa_tui.core.scoring.llama import llama_cpp_library  # noqa: E402
 
 PROMPT = "Write a short paragraph about how to keep bread fresh at home."
@@ -200,6 +201,21 @@ def bench_classify(args: argparse.Namespace) -> None:
         rates.append(n / seconds)
         token_rates.append((backend.tokens_evaluated - before) / seconds)  # type: ignore[attr-defined]
         loads.append(load)
+    scoring_rates = []  # the same items scored as PIQA items (their two solutions), on the same backend
+    for _ in range(args.repeat):
+        before = backend.tokens_evaluated  # type: ignore[attr-defined]
+
+        def score_run() -> int:
+            for start in range(0, len(items), 16):
+                chunk = items[start : start + 16]
+                backend.score(
+                    [ScoreRequest(f"Question: {i.prompt}\nAnswer:", tuple(f" {s}" for s in i.solutions)) for i in chunk]
+                )
+            return len(items)
+
+        seconds, n, load = timed(score_run)
+        scoring_rates.append((backend.tokens_evaluated - before) / seconds)  # type: ignore[attr-defined]
+        loads.append(load)
     backend.close()
     print(
         f"classify, {len(items)} items x {len(job.values)} values, Gemma 3 270M Q4_K_M, {args.threads} threads, "
@@ -208,6 +224,10 @@ def bench_classify(args: argparse.Namespace) -> None:
     print(
         f"  items/s {statistics.median(rates):.1f} ({', '.join(f'{v:.1f}' for v in rates)}); "
         f"evaluated tokens/s {statistics.median(token_rates):.0f}"
+    )
+    print(
+        "  the same items scored as PIQA items (2 solutions), same backend: evaluated tokens/s "
+        f"{statistics.median(scoring_rates):.0f}"
     )
 
 

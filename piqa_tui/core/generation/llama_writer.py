@@ -39,7 +39,7 @@ from piqa_tui.core.generation.protocol import (
 from piqa_tui.core.generation.schema import fitted, schema_text
 from piqa_tui.core.scoring.gguf_file import check_model_file
 from piqa_tui.core.scoring.llama import clear_llama_log, last_llama_error, llama_cpp_library
-from piqa_tui.core.scoring.machine import FreeCores, threads_for
+from piqa_tui.core.scoring.machine import FreeCores, cpu_flags, decide_repack, threads_for
 
 TEMPLATE_KEY = b"tokenizer.chat_template"
 _PIECE = 64  # bytes of one token's text (longer ones are asked again with the size llama.cpp gives)
@@ -110,6 +110,8 @@ class LlamaWriter:
         clear_llama_log()
         mparams = lc.llama_model_default_params()
         mparams.n_gpu_layers = self.n_gpu_layers
+        # llama.cpp's repacked weights batch far better (parallel sequences), except where they crash (AMX)
+        mparams.use_extra_bufts = decide_repack("auto", cpu_flags())
         model = lc.llama_model_load_from_file(str(self.path).encode(), mparams)
         if not model:
             raise ModelError(f"llama.cpp cannot load {self.path.name}: {last_llama_error()}")
