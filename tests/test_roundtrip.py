@@ -323,6 +323,7 @@ def test_strict_json_reads_no_repeated_key_or_nan_and_writes_null_for_nan() -> N
 # json.dumps calls that cannot meet a NaN (what they write is text, ids or whole numbers) or never leave the
 # program: module -> functions, each with why. Every other JSON written goes through core/strict_json.py.
 JSON_WITHOUT_NUMBERS = {
+    "piqa_tui/core/release/tasks.py": {"": "task names, template texts and file names quoted in YAML: texts only"},
     "piqa_tui/core/workspace/log.py": {"legacy_uid": "hashes an event's text fields"},
     "piqa_tui/core/workspace/undo.py": {"": "item ids for a SQLite query"},
     "piqa_tui/core/workspace/event_rules.py": {"check_new_item": "quotes a label in a message"},

@@ -151,7 +151,7 @@ class Provenance:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.as_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return json.dumps(self.as_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
     @classmethod
     def from_json(cls, text: str) -> Provenance:

@@ -50,4 +50,4 @@ def fitted(text: str, schema: Mapping[str, object]) -> tuple[object | None, str 
 
 def schema_text(schema: Mapping[str, object]) -> str:
     """The schema as JSON text, as grammars and servers take it."""
-    return json.dumps(schema, ensure_ascii=False)
+    return json.dumps(schema, ensure_ascii=False, allow_nan=False)

@@ -172,7 +172,7 @@ class ServedWriter:
         return body
 
     def _open(self, body: Mapping[str, object]) -> Any:
-        data = json.dumps(body).encode("utf-8")
+        data = json.dumps(body, allow_nan=False).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         http = urllib.request.Request(self.url + CHAT_PATH, data=data, headers=headers)
         try:
