@@ -405,7 +405,7 @@ def test_remapping_without_a_clash_still_starts(monkeypatch: pytest.MonkeyPatch,
     from piqa_tui.cli.open_tui import settings_from
 
     config = tmp_path / "config.toml"
-    config.write_text('[keys]\nvote_1 = "2"\nvote_2 = "1"\nquit = "ctrl+q,Z"\n', encoding="utf-8")
+    config.write_text('[keys]\nvote_1 = "2"\nvote_2 = "1"\nquit = "ctrl+q,O"\n', encoding="utf-8")
     monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
     data = tmp_path / "d.tsv"
     data.write_text(HEADER + "a\tp\tx\ty\t1\tn\n", encoding="utf-8")
