@@ -33,7 +33,9 @@ def footer_shows(pilot, action: str) -> bool:
 
 
 async def test_the_new_item_forms_checks_stay_in_view_and_pgdn_scrolls_the_fields(tmp_path: Path) -> None:
-    async with curate(culture(tmp_path), annotator="amina", size=SIZE) as pilot:
+    # a 3-option dataset's form (goal, three solutions, gold) fits at 80x24; a shorter terminal scrolls it
+    short = (SIZE[0], 16)
+    async with curate(culture(tmp_path), annotator="amina", size=short) as pilot:
         await pilot.press("I")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewItemDialog))
         await type_text(pilot, "Boil water")
@@ -41,14 +43,14 @@ async def test_the_new_item_forms_checks_stay_in_view_and_pgdn_scrolls_the_field
         dialog = pilot.app.screen
         checks = dialog.query_one("#new-item-checks", Static)
         assert "write at least solutions 1 and 2" in str(checks.render())
-        assert 0 <= checks.region.y and checks.region.bottom <= SIZE[1] and checks.region.height >= 1  # on screen
+        assert 0 <= checks.region.y and checks.region.bottom <= short[1] and checks.region.height >= 1  # on screen
         fields = dialog.query_one("#new-item-fields", VerticalScroll)
-        assert fields.max_scroll_y > 0  # 80x24 cannot show every field at once …
+        assert fields.max_scroll_y > 0  # 80x16 cannot show every field at once …
         await pilot.press("pagedown")
         await wait_for(pilot, lambda: fields.scroll_y > 0)  # … PgDn reaches the ones below
         gold = dialog.query_one("#new-gold")
         assert fields.region.y <= gold.region.y < fields.region.bottom
-        assert checks.region.bottom <= SIZE[1]  # the checks stayed where they were
+        assert checks.region.bottom <= short[1]  # the checks stayed where they were
         await pilot.press("pageup")
         await wait_for(pilot, lambda: fields.scroll_y == 0)
 
