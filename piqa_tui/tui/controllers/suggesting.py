@@ -107,11 +107,19 @@ class SuggestingController:
 
     def _writer(self) -> GenerationBackend:
         from piqa_tui.core.generation.backends.kind import open_generation_backend
+        from piqa_tui.settings.locations import config_path
+        from piqa_tui.settings.writer_choice import ENV_VAR as WRITER_ENV
         from piqa_tui.settings.writer_choice import writer_values
 
         with self.lock:
             if self.backend is None:
-                backend = open_generation_backend(writer_values())
+                values = writer_values()
+                if not values:  # the TUI takes no --model for writing: say where the writer is named
+                    raise PiqaError(
+                        f'no writing model: set writer_model = "FILE.gguf" (an instruction-tuned GGUF) or '
+                        f'writer_server = "URL" in {config_path()}, or ${WRITER_ENV} = FILE.gguf'
+                    )
+                backend = open_generation_backend(values)
                 backend.load()
                 self.backend = backend
             return self.backend
