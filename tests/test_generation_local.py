@@ -15,7 +15,7 @@ import pytest
 from piqa_tui.core.errors import ModelError
 from piqa_tui.core.generation.backends.kind import open_generation_backend
 from piqa_tui.core.generation.backends.local import LocalGeneration
-from piqa_tui.core.generation.llama_writer import TEMPLATE_KEY
+from piqa_tui.core.generation.llama_writer import SHARED_MIN, TEMPLATE_KEY, LlamaWriter
 from piqa_tui.core.generation.protocol import STOP_CANCELLED, STOP_ERROR, ChatTurn, GenerationRequest
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
@@ -124,3 +124,83 @@ def test_a_file_that_is_not_gguf_is_one_line(tmp_path: Path) -> None:
     assert "\n" not in str(caught.value)
     with pytest.raises(ModelError, match="no model to write with"):
         open_generation_backend({})
+
+
+LONG_SYSTEM = (
+    "You write items for a physical commonsense reasoning dataset. Each item is a goal and two solutions that "
+    "differ by one or two words; one works, the other fails because of a physical detail. Answer with JSON only."
+)
+
+
+def with_system(text: str, **rest: object) -> GenerationRequest:
+    return GenerationRequest((ChatTurn("system", LONG_SYSTEM), ChatTurn("user", text)), **rest)  # type: ignore[arg-type]
+
+
+def test_a_shared_prompt_beginning_is_decoded_once() -> None:
+    """Requests starting the same way wait for the first one's prompt, then copy its cells; a later request with
+    the same instructions copies them too; every answer still fits its schema."""
+    writer = LlamaWriter(SMOLLM, n_threads=1, n_parallel=4, n_ctx=2048)
+    try:
+        writer.load()
+        same = [
+            with_system("Give a fruit as JSON.", schema=FRUIT, max_tokens=48, temperature=0.8, seed=k) for k in range(4)
+        ]
+        prompt = writer.prompt_tokens(same[0])
+        results = writer.stream_generate_many(same, Quiet())
+        assert all(r.ok for r in results), [r.error for r in results]
+        assert writer.tokens_shared == 3 * (len(prompt) - 1)  # three of four decoded only their last token
+
+        other = with_system("Give a vegetable as JSON.", schema=FRUIT, max_tokens=48)
+        common = next(k for k, (a, b) in enumerate(zip(prompt, writer.prompt_tokens(other))) if a != b)
+        assert common >= SHARED_MIN
+        before = writer.tokens_shared
+        assert writer.stream_generate(other, Quiet()).ok
+        assert writer.tokens_shared - before == common  # the instructions, not decoded again
+    finally:
+        writer.close()
+
+
+def test_the_cache_gives_way_to_a_prompt_that_needs_its_cells() -> None:
+    writer = LlamaWriter(SMOLLM, n_threads=1, n_parallel=2, n_ctx=256)
+    try:
+        writer.load()
+        first = with_system("Name a fruit. " * 8, max_tokens=8)
+        assert writer.stream_generate(first, Quiet()).ok
+        second = ask("Name a tool used in a kitchen, and say what it is for. " * 10, max_tokens=16)
+        assert len(writer.prompt_tokens(first)) + len(writer.prompt_tokens(second)) + 16 > 256
+        result = writer.stream_generate(second, Quiet())
+        assert result.ok and result.text, result.error
+    finally:
+        writer.close()
+
+
+def test_the_grammar_wins_over_the_model_s_own_choice() -> None:
+    """The token the model prefers is drawn first and refused by the grammar; the draw from the grammar's
+    candidates gives the only answer the schema allows."""
+    only = {
+        "type": "object",
+        "properties": {"word": {"enum": ["zqxv"]}},
+        "required": ["word"],
+        "additionalProperties": False,
+    }
+    writer = LlamaWriter(SMOLLM, n_threads=1, n_parallel=2, n_ctx=1024)
+    try:
+        writer.load()
+        for temperature in (0.0, 1.0):
+            result = writer.stream_generate(
+                ask("Say hello to me in English.", schema=only, max_tokens=24, temperature=temperature), Quiet()
+            )
+            assert result.ok, result.error
+            assert result.data == {"word": "zqxv"}
+    finally:
+        writer.close()
+
+
+class Quiet:
+    """A channel that keeps nothing and never cancels."""
+
+    def emit(self, payload: object) -> None:
+        pass
+
+    def cancelled(self) -> bool:
+        return False
