@@ -83,8 +83,9 @@ def simulate(
     return Round(ids, truth, gold, votes, logliks, bad, {ids[i] for i in np.flatnonzero(wrong).tolist()})
 
 
-def write_workspace(folder: Path, found: Round) -> Path:
-    """The round as a dataset file with an imported votes file and two stored model runs; returns the dataset."""
+def write_workspace(folder: Path, found: Round, timed: bool = True) -> Path:
+    """The round as a dataset file with an imported votes file and two stored model runs; returns the dataset.
+    Without ``timed`` the votes file has no time column (the import stamps its votes with the import time)."""
     from piqa_tui.core.dataset.item import Item
     from piqa_tui.core.scoring.backend import ContinuationScore
     from piqa_tui.core.scoring.cache import RunRecord, ScoreCache
@@ -102,10 +103,10 @@ def write_workspace(folder: Path, found: Round) -> Path:
     ]
     data.write_text("\n".join("\t".join(row) for row in [header, *rows]) + "\n", encoding="utf-8")
     votes = folder / "votes.tsv"
-    lines = ["item_id\tannotator\tchoice\ttime"]
+    lines = ["item_id\tannotator\tchoice" + "\ttime" * timed]
     for item_id, who, choice, seconds in found.votes:
         stamp = START + np.timedelta64(int(seconds * 1e6), "us")
-        lines.append(f"{item_id}\t{who}\t{choice}\t{stamp}Z")
+        lines.append(f"{item_id}\t{who}\t{choice}" + f"\t{stamp}Z" * timed)
     votes.write_text("\n".join(lines) + "\n", encoding="utf-8")
     project = Project.open(data, annotator="lead")
     import_votes(project, votes)

@@ -115,3 +115,37 @@ def test_a_negative_top_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["audit", str(data), "--top", "-1"]) != 0
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "--top" in err
+
+
+def test_votes_imported_without_times_are_untimed_not_millions_an_hour(tmp_path: Path) -> None:
+    """A votes file without a time column is stamped with the import time a microsecond apart: the audit (run as
+    a command, on the workspace the CLI imported into) gives those annotators no rate and says "untimed", while an
+    annotator whose votes came with times keeps a rate from them."""
+    import subprocess
+    import sys
+
+    data = write_workspace(tmp_path, simulate(n_items=60, seed=3, planted=False), timed=False)
+    timed = tmp_path / "timed.tsv"
+    timed.write_text(
+        "item_id\tannotator\tchoice\ttime\n"
+        + "".join(f"s{n:05d}\tlate\t0\t2026-11-20T09:{n:02d}:30Z\n" for n in range(10)),
+        encoding="utf-8",
+    )
+
+    def piqa(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "piqa_tui.cli.main", *args], capture_output=True, text=True)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    piqa("votes", "import", str(data), str(timed))
+    rows = {row["annotator"]: row for row in json.loads(piqa("audit", str(data), "--json"))["annotators"]["rows"]}
+    untimed = [name for name in rows if name != "late"]
+    assert untimed and all(rows[name]["untimed"] and rows[name]["votes_per_hour"] is None for name in untimed)
+    assert all(rows[name]["median_seconds"] is None for name in untimed)
+    assert rows["late"]["untimed"] is False and rows["late"]["votes_per_hour"] == 60.0  # a vote a minute
+    assert rows["late"]["median_seconds"] == 60.0
+    lines = piqa("audit", str(data)).splitlines()
+    table = {line.split()[0]: line for line in lines[2 : 2 + len(rows)]}
+    assert all(" untimed " in table[name] for name in untimed) and " untimed " not in table["late"]
+    assert " 60 " in table["late"]
+    assert any(line.startswith("  untimed: votes imported without times") for line in lines)

@@ -54,6 +54,56 @@ def test_unknown_layout_names_the_columns_and_the_mapping(tmp_path: Path, capsys
     assert code == 0
 
 
+KEPT_MAPPING = "prompt=question_text,solutions=first|second,id=uid"
+MAPPED = "uid\tquestion_text\tfirst\tsecond\nq1\tHow to boil an egg?\tin water\tin sand\n"
+
+
+def kept_mapping_of_a_renamed_column(folder: Path) -> Path:
+    """A file mapped once (the mapping the TUI's dialog keeps in the workspace) whose prompt column was renamed
+    since: the kept mapping names a column the file no longer has."""
+    from piqa_tui.core.dataset.layout import parse_mapping
+    from piqa_tui.core.workspace.preferences import store_mapping
+    from piqa_tui.core.workspace.project import Project
+
+    path = folder / "mapped.tsv"
+    path.write_text(MAPPED, encoding="utf-8")
+    project = Project.open(path, mapping=parse_mapping(KEPT_MAPPING))
+    store_mapping(project.workspace, parse_mapping(KEPT_MAPPING))
+    assert project.workspace is not None
+    project.workspace.close()
+    path.write_text(MAPPED.replace("question_text", "query"), encoding="utf-8")
+    return path
+
+
+def test_a_kept_mapping_naming_a_column_the_file_lost_is_one_line(tmp_path: Path) -> None:
+    """What (the column), where (the file and its workspace) and what to do, exit 2, for every command that
+    reads the dataset; a --map given on the command line reads the file as it is now."""
+    path = kept_mapping_of_a_renamed_column(tmp_path)
+    for command in ("validate", "stats", "agree", "export"):
+        extra = ["--to", str(tmp_path / "out.tsv")] if command == "export" else []
+        done = subprocess.run(
+            [sys.executable, "-m", "piqa_tui.cli.main", command, str(path), *extra], capture_output=True, text=True
+        )
+        assert done.returncode == 2, (command, done.stdout)
+        assert_one_line(
+            done.stderr,
+            "mapped.tsv",
+            "column mapping kept in its workspace",
+            "mapped.tsv.piqa.sqlite",
+            "'question_text'",
+            "no longer has",
+            "uid, query, first, second",
+            "--map",
+        )
+    remapped = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "stats", str(path), "--map", "prompt=query,solutions=first|second"],
+        capture_output=True,
+        text=True,
+    )
+    assert remapped.returncode == 0 and "no longer has" not in remapped.stderr, remapped.stderr
+    assert "Traceback" not in remapped.stderr
+
+
 def test_ragged_rows_name_the_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "r.tsv"
     path.write_text(HEADER + "a\tp\tx\ty\t0\nb\tp\tx\t1\nc\tp\tx\ty\t0\textra\n", encoding="utf-8")

@@ -304,6 +304,52 @@ def test_parquet_nan_goes_to_json_lines_as_null_and_the_export_says_so(tmp_path:
     assert code == 0 and json.loads(said)["nan_as_null"] == 3, err
 
 
+def test_a_missing_parquet_value_stays_missing_in_every_text_format_and_a_typed_nan_stays_nan(tmp_path: Path) -> None:
+    """A Parquet null (text or number) and a float NaN (pandas' missing number) are an empty cell in CSV and TSV
+    and null in JSON Lines, never the text "nan"; the string "nan" in the file, and "nan" typed by a curator
+    over a missing value, stay "nan" through the export and the file read back."""
+    from tests.test_merge import cli
+
+    source = tmp_path / "gaps.parquet"
+    pl.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "goal": ["open a jar", None, "dry a phone", "cool soup"],
+            "sol1": ["twist", "blow", "rice", "fan"],
+            "sol2": ["hit", "boil", "oven", "ice"],
+            "label": [0, 1, 0, 1],
+            "note": [None, "nan", "x", None],
+            "score": [float("nan"), 0.5, None, float("nan")],
+        }
+    ).write_parquet(source)
+    shown = {item.id: item for item in load_dataset(source).items}
+    assert shown["a"].meta == {"note": "", "score": ""} and shown["b"].prompt == "" and shown["b"].meta["note"] == "nan"
+    cli("edit", str(source), "d", "--set", "note=nan", "--set", "score=nan")  # typed over missing values
+
+    texts = {}
+    for suffix in (".csv", ".tsv"):
+        out = tmp_path / f"gaps{suffix}"
+        cli("export", str(source), "--to", str(out))
+        with out.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t" if suffix == ".tsv" else ","))
+        texts[suffix] = [(r["goal"], r["note"], r["score"]) for r in rows]
+        read_back = {item.id: (item.prompt, item.meta) for item in load_dataset(out).items}
+        assert read_back["a"] == ("open a jar", {"note": "", "score": ""}), suffix
+        assert read_back["d"] == ("cool soup", {"note": "nan", "score": "nan"}), suffix
+    expected = [("open a jar", "", ""), ("", "nan", "0.5"), ("dry a phone", "x", ""), ("cool soup", "nan", "nan")]
+    assert texts == {".csv": expected, ".tsv": expected}
+
+    out = tmp_path / "gaps.jsonl"
+    cli("export", str(source), "--to", str(out))
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["goal"], r["note"], r["score"]) for r in rows] == [
+        ("open a jar", None, None),
+        (None, "nan", 0.5),
+        ("dry a phone", "x", None),
+        ("cool soup", "nan", "nan"),
+    ]
+
+
 def test_strict_json_reads_no_repeated_key_or_nan_and_writes_null_for_nan() -> None:
     from piqa_tui.core import strict_json
 
@@ -337,7 +383,7 @@ JSON_WITHOUT_NUMBERS = {
     "piqa_tui/core/votes/files.py": {"as_text": "a cell shown in a reason"},
     "piqa_tui/core/votes/release_defaults.py": {"to_json": "two flags"},
     "piqa_tui/core/votes/exchange.py": {"json_line": "rows of texts"},
-    "piqa_tui/core/dataset/reading.py": {"_has_surrogate": "reads, writes nothing", "as_text": "a value shown"},
+    "piqa_tui/core/dataset/reading.py": {"_has_surrogate": "reads, writes nothing"},
     "piqa_tui/core/strict_json.py": {"": "the writer every other goes through"},
 }
 

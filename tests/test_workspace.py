@@ -251,6 +251,32 @@ def test_refresh_names_what_another_process_wrote_even_after_this_one_wrote_in_b
     assert mine.version == version and mine.refresh() == [first] and mine.version > version
 
 
+def test_events_that_name_no_item_are_never_reported_as_an_item_changed(tmp_path: Path) -> None:
+    """Guidelines and a release recorded by another process (the CLI) name no item: the next refresh names the
+    items that did change and never the empty id, which a screen would try to redraw."""
+    path = copy_sample("darija-algerian.tsv", tmp_path)
+    mine = Project.open(path, annotator="amina")
+    guide = tmp_path / "guide.md"
+    guide.write_text("# Guidelines\n\nPick the solution that works.\n", encoding="utf-8")
+    piqa = [sys.executable, "-m", "piqa_tui.cli.main"]
+    for args in (
+        ["round", str(path), "guidelines", str(guide)],
+        ["export", str(path), "--release", str(tmp_path / "r")],
+    ):
+        done = subprocess.run([*piqa, *args], capture_output=True, text=True)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert mine.workspace is not None
+    kinds = {kind for (kind,) in mine.workspace.conn.execute("SELECT kind FROM events")}
+    assert {"guidelines", "release"} <= kinds
+    version = mine.version
+    assert mine.refresh() == [] and mine.version > version
+    first = mine.items[0].id
+    mine.vote(first, "1")
+    guide.write_text("# Guidelines\n\nPick the one that works, version 2.\n", encoding="utf-8")
+    subprocess.run([*piqa, "round", str(path), "guidelines", str(guide)], capture_output=True, check=True)
+    assert mine.refresh() == [first]
+
+
 def test_views_derived_from_the_log_are_worked_out_again_only_when_it_moved(tmp_path: Path) -> None:
     path = copy_sample("darija-algerian.tsv", tmp_path)
     project = Project.open(path, annotator="amina")

@@ -21,6 +21,15 @@ class LayoutError(InputError):
     """The columns do not match any known layout and no mapping was given."""
 
 
+class MappedColumnMissing(LayoutError):
+    """A column mapping names a column the file does not have: ``column`` that name, ``columns`` the file's."""
+
+    def __init__(self, message: str, column: str, columns: list[str]) -> None:
+        super().__init__(message)
+        self.column = column
+        self.columns = tuple(columns)
+
+
 class WorkspaceError(PiqaError):
     """The workspace database is unusable or belongs to another file."""
 

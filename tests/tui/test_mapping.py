@@ -106,3 +106,40 @@ async def test_cancelling_the_dialog_on_an_unknown_layout_exits_with_one_line(tm
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.error_message is not None)
     assert app.return_code == 2 and "--map prompt=COL" in app.error_message and "\n" not in app.error_message
+
+
+async def test_a_kept_mapping_naming_a_column_the_file_lost_asks_again_in_the_dialog(tmp_path: Path) -> None:
+    """The mapping the dialog kept names a column renamed since: the TUI opens the dialog saying so in one line
+    (never a traceback), and the columns chosen there replace the kept mapping for the CLI too."""
+    from tests.test_bad_input import kept_mapping_of_a_renamed_column
+
+    path = kept_mapping_of_a_renamed_column(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await dialog_shown(pilot)
+        said = str(app.screen.query_one(".dialog-help", Static).render())
+        assert "column mapping kept in its workspace" in said and "'question_text'" in said
+        app.screen.query_one("#prompt", Select).value = "query"
+        solutions = app.screen.query_one("#solutions", SelectionList)
+        solutions.select("first")
+        solutions.select("second")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.session.project.items[0].prompt == "How to boil an egg?"
+    ws = Workspace(default_location(path))
+    assert "prompt=query" in (ws.get_meta("mapping") or "")
+    ws.close()
+    assert Project.open(path).items[0].solutions == ("in water", "in sand")
+
+
+async def test_cancelling_the_dialog_on_a_stale_kept_mapping_exits_with_one_line(tmp_path: Path) -> None:
+    from tests.test_bad_input import kept_mapping_of_a_renamed_column
+
+    app = make_app(kept_mapping_of_a_renamed_column(tmp_path))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await dialog_shown(pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.error_message is not None)
+    assert app.return_code == 2 and "\n" not in app.error_message
+    assert "'question_text'" in app.error_message and "No mapping was chosen" in app.error_message

@@ -6,6 +6,7 @@ duplicate-cluster decisions all go through the session's write queue.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from piqa_tui.core.text.bidi import BidiMode
+from piqa_tui.core.text.direction import Direction
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.app import AppSettings, PiqaApp
 from piqa_tui.tui.messages import Reopen
@@ -111,6 +113,42 @@ async def test_reopening_while_votes_wait_says_which_were_not_recorded(darija: P
         assert my_vote(pilot, first) is None  # the reopened project: never recorded, never shown
         await pilot.press("ctrl+q")
     assert "amina" not in Project.open(darija, annotator="x").state.votes.get(first, {})
+
+
+def preferences(db: Path) -> dict[str, str]:
+    """The workspace's preferences (directions, where each annotator is), as another process reads them."""
+    conn = sqlite3.connect(db)
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'direction%' OR key LIKE 'position:%'"))
+    finally:
+        conn.close()
+
+
+async def test_directions_and_where_you_are_wait_in_the_write_queue_while_another_process_holds_the_lock(
+    darija: Path,
+) -> None:
+    """A direction (d) and the place the cursor rests on are written through the write queue like every action:
+    while another process holds the lock they wait (the direction says so, the place silently, behind the
+    actions and never counted among them) and are kept once it lets go, not lost for the next session."""
+    Project.open(darija, annotator="setup").workspace.close()
+    db = darija.with_name(darija.name + ".piqa.sqlite")
+    async with annotate(darija) as pilot:
+        with write_lock_held(db):
+            await pilot.press("d")  # the prompt column: auto -> rtl, at once on screen
+            assert main_screen(pilot).session.directions.of("prompt") is Direction.RTL
+            await wait_for(pilot, lambda: notified(pilot, "workspace busy, retrying: the direction of prompt"))
+            await pilot.press("j", "j")
+            rested = current_id(pilot)
+            await wait_for(pilot, lambda: "where you are" in pilot.app.session.writes.preferences)
+            assert waiting(pilot) == 1 and not notified(pilot, "where you are")  # a preference, not an action
+            held = preferences(db)  # (the place the app opened at may have been kept before the lock)
+            assert "direction:prompt" not in held and held.get("position:amina") != rested
+        await wait_for(pilot, lambda: not waiting(pilot) and not pilot.app.session.writes.preferences)
+        assert preferences(db) == {"direction:prompt": "rtl", "position:amina": rested}
+        await pilot.press("ctrl+q")
+    async with annotate(darija) as pilot:  # the next session: the same direction, the same place
+        assert main_screen(pilot).session.directions.of("prompt") is Direction.RTL
+        await wait_for(pilot, lambda: current_id(pilot) == rested)
 
 
 def split_vote(path: Path, item_id: str) -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from piqa_tui.cli.commands.dataset_args import open_project, print_json, say, warn
 from piqa_tui.cli.exit_codes import DATA_PROBLEMS, OK
-from piqa_tui.core.dataset.reading import parse_dataset, read_source
+from piqa_tui.core.dataset.reading import read_source
 from piqa_tui.core.sync.exchange import SyncReport, sync
 from piqa_tui.core.text.terminal_safe import message_line
 from piqa_tui.core.workspace.log import Workspace, default_location
-from piqa_tui.core.workspace.preferences import stored_mapping
+from piqa_tui.core.workspace.preferences import parse_mapped
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.replay import NEW_ITEM_KIND
 from piqa_tui.core.workspace.vote_targets import STALE, solution_key
@@ -65,7 +65,7 @@ def arrived_on(args: argparse.Namespace, report: SyncReport) -> set[str] | None:
     ws_path = Path(args.workspace) if args.workspace else default_location(dataset)
     if not report.received:
         return set()
-    parsed = parse_dataset(read_source(dataset), stored_mapping(ws_path))
+    parsed = parse_mapped(read_source(dataset), ws_path)
     if parsed.layout.id is None:
         return None
     texts = {item.id: item.solutions for item in parsed.items}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from piqa_tui.core.errors import LayoutError
+from piqa_tui.core.errors import LayoutError, MappedColumnMissing
 
 MAX_SOLUTIONS = 4
 
@@ -97,6 +97,12 @@ def format_mapping(mapping: dict[str, str]) -> str:
     return ",".join(f"{key}={value}" for key, value in mapping.items() if value != "")
 
 
+def shown_columns(columns: list[str] | tuple[str, ...], limit: int = 12) -> str:
+    """A header's column names for a message: the first ``limit``, then how many more (a wide file's run long)."""
+    more = f" and {len(columns) - limit} more" if len(columns) > limit else ""
+    return ", ".join(columns[:limit]) + more
+
+
 def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, source: str = "") -> Layout:
     """The layout of a header, from ``mapping`` where given and recognition elsewhere."""
     by_canon: dict[str, str] = {}
@@ -109,8 +115,10 @@ def detect_layout(columns: list[str], mapping: dict[str, str] | None = None, sou
             return name
         if canonical(name) in by_canon:
             return by_canon[canonical(name)]
-        raise LayoutError(
-            f"{source}: the mapping names column '{name}', which is not in the file (found: {', '.join(columns)})"
+        raise MappedColumnMissing(
+            f"{source}: the mapping names column '{name}', which is not in the file (found: {shown_columns(columns)})",
+            name,
+            columns,
         )
 
     def first(names: list[str]) -> str | None:

@@ -561,13 +561,20 @@ def _read_labels_file(path: Path, n_rows: int) -> list[object]:
 
 
 def as_text(value: object) -> str:
-    """A raw value as the text the curator sees ("" for missing)."""
+    """A raw value as the text the curator sees, and a CSV or TSV export writes ("" for missing).
+
+    A Parquet column's missing value is null, or NaN in a float column (how pandas writes a missing number):
+    both are missing, never the text "nan" (a string "nan" stays what it is). A NaN inside a list or object is
+    null, as JSON Lines writes it.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and value != value:  # NaN, the one value unequal to itself
+        return ""
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
+        return strict_json.dumps(value, ensure_ascii=False)[0]
     return str(value)
 
 

@@ -3,7 +3,10 @@
 Accuracy is Dawid–Skene's, competence MACE's (``reliability``); agreement with the majority is with
 the majority of the *other* votes on an item, and with gold over items that have a gold label
 (``votes.agreement``). Speed comes from the times of the annotator's current votes: the gap before a
-vote is the time spent on it, and a gap longer than ``BREAK_SECONDS`` is a break, not work.
+vote is the time spent on it, and a gap longer than ``BREAK_SECONDS`` is a break, not work. A gap shorter
+than ``STAMPED_SECONDS`` is no time spent either: a votes file imported without times stamps its votes with the
+import time one microsecond apart (as ``core/round/progress.py`` reads them too), and a stretch of such votes
+only is *untimed* — no rate at all, never millions of votes an hour.
 Drift compares the first and the last quarter of an annotator's votes (by time) on the same figures;
 there, accuracy is the Dawid–Skene posterior of the solution they voted, averaged over the quarter's
 votes (the model's confusion matrices are fitted to all of their work at once and cannot drift).
@@ -20,6 +23,7 @@ from piqa_tui.core.quality.reliability import DawidSkene, Mace
 from piqa_tui.core.votes.agreement import VoteTable
 
 BREAK_SECONDS = 30 * 60  # a longer gap between two votes is a break
+STAMPED_SECONDS = 1.0  # a shorter gap is votes stamped together (a file imported without times), not work
 FLAG_MIN_VOTES = 20  # fewer votes than this: too few to flag an annotator for anything
 QUARTER_MIN_VOTES = 20  # drift is judged only when each quarter holds this many votes
 DRIFT_DROP = 0.15  # ... and flagged when agreement with the consensus falls by this much
@@ -40,6 +44,7 @@ class Span:
     with_gold: float | None  # share equal to the gold label, where there is one
     votes_per_hour: float | None
     median_seconds: float | None
+    untimed: bool = False  # its gaps are all stamped together (imported without times): no pace to measure
 
     def to_json(self) -> dict[str, object]:
         return {name: _round(value) for name, value in self.__dict__.items()}
@@ -129,8 +134,10 @@ def _span(rows: np.ndarray, per: _PerVote, gaps: np.ndarray) -> Span:
     """The figures over the votes ``rows`` (indices into the table); ``gaps`` the seconds before each (NaN: none)."""
     if not len(rows):
         return Span(0, None, None, None, None, None, None)
-    worked = gaps[np.isfinite(gaps) & (gaps <= BREAK_SECONDS)]
+    measured = gaps[np.isfinite(gaps)]
+    worked = measured[(measured >= STAMPED_SECONDS) & (measured <= BREAK_SECONDS)]
     total = float(worked.sum())
+    untimed = bool(len(measured)) and not (measured >= STAMPED_SECONDS).any()
     everywhere = np.ones(len(rows), bool)
     return Span(
         len(rows),
@@ -140,6 +147,7 @@ def _span(rows: np.ndarray, per: _PerVote, gaps: np.ndarray) -> Span:
         _share(per.gold[rows], per.has_gold[rows]),
         len(worked) * 3600.0 / total if total > 0 else None,
         float(np.median(worked)) if len(worked) else None,
+        untimed,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from piqa_tui.core.quality.annotators import BREAK_SECONDS, AnnotatorFigures, Span
+from piqa_tui.core.quality.annotators import BREAK_SECONDS, STAMPED_SECONDS, AnnotatorFigures, Span
 from piqa_tui.core.quality.artifacts import ArtifactReport
 from piqa_tui.core.quality.audit import LabelAudit
 from piqa_tui.core.quality.doubt import DOUBT_BELOW
@@ -61,6 +61,11 @@ class AnnotatorsSection:
             "  accuracy: Dawid–Skene; competence: MACE; weight: CROWDLAB; drift: agreement with the consensus, "
             f"first → last quarter; gaps over {BREAK_SECONDS // 60} min are breaks"
         )
+        if any(f.overall.untimed for f in self.audit.annotators):
+            out.append(
+                f"  untimed: votes imported without times (stamped under {STAMPED_SECONDS:g} s apart) give no pace; "
+                "import a votes file with a time column for one"
+            )
         return out
 
     @staticmethod
@@ -68,7 +73,7 @@ class AnnotatorsSection:
         o = f.overall
         return (
             f"  {f.name}{' ' * (width - cell_width(f.name))}  {f.votes:>5}  {f.accuracy:>8.2f}  {f.competence:>10.2f}  {_num(f.weight):>6}"
-            f"  {_pct(o.with_majority):>8}  {_pct(o.with_gold):>4}  {_num(o.votes_per_hour, 0):>7}"
+            f"  {_pct(o.with_majority):>8}  {_pct(o.with_gold):>4}  {'untimed' if o.untimed else _num(o.votes_per_hour, 0):>7}"
             f"  {_num(o.median_seconds, 0):>6}  {_drift(f.first, f.last)}"
         )
 

@@ -9,7 +9,10 @@ data, so undo, exports and agreement never see them.  Keys:
   metadata column's name), set from the TUI.
 * ``position:ANNOTATOR``: the id of the item the annotator was on.
 * ``mapping``: the column mapping chosen in the TUI's mapping dialog, in
-  ``--map`` form; used whenever no ``--map`` is given.
+  ``--map`` form; used whenever no ``--map`` is given (``parse_mapped``). One
+  that names a column the file no longer has (renamed or dropped since) is one
+  line saying so, which the CLI ends on and the TUI answers with its mapping
+  dialog, whose choice replaces the kept mapping.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from piqa_tui.core.dataset.layout import format_mapping, parse_mapping
-from piqa_tui.core.errors import LayoutError
+from piqa_tui.core.dataset.layout import format_mapping, parse_mapping, shown_columns
+from piqa_tui.core.dataset.reading import Dataset, SourceFile, parse_dataset
+from piqa_tui.core.errors import LayoutError, MappedColumnMissing
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace
 
@@ -75,6 +79,25 @@ def stored_mapping(ws_path: Path) -> dict[str, str] | None:
         return parse_mapping(row[0]) if row else None
     except (sqlite3.Error, LayoutError):
         return None
+
+
+def parse_mapped(source: SourceFile, ws_path: Path, mapping: dict[str, str] | None = None) -> Dataset:
+    """``source`` parsed under ``mapping``, else under the mapping the workspace at ``ws_path`` keeps (if any).
+
+    A kept mapping naming a column the file no longer has raises ``LayoutError`` in one line: what (the
+    column), where (the dataset and its workspace) and what to do (map the columns again).
+    """
+    kept = stored_mapping(ws_path) if mapping is None and ws_path.is_file() else None
+    try:
+        return parse_dataset(source, mapping or kept)
+    except MappedColumnMissing as exc:
+        if kept is None:
+            raise
+        raise LayoutError(
+            f"{source.path}: the column mapping kept in its workspace ({ws_path}) names column '{exc.column}', "
+            f"which the file no longer has (its columns: {shown_columns(exc.columns)}); map the columns again: "
+            "the TUI asks and keeps the new mapping, or give --map prompt=COL,solutions=COL|COL,label=COL"
+        ) from None
 
 
 def store_mapping(ws: Workspace | None, mapping: dict[str, str]) -> None:

@@ -17,7 +17,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.dataset.reading import Dataset, file_digest, parse_dataset, read_source, reassign_ids, source_files
+from piqa_tui.core.dataset.reading import Dataset, file_digest, read_source, reassign_ids, source_files
 from piqa_tui.core.dataset.writing import output_files, write_dataset
 from piqa_tui.core.errors import EditConflict, PiqaError, VotesArrived, WorkspaceError
 from piqa_tui.core.gcpause import gc_paused
@@ -36,7 +36,7 @@ from piqa_tui.core.workspace.current_votes import Prefetch
 from piqa_tui.core.workspace.log import Change, Part, Workspace, default_location
 from piqa_tui.core.workspace.memo import LogMemo
 from piqa_tui.core.workspace.outputs import check_outputs, check_workspace_path, dataset_protected_files
-from piqa_tui.core.workspace.preferences import stored_mapping
+from piqa_tui.core.workspace.preferences import parse_mapped
 from piqa_tui.core.workspace.replay import MARKER_KINDS, NEW_ITEM_KIND, UNREPLAYED_KINDS, Replay
 from piqa_tui.core.workspace.state import ProjectState, Vote, apply_vote, field_value, with_field
 from piqa_tui.core.workspace.undo import UndoGuard, action_events, compensation
@@ -125,9 +125,7 @@ class Project:
         ws_path = Path(workspace) if workspace else default_location(path)
         check_workspace_path(path, ws_path, source.identity)  # --workspace data.tsv: never SQLite pages in the dataset
         prefetch = Prefetch(ws_path) if ws_path.is_file() else None  # the votes are read while the dataset loads
-        if mapping is None and ws_path.is_file():
-            mapping = stored_mapping(ws_path)  # chosen in the TUI's mapping dialog: no --map needed again
-        dataset = parse_dataset(source, mapping)
+        dataset = parse_mapped(source, ws_path, mapping)  # else the TUI's kept mapping: no --map needed again
         del source  # its bytes are not needed again
         ws = None
         if create:

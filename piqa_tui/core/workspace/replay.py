@@ -124,6 +124,7 @@ class Replay:
             self._clock = max(self._clock, high)
             changed = self._apply(upto)
         self.version += 1
+        changed = [item_id for item_id in changed if item_id]  # an item-less event (a release, guidelines) names none
         self._unreported.update(dict.fromkeys(changed))
         return changed
 
@@ -245,7 +246,8 @@ class Replay:
             self._replay_adjudication(event)
         elif event.kind == NEW_ITEM_KIND:
             self._replay_new_item(item_id, event.new)
-        changed.append(item_id)
+        if item_id:  # a round, guidelines, a question's reply or a release names no item
+            changed.append(item_id)
 
     def _replay_adjudication(self, event: Event) -> None:
         """An adjudication event: the item's decision, unless a later one is in force (``ConflictBook.decide``)."""

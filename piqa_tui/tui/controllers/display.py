@@ -1,18 +1,25 @@
-"""How the main screen draws text: the bidi mode (B) and the writing direction of a column or the dataset.
+"""How the main screen draws text: the bidi mode (B) and the writing direction of a column or the dataset;
+and where the annotator is, for the next session to open at.
 
 Keys (``keymap.MAIN_ACTIONS``): ``cycle_bidi`` steps the right-to-left display mode for every screen;
 ``cycle_direction`` the selected field's column, ``cycle_dataset_direction`` the whole dataset's, through
-auto, right-to-left and left-to-right. A direction is kept in the workspace for the next session (one
-that cannot be kept holds for this session, and says so); the host redraws every screen.
+auto, right-to-left and left-to-right. A direction applies at once and is submitted to the session's write
+queue to be kept in the workspace for the next session (a busy workspace keeps it waiting and retried; one
+that cannot keep it says so, and the direction holds for this session); the host redraws every screen. Where
+the annotator rests is a preference submitted the same way, without a word (``Writes.commit_preference``).
+These are the workspace's preferences (``core/workspace/preferences.py``): no write of them bypasses the queue.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from typing import Protocol
 
-from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.text.direction import DIRECTION_CYCLE, Direction, column_of
-from piqa_tui.tui.dialogs.asker import Asker
+from piqa_tui.core.workspace.log import Workspace
+from piqa_tui.core.workspace.preferences import store_direction, store_position
+from piqa_tui.tui.dialogs.asker import Submitter
 from piqa_tui.tui.state.session import Session
 
 DIRECTION_WORDS = {
@@ -22,7 +29,7 @@ DIRECTION_WORDS = {
 }
 
 
-class DisplayHost(Asker, Protocol):
+class DisplayHost(Submitter, Protocol):
     @property
     def selected_field(self) -> str:
         """The field selected on the current item."""
@@ -32,9 +39,14 @@ class DisplayHost(Asker, Protocol):
         """Redraw every screen's dataset text (the list, the item, the screens open over them)."""
         ...
 
+    def submit_preference(self, what: str, attempt: Callable[[], object]) -> None:
+        """Hand ``attempt`` (a preference the workspace keeps) to the session's write queue, which commits it in
+        its turn and says nothing of it (``Writes.commit_preference``)."""
+        ...
+
 
 class DisplayController:
-    """Steps the bidi mode and the directions, and says what they are now."""
+    """Steps the bidi mode and the directions, and says what they are now; submits the preferences to keep."""
 
     def __init__(self, session: Session, host: DisplayHost) -> None:
         self.session = session
@@ -61,11 +73,28 @@ class DisplayController:
         column = column_of(field) if field is not None else None
         now = directions.of(field) if field is not None else directions.dataset
         direction = DIRECTION_CYCLE[(DIRECTION_CYCLE.index(now) + 1) % len(DIRECTION_CYCLE)]
-        said = f"{column or 'dataset'}: {DIRECTION_WORDS[direction]}"
-        kept = True
-        try:
-            self.session.set_direction(column, direction)
-        except WorkspaceError as exc:
-            said, kept = f"{said} (for this session only: {exc})", False
+        self.session.set_direction(column, direction)
         self.host.display_changed()
-        self.host.notify(said, timeout=3 if kept else 6)
+        self.host.notify(f"{column or 'dataset'}: {DIRECTION_WORDS[direction]}", timeout=3)
+        workspace = self.session.project.workspace
+        self.host.submit(
+            f"the direction of {column or 'the dataset'} for the next session",
+            lambda: store_direction(workspace, column, direction),
+            _kept,
+        )
+
+    def remember_position(self, item_id: str) -> None:
+        """Keep ``item_id`` as where this annotator is, so that the next session opens there."""
+        workspace, annotator = self.session.project.workspace, self.session.project.annotator
+        self.host.submit_preference("where you are", lambda: _store_position(workspace, annotator, item_id))
+
+
+def _kept(_: object) -> None:
+    """A direction kept in the workspace: it was shown and said already."""
+
+
+def _store_position(workspace: Workspace | None, annotator: str, item_id: str) -> None:
+    try:
+        store_position(workspace, annotator, item_id)
+    except sqlite3.ProgrammingError:
+        return  # a reload closed this session's workspace first: the new session keeps its own place

@@ -3,7 +3,8 @@
 A controller never imports a screen: it reaches its screen through a host protocol (``tui/controllers/host.py``
 and the protocol each controller adds). ``ScreenHost`` keeps the part every protocol shares, for any screen,
 so each screen's host adds only what is its own, and every write of every screen takes one route: a
-controller submits (``submit``), the session's write queue commits (``Writes.commit``).
+controller submits (``submit``; a preference such as where the annotator is, ``submit_preference``), the
+session's write queue commits (``Writes.commit``, ``Writes.commit_preference``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ class ScreenHost(Generic[S]):
 
     def submit(self, what: str, attempt: Callable[[], object], done: Callable[[object], None]) -> None:
         self.session.writes.commit(what, attempt, done)
+
+    def submit_preference(self, what: str, attempt: Callable[[], object]) -> None:
+        self.session.writes.commit_preference(what, attempt)
 
     def launch(self, work: Callable[[], None], *, group: str, exclusive: bool) -> None:
         # A fixed description: Textual's default is the repr of the callable's arguments.

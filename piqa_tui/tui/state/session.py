@@ -34,7 +34,6 @@ from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace, default_location
 from piqa_tui.core.workspace.preferences import (
     resume_position,
-    store_direction,
     store_mapping,
     stored_directions,
     stored_mapping,
@@ -222,16 +221,12 @@ class Session:
         self.disk_warning = ""
 
     def set_direction(self, column: str | None, direction: Direction) -> None:
-        """Set the paragraph direction of ``column`` (``None``: the whole dataset), and remember it.
-
-        It applies at once; WorkspaceError when the workspace cannot keep it
-        (read-only, busy), and then it lasts for this session only.
-        """
+        """Set the paragraph direction of ``column`` (``None``: the whole dataset) for this session; a controller
+        submits ``store_direction`` to keep it for the next (the write queue commits it)."""
         if column is None:
             self.directions = Directions(direction, self.directions.columns)
         else:
             self.directions = self.directions.with_column(column, direction)
-        store_direction(self.project.workspace, column, direction)
 
     def stat(self) -> tuple[int, int] | None:
         """(mtime, size) of the dataset file, a cheap first test for changes on disk."""

@@ -12,6 +12,12 @@ After ``GIVE_UP_SECONDS`` the waiting actions are dropped and the user is told
 which were not recorded. Any other failure (full disk, read-only workspace) is
 reported at once: nothing is shown that was not recorded. The queue imports
 nothing of Textual: the app lends it its toasts and its timer (``attach``).
+
+A preference the workspace keeps for the next session (where the annotator is: ``commit_preference``) takes
+the same route without a word: it is no data, so it waits behind the actions already waiting (never
+freezing a key on a busy workspace twice), a newer one of the same kind replaces one still waiting (only the
+last place matters), it is never named among the actions not recorded, and a workspace that cannot take it
+(read-only, gone) simply does not keep it.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ class Writes:
     def __init__(self, workspace: Workspace | None) -> None:
         self.workspace = workspace
         self.queue: deque[Pending] = deque()
+        self.preferences: dict[str, Pending] = {}  # what -> the latest write of that preference still waiting
         self._app: App[Any] | None = None
         self._timer: Timer | None = None
 
@@ -68,6 +75,7 @@ class Writes:
 
     def abandon(self) -> None:
         """The session is closing (another file opened, the same one reloaded): say what was not recorded."""
+        self.preferences.clear()
         if self.queue:
             names = ", ".join(p.what for p in self.queue)
             self.queue.clear()
@@ -96,6 +104,22 @@ class Writes:
             return
         done(result)
 
+    def commit_preference(self, what: str, attempt: Callable[[], object]) -> None:
+        """Run ``attempt`` (which keeps a preference in the workspace) in its turn, saying nothing: behind the
+        actions waiting, replacing one of the same ``what`` still waiting; a busy workspace keeps it waiting
+        and retried, any other failure drops it (a place to resume is no data)."""
+        if not (self.queue or self.preferences):
+            try:
+                attempt()
+                return
+            except WorkspaceBusy:
+                pass
+            except PiqaError:
+                return
+        if self._app is not None:  # else nothing is on screen to retry on: the preference is not kept
+            self.preferences[what] = Pending(what, attempt, _nothing)
+            self._schedule()
+
     def _schedule(self) -> None:
         if self._timer is None:
             self._timer = self.app.set_interval(RETRY_SECONDS, self._retry)
@@ -116,6 +140,15 @@ class Writes:
             self.queue.popleft()
             head.done(result)
             self.app.notify(f"recorded after waiting: {head.what}", timeout=3)
+        for what, preference in list(self.preferences.items()):
+            try:
+                self._attempt(preference, self.workspace)
+            except WorkspaceBusy:
+                if time.monotonic() - preference.since <= GIVE_UP_SECONDS:
+                    return
+            except PiqaError:
+                pass
+            del self.preferences[what]
         self._stop()
 
     @staticmethod
@@ -128,6 +161,7 @@ class Writes:
     def _give_up(self) -> None:
         names = ", ".join(p.what for p in self.queue)
         self.queue.clear()
+        self.preferences.clear()
         self._stop()
         self.app.notify(
             f"workspace still busy after {GIVE_UP_SECONDS:g} s: not recorded: {names}; do them again later",
@@ -139,3 +173,7 @@ class Writes:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+
+def _nothing(_: object) -> None:
+    """What follows a preference kept: nothing to show."""

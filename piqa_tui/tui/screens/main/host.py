@@ -47,7 +47,7 @@ class MainHost(ScreenHost[Screen[None]]):
         self.assigning = AssigningController(session, self)
         self.suggesting = SuggestingController(session, self)
         self.display = DisplayController(session, self)
-        self.view = MainView(screen, session, self.filtering, self.scoring)
+        self.view = MainView(screen, session, self.filtering, self.scoring, self.display)
         self.fields = FieldEditors(screen, self.view, self.editing)
 
     # ------------------------------------------------------------------ Host

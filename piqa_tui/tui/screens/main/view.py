@@ -8,23 +8,21 @@ session (``tui/state``) and core.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 
 from textual.screen import Screen
 from textual.timer import Timer
 
 from piqa_tui.core.dataset.item import Item
-from piqa_tui.core.errors import WorkspaceError
 from piqa_tui.core.round.origin import origin_of
 from piqa_tui.core.round.recorded import assigned_to
 from piqa_tui.core.round.stages import stage_line
 from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.votes.decisions import choices as item_choices
-from piqa_tui.core.workspace.preferences import store_position
 from piqa_tui.core.workspace.project import with_field
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.render.sync_summary import sync_status
+from piqa_tui.tui.controllers.display import DisplayController
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.dialogs.questions import answers_status
@@ -45,13 +43,19 @@ class MainView:
     """Fills the main screen's widgets from the session."""
 
     def __init__(
-        self, screen: Screen[None], session: Session, filtering: FilteringController, scoring: ScoringController
+        self,
+        screen: Screen[None],
+        session: Session,
+        filtering: FilteringController,
+        scoring: ScoringController,
+        display: DisplayController,
     ) -> None:
         self.screen = screen
         self.session = session
         self.project = session.project
         self.filtering = filtering
         self.scoring = scoring
+        self.display = display
         self._item_list: ItemList | None = None
         self._item_view: ItemView | None = None
         self._header: StatusHeader | None = None
@@ -61,7 +65,7 @@ class MainView:
         self._shown_index = -1
         self._shown_solutions = 0  # solutions of the item last shown: the footer's vote keys say 1-N
         self._position_timer: Timer | None = None
-        self._stored_position: str | None = None  # the item id last written as where this annotator is
+        self._stored_position: str | None = None  # the item id last submitted as where this annotator is
 
     @property
     def item_list(self) -> ItemList:
@@ -294,13 +298,10 @@ class MainView:
         self._position_timer = self.screen.set_timer(POSITION_DELAY, self.remember_position)
 
     def remember_position(self) -> None:
-        """Keep the current item's id in the workspace, so the next open starts here."""
+        """Have the current item's id kept in the workspace (through the write queue), so the next open starts here."""
         self._position_timer = None
         item = self.current
         if item is None or item.id == self._stored_position:
             return
-        try:
-            store_position(self.project.workspace, self.project.annotator, item.id)
-        except (sqlite3.ProgrammingError, WorkspaceError):
-            return  # a reload closed this workspace first, or it is read-only or busy: a place to resume is no data
+        self.display.remember_position(item.id)
         self._stored_position = item.id
