@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 RETRY_SECONDS = 1.0
 RETRY_WAIT = 0.05  # how long one retry waits for the lock: the keys stay live between retries
+# How long an action's first try waits for another process's lock, on the UI thread: long enough for another
+# annotator's commit (milliseconds) to pass unseen, short enough that a long holder (a large votes import)
+# makes the key wait in the queue instead of freezing the screen for the workspace's whole busy timeout.
+FIRST_WAIT = 0.3
 GIVE_UP_SECONDS = 120.0
 
 T = TypeVar("T")
@@ -93,7 +97,7 @@ class Writes:
             self.app.notify(f"workspace busy, retrying: {what} waits its turn ({len(self.queue)} pending)", timeout=4)
             return
         try:
-            result = attempt()
+            result = self._attempt(action, self.workspace, FIRST_WAIT)
         except WorkspaceBusy:
             self.queue.append(action)
             self.app.notify(f"workspace busy, retrying: {what} is not recorded yet", severity="warning", timeout=6)
@@ -110,7 +114,7 @@ class Writes:
         and retried, any other failure drops it (a place to resume is no data)."""
         if not (self.queue or self.preferences):
             try:
-                attempt()
+                self._attempt(Pending(what, attempt, _nothing), self.workspace, FIRST_WAIT)
                 return
             except WorkspaceBusy:
                 pass
@@ -152,10 +156,10 @@ class Writes:
         self._stop()
 
     @staticmethod
-    def _attempt(action: Pending, workspace: Workspace | None) -> object:
+    def _attempt(action: Pending, workspace: Workspace | None, wait: float = RETRY_WAIT) -> object:
         if workspace is None:
             return action.attempt()
-        with workspace.waiting(RETRY_WAIT):
+        with workspace.waiting(min(wait, workspace.busy_timeout)):
             return action.attempt()
 
     def _give_up(self) -> None:
