@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from piqa_tui.core.dataset.reading import as_text
 from piqa_tui.core.release.folder import CARD, ReleaseError, read_manifest
 
 SPLIT = "split"  # the pseudo-column naming the split an item is in
@@ -105,7 +106,7 @@ def read_release(folder: Path, draft: dict[str, object] | None = None) -> Releas
         if parquet is None:
             continue
         for row in pl.read_parquet(folder / str(parquet)).to_dicts():
-            values = {str(k): "" if v is None else str(v) for k, v in row.items()}
+            values = {str(k): as_text(v) for k, v in row.items()}  # a NaN is missing, as the dataset reads it
             rows[values.get(id_column, "")] = values | {SPLIT: str(split)}
     try:
         card = front_matter((folder / CARD).read_text(encoding="utf-8"))

@@ -20,8 +20,9 @@ INTEGER = re.compile(r"^\s*(-?[0-9]{1,6})(\.0+)?\s*$", re.ASCII)
 
 
 def as_text(value: object) -> str:
-    """A value as piqa-tui shows it: "" for missing, JSON for a list or mapping, else ``str``."""
-    if value is None:
+    """A value as piqa-tui shows it: "" for missing (None, or a float column's NaN), JSON for a list or mapping,
+    else ``str``."""
+    if value is None or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, str):
         return value

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from piqa_tui.core.dataset.reading import as_text
 from piqa_tui.core.release.folder import FORMAT_VERSION, MANIFEST, RELEASE_MARK, SplitFiles
 
 
@@ -41,7 +42,7 @@ def folder_files(folder: Path) -> dict[str, dict[str, object]]:
 
 def label_counts(values: Sequence[object]) -> dict[str, int]:
     """Items per label value as the file writes it (text), in sorted order."""
-    return dict(sorted(Counter("" if v is None else str(v) for v in values).items()))
+    return dict(sorted(Counter(as_text(v) for v in values).items()))  # a NaN counts as missing, never "nan"
 
 
 def manifest(
