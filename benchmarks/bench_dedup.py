@@ -270,7 +270,7 @@ def _rehash_admit(seen: list, new: list, threshold: float) -> list[bool]:
         clusters.union(a, b)
     taken = {clusters.find(u) for u in range(len(seen))}
     kept = []
-    for offset, unit in enumerate(new):
+    for offset in range(len(new)):
         root = clusters.find(len(seen) + offset)
         kept.append(root not in taken)
         if kept[-1]:

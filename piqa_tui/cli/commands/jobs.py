@@ -18,8 +18,8 @@ from piqa_tui.cli.commands.near_copies import NearCopies, add_repetition_argumen
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import ProgressLine, progress_line
 from piqa_tui.core.authoring.batch import DEFAULT_BATCH, JobContext, JobProgress, run_job
-from piqa_tui.core.authoring.repetition import RepetitionGate
 from piqa_tui.core.authoring.job_templates import JobTemplate, find_job_template, job_catalog
+from piqa_tui.core.authoring.repetition import RepetitionGate
 from piqa_tui.core.authoring.runs import JobRun, Slot, new_run_id, start_run, stored_run
 from piqa_tui.core.generation.backends.kind import generation_options, open_generation_backend
 from piqa_tui.core.generation.protocol import GenerationBackend, Provenance

@@ -70,7 +70,10 @@ class NearCopies:
         """The gate over the project's items; embeds them first (``show`` says so) when a model is chosen."""
         if self.embedder is not None:
             show(f"embedding {len(project.items):,} items for the near-copy check ({self.model})")
-        return RepetitionGate(project.items, self.threshold, self.embedder, self.semantic_threshold)
+        try:
+            return RepetitionGate(project.items, self.threshold, self.embedder, self.semantic_threshold)
+        except ModelError as err:  # the weights load on the first texts: a model found may still fail here
+            raise PiqaError(f"{str(err).rstrip('.')}; give --no-semantic to check near copies lexically only") from None
 
     def close(self) -> None:
         if self.conn is not None:
@@ -105,7 +108,9 @@ def _choose_model(chosen: NearCopies, project: Project, model: str | None, asked
             conn.close()
         why = str(err).rstrip(".") if model else "no embedding model is installed (pip install 'piqa-tui[e5]')"
         if asked:
-            raise PiqaError(f"near copies in meaning: {why}; give --no-semantic to check near copies lexically only")
+            raise PiqaError(
+                f"near copies in meaning: {why}; give --no-semantic to check near copies lexically only"
+            ) from None
         warn(f"near copies are checked lexically only: {why}; --no-semantic turns the check in meaning off")
         return
     chosen.embedder, chosen.model, chosen.conn = embedder, model_name(embedder), conn

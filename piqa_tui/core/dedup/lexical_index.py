@@ -97,9 +97,10 @@ class LexicalIndex:
         reach = (self.sizes >= low) & (self.sizes <= high)
         units = np.flatnonzero(reach)
         # Gathering the rows costs more than counting them all when most units are within reach.
-        frequent_shared = popcount_rows(self.rows & query)[units] if 2 * len(units) > len(self) else (
-            popcount_rows(self.rows[units] & query)
-        )
+        if 2 * len(units) > len(self):
+            frequent_shared = popcount_rows(self.rows & query)[units]
+        else:
+            frequent_shared = popcount_rows(self.rows[units] & query)
         shared = frequent_shared + self._shared_rare(grams[~frequent])[units]
         similarity = shared / np.maximum(size + self.sizes[units] - shared, 1)
         keep = similarity >= self.threshold - 1e-12

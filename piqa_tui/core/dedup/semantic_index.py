@@ -48,8 +48,6 @@ class SemanticIndex:
     :meth:`add` keeps them."""
 
     def __init__(self, embedder: Embedder, texts: Sequence[str], threshold: float | None = None) -> None:
-        import numpy as np
-
         self.embedder = embedder
         self.threshold = model_threshold(embedder) if threshold is None else threshold
         if not 0.0 < self.threshold <= 1.0:
