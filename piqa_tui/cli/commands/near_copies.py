@@ -68,10 +68,14 @@ class NearCopies:
 
     def gate(self, project: Project, show: Callable[[str], None]) -> RepetitionGate:
         """The gate over the project's items; embeds them first (``show`` says so) when a model is chosen."""
+        from piqa_tui.core.dedup.semantic import EmbeddingClock
+        from piqa_tui.render.progress import embedding_text
+
         if self.embedder is not None:
             show(f"embedding {len(project.items):,} items for the near-copy check ({self.model})")
+        clock = EmbeddingClock(lambda progress: show(f"near-copy check: {embedding_text(progress)}"))
         try:
-            return RepetitionGate(project.items, self.threshold, self.embedder, self.semantic_threshold)
+            return RepetitionGate(project.items, self.threshold, self.embedder, self.semantic_threshold, clock)
         except ModelError as err:  # the weights load on the first texts: a model found may still fail here
             raise PiqaError(f"{str(err).rstrip('.')}; give --no-semantic to check near copies lexically only") from None
 

@@ -28,7 +28,7 @@ from piqa_tui.core.dedup.lexical import NGRAM, shingle
 from piqa_tui.core.dedup.lexical_index import LexicalIndex
 
 if TYPE_CHECKING:
-    from piqa_tui.core.dedup.semantic import Embedder
+    from piqa_tui.core.dedup.semantic import Embedder, Progress
     from piqa_tui.core.dedup.semantic_index import SemanticIndex
 
 KEPT, LEXICAL, SEMANTIC = "kept", "lexical", "semantic"  # what became of a draft
@@ -52,7 +52,7 @@ class RepetitionGate:
     """The items seen so far (the dataset, then each kept draft); :meth:`check` says which new drafts are new.
 
     ``embedder``: also reject paraphrases (None: lexical only); ``semantic_threshold``: None takes the
-    model's own.
+    model's own; ``progress(done, total)`` follows the embedding of ``items``.
     """
 
     def __init__(
@@ -61,6 +61,7 @@ class RepetitionGate:
         threshold: float = DEFAULT_THRESHOLD,
         embedder: Embedder | None = None,
         semantic_threshold: float | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.threshold = threshold
         seen = [folded_fields(item) for item in items]
@@ -72,7 +73,7 @@ class RepetitionGate:
         if embedder is not None:
             from piqa_tui.core.dedup.semantic_index import SemanticIndex
 
-            self.semantic = SemanticIndex(embedder, [item.text for item in items], semantic_threshold)
+            self.semantic = SemanticIndex(embedder, [item.text for item in items], semantic_threshold, progress)
         self.rejected = {LEXICAL: 0, SEMANTIC: 0}
 
     def admit(self, drafts: Sequence[Item]) -> list[bool]:

@@ -31,7 +31,7 @@ from piqa_tui.core.text.characters import dominant_script
 if TYPE_CHECKING:
     import numpy as np
 
-    from piqa_tui.core.dedup.semantic import Embedder
+    from piqa_tui.core.dedup.semantic import Embedder, Progress
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,16 @@ class SemanticIndex:
     """Viewed unit vectors of the texts so far; :meth:`embed` then :meth:`near` checks new texts,
     :meth:`add` keeps them."""
 
-    def __init__(self, embedder: Embedder, texts: Sequence[str], threshold: float | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder, texts: Sequence[str], threshold: float | None = None, progress: Progress | None = None
+    ) -> None:
+        """``progress(done, total)`` follows the embedding of ``texts`` (the model's cache answers for some)."""
         self.embedder = embedder
         self.threshold = model_threshold(embedder) if threshold is None else threshold
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError(f"semantic threshold must be in (0, 1], got {self.threshold}")
         self.stats: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
-        raw = self._raw(texts)
+        raw = self._raw(texts, progress)
         if hasattr(embedder, "semantic_view"):
             self.stats = {}
             for script in set(raw.scripts.tolist()) - {""}:
@@ -65,10 +68,10 @@ class SemanticIndex:
     def __len__(self) -> int:
         return len(self.known.scripts)
 
-    def _raw(self, texts: Sequence[str]) -> Embedded:
+    def _raw(self, texts: Sequence[str], progress: Progress | None = None) -> Embedded:
         import numpy as np
 
-        vectors = self.embedder.embed(list(texts)) if texts else np.zeros((0, 0), dtype=np.float32)
+        vectors = self.embedder.embed(list(texts), progress) if texts else np.zeros((0, 0), dtype=np.float32)
         return Embedded(vectors, np.zeros(len(texts)), np.array([dominant_script(t) or "" for t in texts], dtype=str))
 
     def _viewed(self, raw: Embedded) -> Embedded:
