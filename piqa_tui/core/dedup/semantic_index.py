@@ -81,7 +81,7 @@ class SemanticIndex:
 
         x = np.array(raw.vectors, dtype=np.float32)
         limits = np.full(len(x), self.threshold)
-        if self.stats is None:
+        if self.stats is None or not len(x):
             return Embedded(x, limits, raw.scripts)
         limits[:] = max(SMALL_GROUP_THRESHOLD, self.threshold)
         for script, (mean, spread) in self.stats.items():
