@@ -5,6 +5,7 @@
     python benchmarks/bench_dedup.py --only template --sizes 2000,5000 --runs 1   # a quick check
     python benchmarks/bench_dedup.py --only drafts --sizes 20000,100000 --filler 3,6   # template-like drafts
     python benchmarks/bench_dedup.py --only drafts --sizes 20000,100000 --drafts openings,darija,arabizi
+    python benchmarks/bench_dedup.py --only incremental --sizes 20000 --drafts darija,arabizi --runs 1
 
 Sections:
 
@@ -21,6 +22,12 @@ Sections:
   per field (fewer: the items of one opening are more alike, the search harder).
   ``--drafts darija,arabizi`` takes drafts that share one sentence frame with a
   few slots filled instead (``benchmarks/make_frame_drafts.py``).
+* ``incremental`` — repetition control while drafting (``core/authoring/repetition.py``): a pool of
+  frame-shaped drafts (``--drafts``, ``--sizes`` items) is the seen side, then ``--batches`` batches of 64
+  new drafts of the same shape are checked against it and the kept ones added: the incremental lexical
+  index (built once; time to build, per batch, in all) against searching the whole set again for each
+  batch as the gate did before it (``search_lexical`` over the pool and the batch; the first
+  ``--rehash-batches`` batches timed, the rest counted at their median).
 * ``methods`` — the same job done by ``rapidfuzz.process.cdist`` (all pairs,
   with a score cutoff, in chunks, both cores), by ``datasketch`` MinHash LSH
   when it is importable, and by piqa-tui.
@@ -251,6 +258,70 @@ def job_drafts(n: int, lo: int, hi: int, shape: int = 0) -> dict:
     }
 
 
+def _rehash_admit(seen: list, new: list, threshold: float) -> list[bool]:
+    """The gate as it was before the incremental index: the whole set searched again for each batch, a new
+    draft kept when its cluster holds no seen unit and no draft kept before it. ``seen`` grows."""
+    from piqa_tui.core.dedup.lexical import UnionFind, search_lexical
+
+    fields = seen + new
+    found = search_lexical(fields, threshold)
+    clusters = UnionFind(len(fields))
+    for a, b in zip(found.a.tolist(), found.b.tolist()):
+        clusters.union(a, b)
+    taken = {clusters.find(u) for u in range(len(seen))}
+    kept = []
+    for offset in range(len(new)):
+        root = clusters.find(len(seen) + offset)
+        kept.append(root not in taken)
+        if kept[-1]:
+            taken.add(root)
+    seen.extend(unit for unit, keep in zip(new, kept) if keep)
+    return kept
+
+
+def job_incremental(n: int, batches: int, rehash: int, shape: int = 1) -> dict:
+    """The repetition gate on ``n`` frame-shaped drafts then ``batches`` batches of 64: the incremental
+    index's build and per-batch times against the first ``rehash`` batches searched whole again."""
+    from piqa_tui.core.authoring.repetition import RepetitionGate
+    from piqa_tui.core.dataset.item import Item
+    from piqa_tui.core.dedup.folding import fold, folded_fields
+    from piqa_tui.core.dedup.lexical import workers
+
+    rows, _ = draft_rows(n + 64 * batches, DRAFT_SHAPES[shape], (3, 6))
+    random.Random(7).shuffle(rows)  # the planted copies come last: spread them over the pool and the batches
+    items = [Item(r[0], r[1], (r[2], r[3]), None, i) for i, r in enumerate(rows)]
+    pool, new = items[:n], [items[n + 64 * b : n + 64 * (b + 1)] for b in range(batches)]
+    fold("x")  # the folding table is built once per process: not part of the gate
+    load = os.getloadavg()[0]
+    t = time.perf_counter()
+    gate = RepetitionGate(pool)
+    build = time.perf_counter() - t
+    per_batch, rejected = [], 0
+    for batch in new:
+        t = time.perf_counter()
+        rejected += gate.admit(batch).count(False)
+        per_batch.append(time.perf_counter() - t)
+    seen = [folded_fields(it) for it in pool]
+    rehash_s = []
+    for batch in new[:rehash]:
+        fields = [folded_fields(it) for it in batch]
+        t = time.perf_counter()
+        _rehash_admit(seen, fields, 0.8)
+        rehash_s.append(time.perf_counter() - t)
+    return {
+        "n": n,
+        "shape": DRAFT_SHAPES[shape],
+        "batches": batches,
+        "build_s": build,
+        "per_batch_s": per_batch,
+        "rejected": rejected,
+        "rehash_s": rehash_s,
+        "peak_rss_mb": peak_rss_mb(),
+        "workers": workers(),
+        "load": max(load, os.getloadavg()[0]),
+    }
+
+
 def job_cdist(n: int) -> dict:
     import numpy as np
     from rapidfuzz import fuzz, process
@@ -453,6 +524,7 @@ def _index_search(vectors, variant: int):  # -> (i, j, build seconds)
 JOBS = {
     "template": job_template,
     "drafts": job_drafts,
+    "incremental": job_incremental,
     "lexical": job_lexical,
     "cdist": job_cdist,
     "datasketch": job_datasketch,
@@ -558,6 +630,45 @@ def section_drafts(runs: int, sizes: list[int], filler: str, shape: str = "openi
                 "planted pairs found",
                 "clusters",
                 "load average (1 min) per run",
+            ],
+            rows,
+        )
+    )
+
+
+def section_incremental(sizes: list[int], shape: str, batches: int, rehash: int) -> str:
+    rows = []
+    for n in sizes:
+        r = child(["incremental", str(n), str(batches), str(rehash), str(DRAFT_SHAPES.index(shape))])
+        per = r["per_batch_s"]
+        rehash_median = statistics.median(r["rehash_s"]) if r["rehash_s"] else float("nan")
+        rows.append(
+            [
+                f"{n:,} + {batches} × 64",
+                f"{r['build_s']:.2f} s",
+                f"{statistics.median(per) * 1000:.0f} ms (max {max(per) * 1000:.0f})",
+                f"{r['build_s'] + sum(per):.2f} s",
+                f"{rehash_median:.2f} s ({len(r['rehash_s'])} timed)",
+                f"{rehash_median * batches:.1f} s",
+                r["rejected"],
+                f"{r['peak_rss_mb']:.0f} MB",
+                f"{r['load']:.1f}",
+            ]
+        )
+        print(f"  incremental {n} {shape}: build {r['build_s']:.2f} s, batches {per}", file=sys.stderr)
+    return (
+        f"### Repetition control while drafting: {SHAPE_TITLES[shape]}, batches of 64, {r['workers']} cores\n\n"
+        + table(
+            [
+                "pool + new drafts",
+                "index built once",
+                "per batch (median)",
+                "incremental in all",
+                "re-hash per batch (median)",
+                "re-hash in all",
+                "rejected",
+                "peak RSS",
+                "load average (1 min)",
             ],
             rows,
         )
@@ -977,7 +1088,13 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--only", choices=["scaling", "template", "drafts", "methods", "semantic", "index", "quality"], action="append"
+        "--only",
+        choices=["scaling", "template", "drafts", "incremental", "methods", "semantic", "index", "quality"],
+        action="append",
+    )
+    parser.add_argument("--batches", type=int, default=32, help="batches of 64 new drafts (incremental section)")
+    parser.add_argument(
+        "--rehash-batches", type=int, default=4, help="batches timed on the re-hashing path (incremental section)"
     )
     parser.add_argument("--filler", default="3,6", help="filler words per field of the drafts section (LO,HI)")
     parser.add_argument(
@@ -998,6 +1115,10 @@ def main() -> None:
         elif name == "drafts":
             for shape in args.drafts.split(","):
                 print(section_drafts(args.runs, [int(x) for x in args.sizes.split(",")], args.filler, shape))
+        elif name == "incremental":
+            for shape in args.drafts.split(","):
+                sizes = [int(x) for x in args.sizes.split(",")]
+                print(section_incremental(sizes, shape, args.batches, args.rehash_batches))
         elif name == "methods":
             print(section_methods())
         elif name == "semantic" and not args.no_semantic:

@@ -166,6 +166,8 @@ def test_the_draft_command_runs_and_resumes_and_exports_the_origin(tmp_path: Pat
         ).stdout
     )
     assert done["recorded"] + done["rejected_near_copies"] + len(done["failed"]) == 2
+    assert done["rejected_near_copies"] == done["rejected_lexical"] + done["rejected_semantic"]
+    assert done["semantic_model"] and done["lexical_threshold"] == 0.8  # on by default, with this machine's model
     again = cli("draft", str(path), "--resume", done["run"], *common).stdout
     assert (
         f"run {done['run']}: " in again and f"{done['recorded']} already done before" in again or not done["recorded"]
@@ -175,6 +177,44 @@ def test_the_draft_command_runs_and_resumes_and_exports_the_origin(tmp_path: Pat
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t")[-2:] == ["origin", "origin_model"]
     assert sum(line.endswith(f"\tdrafted\t{SMOLLM.name}") for line in lines) >= done["recorded"]
+
+
+def test_the_same_drafts_again_are_rejected_as_near_copies_and_counted_by_kind(tmp_path: Path) -> None:
+    """The same seed asks the same model for the same drafts: a second run's drafts copy the first's."""
+    path = copy_sample("darija-moroccan.tsv", tmp_path)
+    template = template_file(tmp_path, SHORT_DRAFT, "short")
+    common = ["--meta", "category=cooking", "--count", "2", "--template", str(template), "--seed", "11"]
+    common += ["--annotator", "amina", "--model", str(SMOLLM), "--n-ctx", "1024", "--batch", "1"]
+    first = json.loads(cli("draft", str(path), *common, "--no-semantic", "--json").stdout)
+    assert first["semantic_model"] is None and first["rejected_semantic"] == 0
+    second = cli("draft", str(path), *common, "--semantic-model", "minilm")
+    said, again = second.stdout, first["recorded"] + first["rejected_lexical"]  # every answer comes again
+    assert f"0 items added at stage draft, {again} near copies rejected ({again} lexical, 0 in meaning)" in said, said
+    assert "in meaning by all-MiniLM-L6-v2 (packaged, English only) (cosine ≥ 0.90)" in said
+
+
+def test_a_missing_embedding_model_is_one_line_naming_no_semantic(tmp_path: Path) -> None:
+    path = copy_sample("darija-moroccan.tsv", tmp_path)
+    args = ["draft", str(path), "--meta", "category=cooking", "--model", str(SMOLLM)]
+    failed = cli(*args, "--semantic-model", str(tmp_path / "no-such-model"), code=2)
+    assert "--no-semantic" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+    assert not Project.open(path).workspace.events(["new-item"])  # type: ignore[union-attr]
+
+
+def test_a_configured_embedding_model_that_is_missing_leaves_the_lexical_check_and_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'repetition_model = "{tmp_path / "gone"}"\nrepetition_threshold = 0.9\n', encoding="utf-8")
+    monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
+    path = copy_sample("darija-moroccan.tsv", tmp_path)
+    template = template_file(tmp_path, SHORT_DRAFT, "short")
+    args = ["draft", str(path), "--meta", "category=cooking", "--template", str(template), "--model", str(SMOLLM)]
+    done = cli(*args, "--n-ctx", "1024", "--json")
+    warned = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert len(warned) == 1 and "lexically only" in warned[0] and "--no-semantic" in warned[0], done.stderr
+    report = json.loads(done.stdout)
+    assert report["semantic_model"] is None and report["lexical_threshold"] == 0.9
 
 
 def test_a_template_asking_for_a_column_the_dataset_lacks_is_one_line_and_records_nothing(tmp_path: Path) -> None:
@@ -266,7 +306,7 @@ def test_a_translate_run_through_a_served_model_records_the_served_model(tmp_pat
                 "--json",
             ).stdout
         )
-        assert done["recorded"] + len(done["failed"]) == 1
+        assert done["recorded"] + done["rejected_near_copies"] + len(done["failed"]) == 1
     project = Project.open(path, annotator="bala")
     for item in project.items[len(project.dataset.items) :]:
         origin = origin_of(project, item.id)

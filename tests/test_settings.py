@@ -52,6 +52,12 @@ BAD_CONFIGS = [
     ('bidi = "sideways"\n', 'bidi = \'sideways\' is not valid; it should be one of "auto", "app", "terminal", "off"'),
     ("width_policy = 3\n", "width_policy = 3 is not valid"),
     ("model = 5\n", "model = 5 is not valid"),
+    (
+        "repetition_threshold = 1.5\n",
+        "repetition_threshold = 1.5 is not valid; it should be a number above 0 and at most 1",
+    ),
+    ('repetition_semantic = "no"\n', "repetition_semantic = 'no' is not valid; it should be true or false"),
+    ("repetition_semantic_threshold = 0\n", "repetition_semantic_threshold = 0 is not valid"),
     ('anotator = "amina"\n', "unknown setting 'anotator'; the settings are: annotator"),
     ("annotator = \n", "not a valid TOML config file"),
 ]
@@ -101,6 +107,7 @@ def test_a_good_config_is_typed(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
         'annotator = "amina"\nmax_differences = 3\nlow_margin = 2\nn_gpu_layers = -1\nsync_every_minutes = 5\n'
+        'repetition_threshold = 0.75\nrepetition_semantic = false\nrepetition_model = "e5"\n'
         '[keys]\nundo = "u"\n[templates.plain]\ncontext = "{goal}"\n'
     )
     loaded = load_config(config)
@@ -110,6 +117,9 @@ def test_a_good_config_is_typed(tmp_path: Path) -> None:
         low_margin=2.0,
         n_gpu_layers=-1,
         sync_every_minutes=5,
+        repetition_threshold=0.75,
+        repetition_semantic=False,
+        repetition_model="e5",
         keys={"undo": "u"},
         templates={"plain": {"context": "{goal}"}},
     )

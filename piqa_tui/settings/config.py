@@ -35,6 +35,10 @@ best solution beats the runner-up by less than ``low_margin`` nats (default
 (default 0: off) has the TUI sync with the team through the dataset's git repository that often.
 ``writer_model`` (a GGUF file; else $PIQA_TUI_WRITER_MODEL) or ``writer_server`` (an OpenAI-compatible
 server's URL) is the model the TUI's suggestion keys write with (docs/generation.md).
+``draft`` and ``translate`` reject near copies (docs/generation.md, "Repetition control"): lexically at
+``repetition_threshold`` (3-gram Jaccard, default 0.8) and, unless ``repetition_semantic = false``, in meaning
+with ``repetition_model`` (a name ``dedup --model`` takes; default the best one on this machine) at
+``repetition_semantic_threshold`` (cosine; default the model's own); the commands' options win.
 
 Every value is checked when the file is read: a wrong type, a negative
 number, an unknown setting name or an unknown ``[keys]`` action id is one
@@ -96,6 +100,10 @@ class Config:
     sync_every_minutes: int = 0  # the TUI syncs with the team this often (0: only by key; docs/workspace.md)
     writer_model: Path | None = None  # the GGUF model the TUI's suggestions are written with (docs/generation.md)
     writer_server: str | None = None  # ... or an OpenAI-compatible server's URL (wins over writer_model)
+    repetition_threshold: float = 0.8  # draft/translate: a draft this alike (3-gram Jaccard) a seen item is rejected
+    repetition_semantic: bool = True  # ... and one alike in meaning (an embedding model's cosine)
+    repetition_model: str | None = None  # the embedding model for that (None: the best on this machine)
+    repetition_semantic_threshold: float | None = None  # its cosine (None: the model's own)
 
 
 def load_config(
@@ -203,6 +211,18 @@ def _path(where: str, name: str, value: object) -> Path:
     return Path(_text(where, name, value)).expanduser()
 
 
+def _flag(where: str, name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(where, name, value, "true or false")
+    return value
+
+
+def _share(where: str, name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise _fail(where, name, value, "a number above 0 and at most 1")
+    return float(value)
+
+
 def _whole(minimum: int) -> Callable[[str, str, object], int]:
     def check(where: str, name: str, value: object) -> int:
         return _in_file(where, lambda: setting_whole(name, value, minimum))
@@ -307,4 +327,8 @@ _CHECKS: dict[str, Callable[[str, str, object], Any]] = {  # Any: each setting h
     "sync_every_minutes": _whole(0),
     "writer_model": _path,
     "writer_server": _text,
+    "repetition_threshold": _share,
+    "repetition_semantic": _flag,
+    "repetition_model": _text,
+    "repetition_semantic_threshold": _share,
 }

@@ -19,7 +19,7 @@ COMMANDS: dict[str, str] = {
     "progress": "how far the round is: per annotator, per item, per group",
     "stage": "move items between draft, review, validation and done; import drafts; correction rates",
     "draft": "a model drafts new items for given metadata into stage draft (resumable, near copies rejected)",
-    "translate": "a model translates another file's items into drafts, the source kept beside each",
+    "translate": "a model translates another file's items into drafts, the source kept beside each, near copies rejected",
     "release": "the releases the workspace records: list them, rebuild one byte for byte, diff two",
     "sync": "share the workspace's work through the dataset's git repository: commit, fetch, merge, push",
 }

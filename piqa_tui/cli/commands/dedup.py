@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from piqa_tui.core.dedup.semantic import EmbeddingProgress
 
 
-def _similarity(text: str) -> float:
+def similarity_value(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -73,14 +73,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold",
-        type=_similarity,
+        type=similarity_value,
         default=DEFAULT_THRESHOLD,
         metavar="X",
         help=f"lexical: Jaccard of character 3-grams (default {DEFAULT_THRESHOLD})",
     )
     parser.add_argument(
         "--semantic-threshold",
-        type=_similarity,
+        type=similarity_value,
         default=None,
         metavar="X",
         help="semantic: cosine similarity (default: the model's own, measured in docs/dedup.md: "
@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--translation-threshold",
-        type=_similarity,
+        type=similarity_value,
         default=DEFAULT_TRANSLATION_THRESHOLD,
         metavar="X",
         help="translation, with a --model other than e5 or gemma: cosine similarity between items in two scripts "

@@ -2,7 +2,7 @@
 
 Each combination of the ``--meta`` values (``COLUMN=V1,V2``; the columns must be the dataset's) is asked for
 ``--count`` times; each request shows a few of the dataset's items nearest those values as examples. Drafts that
-nearly copy the dataset or an earlier draft are rejected and counted. The model writes a goal and solutions,
+nearly copy the dataset or an earlier draft, lexically or in meaning, are rejected and counted (``near_copies``). The model writes a goal and solutions,
 never a label: the validators' votes decide it (draft-then-validate, docs/generation.md). Ctrl-C keeps every
 finished item; ``--resume RUN`` asks only for the items the run still lacks.
 """

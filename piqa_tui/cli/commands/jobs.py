@@ -1,5 +1,5 @@
-"""What ``draft`` and ``translate`` share: the model options, the run's provenance, the run in a worker with a
-progress line, an ETA and Ctrl-C, and the summary.
+"""What ``draft`` and ``translate`` share: the model options, the near-copy check (``near_copies``), the run's
+provenance, the run in a worker with a progress line, an ETA and Ctrl-C, and the summary.
 
 The job runs in a worker thread; the main thread draws the progress and, on Ctrl-C, sets the run's cancel: the
 batch in flight stops (its finished answers are recorded) and the command names the run to resume.
@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from piqa_tui.cli.commands.dataset_args import open_project, print_json, say
+from piqa_tui.cli.commands.near_copies import NearCopies, add_repetition_arguments, near_copies, semantic_rule_line
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.cli.progress import ProgressLine, progress_line
 from piqa_tui.core.authoring.batch import DEFAULT_BATCH, JobContext, JobProgress, run_job
 from piqa_tui.core.authoring.job_templates import JobTemplate, find_job_template, job_catalog
+from piqa_tui.core.authoring.repetition import RepetitionGate
 from piqa_tui.core.authoring.runs import JobRun, Slot, new_run_id, start_run, stored_run
 from piqa_tui.core.generation.backends.kind import generation_options, open_generation_backend
 from piqa_tui.core.generation.protocol import GenerationBackend, Provenance
@@ -44,16 +46,19 @@ def add_job_arguments(parser: argparse.ArgumentParser, job: str) -> None:
         how |= {"type": int} if option.number else {}
         how |= {"choices": list(option.choices)} if option.choices else {}
         parser.add_argument(option.flag, **how)
+    add_repetition_arguments(parser)
 
 
 @dataclass
 class Prepared:
-    """A run ready to go: the project, its plan, the template and the backend (not loaded yet)."""
+    """A run ready to go: the project, its plan, the template, the backend (not loaded yet) and the near-copy
+    check (its embedding model found, not loaded)."""
 
     project: Project
     run: JobRun
     template: JobTemplate
     backend: GenerationBackend
+    near: NearCopies
 
 
 def prepare(args: argparse.Namespace, job: str, plan: Any) -> Prepared:
@@ -86,32 +91,44 @@ def prepare(args: argparse.Namespace, job: str, plan: Any) -> Prepared:
         )
     values = {option.dest: getattr(args, option.dest, None) for option in generation_options()}
     backend = open_generation_backend(values)
-    return Prepared(project, run, template, backend)
+    return Prepared(project, run, template, backend, near_copies(args, project))
 
 
 def run_batch(args: argparse.Namespace, prepared: Prepared, what: str) -> int:
     """Load the model, run the job with a progress line and Ctrl-C, and say what it did."""
+    project = prepared.project
+    try:
+        with progress_line(args) as line:
+            gate = prepared.near.gate(project, line.show)
+            run = prepared.run if args.resume else start_run(project, prepared.run)
+            progress = _with_backend(args, prepared, run, gate, line, what)
+    finally:
+        prepared.near.close()  # the embedding cache's connection: the drafts' vectors were cached through it
+    return _summary(args, run, progress, prepared.near)
+
+
+def _with_backend(
+    args: argparse.Namespace, prepared: Prepared, run: JobRun, gate: RepetitionGate, line: ProgressLine, what: str
+) -> JobProgress:
+    """Load the writing model, run the job in a worker, close the model."""
     project, template, backend = prepared.project, prepared.template, prepared.backend
-    run = prepared.run if args.resume else start_run(project, prepared.run)
-    with progress_line(args) as line:
-        line.show(f"loading the model for run {run.run_id}")
-        backend.load()
-        try:
-            params = {"temperature": run.temperature, "max_tokens": run.max_tokens, "batch": args.batch}
-            provenance = Provenance.now(
-                backend.source(),
-                project.annotator,
-                run.job,
-                template=template.name,
-                template_sha256=template.digest,
-                params=params,
-                seed=run.seed,
-            )
-            context = JobContext(template, backend, provenance, max(1, args.batch))
-            progress = _in_worker(project, run, context, line, what)
-        finally:
-            backend.close()
-    return _summary(args, run, progress, what)
+    line.show(f"loading the model for run {run.run_id}")
+    backend.load()
+    try:
+        params = {"temperature": run.temperature, "max_tokens": run.max_tokens, "batch": args.batch}
+        provenance = Provenance.now(
+            backend.source(),
+            project.annotator,
+            run.job,
+            template=template.name,
+            template_sha256=template.digest,
+            params=params,
+            seed=run.seed,
+        )
+        context = JobContext(template, backend, provenance, max(1, args.batch), gate)
+        return _in_worker(project, run, context, line, what)
+    finally:
+        backend.close()
 
 
 def _in_worker(project: Project, run: JobRun, context: JobContext, line: ProgressLine, what: str) -> JobProgress:
@@ -141,14 +158,18 @@ def _in_worker(project: Project, run: JobRun, context: JobContext, line: Progres
 
 
 def progress_text(progress: JobProgress, what: str) -> str:
-    """``drafting 12/40 (30%) · 10 added · 2 near copies · 0 failed · ETA 1m20s``."""
+    """``drafting 12/40 (30%) · 10 added · 2 near copies (1 lexical, 1 in meaning) · 0 failed · ETA 1m20s``."""
     share = 100 * progress.done // progress.total if progress.total else 100
     eta = progress.eta()
     left = f" · ETA {_duration(eta)}" if eta is not None else ""
     return (
         f"{what} {progress.done}/{progress.total} ({share}%) · {progress.recorded} added · "
-        f"{progress.rejected} near copies · {len(progress.failed)} failed{left}"
+        f"{progress.rejected} near copies ({_ways(progress)}) · {len(progress.failed)} failed{left}"
     )
+
+
+def _ways(progress: JobProgress) -> str:
+    return f"{progress.rejected_lexical} lexical, {progress.rejected_semantic} in meaning"
 
 
 def _duration(seconds: float) -> str:
@@ -156,13 +177,17 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def _summary(args: argparse.Namespace, run: JobRun, progress: JobProgress, what: str) -> int:
+def _summary(args: argparse.Namespace, run: JobRun, progress: JobProgress, near: NearCopies) -> int:
     if args.json:
         print_json(
             {
                 "run": run.run_id,
                 "recorded": progress.recorded,
                 "rejected_near_copies": progress.rejected,
+                "rejected_lexical": progress.rejected_lexical,
+                "rejected_semantic": progress.rejected_semantic,
+                "lexical_threshold": near.threshold,
+                "semantic_model": near.model or None,
                 "failed": progress.failed,
                 "skipped_done": progress.skipped,
                 "cancelled": progress.cancelled,
@@ -174,8 +199,9 @@ def _summary(args: argparse.Namespace, run: JobRun, progress: JobProgress, what:
     skipped = f", {progress.skipped} already done before" if progress.skipped else ""
     say(
         f"run {run.run_id}: {progress.recorded} items added at stage draft, {progress.rejected} near copies "
-        f"rejected, {len(progress.failed)} answers that did not fit{skipped}"
+        f"rejected ({_ways(progress)}), {len(progress.failed)} answers that did not fit{skipped}"
     )
+    say(f"  near copies: {semantic_rule_line(near)}")
     if progress.cancelled or progress.failed or progress.rejected:
         say(f"piqa-tui {run.job} {Path(args.path)} --resume {run.run_id} asks again for the items still missing")
     return OK

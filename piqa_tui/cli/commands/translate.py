@@ -3,7 +3,9 @@
 Each item of SOURCE (any format the dataset reader knows) becomes a draft of PATH at stage ``draft``, its source
 kept beside it in its origin (exported with ``export --origin-columns`` as ``source_goal``, ``source_sol1`` …)
 for the post-editors (translate-then-correct, docs/generation.md). The solutions keep their order, so the
-source's label (a person's) is the draft's; the model writes none. Ctrl-C keeps every finished item;
+source's label (a person's) is the draft's; the model writes none. A translation that nearly copies an item of
+PATH or an earlier translation is rejected and counted, its own source never counting (``near_copies``). Ctrl-C
+keeps every finished item;
 ``--resume RUN`` translates only the items the run still lacks.
 """
 

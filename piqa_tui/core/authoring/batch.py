@@ -7,8 +7,8 @@ answers become drafts — the model's goal and solutions, never a label (a draft
 validators' votes; a translation keeps its source's label, a person's, with the solutions in the source's
 order) — and are recorded as one action at stage ``draft`` with their origin, so a cancel or a crash keeps every
 finished batch. An answer that does not fit (the backend's one line, or a translation with another number of
-solutions) records nothing and is counted; a draft that nearly copies the dataset or an earlier draft is
-rejected (``core.authoring.repetition``).
+solutions) records nothing and is counted; a draft or translation that nearly copies the dataset or an earlier
+draft, lexically or (with an embedder) in meaning, is rejected and counted (``core.authoring.repetition``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from piqa_tui.core.authoring.examples import similar_items
 from piqa_tui.core.authoring.job_templates import JobTemplate
-from piqa_tui.core.authoring.repetition import RepetitionGate
+from piqa_tui.core.authoring.repetition import LEXICAL, SEMANTIC, RepetitionGate
 from piqa_tui.core.authoring.runs import JobRun, Slot, done_keys
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.generation.protocol import (
@@ -41,16 +41,23 @@ JOB_KINDS = {"draft": "drafted", "translate": "translated"}  # a job → the ori
 
 @dataclass
 class JobProgress:
-    """Where a run stands: slots answered of those to do, items recorded, near copies rejected, answers failed."""
+    """Where a run stands: slots answered of those to do, items recorded, near copies rejected (lexically, and
+    in meaning), answers failed."""
 
     total: int
     done: int = 0
     recorded: int = 0
-    rejected: int = 0
+    rejected_lexical: int = 0
+    rejected_semantic: int = 0
     failed: list[str] = field(default_factory=list)  # one line per slot: why its answer recorded nothing
     started: float = field(default_factory=time.monotonic)
     skipped: int = 0  # slots a previous run of the same id had finished
     cancelled: bool = False
+
+    @property
+    def rejected(self) -> int:
+        """Near copies rejected, both ways."""
+        return self.rejected_lexical + self.rejected_semantic
 
     def eta(self) -> float | None:
         """Seconds left at the pace so far (None before the first batch)."""
@@ -61,12 +68,14 @@ class JobProgress:
 
 @dataclass(frozen=True)
 class JobContext:
-    """What one run needs besides its plan: the template, the backend, how it is recorded."""
+    """What one run needs besides its plan: the template, the backend, how it is recorded, and the repetition
+    check (None: a lexical one over the project's items, at the ``dedup`` threshold)."""
 
     template: JobTemplate
     backend: GenerationBackend
     provenance: Provenance
     batch: int = DEFAULT_BATCH
+    gate: RepetitionGate | None = None
 
 
 def run_job(
@@ -80,7 +89,7 @@ def run_job(
     done = done_keys(project, run.run_id)
     todo = [(n, slot) for n, slot in enumerate(run.slots) if slot.key not in done]
     progress = JobProgress(total=len(todo), skipped=len(run.slots) - len(todo))
-    gate = RepetitionGate(project.items) if run.job == "draft" else None
+    gate = context.gate if context.gate is not None else RepetitionGate(project.items)
     prompts = Prompts(project, run, context.template)
     step = max(1, context.batch)
     for start in range(0, len(todo), step):
@@ -102,11 +111,12 @@ def _record(
     context: JobContext,
     slots: Sequence[Slot],
     results: Sequence[GenerationResult],
-    gate: RepetitionGate | None,
+    gate: RepetitionGate,
     progress: JobProgress,
 ) -> None:
     """Turn one batch's answers into drafts, drop near copies, record the rest as one action."""
     drafts: list[Draft] = []
+    sources: list[Item | None] = []
     for slot, result in zip(slots, results):
         if result.stop == STOP_CANCELLED:
             continue
@@ -115,11 +125,13 @@ def _record(
             if not result.ok:
                 raise StageError(result.error or f"the answer stopped ({result.stop})")
             drafts.append(answer_draft(project, run, context, slot, result.data))
+            sources.append(source_item(slot.source))
         except StageError as exc:
             progress.failed.append(f"{slot.key}: {exc}")
-    kept = gate.admit([d.item() for d in drafts]) if gate is not None else [True] * len(drafts)
-    progress.rejected += kept.count(False)
-    chosen = [d for d, keep in zip(drafts, kept) if keep]
+    verdicts = gate.check([d.item() for d in drafts], sources)
+    progress.rejected_lexical += verdicts.count(LEXICAL)
+    progress.rejected_semantic += verdicts.count(SEMANTIC)
+    chosen = [d for d, keep in zip(drafts, verdicts.kept) if keep]
     add_items(project, chosen)
     progress.recorded += len(chosen)
 
@@ -153,6 +165,15 @@ def answer_draft(project: Project, run: JobRun, context: JobContext, slot: Slot,
     )
     made = draft(data["goal"], solutions, label, meta)
     return Draft(made.prompt, made.solutions, made.label, made.meta, origin)
+
+
+def source_item(source: Mapping[str, object]) -> Item | None:
+    """The item a translation translates, as its slot holds it (None for a draft, which has none)."""
+    if not source:
+        return None
+    solutions = source.get("solutions")
+    texts = tuple(str(s) for s in solutions) if isinstance(solutions, list) else ()
+    return Item(str(source.get("id", "")), str(source.get("prompt", "")), texts, None, 0)
 
 
 def source_fields(source: Mapping[str, object]) -> tuple[tuple[str, str], ...]:

@@ -95,7 +95,7 @@ def workers() -> int:
     return usable_cores()
 
 
-def _parallel(work: Callable[[T], R], parts: Iterable[T]) -> Iterator[R]:
+def on_every_core(work: Callable[[T], R], parts: Iterable[T]) -> Iterator[R]:
     """``work`` over ``parts`` in order, on every core: numpy releases the GIL inside its loops."""
     parts = list(parts)
     if workers() == 1 or len(parts) < 2:
@@ -192,7 +192,7 @@ def shingle(fields: Sequence[tuple[str, ...]], n: int = NGRAM) -> tuple[np.ndarr
     out = np.empty(sum(len(f) + 3 for unit_fields in fields for f in unit_fields), dtype=np.uint64)
     filled = 0
     starts = range(0, len(fields), _ITEMS_PER_CHUNK)
-    chunks = _parallel(lambda start: _chunk_grams(fields[start : start + _ITEMS_PER_CHUNK], n), starts)
+    chunks = on_every_core(lambda start: _chunk_grams(fields[start : start + _ITEMS_PER_CHUNK], n), starts)
     for start, keys in zip(starts, chunks):
         count = min(_ITEMS_PER_CHUNK, len(fields) - start)
         sizes[start : start + count] = np.bincount((keys >> np.uint64(40)).astype(np.int64), minlength=count)
@@ -273,7 +273,7 @@ def minhash(offsets: np.ndarray, grams: np.ndarray, bands: int, rows: int) -> tu
         keys[:, u0:u1] = _band_keys(sig, bands, rows)
         sketch[u0:u1] = (sig >> np.uint32(8)).astype(np.uint8).T  # bits 8-15: uniform, and mixed from 16 bits of x
 
-    for _ in _parallel(block, _unit_blocks(offsets, _GRAMS_PER_BLOCK)):
+    for _ in on_every_core(block, _unit_blocks(offsets, _GRAMS_PER_BLOCK)):
         pass
     return keys, sketch
 
@@ -398,7 +398,7 @@ def shared_grams(offsets: np.ndarray, grams: np.ndarray, a: np.ndarray, b: np.nd
     starts = range(0, len(a), _PAIRS_PER_CHUNK)
     for s, part in zip(
         starts,
-        _parallel(
+        on_every_core(
             lambda s: _chunk_shared(offsets, grams, a[s : s + _PAIRS_PER_CHUNK], b[s : s + _PAIRS_PER_CHUNK]), starts
         ),
     ):
@@ -433,7 +433,7 @@ def agreeing_rows(sketch: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarra
     def chunk(s: int) -> np.ndarray:
         return np.count_nonzero(sketch[a[s : s + _SKETCH_PAIRS]] == sketch[b[s : s + _SKETCH_PAIRS]], axis=1)
 
-    for s, part in zip(starts, _parallel(chunk, starts)):
+    for s, part in zip(starts, on_every_core(chunk, starts)):
         out[s : s + len(part)] = part
     return out
 
@@ -510,7 +510,7 @@ class _Search:
 
         self.offsets, self.grams, self.sketch, self.threshold, self.side = offsets, grams, sketch, threshold, side
         self.sizes = offsets[1:] - offsets[:-1]
-        self.bits = gram_bits(offsets, grams, _parallel)
+        self.bits = gram_bits(offsets, grams, on_every_core)
         self.floor = sketch_floor(threshold, sketch.shape[1])
         self.components = _Components(len(offsets) - 1)
         # sorted: pairs that failed after a merge (the bits decide the others again faster than a lookup)
@@ -536,7 +536,7 @@ class _Search:
         cand, a, b, sa, sb = cand[possible], a[possible], b[possible], sa[possible], sb[possible]
         # J >= t  <=>  |A & B| >= t (|A| + |B|) / (1 + t): a bound below that rejects the pair exactly.
         need = self.threshold * (sa + sb) / (1 + self.threshold) - 1e-9
-        inter = shared_frequent(self.bits, a, b, _parallel)
+        inter = shared_frequent(self.bits, a, b, on_every_core)
         unknown = np.minimum(self.bits.rare[a], self.bits.rare[b])  # shared rare grams: at most this many
         at = np.flatnonzero((unknown > 0) & (inter + unknown >= need))
         self.verified += len(cand)

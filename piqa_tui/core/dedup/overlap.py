@@ -77,22 +77,53 @@ def _slot_table(vocab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return table, vocab
 
 
-def gram_bits(offsets: np.ndarray, grams: np.ndarray, parallel: Parallel[tuple[int, int], None]) -> GramBits:
-    """Each unit's row of bits over the frequent grams, and its count of the other grams."""
+@dataclass(frozen=True)
+class GramTable:
+    """Which grams get a bit in a unit's row: the frequent grams (``vocab``, sorted) and the direct-address
+    ``table`` from a gram hash's low bits to its bit (:func:`_slot_table`). Fixed once chosen, so that rows
+    made later (``core/dedup/lexical_index.py`` adds units to an index) line up with the earlier ones."""
+
+    table: np.ndarray
+    vocab: np.ndarray
+
+    @property
+    def width(self) -> int:
+        """Bits per row: the vocabulary rounded up to whole 64-bit words (at least one)."""
+        return max(64, -(-len(self.vocab) // 64) * 64)
+
+    def slots(self, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each gram, its bit (meaningless where it has none) and whether it has one."""
+        import numpy as np
+
+        at = self.table[(grams & np.uint64((1 << TABLE_BITS) - 1)).astype(np.int64)].astype(np.int64)
+        padded = np.r_[self.vocab, np.zeros(1, dtype=np.uint64)]  # "no bit" (-1) reads the padding
+        return at, (at >= 0) & (padded[at] == grams)
+
+
+def gram_table(offsets: np.ndarray, grams: np.ndarray) -> GramTable:
+    """The bits for the most frequent grams of the units ``(offsets, grams)``."""
+    import numpy as np
+
+    table, vocab = _slot_table(_frequent_grams(offsets, grams) if len(grams) else np.zeros(0, dtype=np.uint64))
+    return GramTable(table, vocab)
+
+
+def gram_bits(
+    offsets: np.ndarray, grams: np.ndarray, parallel: Parallel[tuple[int, int], None], table: GramTable | None = None
+) -> GramBits:
+    """Each unit's row of bits over the frequent grams, and its count of the other grams; ``table``: the bits
+    to use (default: those of these units' own most frequent grams)."""
     import numpy as np
 
     n_units = len(offsets) - 1
-    table, vocab = _slot_table(_frequent_grams(offsets, grams) if len(grams) else np.zeros(0, dtype=np.uint64))
-    width = max(64, -(-len(vocab) // 64) * 64)
+    chosen = table if table is not None else gram_table(offsets, grams)
+    width = chosen.width
     packed = np.zeros((n_units, width // 8), dtype=np.uint8)
     rare = np.zeros(n_units, dtype=np.int64)
-    padded = np.r_[vocab, np.zeros(1, dtype=np.uint64)]  # "no bit" (-1) reads the padding; at >= 0 rules it out
 
     def block(bounds: tuple[int, int]) -> None:
         u0, u1 = bounds
-        g = grams[offsets[u0] : offsets[u1]]
-        at = table[(g & np.uint64((1 << TABLE_BITS) - 1)).astype(np.int64)].astype(np.int64)
-        hit = (at >= 0) & (padded[at] == g)
+        at, hit = chosen.slots(grams[offsets[u0] : offsets[u1]])
         unit = np.repeat(np.arange(u1 - u0), np.diff(offsets[u0 : u1 + 1]))
         rows = np.zeros((u1 - u0, width), dtype=bool)
         rows[unit[hit], at[hit]] = True
@@ -104,7 +135,7 @@ def gram_bits(offsets: np.ndarray, grams: np.ndarray, parallel: Parallel[tuple[i
     return GramBits(packed.view(np.uint64), rare)
 
 
-def _popcount_rows(words: np.ndarray) -> np.ndarray:
+def popcount_rows(words: np.ndarray) -> np.ndarray:
     """Set bits per row of a uint64 matrix (numpy >= 2 counts them in hardware; older numpy, a byte table)."""
     import numpy as np
 
@@ -124,7 +155,7 @@ def shared_frequent(bits: GramBits, a: np.ndarray, b: np.ndarray, parallel: Para
 
     def chunk(s: int) -> np.ndarray:
         e = s + PAIRS_PER_CHUNK
-        return _popcount_rows(bits.bits[a[s:e]] & bits.bits[b[s:e]])
+        return popcount_rows(bits.bits[a[s:e]] & bits.bits[b[s:e]])
 
     for s, part in zip(starts, parallel(chunk, starts)):
         out[s : s + len(part)] = part
