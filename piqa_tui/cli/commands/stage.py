@@ -11,6 +11,7 @@ import argparse
 from collections import Counter
 from dataclasses import asdict
 
+from piqa_tui.cli.commands.batch_change import BatchChange
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.origin import correction_by_origin
@@ -27,7 +28,7 @@ from piqa_tui.core.round.stages import (
     stage_part,
 )
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.render.id_list import batch_line, name_some
+from piqa_tui.render.id_list import name_some
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -129,24 +130,12 @@ def _filters(args: argparse.Namespace) -> str:
 def _move(project: Project, args: argparse.Namespace) -> int:
     stage = check_stage(args.stage)
     ids = selected(project, args)
-    part = stage_part(project, ids, stage) if ids else None
-    moving = [str(change.item_id) for change in part.changes] if part is not None else []
-    if part is not None and not args.dry_run:
-        project.record([part])
+    batch = BatchChange("move", "moved", ids, stage_part(project, ids, stage) if ids else None, args.dry_run)
+    batch.record(project)
     if args.json:
-        print_json(
-            {"stage": stage, "selected": len(ids), "moved": len(moving), "items": moving, "dry_run": args.dry_run}
-        )
+        print_json(batch.to_json({"stage": stage}))
         return OK
-    verb = "would move" if args.dry_run else "moved"
-    if not ids:
-        say(f"no item {_filters(args)}; nothing {verb}")
-        return OK
-    there = len(ids) - len(moving)
-    already = f"{there} {'was' if there == 1 else 'were'} there already" if there else ""
-    say(batch_line(verb, moving, len(ids), stage, already))
-    if args.dry_run:
-        say("--dry-run recorded nothing; run it again without --dry-run to move them")
+    batch.say_lines(stage, lambda there: f"{there} {'was' if there == 1 else 'were'} there already", _filters(args))
     return OK
 
 
