@@ -49,6 +49,21 @@ def tamil(tmp_path: Path) -> Path:
     return copy_sample("tamil.tsv", tmp_path)
 
 
+@pytest.fixture
+def headless(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PiqaApp.run`` drives the app under Pilot until it exits on its own, as a launch that fails makes it do:
+    ``main([...])`` then runs the whole TUI without a terminal."""
+
+    def run_headless(self: PiqaApp) -> None:
+        async def go() -> None:
+            async with self.run_test() as pilot:
+                await wait_for(pilot, lambda: self._exit)
+
+        asyncio.run(go())
+
+    monkeypatch.setattr(PiqaApp, "run", run_headless)
+
+
 def make_app(
     path: Path | None, *, annotator: str = "tester", keys: dict[str, str] | None = None, **settings
 ) -> PiqaApp:
