@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -82,6 +82,22 @@ async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float
         if loop.time() > deadline:
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
+
+
+def settled_after(step: Callable[[Pilot], Awaitable[object]]) -> Callable[[Pilot], Awaitable[None]]:
+    """A snapshot's ``run_before``: once the first checks are done, ``step`` (open a screen), then a pause and
+    no notifications (when they fade would otherwise decide what the snapshot shows)."""
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, PiqaApp)
+        await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
+        await step(pilot)
+        await pilot.pause(0.1)
+        app.clear_notifications()
+        await pilot.pause()
+
+    return run_before
 
 
 @asynccontextmanager
