@@ -1,6 +1,6 @@
-"""What a command that changes many items at once (``edit``, ``stage --to``) records and says.
+"""What a command that changes many items at once (``edit``, ``stage --to``) selects, records and says.
 
-Both select items, build one undoable part, record it unless ``--dry-run``, and answer the same way: one JSON
+Both select items (ids, and ``--where COLUMN=VALUE`` read the same way), build one undoable part, record it unless ``--dry-run``, and answer the same way: one JSON
 object (what was set, how many were selected and changed, the ids, whether it was a dry run) or a line naming
 the items changed, the ones that held the value already, and a dry run's note. One piece of code, so the two
 commands cannot drift apart in what they say.
@@ -8,13 +8,34 @@ commands cannot drift apart in what they say.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from piqa_tui.cli.commands.dataset_args import say
+from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.workspace.log import Part
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.render.id_list import batch_line
+
+
+def add_where_argument(parser: argparse.ArgumentParser) -> None:
+    """``--where COLUMN=VALUE``, repeatable: only the items whose column holds the value (see :func:`condition`)."""
+    parser.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COLUMN=VALUE",
+        help="only the items whose column holds this value (repeat it: items that match every one)",
+    )
+
+
+def condition(project: Project, where: str, error: type[PiqaError]) -> tuple[str, str]:
+    """``(column, value)`` of one ``--where COLUMN=VALUE``; ``error`` (one line) when the file has no such column."""
+    column, sep, value = where.partition("=")
+    if not sep or column not in project.dataset.meta_columns:
+        raise error(f"--where {where}: give COLUMN=VALUE with one of the file's columns")
+    return column, value
 
 
 @dataclass

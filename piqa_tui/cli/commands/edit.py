@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from piqa_tui.cli.commands.batch_change import BatchChange
+from piqa_tui.cli.commands.batch_change import BatchChange, add_where_argument, condition
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.metadata import MetadataError, metadata_part, parse_settings
@@ -23,13 +23,7 @@ SHOWN_VALUE = 60  # characters of a value the line shows
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("items", nargs="*", metavar="ITEM", help="ids of the items to edit")
-    parser.add_argument(
-        "--where",
-        action="append",
-        default=[],
-        metavar="COLUMN=VALUE",
-        help="only the items whose column holds this value (repeat it: items that match every one)",
-    )
+    add_where_argument(parser)
     parser.add_argument(
         "--set",
         dest="settings",
@@ -71,17 +65,9 @@ def run(args: argparse.Namespace) -> int:
 def _selected(project: Project, args: argparse.Namespace) -> list[str]:
     """The ids that ``ITEM`` and every ``--where`` all name, in file order."""
     named = {project.item(i).id for i in args.items}  # an unknown id is one line, before anything is recorded
-    wanted = [_condition(project, where) for where in args.where]
+    wanted = [condition(project, where, MetadataError) for where in args.where]
     return [
         item.id
         for item in project.items
         if (not args.items or item.id in named) and all(item.meta.get(c, "") == v for c, v in wanted)
     ]
-
-
-def _condition(project: Project, where: str) -> tuple[str, str]:
-    """``(column, value)`` of one ``--where COLUMN=VALUE``; one line when the file has no such column."""
-    column, sep, value = where.partition("=")
-    if not sep or column not in project.dataset.meta_columns:
-        raise MetadataError(f"--where {where}: give COLUMN=VALUE with one of the file's columns")
-    return column, value

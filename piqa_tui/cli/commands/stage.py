@@ -11,7 +11,7 @@ import argparse
 from collections import Counter
 from dataclasses import asdict
 
-from piqa_tui.cli.commands.batch_change import BatchChange
+from piqa_tui.cli.commands.batch_change import BatchChange, add_where_argument, condition
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.origin import correction_by_origin
@@ -36,13 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("items", nargs="*", metavar="ITEM", help="ids of the items to move")
     parser.add_argument("--to", dest="stage", metavar="STAGE", help=f"the stage to move them to: {', '.join(STAGES)}")
     parser.add_argument("--from", dest="source", metavar="STAGE", help="only the items now at this stage")
-    parser.add_argument(
-        "--where",
-        action="append",
-        default=[],
-        metavar="COLUMN=VALUE",
-        help="only the items whose column holds this value (repeat it: items that match every one)",
-    )
+    add_where_argument(parser)
     parser.add_argument(
         "--import", dest="drafts", metavar="FILE", help="add the items of FILE (any dataset format) as drafts"
     )
@@ -101,7 +95,7 @@ def selected(project: Project, args: argparse.Namespace) -> list[str]:
         raise StageError("name the items to move: ids, --from STAGE or --where COLUMN=VALUE")
     named = {project.item(i).id for i in args.items}  # an unknown id is one line, before anything is recorded
     source = check_stage(args.source) if args.source else None
-    wanted = [_condition(project, where) for where in args.where]
+    wanted = [condition(project, where, StageError) for where in args.where]
     return [
         item.id
         for item in project.items
@@ -109,14 +103,6 @@ def selected(project: Project, args: argparse.Namespace) -> list[str]:
         and (source is None or stage_of(project, item.id) == source)
         and all(item.meta.get(column, "") == value for column, value in wanted)
     ]
-
-
-def _condition(project: Project, where: str) -> tuple[str, str]:
-    """``(column, value)`` of one ``--where COLUMN=VALUE``; ``StageError`` when the file has no such column."""
-    column, sep, value = where.partition("=")
-    if not sep or column not in project.dataset.meta_columns:
-        raise StageError(f"--where {where}: give COLUMN=VALUE with one of the file's columns")
-    return column, value
 
 
 def _filters(args: argparse.Namespace) -> str:
