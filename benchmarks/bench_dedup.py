@@ -64,6 +64,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import planted_copies  # noqa: E402
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 DATA = ROOT / "tests" / "data"
@@ -222,7 +225,6 @@ SHAPE_TITLES = {
 def draft_rows(n: int, shape: str, filler: tuple[int, int]) -> tuple[list, list]:
     """Rows and planted pairs of ``n`` drafts: shared openings (make_template_drafts.py, fillers of
     ``filler`` words) or a shared sentence frame (make_frame_drafts.py, Arabic-script or Latin-script Darija)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     if shape == "openings":
         from make_template_drafts import template_drafts
 
@@ -844,39 +846,9 @@ SYNONYMS = {
     "store": "keep",
     "room": "space",
 }
-LATIN = "abcdefghijklmnopqrstuvwxyz"
 TAMIL = "அஆஇஈஉகசதநபமயரலவழளறனாிீுூெேை"
 ARABIC = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي"
 HARAKAT = "\u064e\u064f\u0650\u0652\u0651"
-
-
-def _char_edits(text: str, rng: random.Random, k: int, alphabet: str) -> str:
-    chars = list(text)
-    for _ in range(k):
-        if not chars:
-            break
-        i, op = rng.randrange(len(chars)), rng.random()
-        if op < 1 / 3:
-            chars.insert(i, rng.choice(alphabet))
-        elif op < 2 / 3:
-            del chars[i]
-        else:
-            chars[i] = rng.choice(alphabet)
-    return "".join(chars)
-
-
-def _word_edit(text: str, rng: random.Random, vocab: list[str]) -> str:
-    words = text.split()
-    if not words:
-        return text
-    i, op = rng.randrange(len(words)), rng.random()
-    if op < 1 / 3:
-        words.insert(i, rng.choice(vocab))
-    elif op < 2 / 3 and len(words) > 1:
-        del words[i]
-    else:
-        words[i] = rng.choice(vocab)
-    return " ".join(words)
 
 
 def exact_variant(fields: tuple[str, ...], lang: str, rng: random.Random) -> tuple[str, ...]:
@@ -902,13 +874,8 @@ def exact_variant(fields: tuple[str, ...], lang: str, rng: random.Random) -> tup
 
 def near_copy(fields: tuple[str, ...], lang: str, rng: random.Random, vocab: list[str]) -> tuple[str, ...]:
     """A near duplicate: 1-3 character edits or one word changed in one field."""
-    out = list(fields)
-    f = rng.randrange(len(out))
-    alphabet = {"ar": ARABIC, "ta": TAMIL}.get(lang, LATIN)
-    out[f] = (
-        _char_edits(out[f], rng, rng.randint(1, 3), alphabet) if rng.random() < 0.5 else _word_edit(out[f], rng, vocab)
-    )
-    return tuple(out)
+    alphabet = {"ar": ARABIC, "ta": TAMIL}.get(lang, planted_copies.LATIN)
+    return tuple(planted_copies.near_copy(fields, rng, alphabet, vocab))
 
 
 def paraphrase_like(fields: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:

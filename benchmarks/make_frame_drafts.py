@@ -33,6 +33,10 @@ from __future__ import annotations
 
 import random
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # beside this script, however it is loaded
+from planted_copies import Planted, Row, near_copy, plant_copies, word_swap, write_drafts  # noqa: E402
 
 SHAPES = ("darija", "arabizi")
 
@@ -135,25 +139,6 @@ def _fill(frame: str, slots: dict[str, list[str]], chosen: dict[str, str], rng: 
     return frame
 
 
-def _edit(text: str, rng: random.Random, letters: str, vocab: list[str]) -> str:
-    """1-3 character edits, or one word replaced."""
-    if rng.random() < 0.5:
-        chars = list(text)
-        for _ in range(rng.randint(1, 3)):
-            i = rng.randrange(len(chars))
-            op = rng.random()
-            if op < 1 / 3:
-                chars.insert(i, rng.choice(letters))
-            elif op < 2 / 3 and len(chars) > 1:
-                del chars[i]
-            else:
-                chars[i] = rng.choice(letters)
-        return "".join(chars)
-    words = text.split()
-    words[rng.randrange(len(words))] = rng.choice(vocab)
-    return " ".join(words)
-
-
 def _exact_variant(fields: list[str], shape: str, rng: random.Random) -> list[str]:
     """A copy that folding makes identical: solutions swapped, punctuation and spacing changed, and
     for Arabic script harakat, tatweel, alef and taa-marbuta variants; for Latin script, case."""
@@ -167,9 +152,7 @@ def _exact_variant(fields: list[str], shape: str, rng: random.Random) -> list[st
     return [prompt, sol1.replace(" ", "  ", 1), sol0]
 
 
-def frame_drafts(
-    n: int, shape: str = "darija", seed: int = 0
-) -> tuple[list[tuple[str, str, str, str]], list[tuple[str, str, str]]]:
+def frame_drafts(n: int, shape: str = "darija", seed: int = 0) -> tuple[list[Row], list[Planted]]:
     """``n`` rows ``(id, prompt, solution0, solution1)`` and the planted pairs ``(original id, copy id, kind)``."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
@@ -182,7 +165,7 @@ def frame_drafts(
     vocab = sorted({w for words in slots.values() for phrase in words for w in phrase.split()})
     n_planted = max(1, n // 100)
     n_base = n - 2 * n_planted
-    out: list[tuple[str, str, str, str]] = []
+    out: list[Row] = []
     for i in range(n_base):
         goal, solution = frames[rng.randrange(len(frames))]
         chosen: dict[str, str] = {}
@@ -192,18 +175,13 @@ def frame_drafts(
         k = rng.randrange(len(ok))
         right = _fill(solution.replace("{ok}", ok[k]), slots, chosen, rng)
         out.append((f"f{i}", prompt, right, right.replace(ok[k], wrong[k], 1)))
-    planted: list[tuple[str, str, str]] = []
-    for kind in ("near", "exact"):
-        for src in rng.sample(range(n_base), n_planted):
-            fields = list(out[src][1:])
-            if kind == "near":
-                f = rng.randrange(3)
-                fields[f] = _edit(fields[f], rng, letters, vocab)
-            else:
-                fields = _exact_variant(fields, shape, rng)
-            copy = f"{kind}{len(planted)}"
-            out.append((copy, fields[0], fields[1], fields[2]))
-            planted.append((out[src][0], copy, kind))
+    planted = plant_copies(
+        out,
+        n_planted,
+        rng,
+        near=lambda fields: near_copy(fields, rng, letters, vocab, word=word_swap),
+        exact=lambda fields: _exact_variant(fields, shape, rng),
+    )
     return out, planted
 
 
@@ -211,12 +189,7 @@ def main() -> None:
     path = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
     shape = sys.argv[3] if len(sys.argv) > 3 else "darija"
-    rows, planted = frame_drafts(n, shape)
-    copy_of = {copy: original for original, copy, _ in planted}
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("id\tprompt\tsolution0\tsolution1\tlabel\tcopy_of\n")
-        for k, (item_id, prompt, sol0, sol1) in enumerate(rows):
-            fh.write(f"{item_id}\t{prompt}\t{sol0}\t{sol1}\t{k % 2}\t{copy_of.get(item_id, '')}\n")
+    write_drafts(path, *frame_drafts(n, shape))
 
 
 if __name__ == "__main__":

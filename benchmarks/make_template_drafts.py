@@ -26,8 +26,10 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # beside this script, however it is loaded
+from planted_copies import LATIN, Planted, Row, near_copy, plant_copies, write_drafts  # noqa: E402
+
 PIQA = Path(__file__).resolve().parent.parent / "tests" / "data" / "piqa-en" / "valid.jsonl"
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 FILLER = (3, 6)  # filler words after an opening or a stem: fewer make items sharing an opening more alike
 
 
@@ -35,35 +37,9 @@ def _piqa() -> list[dict[str, str]]:
     return [json.loads(line) for line in PIQA.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _edit(text: str, rng: random.Random, vocab: list[str]) -> str:
-    """1-3 character edits, or one word replaced, inserted or deleted."""
-    if rng.random() < 0.5:
-        chars = list(text)
-        for _ in range(rng.randint(1, 3)):
-            i = rng.randrange(len(chars))
-            op = rng.random()
-            if op < 1 / 3:
-                chars.insert(i, rng.choice(LETTERS))
-            elif op < 2 / 3 and len(chars) > 1:
-                del chars[i]
-            else:
-                chars[i] = rng.choice(LETTERS)
-        return "".join(chars)
-    words = text.split()
-    i = rng.randrange(len(words))
-    op = rng.random()
-    if op < 1 / 3:
-        words.insert(i, rng.choice(vocab))
-    elif op < 2 / 3 and len(words) > 1:
-        del words[i]
-    else:
-        words[i] = rng.choice(vocab)
-    return " ".join(words)
-
-
 def template_drafts(
     n: int, openings: int = 36, seed: int = 0, filler: tuple[int, int] = FILLER
-) -> tuple[list[tuple[str, str, str, str]], list[tuple[str, str, str]]]:
+) -> tuple[list[Row], list[Planted]]:
     """``n`` rows ``(id, prompt, solution0, solution1)`` and the planted pairs ``(original id, copy id, kind)``."""
     rng = random.Random(seed)
     rows = _piqa()
@@ -73,7 +49,7 @@ def template_drafts(
     frames = [(g, rng.choice(stems)[: rng.randint(40, 70)].rsplit(" ", 1)[0]) for g in rng.sample(goals, openings)]
     n_planted = max(1, n // 100)
     n_base = n - 2 * n_planted
-    out: list[tuple[str, str, str, str]] = []
+    out: list[Row] = []
     for i in range(n_base):
         opening, stem = frames[rng.randrange(openings)]
         prompt = f"{opening} {' '.join(rng.choices(vocab, k=rng.randint(*filler)))}"
@@ -81,19 +57,13 @@ def template_drafts(
         sol0 = " ".join(words)
         words[-rng.randint(1, 3)] = rng.choice(vocab)  # the minimal pair: one filler word differs
         out.append((f"d{i}", prompt, sol0, " ".join(words)))
-    planted: list[tuple[str, str, str]] = []
-    for kind in ("near", "exact"):
-        for src in rng.sample(range(n_base), n_planted):
-            _, prompt, sol0, sol1 = out[src]
-            fields = [prompt, sol0, sol1]
-            if kind == "near":
-                f = rng.randrange(3)
-                fields[f] = _edit(fields[f], rng, vocab)
-            else:
-                fields = [prompt.upper(), sol1.replace(" ", "  ", 1), sol0]
-            copy = f"{kind}{len(planted)}"
-            out.append((copy, fields[0], fields[1], fields[2]))
-            planted.append((out[src][0], copy, kind))
+    planted = plant_copies(
+        out,
+        n_planted,
+        rng,
+        near=lambda fields: near_copy(fields, rng, LATIN, vocab),
+        exact=lambda fields: [fields[0].upper(), fields[2].replace(" ", "  ", 1), fields[1]],
+    )
     return out, planted
 
 
@@ -101,12 +71,7 @@ def main() -> None:
     path = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
     openings = int(sys.argv[3]) if len(sys.argv) > 3 else 36
-    rows, planted = template_drafts(n, openings)
-    copy_of = {copy: original for original, copy, _ in planted}
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("id\tprompt\tsolution0\tsolution1\tlabel\tcopy_of\n")
-        for k, (item_id, prompt, sol0, sol1) in enumerate(rows):
-            fh.write(f"{item_id}\t{prompt}\t{sol0}\t{sol1}\t{k % 2}\t{copy_of.get(item_id, '')}\n")
+    write_drafts(path, *template_drafts(n, openings))
 
 
 if __name__ == "__main__":

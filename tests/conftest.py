@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -65,6 +66,21 @@ def second_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     code = llama_cpp.llama_model_quantize(str(gguf.assemble()).encode(), str(target).encode(), ctypes.byref(params))
     assert code == 0 and target.stat().st_size > 0, f"llama_model_quantize returned {code}"
     return target
+
+
+def launch_args(**overrides: object) -> argparse.Namespace:
+    """The TUI's command-line options as ``piqa-tui [PATH]`` parses them with none given, but ``overrides``."""
+    base = dict(
+        path=None,
+        annotator=None,
+        bidi=None,
+        theme=None,
+        workspace=None,
+        mapping=None,
+        reviewer=False,
+        check_terminal=False,
+    )
+    return argparse.Namespace(**{**base, **overrides})
 
 
 def copy_sample(name: str, folder: Path) -> Path:

@@ -16,27 +16,11 @@ from piqa_tui.core.votes.decisions import decide, parse_policy, project_policy, 
 from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.core.workspace.project import Project
 from tests.conftest import copy_sample
-from tests.test_rounds import ARAB, cli, culture_copy, doc_round, round_file
+from tests.test_rounds import ARAB, cli, culture_copy, doc_round, panel_round, round_file
 
-PAIRS = """name = "tamil-pairs"
-seed = 4
-validators_per_item = 2
-
-[[annotator]]
-name = "anbu"
-roles = ["validator"]
-
-[[annotator]]
-name = "devi"
-roles = ["validator"]
-
-[[annotator]]
-name = "meena"
-roles = ["lead"]
-"""
-
-UNANIMOUS = PAIRS.replace('"tamil-pairs"', '"tamil-four"').replace("= 2", "= 3") + (
-    '\n[[annotator]]\nname = "kavin"\nroles = ["validator"]\n'
+PAIRS = panel_round("tamil-pairs", 2, [("anbu", "validator"), ("devi", "validator"), ("meena", "lead")])
+UNANIMOUS = panel_round(
+    "tamil-four", 3, [("anbu", "validator"), ("devi", "validator"), ("meena", "lead"), ("kavin", "validator")]
 )
 
 

@@ -52,6 +52,14 @@ def origin(folder: Path) -> Path:
     return folder
 
 
+def machines(tmp: Path, names: str = "ab") -> list[Path]:
+    """A copy of the lead's starting point (:func:`origin`) per machine, in folders named by ``names``."""
+    start = origin(tmp / "origin")
+    for name in names:
+        shutil.copytree(start, tmp / name)
+    return [tmp / name for name in names]
+
+
 def laptop(start: Path, folder: Path, who: str, n: int) -> Project:
     """A copy of ``start`` where ``who`` votes, edits, withdraws, makes a vote stale, adjudicates, flags and notes."""
     shutil.copytree(start, folder)
@@ -136,10 +144,7 @@ def test_three_laptops_exchanging_in_any_order_end_with_one_state(tmp_path: Path
 
 def test_concurrent_edits_and_their_resolution_derived_from_the_log(tmp_path: Path) -> None:
     """The rules on a hand-made case: the later edit in canonical order was made on the file's value."""
-    start = origin(tmp_path / "origin")
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(start, a)
-    shutil.copytree(start, b)
+    a, b = machines(tmp_path)
     on_a, on_b = Project.open(a / DATA, annotator="amina"), Project.open(b / DATA, annotator="bilal")
     original = on_a.item("dz-002").solutions[1]
     on_a.edit("dz-002", {"solution1": "same text", "prompt": on_a.item("dz-002").prompt + " A"})
@@ -167,10 +172,7 @@ def test_concurrent_edits_and_their_resolution_derived_from_the_log(tmp_path: Pa
 
 
 def test_undo_after_a_merge_undoes_the_annotators_own_last_action(tmp_path: Path) -> None:
-    start = origin(tmp_path / "origin")
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(start, a)
-    shutil.copytree(start, b)
+    a, b = machines(tmp_path)
     on_a = Project.open(a / DATA, annotator="amina")
     before = on_a.item("dz-004").prompt
     on_a.edit("dz-004", {"prompt": "amina's edit"})
@@ -194,10 +196,7 @@ def test_undo_after_a_merge_undoes_the_annotators_own_last_action(tmp_path: Path
 
 def test_a_merge_reaches_a_project_another_process_has_open(tmp_path: Path) -> None:
     """As a TUI session sees it: its next refresh rebuilds from the log and names every item."""
-    start = origin(tmp_path / "origin")
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(start, a)
-    shutil.copytree(start, b)
+    a, b = machines(tmp_path)
     session = Project.open(a / DATA, annotator="amina")
     session.edit("dz-006", {"prompt": "amina's"})
     on_b = Project.open(b / DATA, annotator="bilal")
@@ -250,10 +249,7 @@ def test_old_schema_workspaces_merge_without_duplicating_their_shared_events(tmp
 
 
 def test_a_failing_merge_leaves_the_workspace_as_it_was(tmp_path: Path) -> None:
-    start = origin(tmp_path / "origin")
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(start, a)
-    shutil.copytree(start, b)
+    a, b = machines(tmp_path)
     on_b = Project.open(b / DATA, annotator="bilal")
     on_b.vote("dz-001", "0")
     on_b.edit("dz-002", {"prompt": "bilal's"})
@@ -272,10 +268,7 @@ def test_a_failing_merge_leaves_the_workspace_as_it_was(tmp_path: Path) -> None:
 
 
 def test_merge_refuses_itself_a_stranger_and_another_dataset(tmp_path: Path) -> None:
-    start = origin(tmp_path / "origin")
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(start, a)
-    shutil.copytree(start, b)
+    a, b = machines(tmp_path)
     assert "this workspace itself" in merge(a, a, code=2).stderr
     (b / WS).write_text("not a database\n")
     assert "not a piqa-tui workspace" in merge(a, b, code=2).stderr
@@ -293,10 +286,7 @@ def test_merge_refuses_itself_a_stranger_and_another_dataset(tmp_path: Path) -> 
 
 
 def test_an_undo_made_on_the_value_in_force_clears_the_conflict_everywhere(tmp_path: Path) -> None:
-    start = origin(tmp_path / "origin")
-    a, b = tmp_path / "a", tmp_path / "b"
-    shutil.copytree(start, a)
-    shutil.copytree(start, b)
+    a, b = machines(tmp_path)
     on_a, on_b = Project.open(a / DATA, annotator="amina"), Project.open(b / DATA, annotator="bilal")
     on_a.edit("dz-009", {"prompt": "amina's"})
     on_b.vote("dz-001", "0")  # one event more: bilal's edit has the higher clock, so it is the one in force
@@ -319,10 +309,7 @@ def test_an_undo_made_on_the_value_in_force_clears_the_conflict_everywhere(tmp_p
 
 
 def test_the_decision_policy_travels_and_a_different_one_is_named(tmp_path: Path) -> None:
-    start = origin(tmp_path / "origin")
-    a, b, c = (tmp_path / name for name in "abc")
-    for machine in (a, b, c):
-        shutil.copytree(start, machine)
+    a, b, c = machines(tmp_path, "abc")
     set_project_policy(Project.open(b / DATA), parse_policy("unanimity:2"))
     set_project_policy(Project.open(c / DATA), parse_policy("majority:2/3"))
     taken = json.loads(merge(a, b, "--json").stdout)

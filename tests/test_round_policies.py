@@ -20,28 +20,11 @@ from piqa_tui.core.votes.policy import SKIP, Status
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.state.ballots import COMMON_POLICIES
 from tests.conftest import copy_sample
-from tests.test_rounds import cli, round_file
+from tests.test_rounds import cli, panel_round, round_file
 
-ROUND = """name = "tamil-pairs"
-seed = 4
-validators_per_item = 2
-
-[[annotator]]
-name = "anbu"
-roles = ["validator"]
-
-[[annotator]]
-name = "devi"
-roles = ["validator"]
-
-[[annotator]]
-name = "kavin"
-roles = ["validator"]
-
-[[annotator]]
-name = "meena"
-roles = ["lead"]
-"""
+ROUND = panel_round(
+    "tamil-pairs", 2, [("anbu", "validator"), ("devi", "validator"), ("kavin", "validator"), ("meena", "lead")]
+)
 
 GOLD, SPLIT, UNSURE_GOLD, AGAINST, BOTH_UNSURE = range(5)  # the vote patterns, by item position modulo 5
 DECIDED = "decided"

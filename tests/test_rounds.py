@@ -73,6 +73,13 @@ def culture_copy(folder: Path, rows: slice = slice(None)) -> Path:
     return path
 
 
+def panel_round(name: str, per_item: int, people: list[tuple[str, str]], seed: int = 4) -> str:
+    """A round file: ``per_item`` validators on each item, drawn with ``seed`` from ``people``, each a
+    ``(name, role)`` in the order the file lists them."""
+    head = f'name = "{name}"\nseed = {seed}\nvalidators_per_item = {per_item}\n'
+    return head + "".join(f'\n[[annotator]]\nname = "{who}"\nroles = ["{role}"]\n' for who, role in people)
+
+
 def round_file(folder: Path, text: str, name: str = "round.toml") -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")

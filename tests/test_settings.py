@@ -8,7 +8,6 @@ template attack strings are refused at load with the template's name.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from piqa_tui.core.text.bidi_mode import BidiMode
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.text.graphemes import WidthPolicy
 from piqa_tui.settings.config import Config, configured_directions, load_config
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, launch_args
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = SAMPLES / "tamil.tsv"
@@ -63,19 +62,6 @@ BAD_CONFIGS = [
 ]
 
 
-def _launch_args(path: Path) -> argparse.Namespace:
-    return argparse.Namespace(
-        path=str(path),
-        annotator=None,
-        bidi=None,
-        theme=None,
-        workspace=None,
-        mapping=None,
-        reviewer=False,
-        check_terminal=False,
-    )
-
-
 @pytest.mark.parametrize(("text", "message"), BAD_CONFIGS)
 def test_each_bad_value_is_one_line_naming_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], text: str, message: str
@@ -88,7 +74,7 @@ def test_each_bad_value_is_one_line_naming_the_key(
     assert err.count("\n") == 1 and message in err and str(config) in err, err
     assert "\x1b" not in err
     with pytest.raises(PiqaError, match=None) as raised:  # the TUI never starts half-configured
-        open_tui.settings_from(_launch_args(SAMPLE))
+        open_tui.settings_from(launch_args(path=str(SAMPLE)))
     assert message in str(raised.value)
 
 
@@ -97,10 +83,10 @@ def test_tui_only_checks_keys_and_theme(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("PIQA_TUI_CONFIG", str(config))
     config.write_text('[keys]\nnope = "x"\n')
     with pytest.raises(PiqaError, match=r"\[keys\] nope is not an action"):
-        open_tui.settings_from(_launch_args(SAMPLE))
+        open_tui.settings_from(launch_args(path=str(SAMPLE)))
     config.write_text('theme = "solarised-pink"\n')
     with pytest.raises(PiqaError, match="theme = 'solarised-pink' is not valid; it should be one of piqa-dark"):
-        open_tui.settings_from(_launch_args(SAMPLE))
+        open_tui.settings_from(launch_args(path=str(SAMPLE)))
 
 
 def test_a_good_config_is_typed(tmp_path: Path) -> None:

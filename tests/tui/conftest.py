@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -49,6 +49,21 @@ def tamil(tmp_path: Path) -> Path:
     return copy_sample("tamil.tsv", tmp_path)
 
 
+@pytest.fixture
+def headless(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PiqaApp.run`` drives the app under Pilot until it exits on its own, as a launch that fails makes it do:
+    ``main([...])`` then runs the whole TUI without a terminal."""
+
+    def run_headless(self: PiqaApp) -> None:
+        async def go() -> None:
+            async with self.run_test() as pilot:
+                await wait_for(pilot, lambda: self._exit)
+
+        asyncio.run(go())
+
+    monkeypatch.setattr(PiqaApp, "run", run_headless)
+
+
 def make_app(
     path: Path | None, *, annotator: str = "tester", keys: dict[str, str] | None = None, **settings
 ) -> PiqaApp:
@@ -67,6 +82,22 @@ async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float
         if loop.time() > deadline:
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
+
+
+def settled_after(step: Callable[[Pilot], Awaitable[object]]) -> Callable[[Pilot], Awaitable[None]]:
+    """A snapshot's ``run_before``: once the first checks are done, ``step`` (open a screen), then a pause and
+    no notifications (when they fade would otherwise decide what the snapshot shows)."""
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, PiqaApp)
+        await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
+        await step(pilot)
+        await pilot.pause(0.1)
+        app.clear_notifications()
+        await pilot.pause()
+
+    return run_before
 
 
 @asynccontextmanager

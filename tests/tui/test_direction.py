@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.direction import Direction, Directions
 from piqa_tui.core.workspace.log import Workspace, default_location
 from piqa_tui.tui.widgets.item.field_block import FieldText
-from tests.conftest import copy_sample
+from tests.conftest import copy_sample, launch_args
 
 from .conftest import curate, current_id, main_screen, make_app, type_text
 from .test_snapshots import opened
@@ -81,20 +80,6 @@ async def test_the_dataset_direction_is_set_from_the_palette_action(darija: Path
         assert prompt_lines(pilot)[0].startswith(DZ_017_START)
 
 
-def args(**overrides) -> argparse.Namespace:
-    base = dict(
-        path=None,
-        annotator=None,
-        bidi=None,
-        theme=None,
-        workspace=None,
-        mapping=None,
-        reviewer=False,
-        check_terminal=False,
-    )
-    return argparse.Namespace(**{**base, **overrides})
-
-
 def test_the_config_sets_directions_per_dataset_and_column(
     tmp_path: Path, darija: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,7 +90,7 @@ def test_the_config_sets_directions_per_dataset_and_column(
         '"*:msa_translation" = "ltr"\n"darija-algerian.tsv:msa_translation" = "rtl"\n"*:note" = "ltr"\n'
         '"other.tsv:prompt" = "ltr"\n'
     )
-    request = launch_module.settings_from(args(path=str(darija))).request
+    request = launch_module.settings_from(launch_args(path=str(darija))).request
     assert request is not None
     assert request.directions == Directions(
         Direction.RTL, (("msa_translation", Direction.RTL), ("note", Direction.LTR))
@@ -115,7 +100,7 @@ def test_the_config_sets_directions_per_dataset_and_column(
         PiqaError,
         match='directions."darija-algerian.tsv:prompt" = .sideways. is not valid; it should be one of "auto", "rtl", "ltr"',
     ):
-        launch_module.settings_from(args(path=str(darija)))
+        launch_module.settings_from(launch_args(path=str(darija)))
 
 
 async def test_what_the_tui_sets_wins_over_the_config(darija: Path) -> None:

@@ -16,7 +16,7 @@ from piqa_tui.tui.screens.help import HelpScreen
 from piqa_tui.tui.state.listing import Filters, filtered_positions
 from tests.conftest import copy_sample
 
-from .conftest import curate, main_screen, make_app, type_text, wait_for
+from .conftest import curate, main_screen, make_app, settled_after, type_text, wait_for
 
 ARABIC = "اختر الحل الذي يختاره شخص من بلد السؤال."
 TAMIL = "கேள்வியின் நாட்டைச் சேர்ந்த ஒருவர் தேர்ந்தெடுக்கும் தீர்வைத் தேர்வு செய்யுங்கள்."
@@ -176,15 +176,7 @@ async def test_the_keys_are_in_the_help(tmp_path: Path) -> None:
 
 def test_guidelines_screen(snap_compare, tmp_path: Path) -> None:
     app = make_app(recorded(copy_sample("tamil.tsv", tmp_path)), annotator="kavi")
-
-    async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
-        await open_guidelines(pilot)
-        await pilot.pause(0.1)
-        app.clear_notifications()
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
+    assert snap_compare(app, terminal_size=(100, 34), run_before=settled_after(open_guidelines))
 
 
 async def test_a_new_version_recorded_elsewhere_replaces_the_one_on_screen(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.dialogs.prompts import TextPrompt
 from piqa_tui.tui.screens.agreement import AgreementScreen
@@ -104,26 +106,15 @@ async def test_a_10_mb_field_opens_truncated_with_a_marker(tmp_path: Path) -> No
         assert main_screen(pilot).current.prompt == "word " * 2_000_000  # stored whole, only drawn short
 
 
-def test_a_fifo_as_the_dataset_ends_the_tui_with_one_line(tmp_path: Path, capsys, monkeypatch) -> None:
+@pytest.mark.usefixtures("headless")
+def test_a_fifo_as_the_dataset_ends_the_tui_with_one_line(tmp_path: Path, capsys) -> None:
     """The TUI used to hang on a FIFO (and ignore q): now the dataset is refused before anything opens it."""
     import os
 
     from piqa_tui.cli.main import main
-    from piqa_tui.tui.app import PiqaApp
 
     fifo = tmp_path / "pipe.tsv"
     os.mkfifo(fifo)
-
-    def run_headless(self: PiqaApp) -> None:
-        import asyncio
-
-        async def go() -> None:
-            async with self.run_test() as pilot:
-                await wait_for(pilot, lambda: self._exit)
-
-        asyncio.run(go())
-
-    monkeypatch.setattr(PiqaApp, "run", run_headless)
     assert main([str(fifo)]) == 2
     err = capsys.readouterr().err
     assert "a FIFO (named pipe), not a regular file" in err and err.count("\n") == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
@@ -12,26 +11,12 @@ from piqa_tui.cli.main import main
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.text.bidi import BidiMode
 from piqa_tui.settings.config import load_config
-from piqa_tui.tui.app import PiqaApp
 from piqa_tui.tui.keymap import ALL_ACTIONS
 from piqa_tui.tui.screens.check_terminal import write_width_policy
 from piqa_tui.tui.themes import theme_name
+from tests.conftest import launch_args
 
-from .conftest import make_app, wait_for
-
-
-def args(**overrides) -> argparse.Namespace:
-    base = dict(
-        path=None,
-        annotator=None,
-        bidi=None,
-        theme=None,
-        workspace=None,
-        mapping=None,
-        reviewer=False,
-        check_terminal=False,
-    )
-    return argparse.Namespace(**{**base, **overrides})
+from .conftest import make_app
 
 
 @pytest.fixture
@@ -45,7 +30,7 @@ def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
     config.write_text(
         'annotator = "amina"\nbidi = "off"\ntheme = "light"\nwidth_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\n'
     )
-    settings = launch_module.settings_from(args(path=str(darija), bidi="app", theme="high-contrast"))
+    settings = launch_module.settings_from(launch_args(path=str(darija), bidi="app", theme="high-contrast"))
     assert settings.request is not None and settings.request.annotator == "amina"
     assert settings.bidi_mode == BidiMode.APP
     assert settings.theme == "piqa-high-contrast"
@@ -55,7 +40,7 @@ def test_command_line_wins_over_config(config: Path, darija: Path) -> None:
 def test_an_unknown_action_in_keys_stops_the_launch(config: Path, darija: Path) -> None:
     config.write_text('width_policy = "codepoint"\n[keys]\nundo = "ctrl+z"\nnope = "x"\n')
     with pytest.raises(PiqaError, match=r"\[keys\] nope is not an action"):
-        launch_module.settings_from(args(path=str(darija)))
+        launch_module.settings_from(launch_args(path=str(darija)))
 
 
 def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) -> None:
@@ -69,14 +54,14 @@ def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) 
     item = Item("a", "p", ("x", "y"), 0, 0)
     score = ItemScore("a", (-3.0, -5.5), (1, 1), (1, 1), 0, get_template("piqa").name)  # margin 2.5 nats
     config.write_text('width_policy = "codepoint"\nlow_margin = 3.0\n')
-    settings = launch_module.settings_from(args(path=str(darija)))
+    settings = launch_module.settings_from(launch_args(path=str(darija)))
     assert settings.low_margin == 3.0
     session = Session.open(OpenRequest(darija), low_margin=settings.low_margin)  # as the app opens it
     session.scores.put([item], [score])
     assert session.scores.low_margin_threshold == 3.0 and session.scores.low_margin(item)
     config.write_text('width_policy = "codepoint"\nlow_margin = "high"\n')
     with pytest.raises(PiqaError, match="low_margin = 'high' is not valid; it should be a positive number"):
-        launch_module.settings_from(args(path=str(darija)))
+        launch_module.settings_from(launch_args(path=str(darija)))
     default = Session.open(OpenRequest(darija), low_margin=LOW_MARGIN)
     default.scores.put([item], [score])
     assert not default.scores.low_margin(item)
@@ -84,7 +69,7 @@ def test_low_margin_threshold_comes_from_the_config(config: Path, darija: Path) 
 
 def test_the_bundled_sample_opens_without_a_path(config: Path) -> None:
     config.write_text('width_policy = "codepoint"\n')
-    settings = launch_module.settings_from(args())
+    settings = launch_module.settings_from(launch_args())
     assert settings.request is not None and settings.request.path.name == "darija-algerian.tsv"
 
 
@@ -102,21 +87,11 @@ def test_bad_input_is_one_line_and_exit_2(config: Path, capsys, argv: list[str],
     assert message in err and err.count("\n") == 1
 
 
-def test_unreadable_dataset_exits_2_after_the_app_closes(config: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+@pytest.mark.usefixtures("headless")
+def test_unreadable_dataset_exits_2_after_the_app_closes(config: Path, tmp_path: Path, capsys) -> None:
     config.write_text('width_policy = "codepoint"\n')
     bad = tmp_path / "ragged.tsv"
     bad.write_text("id\tprompt\tsolution0\tsolution1\tlabel\nx\tp\ta\n", encoding="utf-8")
-
-    def run_headless(self: PiqaApp) -> None:
-        import asyncio
-
-        async def go() -> None:
-            async with self.run_test() as pilot:
-                await wait_for(pilot, lambda: self._exit)
-
-        asyncio.run(go())
-
-    monkeypatch.setattr(PiqaApp, "run", run_headless)
     assert main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert "ragged rows" in err and err.count("\n") == 1

@@ -13,7 +13,7 @@ from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.progress import ProgressScreen
 from tests.test_rounds import ARAB, culture_copy, doc_round, imported
 
-from .conftest import curate, make_app, wait_for
+from .conftest import curate, make_app, settled_after, wait_for
 
 TIMES = {"karim": ["09:00:00", "09:01:00", "09:04:00"], "amina": ["10:00:00"]}  # karim: gaps 60 s and 180 s
 
@@ -94,15 +94,7 @@ async def test_without_a_round_the_screen_says_how_to_declare_one(tmp_path: Path
 def test_progress_screen(snap_compare, tmp_path: Path) -> None:
     data, _ = culture_round(tmp_path)
     app = make_app(data, annotator="hala", reviewer=True)
-
-    async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
-        await open_progress(pilot)
-        await pilot.pause(0.1)
-        app.clear_notifications()
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=settled_after(open_progress))
 
 
 async def test_the_lead_gives_the_current_item_to_a_validator_and_p_shows_the_panels(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ and the search bar.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -55,39 +56,50 @@ def focused_editor(pilot: Pilot) -> FieldEditor:
     return editor
 
 
-@pytest.mark.parametrize("how", ["typed", "pasted"])
-async def test_a_solution_keeps_every_typed_character_up_to_the_exported_file(
-    bengali: Path, tmp_path: Path, how: str
-) -> None:
+Write = Callable[[Pilot], Awaitable[None]]
+
+
+async def solution_kept(bengali: Path, tmp_path: Path, write: Write, stored: str) -> None:
+    """Empty bn-001's first solution, ``write`` into it and keep it: the editor, the workspace and the exported
+    file hold ``stored``, byte for byte."""
     async with curate(bengali) as pilot:
         await pilot.press("tab", "e", "ctrl+u")
         editor = focused_editor(pilot)
-        if how == "typed":
-            await type_text(pilot, WORDS)
-        else:
-            await paste(pilot, WORDS)
-        assert editor.value == STORED
+        await write(pilot)
+        assert editor.value == stored
         await pilot.press("enter")
-        await wait_for(pilot, lambda: main_screen(pilot).project.item("bn-001").solutions[0] == STORED)
+        await wait_for(pilot, lambda: main_screen(pilot).project.item("bn-001").solutions[0] == stored)
     out = tmp_path / "out.tsv"
     Project.open(bengali).export(out)
     row = out.read_bytes().split(b"\n")[1].split(b"\t")
-    assert row[0] == b"bn-001" and row[2] == STORED.encode("utf-8")
+    assert row[0] == b"bn-001" and row[2] == stored.encode("utf-8")
 
 
-@pytest.mark.parametrize("how", ["typed", "pasted"])
-async def test_a_note_keeps_every_typed_character(bengali: Path, how: str) -> None:
+async def note_kept(bengali: Path, write: Write, stored: str) -> None:
+    """Open bn-001's note, ``write`` into it and keep it: the editor and the workspace hold ``stored``."""
     async with curate(bengali) as pilot:
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
-        if how == "typed":
-            await type_text(pilot, WORDS)
-        else:
-            await paste(pilot, WORDS)
-        assert focused_editor(pilot).value == STORED
+        await write(pilot)
+        assert focused_editor(pilot).value == stored
         await pilot.press("enter")
-        await wait_for(pilot, lambda: main_screen(pilot).project.state.notes.get("bn-001") == STORED)
-    assert Project.open(bengali).state.notes["bn-001"].encode("utf-8") == STORED.encode("utf-8")
+        await wait_for(pilot, lambda: main_screen(pilot).project.state.notes.get("bn-001") == stored)
+    assert Project.open(bengali).state.notes["bn-001"].encode("utf-8") == stored.encode("utf-8")
+
+
+TYPING = {"typed": type_text, "pasted": paste}
+
+
+@pytest.mark.parametrize("how", list(TYPING))
+async def test_a_solution_keeps_every_typed_character_up_to_the_exported_file(
+    bengali: Path, tmp_path: Path, how: str
+) -> None:
+    await solution_kept(bengali, tmp_path, lambda pilot: TYPING[how](pilot, WORDS), STORED)
+
+
+@pytest.mark.parametrize("how", list(TYPING))
+async def test_a_note_keeps_every_typed_character(bengali: Path, how: str) -> None:
+    await note_kept(bengali, lambda pilot: TYPING[how](pilot, WORDS), STORED)
 
 
 async def test_search_keeps_every_typed_character(bengali: Path) -> None:
@@ -167,29 +179,12 @@ HOWS = ["key", "burst", "bracketed"]
 
 @pytest.mark.parametrize("how", HOWS)
 async def test_committed_text_reaches_the_field_and_the_exported_file(bengali: Path, tmp_path: Path, how: str) -> None:
-    async with curate(bengali) as pilot:
-        await pilot.press("tab", "e", "ctrl+u")
-        editor = focused_editor(pilot)
-        await commit(pilot, how)
-        assert editor.value == COMMITTED
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: main_screen(pilot).project.item("bn-001").solutions[0] == COMMITTED)
-    out = tmp_path / "out.tsv"
-    Project.open(bengali).export(out)
-    row = out.read_bytes().split(b"\n")[1].split(b"\t")
-    assert row[0] == b"bn-001" and row[2] == COMMITTED.encode("utf-8")
+    await solution_kept(bengali, tmp_path, lambda pilot: commit(pilot, how), COMMITTED)
 
 
 @pytest.mark.parametrize("how", HOWS)
 async def test_committed_text_reaches_the_note(bengali: Path, how: str) -> None:
-    async with curate(bengali) as pilot:
-        await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
-        await commit(pilot, how)
-        assert focused_editor(pilot).value == COMMITTED
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: main_screen(pilot).project.state.notes.get("bn-001") == COMMITTED)
-    assert Project.open(bengali).state.notes["bn-001"].encode("utf-8") == COMMITTED.encode("utf-8")
+    await note_kept(bengali, lambda pilot: commit(pilot, how), COMMITTED)
 
 
 @pytest.mark.parametrize("how", HOWS)

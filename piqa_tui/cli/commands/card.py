@@ -63,14 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force", action="store_true", help="replace FILE if it exists (never the dataset or its workspace)"
     )
-    parser.add_argument(
-        "--name", metavar="TEXT", help="the dataset's name (pretty_name and the title); default: a placeholder"
-    )
-    parser.add_argument(
-        "--license",
-        metavar="ID",
-        help="the Hub licence identifier, e.g. cc-by-4.0 (default: the config's license, else a placeholder)",
-    )
+    add_name_and_license(parser)
     parser.add_argument(
         "--split", choices=SPLITS, help="the split this file is (default: from the file name, else test)"
     )
@@ -78,6 +71,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--pseudonyms",
         action="store_true",
         help="name annotators and editors 'annotator 1', 'annotator 2', … instead of as the workspace records them",
+    )
+
+
+def add_name_and_license(parser: argparse.ArgumentParser, needs: str = "") -> None:
+    """``--name`` and ``--license``, which :func:`card_options` reads (``card``, ``export --card`` and
+    ``export --release``); ``needs`` opens their help with the options they go with ("with --release: ")."""
+    parser.add_argument(
+        "--name", metavar="TEXT", help=f"{needs}the dataset's name (pretty_name and the title); default: a placeholder"
+    )
+    parser.add_argument(
+        "--license",
+        metavar="ID",
+        help=f"{needs}the Hub licence identifier, e.g. cc-by-4.0 (default: the config's license, else a placeholder)",
     )
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 
+from piqa_tui.cli.commands.batch_change import BatchChange, add_where_argument, condition
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.metadata import MetadataError, metadata_part, parse_settings
 from piqa_tui.core.text.terminal_safe import shortened
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.render.id_list import batch_line
 
 SHOWN_VALUE = 60  # characters of a value the line shows
 
@@ -23,13 +23,7 @@ SHOWN_VALUE = 60  # characters of a value the line shows
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dataset_arguments(parser)
     parser.add_argument("items", nargs="*", metavar="ITEM", help="ids of the items to edit")
-    parser.add_argument(
-        "--where",
-        action="append",
-        default=[],
-        metavar="COLUMN=VALUE",
-        help="only the items whose column holds this value (repeat it: items that match every one)",
-    )
+    add_where_argument(parser)
     parser.add_argument(
         "--set",
         dest="settings",
@@ -55,25 +49,15 @@ def run(args: argparse.Namespace) -> int:
             project.workspace.close()
         project = open_project(args, create=True)
         part = metadata_part(project, ids, values)
-    changed = list(dict.fromkeys(str(change.item_id) for change in part.changes)) if part is not None else []
-    if part is not None and not args.dry_run:
-        project.record([part])
+    batch = BatchChange("change", "changed", ids, part, args.dry_run)
+    batch.record(project)
     if args.json:
-        print_json(
-            {"set": values, "selected": len(ids), "changed": len(changed), "items": changed, "dry_run": args.dry_run}
-        )
+        print_json(batch.to_json({"set": values}))
         return OK
-    verb = "would change" if args.dry_run else "changed"
-    if not ids:
-        say(f"no item matches; nothing {verb}")
-        return OK
-    there = len(ids) - len(changed)
-    already = f"{there} held {'it' if len(values) == 1 else 'them'} already" if there else ""
+    held = "it" if len(values) == 1 else "them"
     setting = ", ".join(f"{column}={shortened(value, SHOWN_VALUE)}" for column, value in values.items())
-    say(batch_line(verb, changed, len(ids), setting, already))
-    if args.dry_run:
-        say("--dry-run recorded nothing; run it again without --dry-run to change them")
-    elif changed:
+    batch.say_lines(setting, lambda there: f"{there} held {held} already", "matches")
+    if batch.changed and not args.dry_run:
         say(f"one undo by {project.annotator} (ctrl+z in the TUI) takes the whole edit back")
     return OK
 
@@ -81,17 +65,9 @@ def run(args: argparse.Namespace) -> int:
 def _selected(project: Project, args: argparse.Namespace) -> list[str]:
     """The ids that ``ITEM`` and every ``--where`` all name, in file order."""
     named = {project.item(i).id for i in args.items}  # an unknown id is one line, before anything is recorded
-    wanted = [_condition(project, where) for where in args.where]
+    wanted = [condition(project, where, MetadataError) for where in args.where]
     return [
         item.id
         for item in project.items
         if (not args.items or item.id in named) and all(item.meta.get(c, "") == v for c, v in wanted)
     ]
-
-
-def _condition(project: Project, where: str) -> tuple[str, str]:
-    """``(column, value)`` of one ``--where COLUMN=VALUE``; one line when the file has no such column."""
-    column, sep, value = where.partition("=")
-    if not sep or column not in project.dataset.meta_columns:
-        raise MetadataError(f"--where {where}: give COLUMN=VALUE with one of the file's columns")
-    return column, value

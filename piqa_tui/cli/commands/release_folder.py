@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from piqa_tui import __version__
-from piqa_tui.cli.commands.card import card_options, split_of
+from piqa_tui.cli.commands.card import add_name_and_license, card_options, split_of
 from piqa_tui.core.dataset.atomic import atomic_write
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import source_files
@@ -69,12 +69,7 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--drop-columns", metavar="A,B", help="with --release: leave these columns out of the files and the card"
     )
-    parser.add_argument(
-        "--name", metavar="TEXT", help="with --release or --card: the dataset's name (pretty_name and the title)"
-    )
-    parser.add_argument(
-        "--license", metavar="ID", help="with --release or --card: the Hub licence identifier, e.g. cc-by-4.0"
-    )
+    add_name_and_license(parser, needs="with --release or --card: ")
     parser.add_argument(
         "--global-piqa-tsv",
         action="store_true",

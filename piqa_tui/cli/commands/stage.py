@@ -11,6 +11,7 @@ import argparse
 from collections import Counter
 from dataclasses import asdict
 
+from piqa_tui.cli.commands.batch_change import BatchChange, add_where_argument, condition
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
 from piqa_tui.core.round.origin import correction_by_origin
@@ -27,7 +28,7 @@ from piqa_tui.core.round.stages import (
     stage_part,
 )
 from piqa_tui.core.workspace.project import Project
-from piqa_tui.render.id_list import batch_line, name_some
+from piqa_tui.render.id_list import name_some
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,13 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("items", nargs="*", metavar="ITEM", help="ids of the items to move")
     parser.add_argument("--to", dest="stage", metavar="STAGE", help=f"the stage to move them to: {', '.join(STAGES)}")
     parser.add_argument("--from", dest="source", metavar="STAGE", help="only the items now at this stage")
-    parser.add_argument(
-        "--where",
-        action="append",
-        default=[],
-        metavar="COLUMN=VALUE",
-        help="only the items whose column holds this value (repeat it: items that match every one)",
-    )
+    add_where_argument(parser)
     parser.add_argument(
         "--import", dest="drafts", metavar="FILE", help="add the items of FILE (any dataset format) as drafts"
     )
@@ -100,7 +95,7 @@ def selected(project: Project, args: argparse.Namespace) -> list[str]:
         raise StageError("name the items to move: ids, --from STAGE or --where COLUMN=VALUE")
     named = {project.item(i).id for i in args.items}  # an unknown id is one line, before anything is recorded
     source = check_stage(args.source) if args.source else None
-    wanted = [_condition(project, where) for where in args.where]
+    wanted = [condition(project, where, StageError) for where in args.where]
     return [
         item.id
         for item in project.items
@@ -108,14 +103,6 @@ def selected(project: Project, args: argparse.Namespace) -> list[str]:
         and (source is None or stage_of(project, item.id) == source)
         and all(item.meta.get(column, "") == value for column, value in wanted)
     ]
-
-
-def _condition(project: Project, where: str) -> tuple[str, str]:
-    """``(column, value)`` of one ``--where COLUMN=VALUE``; ``StageError`` when the file has no such column."""
-    column, sep, value = where.partition("=")
-    if not sep or column not in project.dataset.meta_columns:
-        raise StageError(f"--where {where}: give COLUMN=VALUE with one of the file's columns")
-    return column, value
 
 
 def _filters(args: argparse.Namespace) -> str:
@@ -129,24 +116,12 @@ def _filters(args: argparse.Namespace) -> str:
 def _move(project: Project, args: argparse.Namespace) -> int:
     stage = check_stage(args.stage)
     ids = selected(project, args)
-    part = stage_part(project, ids, stage) if ids else None
-    moving = [str(change.item_id) for change in part.changes] if part is not None else []
-    if part is not None and not args.dry_run:
-        project.record([part])
+    batch = BatchChange("move", "moved", ids, stage_part(project, ids, stage) if ids else None, args.dry_run)
+    batch.record(project)
     if args.json:
-        print_json(
-            {"stage": stage, "selected": len(ids), "moved": len(moving), "items": moving, "dry_run": args.dry_run}
-        )
+        print_json(batch.to_json({"stage": stage}))
         return OK
-    verb = "would move" if args.dry_run else "moved"
-    if not ids:
-        say(f"no item {_filters(args)}; nothing {verb}")
-        return OK
-    there = len(ids) - len(moving)
-    already = f"{there} {'was' if there == 1 else 'were'} there already" if there else ""
-    say(batch_line(verb, moving, len(ids), stage, already))
-    if args.dry_run:
-        say("--dry-run recorded nothing; run it again without --dry-run to move them")
+    batch.say_lines(stage, lambda there: f"{there} {'was' if there == 1 else 'were'} there already", _filters(args))
     return OK
 
 

@@ -15,7 +15,7 @@ from textual.widgets import Checkbox, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from piqa_tui.core.votes.flags import FLAG_REASONS
-from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
+from piqa_tui.tui.dialogs.prompts import DIALOG_CSS, DIALOG_LIST_CSS
 from piqa_tui.tui.keymap import FLAG_ACTIONS, bindings
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
 
@@ -51,14 +51,8 @@ class ReasonList(SelectionList[str]):
 class FlagDialog(ModalScreen[FlagChoice | None]):
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="FlagDialog")
+        + DIALOG_LIST_CSS.format(name="FlagDialog", list="ReasonList")
         + """
-    FlagDialog ReasonList {
-        height: auto;
-        max-height: 12;
-        border: none;
-        padding: 0;
-        background: $surface;
-    }
     FlagDialog FieldEditor {
         margin-bottom: 1;
     }

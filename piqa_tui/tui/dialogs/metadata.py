@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from piqa_tui.core.text.bidi import BidiText
 from piqa_tui.core.text.terminal_safe import terminal_safe
 from piqa_tui.render.safe_text import rich_text
-from piqa_tui.tui.dialogs.prompts import DIALOG_CSS, DataText, drawn_title
+from piqa_tui.tui.dialogs.prompts import DIALOG_CSS, DIALOG_LIST_CSS, DataText, drawn_title
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
@@ -31,17 +31,8 @@ OFFERED = 50  # values the list shows at most (typing narrows it)
 class MetadataDialog(ModalScreen[str | None]):
     """Ask for the value of metadata ``column`` of item ``item_id``; answers None when cancelled."""
 
-    DEFAULT_CSS = (
-        DIALOG_CSS.format(name="MetadataDialog")
-        + """
-    MetadataDialog OptionList {
-        height: auto;
-        max-height: 12;
-        border: none;
-        padding: 0;
-        background: $surface;
-    }
-    """
+    DEFAULT_CSS = DIALOG_CSS.format(name="MetadataDialog") + DIALOG_LIST_CSS.format(
+        name="MetadataDialog", list="OptionList"
     )
 
     BINDINGS = bindings(DIALOG_ACTIONS)

@@ -109,6 +109,18 @@ DIALOG_CSS = """
 }}
 """
 
+# A list of choices in a dialog (``DIALOG_LIST_CSS.format(name=..., list=...)``): as tall as its entries, up to
+# 12 rows, drawn on the dialog's own surface without a box of its own.
+DIALOG_LIST_CSS = """
+{name} {list} {{
+    height: auto;
+    max-height: 12;
+    border: none;
+    padding: 0;
+    background: $surface;
+}}
+"""
+
 
 class TextPrompt(ModalScreen[str | None]):
     """Ask for one line of text; ``check`` returns an error to show instead of closing."""
