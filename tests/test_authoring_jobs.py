@@ -134,6 +134,7 @@ def test_translations_keep_their_source_beside_them_and_its_label(tmp_path: Path
     run = plan(project, "translate", template_file(tmp_path, SHORT_TRANSLATE, "short"), [Slot("en-7", {}, source)])
     progress = run_job(project, run, context(project, writer, run, 1))
     assert progress.recorded + len(progress.failed) == 1
+    assert all(line.startswith("source item en-7: ") for line in progress.failed)  # named as a person reads it
     if progress.recorded:  # the grammar holds the answer to the source's two solutions
         item = project.items[before]
         origin = origin_of(project, item.id)
@@ -313,3 +314,13 @@ def test_a_translate_run_through_a_served_model_records_the_served_model(tmp_pat
         provenance = json.loads(origin.provenance)
         assert origin.kind == "translated" and provenance["source"]["server"].startswith("http://127.0.0.1:")
         assert provenance["source"]["backend"] == "served" and dict(origin.source)["id"] == "en-1" and item.label == 0
+
+
+def test_a_run_names_its_slots_as_a_person_reads_them() -> None:
+    """A failed answer's line names the draft by number and metadata, a translation by its source item."""
+    assert (
+        Slot("4", {"category": "cooking", "country": "Morocco"}).name()
+        == "draft 5 (category: cooking; country: Morocco)"
+    )
+    assert Slot("0").name() == "draft 1"
+    assert Slot("en-7", {}, {"id": "en-7", "prompt": "Dry wet shoes"}).name() == "source item en-7"

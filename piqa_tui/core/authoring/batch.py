@@ -127,7 +127,7 @@ def _record(
             drafts.append(answer_draft(project, run, context, slot, result.data))
             sources.append(source_item(slot.source))
         except StageError as exc:
-            progress.failed.append(f"{slot.key}: {exc}")
+            progress.failed.append(f"{slot.name()}: {exc}")
     verdicts = gate.check([d.item() for d in drafts], sources)
     progress.rejected_lexical += verdicts.count(LEXICAL)
     progress.rejected_semantic += verdicts.count(SEMANTIC)

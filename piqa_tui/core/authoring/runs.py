@@ -35,6 +35,15 @@ class Slot:
     meta: dict[str, str] = field(default_factory=dict)
     source: dict[str, object] = field(default_factory=dict)  # id, prompt, solutions, label (translate)
 
+    def name(self) -> str:
+        """The slot as a person reads it in a run's report: ``source item en-12`` or ``draft 5 (category:
+        cooking)``."""
+        if self.source:
+            return f"source item {self.source.get('id', self.key)}"
+        shown = "; ".join(f"{column}: {value}" for column, value in self.meta.items())
+        number = int(self.key) + 1 if self.key.isdigit() else self.key
+        return f"draft {number}" + (f" ({shown})" if shown else "")
+
 
 @dataclass(frozen=True)
 class JobRun:
