@@ -218,7 +218,7 @@ class ChoiceDialog(ModalScreen[str | None]):
                     options.append(Option(shown_block((label, ""), style="bold underline"), disabled=True))
                     continue
                 # A choice may name data (a column's value, a question): laid out at the cell's width.
-                prompt = shown_block((label, ""), ("  ", "dim"), (help, "dim")) if help else shown_block((label, ""))
+                prompt = shown_block((label, ""), (f"  {help}", "dim")) if help else shown_block((label, ""))
                 options.append(Option(prompt, id=key))
             yield OptionList(*options)
 
