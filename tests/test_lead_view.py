@@ -3,12 +3,20 @@ the items stuck — to adjudicate, with why, as ``to_adjudicate`` lists them (co
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from arabic_reshaper import ArabicReshaper
+from bidi import get_display
 
 from piqa_tui.core.round.adjudication_queue import to_adjudicate
+from piqa_tui.core.text.bidi_mode import BidiMode, set_screen_mode
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.tui.screens.progress import measured, progress_view
 from piqa_tui.tui.state.session import OpenRequest, Session
@@ -94,3 +102,47 @@ def test_the_p_screen_shows_decided_and_stuck(tamil: Path) -> None:
     _, found = measured(anbu)
     assert found is not None
     assert "Stuck, to adjudicate by the lead: 1 split" in rendered(progress_view(anbu, found))
+
+
+KARIM, SALMA = "كريم", "سلمى"
+
+
+@pytest.fixture
+def arabic_names(tmp_path: Path) -> Path:
+    """The ``tamil`` fixture's votes, cast by validators with Arabic names: ta-001 is a split, stuck."""
+    dataset = copy_sample("tamil.tsv", tmp_path)
+    with_round(dataset, PAIRS.replace("anbu", KARIM).replace("devi", SALMA))
+    vote(dataset, KARIM, "ta-001", "0")
+    vote(dataset, SALMA, "ta-001", "1")
+    return dataset
+
+
+def test_an_arabic_name_keeps_its_count_after_it_on_the_p_screen(arabic_names: Path) -> None:
+    """Drawn by the app (``--bidi app``), "كريم 1 split" must not become "1 كريم split": the name is isolated."""
+    lead = Session.open(OpenRequest(arabic_names, annotator="meena"), reviewer=True)
+    _, found = measured(lead)
+    assert found is not None
+    set_screen_mode(BidiMode.APP)
+    try:
+        text = rendered(progress_view(lead, found))
+    finally:
+        set_screen_mode(None)
+    karim = str(get_display(ArabicReshaper().reshape(KARIM)))  # shaped, right to left
+    assert f"lead): {karim} 1 split;" in text, text
+
+
+def test_a_bidi_terminal_gets_the_names_isolated_and_a_pipe_gets_them_as_stored(arabic_names: Path) -> None:
+    code, piped, _ = cli("progress", arabic_names)
+    assert code == 0 and f"{KARIM} 1 split; {SALMA} 1 split" in piped and "\u2068" not in piped
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PIQA_TUI_BIDI": "terminal"}  # as on Konsole or GNOME Terminal
+    run = [sys.executable, "-m", "piqa_tui.cli.main", "progress", str(arabic_names)]
+    done = subprocess.run(run, stdout=follower, stderr=subprocess.PIPE, env=env, timeout=120, check=False)
+    os.close(follower)
+    drawn = b""
+    with contextlib.suppress(OSError):  # EIO once everything written has been read
+        while chunk := os.read(leader, 4096):
+            drawn += chunk
+    os.close(leader)
+    assert done.returncode == 0, done.stderr
+    assert f"\u2068{KARIM}\u2069 1 split; \u2068{SALMA}\u2069 1 split" in drawn.decode("utf-8")

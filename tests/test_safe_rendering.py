@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "piqa_tui"
 # Calls whose result is safe to show: the safe renderer, and functions that only ever return numbers as text.
 SAFE_CALLS = {
     "rich_text",
+    "shown_block",
     "markup_safe",
     "terminal_safe",
     "isolated",

@@ -86,19 +86,26 @@ class AppSettings:
     warnings: list[str] = field(default_factory=list)
 
 
+TOAST_CELLS = 60  # a toast's width (Textual's own), at most the screen's less the rack's scrollbar
+TOAST_FRAME = 3  # a toast's padding (1 each side) and its coloured left border (1)
+TOAST_RACK_SCROLLBAR = 2  # the toast rack scrolls (overflow-y: scroll): its scrollbar's cells
+
+
 class PiqaApp(App[None]):
     """Curate a PIQA-style dataset: browse, search, filter, edit, save."""
 
     TITLE = "piqa-tui"
     BINDINGS = bindings(APP_ACTIONS)
     COMMANDS = App.COMMANDS | {ActionCommands}
-    CSS = """
-    Screen {
+    CSS = f"""
+    Screen {{
         background: $background;
-    }
-    Toast {
+    }}
+    Toast {{
+        width: {TOAST_CELLS};
         max-width: 70;
-    }
+        padding: 1 1;  /* with its 1-cell border: TOAST_FRAME */
+    }}
     """
 
     def __init__(self, settings: AppSettings) -> None:
@@ -126,7 +133,12 @@ class PiqaApp(App[None]):
         """A toast whose text (often naming data: ids, columns, file names) is shown literally, laid out by the
         bidi display (``render.safe_text.shown``): an Arabic column value in it reads right to left, shaped."""
         safe = markup_safe if markup else shown
-        super().notify(safe(message), title=safe(title), severity=severity, timeout=timeout, markup=markup)
+        # In --bidi app a long right-to-left line is wrapped to the toast's width before it is reordered:
+        # Textual would wrap the reordered string and show the end of the sentence first.
+        screen = self.size.width or TOAST_CELLS + TOAST_RACK_SCROLLBAR  # 0 before the first frame
+        room = min(TOAST_CELLS, screen - TOAST_RACK_SCROLLBAR) - TOAST_FRAME
+        text = safe(message, width=max(8, room))
+        super().notify(text, title=safe(title), severity=severity, timeout=timeout, markup=markup)
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy without control characters: an ESC sequence in the data must not reach the terminal or a paste."""

@@ -101,10 +101,13 @@ def settled_after(step: Callable[[Pilot], Awaitable[object]]) -> Callable[[Pilot
 
 
 @asynccontextmanager
-async def curate(path: Path, size: tuple[int, int] = (100, 30), **options) -> AsyncIterator[Pilot]:
-    """Open ``path`` in the app and wait until its first item is on screen (and checks are done)."""
+async def curate(
+    path: Path, size: tuple[int, int] = (100, 30), *, toasts: bool = False, **options
+) -> AsyncIterator[Pilot]:
+    """Open ``path`` in the app and wait until its first item is on screen (and checks are done); ``toasts``:
+    draw notifications (Textual's test harness leaves them undrawn unless asked)."""
     app = make_app(path, **options)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=toasts) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await wait_for(pilot, lambda: app.session is not None and app.session.validation.complete)
         await pilot.pause()

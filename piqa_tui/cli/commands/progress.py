@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
@@ -11,6 +13,8 @@ from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import RoundError
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Progress, round_progress
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
+from piqa_tui.core.text.bidi_mode import BidiMode, detect_mode
+from piqa_tui.core.text.terminal_safe import isolated, kept_isolates, terminal_safe
 from piqa_tui.core.votes.decisions import project_policy
 from piqa_tui.render.progress import duration, figure
 
@@ -48,14 +52,8 @@ def run(args: argparse.Namespace) -> int:
     say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
     _annotators(found.annotators)
     lead = f"{counts_line(stuck)} by the lead (A, with --reviewer)" if stuck else ""
-    for line in (
-        found.held_line(),
-        found.stuck_line(),
-        _needs(found),
-        found.held_items_line(),
-        found.panels_line(),
-        lead,
-    ):
+    _say_naming(found.held_line, found.stuck_line)
+    for line in (_needs(found), found.held_items_line(), found.panels_line(), lead):
         if line:
             say(line)
     for column, groups in found.groups.items():
@@ -93,6 +91,20 @@ def _annotators(rows: tuple[AnnotatorProgress, ...]) -> None:
                 for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
             )
         )
+
+
+def _say_naming(*lines: Callable[[Callable[[str], str]], str]) -> None:
+    """Print lines that name annotators (``Progress.held_line``, ``stuck_line``). On a terminal that does bidi
+    itself (``bidi_mode.detect_mode``: Konsole, VTE, mlterm, or ``PIQA_TUI_BIDI=terminal``) each name is
+    isolated (FSI … PDI), so a right-to-left name cannot pull the counts after it into its run; elsewhere (a
+    pipe, a terminal that draws cells in the order received) the line is printed as it always was."""
+    bidi = sys.stdout.isatty() and detect_mode() is BidiMode.TERMINAL
+    for line in lines:
+        text = line(isolated if bidi else str)
+        if text and bidi:
+            print(kept_isolates(terminal_safe(text)))
+        elif text:
+            say(text)
 
 
 def _needs(found: Progress) -> str:

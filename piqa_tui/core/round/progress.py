@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -199,14 +199,17 @@ class Progress:
         counts[0] = self.items - len(self.still_needed)
         return {n: counts.get(n, 0) for n in range(max(counts) + 1)}
 
-    def held_line(self) -> str:
-        """One line naming each annotator with items held back, and where ("" when nobody has any)."""
-        held = [f"{row.name} {row.held_text()}" for row in self.annotators if row.held]
+    def held_line(self, name: Callable[[str], str] = str) -> str:
+        """One line naming each annotator with items held back, and where ("" when nobody has any). ``name``
+        writes a name: ``terminal_safe.isolated`` where the line is drawn with bidi (a right-to-left name
+        would otherwise pull the counts after it into its own run)."""
+        held = [f"{name(row.name)} {row.held_text()}" for row in self.annotators if row.held]
         return f"held back (assigned, not at validation; not pending, not done): {'; '.join(held)}" if held else ""
 
-    def stuck_line(self) -> str:
-        """One line naming each annotator with assigned items to adjudicate, and why ("" when nobody has any)."""
-        stuck = [f"{row.name} {row.outcome.stuck_text()}" for row in self.annotators if row.outcome.to_adjudicate]
+    def stuck_line(self, name: Callable[[str], str] = str) -> str:
+        """One line naming each annotator with assigned items to adjudicate, and why ("" when nobody has any);
+        ``name`` as in ``held_line``."""
+        stuck = [f"{name(row.name)} {row.outcome.stuck_text()}" for row in self.annotators if row.outcome.to_adjudicate]
         return f"stuck (assigned, to adjudicate by the lead): {'; '.join(stuck)}" if stuck else ""
 
     def held_items_line(self) -> str:

@@ -499,14 +499,31 @@ class BidiText:
 # --- The screen's lines -----------------------------------------------------
 
 _PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
+_RTL_LETTERS = re.compile("[\u0590-\u08ff\ufb1d-\ufb4f]")  # what the app reorders (presentation forms aside)
 
 
-def on_screen(text: str, mode: BidiMode | str | None = None) -> str:
+def reorders(text: str, mode: BidiMode | str | None = None) -> bool:
+    """Whether the screen reorders ``text``: ``app`` mode, right-to-left letters, not laid out already.
+
+    Such text must be wrapped BEFORE it is reordered, each line on its own (UAX #9 reorders per line, after
+    line breaking): a widget that wraps it must draw it with ``BidiText`` or ``on_screen(..., width=)``,
+    never wrap the string ``on_screen`` returns (its first line would show the END of a long RTL sentence).
+    """
+    resolved = screen_mode() if mode is None else resolve_mode(mode)
+    return resolved is BidiMode.APP and _RTL_LETTERS.search(text) is not None and not _PRESENTATION_FORMS.search(text)
+
+
+def on_screen(text: str, mode: BidiMode | str | None = None, *, width: int | None = None) -> str:
     """``text`` (logical, terminal-safe) as the screen draws it: each line laid out by the adapter, left to right
     (the app's lines are; data isolated in them with ``isolated`` keeps its own direction), in ``mode`` or the
     screen's (``bidi_mode.screen_mode``). The one display path of the app's lines that hold data (see
     ``bidi_mode.set_screen_mode``). Unchanged outside the TUI, for text with nothing to lay out, and for text
-    already laid out (it holds presentation forms: laying it out again would reverse it back)."""
+    already laid out (it holds presentation forms: laying it out again would reverse it back).
+
+    With ``width`` (the cells the widget draws it in), a line the app reorders (right-to-left letters, ``app``
+    mode) is wrapped to ``width`` in logical order first and each piece reordered on its own, so the widget has nothing left to wrap; without
+    it, each line stays one line (for widgets that cut, not wrap). Text the app does not reorder is never
+    wrapped here: the widget wraps it, as before."""
     resolved = screen_mode() if mode is None else resolve_mode(mode)
     if resolved is None or not needs_layout(text) or _PRESENTATION_FORMS.search(text):
         return text
@@ -514,6 +531,9 @@ def on_screen(text: str, mode: BidiMode | str | None = None) -> str:
     for line in text.split("\n"):
         if not needs_layout(line):
             lines.append(line)
+            continue
+        if width is not None and resolved is BidiMode.APP and _RTL_LETTERS.search(line):
+            lines.extend(piece.text for piece in layout(line, width, resolved, direction=Direction.LTR))
             continue
         room = 2 * len(line) + 8  # one display line: never wrapped here, the widget cuts or wraps it
         laid = layout(line, room, resolved, max_lines=1, direction=Direction.LTR)

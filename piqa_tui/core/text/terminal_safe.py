@@ -78,6 +78,18 @@ def isolated(text: object) -> str:
     return f"{FIRST_STRONG_ISOLATE}{terminal_safe(text, one_line=True)}{POP_DIRECTIONAL_ISOLATE}"
 
 
+# An isolate ``terminal_safe`` escaped (``\\u2068 … \\u2069``) holding no other escaped bidi control.
+_KEPT_ISOLATE = re.compile(r"\\u2068((?:(?!\\u20(?:6[6-9]|2[a-e])).)*?)\\u2069")
+
+
+def kept_isolates(safe: str) -> str:
+    """``terminal_safe`` output with the isolates round values (``isolated``: made safe inside, then wrapped) put
+    back, for a screen that does bidi: the value keeps its own direction ("Round <Arabic name>: 24 items" does
+    not pull the 24 into the name). Only a balanced pair with no other bidi control inside is, so nothing the
+    data holds can reorder the words around it."""
+    return _KEPT_ISOLATE.sub(f"{FIRST_STRONG_ISOLATE}\\1{POP_DIRECTIONAL_ISOLATE}", safe)
+
+
 def message_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
     """A one-line, terminal-safe message, cut in the middle when longer than ``limit``."""
     line = terminal_safe(text, one_line=True)

@@ -21,7 +21,7 @@ from textual.widgets import Static
 from piqa_tui.core.dataset.checks import Problem
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.round.stages import Draft, StageError, draft
-from piqa_tui.render.safe_text import shown
+from piqa_tui.render.safe_text import shown_block
 from piqa_tui.tui.dialogs.prompts import DIALOG_CSS
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, NEW_ITEM_ACTIONS, bindings
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
@@ -124,7 +124,7 @@ class NewItemDialog(ModalScreen[Draft | None]):
             text = f"not an item yet: {exc}"
         else:
             text = "\n".join(f"{p.level}: {p.rule}: {p.detail}" for p in found) or "the checks find no problem"
-        self.query_one("#new-item-checks", Static).update(shown(text))  # details quote the typed text
+        self.query_one("#new-item-checks", Static).update(shown_block((text, "")))  # details quote the typed text
 
     @on(FieldEditor.Done)
     def _done(self, event: FieldEditor.Done) -> None:
@@ -145,7 +145,7 @@ class NewItemDialog(ModalScreen[Draft | None]):
             self.admit(written)
             self.dismiss(written)
         except StageError as exc:
-            self.query_one("#new-item-checks", Static).update(shown(f"cannot save yet: {exc}"))
+            self.query_one("#new-item-checks", Static).update(shown_block((f"cannot save yet: {exc}", "")))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

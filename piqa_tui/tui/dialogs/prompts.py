@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from piqa_tui.core.text.bidi import BidiText, layout
 from piqa_tui.core.text.direction import Direction
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.render.safe_text import shown
+from piqa_tui.render.safe_text import shown, shown_block
 from piqa_tui.tui.keymap import DIALOG_ACTIONS, bindings
 from piqa_tui.tui.widgets.drawing import app_bidi_mode, field_direction
 from piqa_tui.tui.widgets.item.field_editor import FieldEditor
@@ -59,11 +59,11 @@ def _direction(widget: Widget, part: DataText) -> Direction:
 def drawn_message(widget: Widget, message: Message) -> RenderableType:
     """What a dialog's message draws: the app's words literally, the data's through the bidi adapter."""
     if isinstance(message, str):
-        return Text(shown(message))
+        return shown_block((message, ""))
     mode = app_bidi_mode(widget)
     return Group(
         *(
-            Text(shown(part))  # the app's words, naming data (who changed a field, a file's name) laid out
+            shown_block((part, ""))  # the app's words, naming data (who changed a field, a file's name) laid out
             if isinstance(part, str)
             else BidiText(terminal_safe(part.text), mode, direction=_direction(widget, part))
             for part in message
@@ -227,11 +227,10 @@ class ChoiceDialog(ModalScreen[str | None]):
             options: list[Option | None] = []
             for key, label, help in self.choices:
                 if key is None:
-                    options.append(Option(Text(shown(label), style="bold underline"), disabled=True))
+                    options.append(Option(shown_block((label, ""), style="bold underline"), disabled=True))
                     continue
-                prompt = Text(shown(label))  # a choice may name data: a column's value, a question
-                if help:
-                    prompt.append(f"  {shown(help)}", "dim")
+                # A choice may name data (a column's value, a question): laid out at the cell's width.
+                prompt = shown_block((label, ""), (f"  {help}", "dim")) if help else shown_block((label, ""))
                 options.append(Option(prompt, id=key))
             yield OptionList(*options)
 

@@ -28,7 +28,7 @@ from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Outco
 from piqa_tui.core.round.recorded import assignment_in_force, round_in_force
 from piqa_tui.core.text.terminal_safe import isolated
 from piqa_tui.render.progress import duration, figure
-from piqa_tui.render.safe_text import rich_text
+from piqa_tui.render.safe_text import kept_apart, rich_text
 from piqa_tui.tui.keymap import PROGRESS_ACTIONS, bindings
 from piqa_tui.tui.messages import OthersChanged
 from piqa_tui.tui.state.session import Session
@@ -125,7 +125,7 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
         )
     needs = ", ".join(f"{n}: {count}" for n, count in found.need_counts().items())
     parts: list[RenderableType] = [Text("Annotators", style="bold"), annotator_table(found.annotators)]
-    parts += [rich_text(line) for line in (found.held_line(), found.stuck_line()) if line]
+    parts += [rich_text(line) for line in (found.held_line(kept_apart), found.stuck_line(kept_apart)) if line]
     parts += [Text(""), rich_text(f"Items by validations still needed — {needs}")]
     parts += [rich_text(line) for line in (found.held_items_line(), found.panels_line()) if line]
     if stuck := to_adjudicate(session.project, session.ballots.policy):  # core's answer, as A lists them

@@ -24,7 +24,7 @@ from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.text.bidi import BidiText
 from piqa_tui.core.text.direction import Direction
 from piqa_tui.core.text.terminal_safe import terminal_safe
-from piqa_tui.render.safe_text import shown
+from piqa_tui.render.safe_text import shown_block
 from piqa_tui.tui.state.fields import label_text, solution_spans, translation_columns
 from piqa_tui.tui.widgets.drawing import app_bidi_mode
 from piqa_tui.tui.widgets.item.field_block import FieldBlock
@@ -155,7 +155,7 @@ class ItemView(VerticalScroll, can_focus=False):
             title += "   ⇄ solutions in your own order"
         if status:
             title += f"   {status}"
-        self.title_line.update(shown(title, one_line=True), layout=False)  # the id and question are data
+        self.title_line.update(shown_block((title, ""), one_line=True), layout=False)  # the id and question are data
         self.block("prompt").show(item.prompt, (), self._translations("prompt", meta))
         place = next((b.slot for b in self.solution_blocks if b.field == self.selected), None)
         self._place_solutions(order)
