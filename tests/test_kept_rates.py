@@ -42,13 +42,14 @@ def classify_some(project: Project, model: str, values: list[tuple[str, str]]) -
 
 
 def machine_item(goal: str, kind: str, key: str) -> Draft:
-    made = draft(goal, ["حل أول", "حل ثان"], None, {"country": "Morocco", "region": "Maghreb", "topic": "food"})
+    made = draft(
+        goal, ["حل أول", "حل ثان", "حل ثالث"], None, {"country": "Morocco", "region": "Maghreb", "topic": "food"}
+    )
     return Draft(made.prompt, made.solutions, None, made.meta, Origin(kind, QWEN, "job", f"{kind}-run", key))
 
 
-def record_model_work(dataset: Path, annotator: str = "hala") -> dict[str, str]:
-    """Every kind of machine words on ``dataset``, decided as the expected rows below count them; returns the
-    ids of the drafted items by what became of them."""
+def record_model_work(dataset: Path, annotator: str = "hala") -> None:
+    """Every kind of machine words on ``dataset``, decided as ``EXPECTED`` counts them."""
     project = Project.open(dataset, annotator=annotator)
     items = project.items
     values = [(items[0].id, "travel"), (items[1].id, "food"), (items[2].id, "x")]
@@ -68,7 +69,7 @@ def record_model_work(dataset: Path, annotator: str = "hala") -> dict[str, str]:
     (wrong,) = proposals(shipped_job_templates()["distractor"], Target(items[5]), {"solution": "في يوم آخر."})
     decide(project, items[5].id, [wrong], [set()], provenance(SMOL, "distractor"))
     # drafts: one moved on untouched, one corrected then moved on, one left at draft; a translation at draft
-    untouched, corrected, waiting, translated = add_items(
+    untouched, corrected, _waiting, _translated = add_items(
         project,
         [
             machine_item("مسودة أولى", "drafted", "0"),
@@ -80,7 +81,6 @@ def record_model_work(dataset: Path, annotator: str = "hala") -> dict[str, str]:
     project.edit(corrected, {"prompt": "مسودة ثانية مصححة"})
     set_stage(project, [untouched, corrected], "validation")
     project.workspace.close()  # type: ignore[union-attr]
-    return {"untouched": untouched, "corrected": corrected, "waiting": waiting, "translated": translated}
 
 
 EXPECTED = [
@@ -185,11 +185,11 @@ def test_a_release_card_counts_the_released_items_and_passes_its_self_check(tmp_
     dataset = with_splits(tmp_path)
     assert cli("votes", "import", dataset, SAMPLES / "votes-darija-algerian.tsv")[0] == 0
     project = Project.open(dataset, annotator="lead")
+    (held,) = add_items(project, [draft("كيفاش نحل البوقال؟", ["بيدي", "بالسكين"], None)])  # no votes: not released
     released = {i.id for i in export_items(project, decided=True, drop_flagged=False).items}
-    held = [i.id for i in project.items if i.id not in released]
     shown = [i.id for i in project.items if i.id in released][:2]
-    assert held and len(shown) == 2  # some items are not decided: the release leaves them out
-    ids = [*shown, held[0]]
+    assert held not in released and len(shown) == 2
+    ids = [*shown, held]
     made = [NewSuggestion(i, "meta:category", "cooking", provenance(GEMMA, "classify")) for i in ids]
     record_suggestions(project, made)
     first, second, third = all_suggestions(project)
