@@ -114,9 +114,14 @@ def test_rows_per_job_and_model_follow_every_decision_and_its_undo(tmp_path: Pat
     # classify --report's share is the same figure
     (report,) = [r for r in kept_rates(all_suggestions(project)) if r.model == GEMMA]
     assert report.kept_share == gemma.rate
-    # undoing the last decision (the distractor's) makes it open again
+    # undoing the last action (the drafts' move to validation) makes them open again
     project.undo()
-    assert kept_rows(project)[3] == KeptRow("distractor", SMOL, open=1)
+    assert kept_rows(project)[5] == KeptRow("draft", QWEN, open=3)
+    # a decision undone: the suggestion is open again
+    reject(project, all_suggestions(project)[2].id)  # the third classify value, turned down
+    assert kept_rows(project)[0] == KeptRow("classify", GEMMA, kept=1, turned_down=2)
+    project.undo()
+    assert kept_rows(project)[0] == KeptRow("classify", GEMMA, kept=1, turned_down=1, open=1)
 
 
 def test_progress_reports_kept_rates_in_text_and_json(tmp_path: Path) -> None:
@@ -127,7 +132,7 @@ def test_progress_reports_kept_rates_in_text_and_json(tmp_path: Path) -> None:
     record_model_work(dataset)
     text = piqa("progress", dataset).stdout
     lines = text.splitlines()
-    assert lines[0] == before.stdout.splitlines()[0]
+    assert lines[0] == "round arab-culture-pilot: 34 items, 1 validation each"  # the 4 model-made items joined
     start = lines.index("model suggestions, per job and model (kept rate: kept as the model wrote it / reviewed):")
     assert lines[start + 1 :] == [
         f"  classify by {GEMMA}: 3 made, 2 reviewed: 1 kept, 0 changed, 1 turned down; 1 open; kept rate 50%",
@@ -186,7 +191,7 @@ def test_a_release_card_counts_the_released_items_and_passes_its_self_check(tmp_
     assert cli("votes", "import", dataset, SAMPLES / "votes-darija-algerian.tsv")[0] == 0
     project = Project.open(dataset, annotator="lead")
     (held,) = add_items(project, [draft("كيفاش نحل البوقال؟", ["بيدي", "بالسكين"], None)])  # no votes: not released
-    released = {i.id for i in export_items(project, decided=True, drop_flagged=False).items}
+    released = {i.id for i in export_items(project, decided=True, drop_flagged=False, only_decided=True).items}
     shown = [i.id for i in project.items if i.id in released][:2]
     assert held not in released and len(shown) == 2
     ids = [*shown, held]
@@ -198,7 +203,7 @@ def test_a_release_card_counts_the_released_items_and_passes_its_self_check(tmp_
     accept(project, third.id)  # on an item the release leaves out: not counted
     project.workspace.close()  # type: ignore[union-attr]
     folder = tmp_path / "release"
-    code, out, err = cli("export", dataset, "--decided", "--release", folder, "--name", "Darija")
+    code, out, err = cli("export", dataset, "--only-decided", "--release", folder, "--name", "Darija")
     assert code == 0, err  # the folder's self-check read the card back and agreed
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert card_rows(card) == [["classify", GEMMA, "2", "1", "0", "1", "50%"]]
