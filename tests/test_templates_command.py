@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -14,7 +15,7 @@ import pytest
 from piqa_tui.cli.main import main
 from piqa_tui.core.dataset.reading import load_dataset
 from piqa_tui.core.scoring.templates import protocol_template
-from tests.conftest import copy_sample
+from tests.conftest import ROOT, copy_sample
 
 USER_TEMPLATE = """description = "Darija\\u001b[31m with its dialect"
 language = "ar-DZ"
@@ -115,6 +116,66 @@ def test_templates_errors_are_one_line(config: Path, tmp_path: Path, capsys: pyt
     for args in (["templates"], ["score", str(data), "--template", "piqa"]):
         line = run_error(args, capsys)
         assert f"{bad}: template 'broken': unknown placeholder {{answer}}" in line
+
+
+JOB_TEMPLATE = """description = "Darija drafts by category"
+job = "draft"
+prompt = "Write one item in {language} about {metadata}. Examples:\\n{examples}"
+[schema]
+type = "object"
+required = ["goal", "solutions"]
+"""
+
+
+def test_templates_lists_the_job_templates_grouped_with_their_job_and_hash(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped job templates and the team's own in templates/jobs/, grouped by job, each with the SHA-256 its
+    runs record; a file that does not load is listed with its one-line error, and the listing still succeeds."""
+    jobs = config.parent / "templates" / "jobs"
+    jobs.mkdir()
+    (jobs / "darija-draft.toml").write_text(JOB_TEMPLATE, encoding="utf-8")
+    (jobs / "broken.toml").write_text('job = "summarise"\nprompt = "{goal}"\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", "templates"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("job templates"))
+    assert lines[start + 1].split()[:3] == ["job", "name", "sha256"]
+    rows = [line.split() for line in lines[start + 2 :]]
+    assert [row[:2] for row in rows] == [
+        ["draft", "darija-draft"],
+        ["draft", "draft"],
+        ["translate", "translate"],
+        ["correct", "correct"],
+        ["distractor", "distractor"],
+        ["fill", "fill"],
+        ["-", "broken"],
+    ]
+    shipped = ROOT / "piqa_tui" / "prompt_templates" / "jobs" / "correct.toml"
+    correct = next(line for line in lines if line.startswith("correct "))
+    assert correct.split()[2] == hashlib.sha256(shipped.read_bytes()).hexdigest()[:12]
+    assert "(shipped) correct.toml" in correct
+    ours = next(line for line in lines if " darija-draft " in line)
+    assert str(jobs / "darija-draft.toml") in ours and ours.endswith("Darija drafts by category")
+    broken = lines[-1]
+    assert f"error: {jobs / 'broken.toml'}: job must be one of draft, translate, correct" in broken
+    # the scoring templates are listed first, as before
+    assert any(line.startswith("piqa ") for line in lines[:start])
+
+    listed = {t["name"]: t for t in json.loads(run_ok(["templates", "--json"], capsys))["job_templates"]}
+    assert listed["darija-draft"] == {
+        "name": "darija-draft",
+        "job": "draft",
+        "sha256": hashlib.sha256(JOB_TEMPLATE.encode("utf-8")).hexdigest(),
+        "source": str(jobs / "darija-draft.toml"),
+        "description": "Darija drafts by category",
+        "error": None,
+    }
+    assert listed["broken"]["job"] is None and listed["broken"]["sha256"] is None
+    assert "job must be one of" in listed["broken"]["error"]
+    assert len(listed) == 7
 
 
 def _cap_memory() -> None:

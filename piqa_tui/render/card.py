@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import yaml
 
 from piqa_tui.core import strict_json
+from piqa_tui.core.authoring.kept import suggestion_rows
 from piqa_tui.core.dataset.item import Item
 from piqa_tui.core.dataset.reading import Dataset
 from piqa_tui.core.dataset.writing import current_rows
@@ -173,6 +174,7 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *extra_questions_section(project, items),
         *annotation_round_section(project),
         *correction_section(project, items),
+        *suggestions_section(project, items),
         *considerations_section(facts),
         *doubt_lines(project, options),
         *annotation_artifacts_section(project, items, options, facts.rows),
@@ -641,6 +643,33 @@ def origin_lines(project: Project, rates: dict[str, float]) -> list[str]:
         *markdown_table(
             ["origin", "items", "items corrected", "mean correction rate"],
             [[row.origin, str(row.items), f"{row.corrected}/{row.items}", f"{row.mean:.1%}"] for row in rows],
+        ),
+        "",
+    ]
+
+
+def suggestions_section(project: Project, items: list[Item]) -> list[str]:
+    """How often people kept the model's suggestions on the released items, per job and model
+    (``core.authoring.kept``); nothing when no model suggested anything for them."""
+    rows = suggestion_rows(project, {item.id for item in items})
+    if not rows:
+        return []
+    still = sum(row.open for row in rows)
+    return [
+        "### Model suggestions",
+        "",
+        "A model suggested values for these items (`classify`) or word-level changes of them (`correct`, "
+        "`distractor`, `fill`); none reached an item without a person's decision. Kept: taken as the model "
+        "wrote it; changed: taken in part or edited before it was kept; the kept rate is kept / reviewed"
+        + (f"; {still} {'suggestion was' if still == 1 else 'suggestions were'} never decided." if still else "."),
+        "",
+        *markdown_table(
+            ["job", "model", "reviewed", "kept", "changed", "turned down", "kept rate"],
+            [
+                [one_line(row.job), one_line(row.model), str(row.reviewed), str(row.kept), str(row.changed)]
+                + [str(row.turned_down), row.rate_text()]
+                for row in rows
+            ],
         ),
         "",
     ]

@@ -143,3 +143,26 @@ async def test_giving_an_item_is_the_leads(tmp_path: Path) -> None:
         await pilot.pause()
         assert not isinstance(pilot.app.screen, ChoiceDialog)
         assert any("the lead's" in str(n.message) for n in pilot.app._notifications)
+
+
+async def test_a_reviewer_sees_how_often_people_kept_the_models_words(tmp_path: Path) -> None:
+    """The suggestions recorded and decided through the real store (``tests/test_kept_rates.record_model_work``):
+    a row per job and model, the figures of ``piqa-tui progress``; the Arabic model's name through the bidi
+    display path, its override shown, never obeyed. An annotator's screen has no such table."""
+    from tests.test_kept_rates import GEMMA, QWEN, record_model_work
+
+    data, _ = culture_round(tmp_path)
+    async with curate(data, annotator="hala", reviewer=True, size=(150, 50)) as pilot:
+        assert "Model suggestions" not in body_text(await open_progress(pilot))
+    record_model_work(data)
+    async with curate(data, annotator="hala", reviewer=True, size=(150, 50)) as pilot:
+        text = body_text(await open_progress(pilot), width=170)
+        assert "Model suggestions" in text and "kept rate: kept as the model wrote it / reviewed" in text
+        gemma, arabic = (line.split() for line in text.splitlines() if line.startswith("classify "))
+        assert gemma == ["classify", GEMMA, "3", "2", "1", "0", "1", "1", "50%"]
+        assert arabic[-7:] == ["1", "1", "1", "0", "0", "0", "100%"] and "u202e" in " ".join(arabic)  # shown escaped
+        assert line_of(text, "draft").split() == ["draft", QWEN, "3", "2", "1", "1", "0", "1", "50%"]
+        assert line_of(text, "translate").split() == ["translate", QWEN, "1", "0", "0", "0", "0", "1", "—"]
+        assert "\u202e" not in text
+    async with curate(data, annotator="amina", size=(150, 40)) as pilot:
+        assert "Model suggestions" not in body_text(await open_progress(pilot))

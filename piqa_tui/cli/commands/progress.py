@@ -1,4 +1,5 @@
-"""``piqa-tui progress PATH [--by COLUMN]``: how far the round is, per annotator, per item and per group."""
+"""``piqa-tui progress PATH [--by COLUMN]``: how far the round is, per annotator, per item and per group, and how
+often people kept what a model wrote (per job and model, ``core.authoring.kept``; only when a model wrote any)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 
 from piqa_tui.cli.commands.dataset_args import add_dataset_arguments, open_project, print_json, say
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.authoring.kept import KeptRow, kept_rows
 from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate, to_adjudicate_json
 from piqa_tui.core.round.assignment import check_columns
 from piqa_tui.core.round.declaration import RoundError
@@ -45,8 +47,16 @@ def run(args: argparse.Namespace) -> int:
     policy = project_policy(project)
     found = round_progress(project, declared, assignment_in_force(project.workspace), by, policy)
     stuck = to_adjudicate(project, policy)
+    kept = kept_rows(project)
     if args.json:
-        print_json({"round": declared.name, **found.to_json(), "to_adjudicate": to_adjudicate_json(stuck)})
+        print_json(
+            {
+                "round": declared.name,
+                **found.to_json(),
+                "to_adjudicate": to_adjudicate_json(stuck),
+                "model_suggestions": [row.to_json() for row in kept],
+            }
+        )
         return OK
     k = found.validators_per_item
     say(f"round {declared.name or '(unnamed)'}: {found.items} items, {k} validation{'s' * (k != 1)} each")
@@ -58,7 +68,16 @@ def run(args: argparse.Namespace) -> int:
             say(line)
     for column, groups in found.groups.items():
         say(f"by {column}: " + "; ".join(_group(g) for g in groups))
+    _kept(kept)
     return OK
+
+
+def _kept(rows: list[KeptRow]) -> None:
+    """What people did with the model's words, a line per job and model (nothing when a model wrote none)."""
+    if rows:
+        say("model suggestions, per job and model (kept rate: kept as the model wrote it / reviewed):")
+    for row in rows:
+        say(f"  {row.job} by {row.model}: {row.counts_text()}; kept rate {row.rate_text()}")
 
 
 _HEADINGS = ("annotator", "assigned", "done", "remaining", "decided", "stuck", "items/h", "median s/item", "to finish")

@@ -1,9 +1,13 @@
 """``piqa-tui templates [NAME --on PATH [--item ID]]``: the prompt templates, and one rendered on an item.
 
-Without NAME: every template (shipped, the user's files in ``templates/``
+Without NAME: every scoring template (shipped, the user's files in ``templates/``
 beside the config file, the config file's tables) with its language, source
-and description. With NAME and ``--on``: the exact context and continuations
-the model would score for one item, with every newline and edge space shown.
+and description, then every job template (``draft``, ``translate``, ``correct``,
+``distractor``, ``fill``: shipped, and the user's files in ``templates/jobs/``) with
+its job, the SHA-256 its runs record, source and description; a job template that
+does not load is listed with its one-line error. With NAME and ``--on``: the exact
+context and continuations the model would score for one item, with every newline and
+edge space shown.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ import argparse
 
 from piqa_tui.cli.commands.dataset_args import print_json, say
 from piqa_tui.cli.exit_codes import OK
+from piqa_tui.core.authoring.job_templates import JOB_FIELDS, ListedJobTemplate, job_template_listing
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.scoring.templates import Template
 
+HASH_SHOWN = 12  # hex digits of a job template's SHA-256 in the text listing (--json has all 64)
 NEWLINE_MARK = "⏎"
 SPACE_MARK = "␣"
 
@@ -40,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None:
         if args.on or args.item:
             raise PiqaError("--on and --item need a template NAME: piqa-tui templates NAME --on PATH")
-        _list(catalog, args.json)
+        from piqa_tui.settings.locations import user_templates_dir
+
+        _list(catalog, job_template_listing(user_templates_dir() / "jobs"), args.json)
         return OK
     if args.name not in catalog:
         raise PiqaError(f"unknown template {args.name!r}: piqa-tui templates lists them")
@@ -50,19 +58,54 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def _list(catalog: dict[str, Template], as_json: bool) -> None:
+def _list(catalog: dict[str, Template], jobs: list[ListedJobTemplate], as_json: bool) -> None:
     rows = [
         {"name": t.name, "language": t.language or None, "source": t.source, "description": t.description}
         for t in catalog.values()
     ]
+    job_rows = [_job_row(listed) for listed in jobs]
     if as_json:
-        print_json({"templates": rows})
+        print_json({"templates": rows, "job_templates": job_rows})
         return
     width = max(len(t.name) for t in catalog.values())
     source_width = max(len(t.source) for t in catalog.values())
     say(f"{'name':<{width}}  lang  {'source':<{source_width}}  description")
     for r in rows:
         say(f"{r['name']:<{width}}  {r['language'] or '-':<4}  {r['source']:<{source_width}}  {r['description']}")
+    _list_jobs(job_rows)
+
+
+def _job_row(listed: ListedJobTemplate) -> dict[str, str | None]:
+    """A job template's row: its job and SHA-256, or (a file that does not load) its error."""
+    template = listed.template
+    return {
+        "name": listed.name,
+        "job": template.job if template else None,
+        "sha256": template.digest if template else None,
+        "source": listed.source,
+        "description": template.description if template else "",
+        "error": listed.error or None,
+    }
+
+
+def _list_jobs(rows: list[dict[str, str | None]]) -> None:
+    """The job templates grouped by job, in the jobs' order; those that do not load last, each with its error."""
+    say("job templates (draft, translate, correct, distractor, fill; yours in templates/jobs/ beside the config):")
+    order = {job: n for n, job in enumerate(JOB_FIELDS)}
+    rows = sorted(rows, key=lambda r: (order.get(r["job"] or "", len(order)), str(r["name"])))
+    table = [("job", "name", "sha256", "source", "description")] + [
+        (
+            r["job"] or "-",
+            str(r["name"]),
+            (r["sha256"] or "-")[:HASH_SHOWN],
+            str(r["source"]),
+            f"error: {r['error']}" if r["error"] else str(r["description"]),
+        )
+        for r in rows
+    ]
+    widths = [max(len(cells[i]) for cells in table) for i in range(4)]
+    for cells in table:
+        say("  ".join([*(cell.ljust(width) for cell, width in zip(cells, widths)), cells[4]]))
 
 
 def _show(template: Template, args: argparse.Namespace) -> None:

@@ -197,11 +197,37 @@ def _shipped_folder() -> Traversable:
 
 def job_catalog(user_folder: Path | None = None) -> dict[str, JobTemplate]:
     """Every job template by name: shipped, then the user's folder's files (a user's file of a shipped name wins)."""
-    catalog = dict(shipped_job_templates())
+    catalog: dict[str, JobTemplate] = {}
+    for listed in job_template_listing(user_folder):
+        if listed.template is None:
+            raise TemplateError(listed.error)
+        catalog[listed.name] = listed.template
+    return catalog
+
+
+@dataclass(frozen=True)
+class ListedJobTemplate:
+    """One job template file as ``piqa-tui templates`` lists it: the template, or why it does not load."""
+
+    name: str
+    source: str
+    template: JobTemplate | None = None
+    error: str = ""  # one line: what is wrong with the file
+
+
+def job_template_listing(user_folder: Path | None = None) -> list[ListedJobTemplate]:
+    """Every job template ``job_catalog`` finds, by name (a user's file of a shipped name replaces it); a user's
+    file that does not load is listed with its one-line error, where a job refuses to run with it."""
+    listed = {name: ListedJobTemplate(name, t.source, t) for name, t in shipped_job_templates().items()}
     if user_folder is not None and user_folder.is_dir():
         for path in sorted(user_folder.glob("*.toml")):
-            catalog[path.stem] = parse_job_template(read_template_file(path), str(path), path.stem)
-    return catalog
+            try:
+                template = parse_job_template(read_template_file(path), str(path), path.stem)
+            except TemplateError as exc:
+                listed[path.stem] = ListedJobTemplate(path.stem, str(path), error=str(exc))
+            else:
+                listed[path.stem] = ListedJobTemplate(path.stem, str(path), template)
+    return list(listed.values())
 
 
 def find_job_template(name: str, job: str, catalog: Mapping[str, JobTemplate]) -> JobTemplate:

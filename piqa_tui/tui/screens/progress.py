@@ -7,6 +7,10 @@ stuck; the items whose panel size the lead set by hand, with their sizes; assign
 reviewer (``--reviewer``) sees everyone, the groups and how many items still need validations; an annotator
 sees their own line alone, as nothing else of other people's work is theirs to watch. Counted when the screen opens, again on ``r`` and when another
 process records something (votes, a stage move), in a worker thread.
+
+A reviewer also sees what people did with the model's words, when a model wrote any: per job and model the
+suggestions made, reviewed, kept, changed, turned down and still open, and the kept rate (``core.authoring.kept``,
+the figures of ``piqa-tui progress``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from piqa_tui.core.authoring.kept import KeptRow, kept_rows
 from piqa_tui.core.errors import PiqaError
 from piqa_tui.core.round.adjudication_queue import counts_line, to_adjudicate
 from piqa_tui.core.round.progress import AnnotatorProgress, GroupProgress, Outcome, Progress, round_progress
@@ -106,8 +111,35 @@ def _stuck(outcome: Outcome) -> str:
     return f"{outcome.to_adjudicate:d}" + (f" ({outcome.stuck_text()})" if outcome.to_adjudicate else "")
 
 
-def progress_view(session: Session, found: Progress) -> RenderableType:
-    """Everyone's bars and the groups for a reviewer; the annotator's own bar otherwise."""
+def kept_table(rows: list[KeptRow]) -> Table:
+    """One row per job and model: the model's suggestions and what people did with them."""
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for name in ("job", "model", "made", "reviewed", "kept", "changed", "turned down", "open", "kept rate"):
+        table.add_column(rich_text(name), justify="left" if name in ("job", "model") else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(
+            rich_text(row.job, one_line=True),
+            rich_text(row.model, one_line=True),
+            *(f"{n:d}" for n in (row.made, row.reviewed, row.kept, row.changed, row.turned_down, row.open)),
+            row.rate_text(),
+        )
+    return table
+
+
+def kept_view(rows: list[KeptRow]) -> list[RenderableType]:
+    """The model's suggestions under a heading, with how the rate is counted (nothing when a model wrote none)."""
+    if not rows:
+        return []
+    return [
+        Text(""),
+        Text("Model suggestions", style="bold"),
+        kept_table(rows),
+        Text("kept rate: kept as the model wrote it / reviewed; changed: partly taken or edited before keeping"),
+    ]
+
+
+def progress_view(session: Session, found: Progress, kept: list[KeptRow] | None = None) -> RenderableType:
+    """Everyone's bars, the groups and the model's suggestions for a reviewer; the annotator's own bar otherwise."""
     if not session.reviewer:
         mine = tuple(row for row in found.annotators if row.name == session.project.annotator)
         if not mine:
@@ -132,7 +164,7 @@ def progress_view(session: Session, found: Progress) -> RenderableType:
         parts += [rich_text(f"{counts_line(stuck)} by the lead: A lists them, with why")]
     for column, groups in found.groups.items():
         parts += [Text(""), Text.assemble(("By ", "bold"), rich_text(column, "bold")), group_table(column, groups)]
-    return Group(*parts)
+    return Group(*parts, *kept_view(kept or []))
 
 
 def _own_held(row: AnnotatorProgress) -> list[RenderableType]:
@@ -147,7 +179,8 @@ def _own_held(row: AnnotatorProgress) -> list[RenderableType]:
 
 
 class ProgressScreen(Screen[None]):
-    """Per annotator and per group: how much is done and how long the rest takes at the current pace."""
+    """Per annotator and per group: how much is done and how long the rest takes at the current pace; for a
+    reviewer, how often people kept the model's suggestions."""
 
     DEFAULT_CSS = """
     ProgressScreen #progress-title {
@@ -188,18 +221,19 @@ class ProgressScreen(Screen[None]):
         for attempt in range(RETRIES):
             try:
                 title, found = measured(self.session)
+                kept = kept_rows(self.session.project) if found is not None and self.session.reviewer else []
                 break
             except RuntimeError:  # the votes changed size under us (another process's, applied meanwhile)
                 if attempt == RETRIES - 1:
                     raise
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, title, found)
+            self.app.call_from_thread(self._show, title, found, kept)
 
-    def _show(self, title: str, found: Progress | None) -> None:
+    def _show(self, title: str, found: Progress | None, kept: list[KeptRow]) -> None:
         self.progress = found
         self.counted += 1
         self.query_one("#progress-title", Static).update(rich_text(title, one_line=True))
-        body = progress_view(self.session, found) if found is not None else Text("")
+        body = progress_view(self.session, found, kept) if found is not None else Text("")
         self.query_one("#progress-body", Static).update(body)
 
     def on_others_changed(self, message: OthersChanged) -> None:
