@@ -153,7 +153,7 @@ def test_templates_lists_the_job_templates_grouped_with_their_job_and_hash(
         ["fill", "fill"],
         ["-", "broken"],
     ]
-    shipped = ROOT / "piqa_tui" / "prompt_templates" / "jobs" / "correct.toml"
+    shipped = ROOT / "prompt_templates" / "jobs" / "correct.toml"  # the package data's source in the repository
     correct = next(line for line in lines if line.startswith("correct "))
     assert correct.split()[2] == hashlib.sha256(shipped.read_bytes()).hexdigest()[:12]
     assert "(shipped) correct.toml" in correct
