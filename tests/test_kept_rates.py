@@ -208,3 +208,26 @@ def test_a_release_card_counts_the_released_items_and_passes_its_self_check(tmp_
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert card_rows(card) == [["classify", GEMMA, "2", "1", "0", "1", "50%"]]
     assert "never decided" not in card
+
+
+def section(card: str, heading: str) -> str:
+    """One ``### heading`` section of a card, up to the next heading."""
+    start = card.index(heading)
+    rest = card[start + len(heading) :]
+    ends = [k for k in (rest.find("\n### "), rest.find("\n## ")) if k >= 0]
+    return rest[: min(ends)] if ends else rest
+
+
+def test_readable_ids_do_not_hide_the_machine_words_from_the_card(tmp_path: Path) -> None:
+    """With ``--readable-ids`` the card describes items under release ids; what it looks up in the workspace
+    (corrections of machine drafts, the suggestions on them) it still finds under the workspace's ids."""
+    dataset = imported(culture_copy(tmp_path), doc_round(ARAB))
+    record_model_work(dataset)
+    plain, readable = tmp_path / "plain.md", tmp_path / "readable.md"
+    piqa("export", dataset, "--to", tmp_path / "plain.tsv", "--card", plain)
+    piqa("export", dataset, "--to", tmp_path / "readable.tsv", "--readable-ids", "--card", readable)
+    assert "new-" in (tmp_path / "plain.tsv").read_text(encoding="utf-8")
+    assert "new-" not in (tmp_path / "readable.tsv").read_text(encoding="utf-8")
+    for heading in ("### Authoring and correction", "### Model suggestions"):
+        shown = section(readable.read_text(encoding="utf-8"), heading)
+        assert shown == section(plain.read_text(encoding="utf-8"), heading) and shown.strip()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import yaml
@@ -95,6 +95,13 @@ class CardOptions:
     release_notes: tuple[str, ...] = ()
     dropped: frozenset[str] = frozenset()  # columns a release leaves out (``--drop-columns``)
     question_columns: bool = False  # the release holds the round's question columns (``export --decided``)
+    # ``export --readable-ids``: release id -> the id the workspace knows the item by, for what the card looks up
+    workspace_ids: tuple[tuple[str, str], ...] = ()
+
+    def held_ids(self, items: Sequence[Item]) -> list[str]:
+        """The workspace's ids of ``items`` (a release may show them under readable ids)."""
+        known = dict(self.workspace_ids)
+        return [known.get(item.id, item.id) for item in items]
 
 
 def size_category(n: int) -> str:
@@ -171,10 +178,10 @@ def dataset_card(project: Project, options: CardOptions = CardOptions(), items: 
         *description_section(dataset, items, stats, languages, model_results(project, items, options.known_templates)),
         *structure_section(project, items, stats, options, facts),
         *creation_section(project, facts),
-        *extra_questions_section(project, items),
+        *extra_questions_section(project, options.held_ids(items)),
         *annotation_round_section(project),
-        *correction_section(project, items),
-        *suggestions_section(project, items),
+        *correction_section(project, options.held_ids(items)),
+        *suggestions_section(project, options.held_ids(items)),
         *considerations_section(facts),
         *doubt_lines(project, options),
         *annotation_artifacts_section(project, items, options, facts.rows),
@@ -325,7 +332,7 @@ def structure_section(
         ]
         lines += more_columns_note(len(dataset.columns), "the example shows")
     written = tuple(n for n, _ in options.features)
-    extra = question_field_rows(project, items) if options.question_columns and not written else []
+    extra = question_field_rows(project, options.held_ids(items)) if options.question_columns and not written else []
     lines += ["### Data Fields", "", *fields_table(dataset, items, options.dropped, written, extra), ""]
     lines += more_columns_note(len(dataset.columns), "the table lists")
     lines += ["### Data Splits", ""]
@@ -440,7 +447,7 @@ def shortened(value: str, limit: int = 60) -> str:
     return value[: snap_to_boundary(value, limit)] + "…"
 
 
-def question_field_rows(project: Project, items: list[Item]) -> list[list[str]]:
+def question_field_rows(project: Project, ids: list[str]) -> list[list[str]]:
     """The rows of the release's question columns (``<id>_votes``, ``<id>``, as ``export --decided`` writes them)
     for the fields table: what each holds and a few example values; none without a round that asks questions."""
     from piqa_tui.core.round.questions import project_answers, question_columns
@@ -449,7 +456,7 @@ def question_field_rows(project: Project, items: list[Item]) -> list[list[str]]:
     declared = round_in_force(project.workspace)
     if declared is None or not declared.questions:
         return []
-    columns = question_columns(declared.questions, project_answers(project), [i.id for i in items[:200]])
+    columns = question_columns(declared.questions, project_answers(project), ids[:200])
     rows = []
     for question in declared.questions:
         holds = {
@@ -603,10 +610,10 @@ def annotation_artifacts_section(
     return lines + [""]
 
 
-def correction_section(project: Project, items: list[Item]) -> list[str]:
+def correction_section(project: Project, ids: list[str]) -> list[str]:
     """How the items written or translated in the workspace were corrected (``core.round.stages``): the stages
     they reached and the character edit rate from the text they started from; nothing when none was."""
-    wanted = {item.id for item in items}
+    wanted = set(ids)
     rates = {item_id: rate for item_id, rate in correction_rates(project).items() if item_id in wanted}
     summary = correction_summary(rates)
     if summary is None:
@@ -648,10 +655,10 @@ def origin_lines(project: Project, rates: dict[str, float]) -> list[str]:
     ]
 
 
-def suggestions_section(project: Project, items: list[Item]) -> list[str]:
+def suggestions_section(project: Project, ids: list[str]) -> list[str]:
     """How often people kept the model's suggestions on the released items, per job and model
     (``core.authoring.kept``); nothing when no model suggested anything for them."""
-    rows = suggestion_rows(project, {item.id for item in items})
+    rows = suggestion_rows(project, set(ids))
     if not rows:
         return []
     still = sum(row.open for row in rows)
@@ -778,7 +785,7 @@ def _round_guidelines(project: Project) -> str:
 # --------------------------------------------------------------------------- Additional Information
 
 
-def extra_questions_section(project: Project, items: list[Item]) -> list[str]:
+def extra_questions_section(project: Project, ids: list[str]) -> list[str]:
     """The round's extra questions, their decided values and agreement (nothing without a round that asks any)."""
     from piqa_tui.core.round.questions import project_answers, questions_agreement
     from piqa_tui.core.round.recorded import round_in_force
@@ -789,7 +796,7 @@ def extra_questions_section(project: Project, items: list[Item]) -> list[str]:
         return []
     answers = project_answers(project)
     found = questions_agreement(declared.questions, answers)
-    lines = card_questions_lines(declared.questions, answers, [i.id for i in items], found)
+    lines = card_questions_lines(declared.questions, answers, ids, found)
     return ["### Extra questions", "", *lines, ""]
 
 

@@ -89,7 +89,7 @@ def add_name_and_license(parser: argparse.ArgumentParser, needs: str = "") -> No
 
 def card_options(args: argparse.Namespace, dataset_name: str, release: str | None = None) -> CardOptions:
     """The card's metadata from the options and the config file, checked; ``release`` names the file an
-    export wrote, which the card then describes (``export`` has no --name or --license: placeholders stay)."""
+    export wrote, which the card then describes (its --name and --license as ``card``'s, else placeholders)."""
     from piqa_tui.settings.config import load_config
     from piqa_tui.settings.template_catalog import available_templates
 

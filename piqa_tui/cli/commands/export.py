@@ -34,7 +34,7 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -438,7 +438,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.card:
             progress.show("writing the card")
-            write_release_card(project, args, items, written[0])
+            write_release_card(project, args, items, written[0], renamed)
         if args.readable_ids:
             write_ids(project, id_file[0], renamed)
         made = ReleaseDefaults(options.only_decided, options.drop_invalid) if args.make_default else None
@@ -548,7 +548,9 @@ def make_release(
     progress.show(f"writing the release {folder.name}")
     head = manifest_head(project, args, release_settings(args, prepared.options), time)
     notes = changelog_notes(project, build_recorded if changelog else None)
-    folder, splits = write_release_folder(project, args, prepared.items, prepared.extra, head, prepared.names, notes)
+    folder, splits = write_release_folder(
+        project, args, prepared.items, prepared.extra, head, prepared.names, notes, prepared.renamed
+    )
     if args.readable_ids:
         keep_ids(project, prepared.renamed)
     return prepared, folder, splits
@@ -632,15 +634,22 @@ def pseudonymised(items: list[Item], columns: list[str], names: dict[str, str]) 
     ]
 
 
-def write_release_card(project: Project, args: argparse.Namespace, items: list[Item], written: Path) -> None:
-    """Write the card of the items just written (the release), with the workspace's agreement and curation."""
+def write_release_card(
+    project: Project, args: argparse.Namespace, items: list[Item], written: Path, renamed: dict[str, str]
+) -> None:
+    """Write the card of the items just written (the release), with the workspace's agreement and curation;
+    ``renamed`` maps workspace ids to the readable ids ``items`` carry (``--readable-ids``)."""
     from piqa_tui.cli.commands.card import card_options
     from piqa_tui.core.dataset.atomic import atomic_write
     from piqa_tui.render.card import dataset_card
 
     card = args.card
     release = written.name if written.resolve().parent == Path(card).resolve().parent else str(written)
-    atomic_write(Path(card), dataset_card(project, card_options(args, project.dataset.name, release), items))
+    options = replace(
+        card_options(args, project.dataset.name, release),
+        workspace_ids=tuple((new, old) for old, new in renamed.items()),
+    )
+    atomic_write(Path(card), dataset_card(project, options, items))
 
 
 def _made_line(made: ReleaseDefaults) -> str:

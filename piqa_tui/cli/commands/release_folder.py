@@ -106,11 +106,12 @@ def write_release_folder(
     head: dict[str, object],
     names: dict[str, str] | None,
     changelog: Callable[[Path, dict[str, object]], list[str]] | None = None,
+    renamed: dict[str, str] | None = None,
 ) -> tuple[Path, list[SplitFiles]]:
     """Build, check and publish the release folder (see the module docstring); ``head`` is the manifest's
     description of how it was made, ``names`` the pseudonyms (``--pseudonyms``), ``changelog`` the card's lines
-    on what changed since the previous release, given the folder with its data written and its draft manifest. Returns the folder and
-    its splits."""
+    on what changed since the previous release, given the folder with its data written and its draft manifest,
+    ``renamed`` the readable ids ``items`` carry (workspace id -> release id). Returns the folder and its splits."""
     folder = Path(args.release).expanduser()
     dataset = project.dataset
     check_target(folder, args.force, [*source_files(dataset), project.workspace_path])
@@ -143,7 +144,17 @@ def write_release_folder(
         head = {**head, "name": folder.name, "protocol": protocol}
         notes = changelog(temp, manifest(temp, head, columns, label, splits, tasks)) if changelog is not None else []
         write_card(
-            project, args, items, temp, [files for files, _ in splits], features, dropped, protocol, tasks, notes
+            project,
+            args,
+            items,
+            temp,
+            [files for files, _ in splits],
+            features,
+            dropped,
+            protocol,
+            tasks,
+            notes,
+            renamed or {},
         )
         found = manifest(temp, head, columns, label, splits, tasks)
         atomic_write(temp / MANIFEST, manifest_text(found))
@@ -269,9 +280,11 @@ def write_card(
     protocol: dict[str, object],
     tasks: list[dict[str, str]],
     changelog: list[str] | None = None,
+    renamed: dict[str, str] | None = None,
 ) -> None:
     """The release's card: the card of ``items`` with the folder's splits, columns and files (and ``changelog``,
-    what changed since the previous release)."""
+    what changed since the previous release); what it looks up in the workspace, it looks up by the workspace's
+    ids (``renamed``: workspace id -> the readable id ``items`` carry)."""
     from piqa_tui.render.card import dataset_card
 
     options = replace(
@@ -286,6 +299,7 @@ def write_card(
             ]
         ),
         dropped=frozenset(dropped),
+        workspace_ids=tuple((new, old) for old, new in (renamed or {}).items()),
     )
     atomic_write(folder / CARD, dataset_card(project, options, items))
 
