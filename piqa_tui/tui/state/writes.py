@@ -156,7 +156,7 @@ class Writes:
         self._stop()
 
     @staticmethod
-    def _attempt(action: Pending, workspace: Workspace | None, wait: float = RETRY_WAIT) -> object:
+    def _attempt(action: Pending, workspace: Workspace | None, wait: float = RETRY_WAIT) -> Any:
         if workspace is None:
             return action.attempt()
         with workspace.waiting(min(wait, workspace.busy_timeout)):
