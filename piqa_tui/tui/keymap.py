@@ -143,6 +143,13 @@ MAIN_ACTIONS: tuple[Action, ...] = (
         "Turn down the model's pending suggestion for the item's metadata column",
     ),
     Action(
+        "review_suggestions",
+        "S",
+        "review_suggestions",
+        "review suggestions",
+        "Review the model's pending suggestions for the item's text (a batch job's, a colleague's), change by change",
+    ),
+    Action(
         "resolve_conflict",
         "C",
         "resolve_conflict",

@@ -5,11 +5,15 @@ Three jobs (``prompt_templates/jobs/``): ``correct`` (language and spelling of t
 wrong solution, so it needs the item's gold label, a person's), ``fill`` (the text of an empty translation
 column, from the field it translates). The answer becomes one ``Proposal`` per field it would change, each a
 list of ``WordChange``s the person takes or leaves one by one; only the fields that differ are proposed.
+
+Suggestions recorded earlier (a batch job's, a colleague's brought by merge or sync) are reviewed the same way:
+``stored_review`` shows each text field's newest pending suggestion as changes of the field's text now, and
+``decide_stored`` records the decisions on those suggestions as one action.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from piqa_tui.core.authoring.job_templates import JobTemplate
@@ -20,7 +24,17 @@ from piqa_tui.core.text.characters import nfc
 from piqa_tui.core.text.word_changes import WordChange, apply_changes, word_changes
 from piqa_tui.core.workspace.project import Project
 from piqa_tui.core.workspace.state import field_value
-from piqa_tui.core.workspace.suggestions import NewSuggestion, accept, pending, record_suggestions, reject
+from piqa_tui.core.workspace.suggestions import (
+    Decision,
+    NewSuggestion,
+    Suggestion,
+    accept,
+    pending,
+    pending_by_item,
+    record_suggestions,
+    reject,
+    review,
+)
 
 SUGGEST_JOBS = ("correct", "distractor", "fill")
 
@@ -134,4 +148,79 @@ def decide(project: Project, item_id: str, found: list[Proposal], taken: list[se
             continue
         accept(project, suggestion.id, proposal.result(accepted))
         changed.append(proposal.field)
+    return Decided(changed, rejected)
+
+
+@dataclass(frozen=True)
+class StoredReview:
+    """The pending suggestions of one item shown for review: one proposal per field (its newest suggestion, as
+    changes of the field's text now) and the suggestion each proposal stands for."""
+
+    proposals: list[Proposal]
+    ids: list[str]  # the suggestion of each proposal, in the same order
+    older: int  # pending suggestions left for a later review (older ones on the same fields)
+    moved: list[str]  # fields whose text changed since their suggestion was made
+    same: list[str]  # ids of suggestions whose value the field already holds (kept as they are on enter)
+
+    def note(self) -> str:
+        """What the dialog's status line adds: fields that changed since, suggestions left for later."""
+        said = []
+        if self.moved:
+            said.append(f"{', '.join(self.moved)} changed since the suggestion: shown against the text now")
+        if self.same:
+            said.append(f"{len(self.same)} already in the field{'s' * (len(self.same) != 1)} (kept on enter)")
+        if self.older:
+            said.append(f"{self.older} older suggestion{'s' * (self.older != 1)} pending after this")
+        return "; ".join(said)
+
+
+def _field_order(field: str) -> tuple[int, int, str]:
+    if field == "prompt":
+        return (0, 0, "")
+    if field.startswith("solution") and field[8:].isdigit():
+        return (1, int(field[8:]), "")
+    return (2, 0, field)
+
+
+def stored_review(project: Project, item: Item, text_field: Callable[[str], bool]) -> StoredReview:
+    """The item's pending suggestions on the fields ``text_field`` accepts, newest per field, as proposals
+    against the fields' current text."""
+    newest: dict[str, Suggestion] = {}
+    older = 0
+    for s in pending_by_item(project).get(item.id, []):
+        if not text_field(s.field):
+            continue
+        older += s.field in newest
+        newest[s.field] = s  # canonical order: the last is the newest
+    found, ids, moved, same = [], [], [], []
+    for field in sorted(newest, key=_field_order):
+        s = newest[field]
+        old = field_value(item, field)
+        changes = tuple(word_changes(old, s.value))
+        if not changes:
+            same.append(s.id)
+            continue
+        found.append(Proposal(field, old, s.value, changes))
+        ids.append(s.id)
+        if s.was is not None and s.was != old:
+            moved.append(field)
+    return StoredReview(found, ids, older, moved, same)
+
+
+def decide_stored(project: Project, shown: StoredReview, taken: list[set[int]]) -> Decided:
+    """Record the person's decision on each reviewed suggestion as one action (one undo): all its changes taken
+    is an accept, some an amend with that text, none a reject; a suggestion the field already matches is kept."""
+    decisions = [Decision(sid, True) for sid in shown.same]
+    changed, rejected = [], 0
+    for proposal, sid, accepted in zip(shown.proposals, shown.ids, taken):
+        if not accepted:
+            decisions.append(Decision(sid, False))
+            rejected += 1
+        elif len(accepted) == len(proposal.changes):
+            decisions.append(Decision(sid, True))
+            changed.append(proposal.field)
+        else:
+            decisions.append(Decision(sid, True, proposal.result(accepted)))
+            changed.append(proposal.field)
+    review(project, decisions)
     return Decided(changed, rejected)

@@ -115,6 +115,19 @@ def pending(project: Project, item_id: str | None = None, field: str | None = No
     ]
 
 
+def pending_by_item(project: Project) -> Mapping[str, list[Suggestion]]:
+    """The pending suggestions of each item that has any (kept until the log moves: the item view and the
+    queue of pending suggestions ask on every move)."""
+
+    def group() -> dict[str, list[Suggestion]]:
+        found: dict[str, list[Suggestion]] = {}
+        for s in pending(project):
+            found.setdefault(s.item_id, []).append(s)
+        return found
+
+    return project.memo.get(("pending-suggestions",), group)
+
+
 def _read(project: Project) -> list[Suggestion]:
     workspace = project.workspace
     if workspace is None:
@@ -161,23 +174,43 @@ def find(project: Project, suggestion_id: str) -> Suggestion:
 def accept(project: Project, suggestion_id: str, value: str | None = None) -> Suggestion:
     """Keep a suggestion: its value (or ``value``, the person's change of it: an ``amend``) becomes the field's,
     as an ordinary edit that names the suggestion, and the decision is recorded with it (one action)."""
-    s = _undecided(project, suggestion_id)
-    kept = nfc(s.value if value is None else value)
-    decision = "accept" if kept == s.value else "amend"
-    current = field_value(project.item(s.item_id), s.field)
-    parts = []
-    if current != kept:
-        parts.append(Part("edit", (Change(s.item_id, s.field, current, kept),), NOTE_PREFIX + s.id))
-    parts.append(Part(SUGGEST_REVIEW_KIND, (Change(s.item_id, s.id, None, decision),)))
-    project.record(parts)
-    return find(project, suggestion_id)
+    return review(project, [Decision(suggestion_id, True, value)])[0]
 
 
 def reject(project: Project, suggestion_id: str) -> Suggestion:
     """Turn a suggestion down: the field stays as it is; the decision is recorded (an undoable action)."""
-    s = _undecided(project, suggestion_id)
-    project.record([Part(SUGGEST_REVIEW_KIND, (Change(s.item_id, s.id, None, "reject"),))])
-    return find(project, suggestion_id)
+    return review(project, [Decision(suggestion_id, False)])[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A person's decision on one suggestion: kept (``value``: the person's change of it, None for the
+    suggestion's own) or turned down."""
+
+    suggestion_id: str
+    keep: bool
+    value: str | None = None
+
+
+def review(project: Project, decisions: Sequence[Decision]) -> list[Suggestion]:
+    """Record several decisions as one action (one undo step takes them all back): each kept one an edit that
+    names its suggestion and a review, each turned-down one a review. Every suggestion must still be pending
+    (``SuggestionError`` otherwise, and nothing is recorded)."""
+    parts = []
+    for decision in decisions:
+        s = _undecided(project, decision.suggestion_id)
+        if not decision.keep:
+            parts.append(Part(SUGGEST_REVIEW_KIND, (Change(s.item_id, s.id, None, "reject"),)))
+            continue
+        kept = nfc(s.value if decision.value is None else decision.value)
+        current = field_value(project.item(s.item_id), s.field)
+        if current != kept:
+            parts.append(Part("edit", (Change(s.item_id, s.field, current, kept),), NOTE_PREFIX + s.id))
+        verdict = "accept" if kept == s.value else "amend"
+        parts.append(Part(SUGGEST_REVIEW_KIND, (Change(s.item_id, s.id, None, verdict),)))
+    if parts:
+        project.record(parts)
+    return [find(project, decision.suggestion_id) for decision in decisions]
 
 
 def _undecided(project: Project, suggestion_id: str) -> Suggestion:

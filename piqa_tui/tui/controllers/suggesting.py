@@ -7,6 +7,11 @@ tokens stream into the suggestion dialog (``dialogs/suggestion.py``) and escape 
 word-level changes (``core.authoring.suggesting``); only what the person takes, with enter, is submitted to the
 write queue: the suggestions with their provenance and each decision, an accepted field an ordinary edit that
 names its suggestion. Nothing reaches the item without a key press.
+
+S reviews the suggestions recorded earlier (a batch job's, a colleague's brought by merge or sync) on the
+item's text fields — the goal, the solutions, the translation columns — in the same dialog, no model asked:
+each field's newest pending suggestion as changes of the field's text now, and on enter the decisions on
+those suggestions as one action (``core.authoring.suggesting.stored_review``).
 """
 
 from __future__ import annotations
@@ -18,10 +23,13 @@ from piqa_tui.core.authoring.job_templates import JobTemplate, job_catalog
 from piqa_tui.core.authoring.suggesting import (
     Decided,
     Proposal,
+    StoredReview,
     SuggestError,
     Target,
     decide,
+    decide_stored,
     proposals,
+    stored_review,
     suggestion_request,
 )
 from piqa_tui.core.dataset.item import Item
@@ -29,7 +37,7 @@ from piqa_tui.core.errors import PiqaError
 from piqa_tui.render.safe_text import markup_safe
 from piqa_tui.tui.controllers.host import Background, Host
 from piqa_tui.tui.dialogs.suggestion import SuggestionDialog, Taken
-from piqa_tui.tui.state.fields import translation_columns
+from piqa_tui.tui.state.fields import text_suggestion_field, translation_columns
 from piqa_tui.tui.state.session import Session
 
 if TYPE_CHECKING:  # the generation backends load when the first suggestion is asked for
@@ -170,7 +178,30 @@ class SuggestingController:
         self.host.after_change([item_id])
         if isinstance(done, Decided):
             fields = ", ".join(done.changed) or "nothing"
-            self.host.notify(f"{markup_safe(item_id, one_line=True)}: changed {fields} (u undoes)", timeout=3)
+            down = f", turned down {done.rejected}" if done.rejected else ""
+            self.host.notify(f"{markup_safe(item_id, one_line=True)}: changed {fields}{down} (u undoes)", timeout=3)
+
+    def review_stored(self) -> None:
+        """Open the current item's pending suggestions on its text fields for review (S)."""
+        item = self.host.current
+        if item is None:
+            return
+        shown = stored_review(self.project, item, lambda field: text_suggestion_field(self.project.dataset, field))
+        if not shown.proposals and not shown.same:
+            self.host.notify("no pending model suggestion for this item's text", timeout=2)
+            return
+        count = len(shown.proposals) + len(shown.same)
+        title = f"{count} stored suggestion{'s' * (count != 1)} — {item.id}"
+        dialog = SuggestionDialog(title, lambda: None, (shown.proposals, shown.note()))
+        self.host.push_screen(dialog, lambda taken: self._reviewed(item.id, shown, taken))
+
+    def _reviewed(self, item_id: str, shown: StoredReview, taken: Taken | None) -> None:
+        """Enter in the dialog: record the decisions on the stored suggestions (escape: nothing)."""
+        if taken is None:
+            return
+        self.host.submit(
+            "suggestion", lambda: decide_stored(self.project, shown, taken), lambda done: self._written(item_id, done)
+        )
 
     def stop(self) -> None:
         """The screen closes: stop any writing and close the model's process."""

@@ -2,7 +2,8 @@
 
 While the model writes, its raw answer grows in the dialog (drawn through the bidi adapter: an Arabic answer
 reads right to left) and escape stops it. Then each word-level change is taken (a, y) or left (r, n); enter
-closes with the changes taken, escape with nothing. The dialog writes nothing: the controller that opened it
+closes with the changes taken, escape with nothing. A suggestion recorded earlier (``stored``) opens with its
+changes at once, no model writing. The dialog writes nothing: the controller that opened it
 records the decision (``tui/controllers/suggesting.py``).
 """
 
@@ -40,13 +41,18 @@ class SuggestionDialog(ModalScreen[Taken | None]):
     )
     BINDINGS = bindings(SUGGESTION_ACTIONS)
 
-    def __init__(self, title: str, cancel: Callable[[], None]) -> None:
+    def __init__(
+        self, title: str, cancel: Callable[[], None], stored: tuple[Sequence[Proposal], str] | None = None
+    ) -> None:
+        """``stored``: the proposals of suggestions recorded earlier and a note for the status line, shown at
+        once (no model writes)."""
         super().__init__()
         self.title_text = title
         self.stop_model = cancel
         self.text = ""  # the model's answer so far
         self.changes: ChangeList | None = None
-        self.writing = True
+        self.writing = stored is None
+        self.stored = stored
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -56,6 +62,10 @@ class SuggestionDialog(ModalScreen[Taken | None]):
                 yield Static("", id="stream", markup=False)
             yield Footer()
 
+    def on_mount(self) -> None:
+        if self.stored is not None:
+            self.show_proposals(*self.stored)
+
     def add_tokens(self, piece: str) -> None:
         """More of the model's answer, shown as it comes (none once the dialog is closed: pieces posted from the
         model's thread before an escape arrive after it)."""
@@ -64,15 +74,20 @@ class SuggestionDialog(ModalScreen[Taken | None]):
         self.text += piece
         self.query_one("#stream", Static).update(BidiText(terminal_safe(self.text), app_bidi_mode(self)))
 
-    def show_proposals(self, proposals: Sequence[Proposal]) -> None:
-        """The answer as changes to decide; none: say so (enter or esc closes)."""
+    def show_proposals(self, proposals: Sequence[Proposal], note: str = "") -> None:
+        """The answer as changes to decide; none: say so (esc closes; a stored suggestion's enter keeps it).
+        ``note``: a line more for the status (a stored suggestion's field changed since, older ones left)."""
         self.writing = False
         status = self.query_one("#status", Static)
+        said = f" — {terminal_safe(note, one_line=True)}" if note else ""
         if not proposals:
-            status.update("the model suggests no change (esc closes)")
+            ends = "enter records that, esc leaves it pending" if self.stored is not None else "esc closes"
+            status.update(f"the model suggests no change ({ends}){said}")
             return
         count = sum(len(p.changes) for p in proposals)
-        status.update(f"{count} change{'s' * (count != 1)}: a takes, r leaves, enter writes those taken, esc none")
+        status.update(
+            f"{count} change{'s' * (count != 1)}: a takes, r leaves, enter writes those taken, esc none{said}"
+        )
         self.changes = ChangeList(proposals, id="changes")
         scroll = self.query_one(VerticalScroll)
         scroll.remove_children()
@@ -106,6 +121,8 @@ class SuggestionDialog(ModalScreen[Taken | None]):
     def action_apply(self) -> None:
         if self.changes is not None:
             self.dismiss(self.changes.taken())
+        elif self.stored is not None:  # stored suggestions the fields already hold: kept, nothing changes
+            self.dismiss([])
 
     def action_cancel(self) -> None:
         if self.writing:

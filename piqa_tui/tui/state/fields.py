@@ -76,6 +76,14 @@ def translation_columns(dataset: Dataset) -> dict[str, list[str]]:
     return found
 
 
+def text_suggestion_field(dataset: Dataset, field: str) -> bool:
+    """Whether a suggestion for ``field`` is text to review change by change (S): the goal, a solution, a
+    translation column; a classified metadata value is kept or turned down whole (K, Z)."""
+    if not field.startswith("meta:"):
+        return True
+    return any(field[5:] in owned for owned in translation_columns(dataset).values())
+
+
 def solution_spans(solutions: tuple[str, ...], index: int) -> list[tuple[int, int]]:
     """Character spans of the words of solution ``index`` that differ from any other (blank) solution."""
     text = solutions[index]

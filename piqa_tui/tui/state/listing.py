@@ -22,6 +22,7 @@ from piqa_tui.core.round.stages import STAGES, stage_of, to_validate
 from piqa_tui.core.votes.blind import has_voted
 from piqa_tui.core.votes.policy import Status
 from piqa_tui.core.workspace.project import Project
+from piqa_tui.core.workspace.suggestions import pending_by_item
 from piqa_tui.tui.state.ballots import STATUS_MARKS, Ballots
 from piqa_tui.tui.state.doubt import labels_in_doubt
 from piqa_tui.tui.state.model_scores import ModelScores
@@ -272,6 +273,11 @@ QUEUES["machine-made"] = Queue(
     "machine-made",
     "items a model drafted or translated (docs/generation.md), whatever people changed since",
     lambda s, pos, it: origin_of(s.project, it.id).machine,
+)
+QUEUES["suggestions-pending"] = Queue(
+    "suggestions-pending",
+    "items with a model suggestion nobody has decided yet (S reviews text, K/Z a metadata value)",
+    lambda s, pos, it: it.id in pending_by_item(s.project),
 )
 
 # The filter dialog's sections, in the order a round reads: your work and the round's stages first, then the

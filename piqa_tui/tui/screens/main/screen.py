@@ -75,6 +75,7 @@ EDIT_ACTIONS = {
     "suggest_translation",
     "keep_suggestion",
     "reject_suggestion",
+    "review_suggestions",
     "save",
     "export",
 }
@@ -156,6 +157,7 @@ class MainScreen(Screen[None]):
     action_give_item = calls(lambda screen: screen.host.assigning.give)
     action_keep_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, True)
     action_reject_suggestion = calls(lambda screen: screen.host.authoring.decide_suggestion, False)
+    action_review_suggestions = calls(lambda screen: screen.host.suggesting.review_stored)
     action_next_field = calls(lambda screen: screen.host.view.select_field, 1)
     action_prev_field = calls(lambda screen: screen.host.view.select_field, -1)
     action_next_item = calls(lambda screen: screen.host.view.step, 1)

@@ -20,13 +20,14 @@ from piqa_tui.core.round.stages import stage_line
 from piqa_tui.core.votes.blind import current_vote, has_voted
 from piqa_tui.core.votes.decisions import choices as item_choices
 from piqa_tui.core.workspace.project import with_field
+from piqa_tui.core.workspace.suggestions import pending_by_item
 from piqa_tui.core.workspace.vote_targets import STALE
 from piqa_tui.render.sync_summary import sync_status
 from piqa_tui.tui.controllers.display import DisplayController
 from piqa_tui.tui.controllers.filtering import FilteringController
 from piqa_tui.tui.controllers.scoring import ScoringController
 from piqa_tui.tui.dialogs.questions import answers_status
-from piqa_tui.tui.state.fields import item_fields
+from piqa_tui.tui.state.fields import item_fields, text_suggestion_field
 from piqa_tui.tui.state.listing import row_marks
 from piqa_tui.tui.state.session import Session
 from piqa_tui.tui.widgets.item.item_view import ItemView
@@ -183,7 +184,17 @@ class MainView:
         if answered := answers_status(self.project, item.id, self.session.ballots.visible(item.id)):
             status.append(answered)
         status.append(stage_line(self.project, item.id))  # "" unless the item is in the authoring stages
+        status.append(self._suggestions_hint(item))
         return "  ".join(s for s in status if s)
+
+    def _suggestions_hint(self, item: Item) -> str:
+        """ "2 model suggestions pending — S reviews them" when the item has suggestions nobody decided."""
+        found = pending_by_item(self.project).get(item.id, [])
+        if not found:
+            return ""
+        text = sum(text_suggestion_field(self.project.dataset, s.field) for s in found)
+        keys = [key for key, count in (("S reviews", text), ("K/Z decide", len(found) - text)) if count]
+        return f"{len(found)} model suggestion{'s' * (len(found) != 1)} pending — {', '.join(keys)}"
 
     def preview(self, field: str, value: str) -> None:
         """Check the field being typed as if it were kept (not for notes)."""
