@@ -177,24 +177,30 @@ def _in_worker(project: Project, run: JobRun, context: JobContext, line: Progres
 
 def progress_text(progress: JobProgress, what: str) -> str:
     """``drafting 12/40 (30%) · 10 added · 2 near copies (1 lexical, 1 in meaning) · 0 failed · ETA 1m20s``."""
-    share = 100 * progress.done // progress.total if progress.total else 100
-    eta = progress.eta()
-    left = f" · ETA {_duration(eta)}" if eta is not None else ""
     return (
-        f"{what} {progress.done}/{progress.total} ({share}%) · {progress.recorded} added · "
-        f"{progress.rejected} near copies ({_ways(progress)}) · {len(progress.failed)} failed{left}"
+        f"{_done(progress, what)} · {progress.recorded} added · "
+        f"{progress.rejected} near copies ({_ways(progress)}) · {len(progress.failed)} failed{_left(progress)}"
     )
 
 
 def correction_progress(progress: JobProgress, what: str) -> str:
     """``correcting 12/40 (30%) · 9 suggestions on 7 items · 4 unchanged · 1 failed · ETA 1m20s``."""
-    share = 100 * progress.done // progress.total if progress.total else 100
-    eta = progress.eta()
-    left = f" · ETA {_duration(eta)}" if eta is not None else ""
     return (
-        f"{what} {progress.done}/{progress.total} ({share}%) · {progress.suggestions} suggestions on "
-        f"{progress.recorded} items · {progress.unchanged} unchanged · {len(progress.failed)} failed{left}"
+        f"{_done(progress, what)} · {progress.suggestions} suggestions on {progress.recorded} items · "
+        f"{progress.unchanged} unchanged · {len(progress.failed)} failed{_left(progress)}"
     )
+
+
+def _done(progress: JobProgress, what: str) -> str:
+    """``drafting 12/40 (30%)``."""
+    share = 100 * progress.done // progress.total if progress.total else 100
+    return f"{what} {progress.done}/{progress.total} ({share}%)"
+
+
+def _left(progress: JobProgress) -> str:
+    """`` · ETA 1m20s`` (nothing before the first batch)."""
+    eta = progress.eta()
+    return f" · ETA {_duration(eta)}" if eta is not None else ""
 
 
 def _ways(progress: JobProgress) -> str:
