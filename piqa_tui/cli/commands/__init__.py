@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "stage": "move items between draft, review, validation and done; import drafts; correction rates",
     "draft": "a model drafts new items for given metadata into stage draft (resumable, near copies rejected)",
     "translate": "a model translates another file's items into drafts, the source kept beside each, near copies rejected",
+    "correct": "a model corrects machine-made drafts; each change is a suggestion a person reviews (resumable)",
     "release": "the releases the workspace records: list them, rebuild one byte for byte, diff two",
     "sync": "share the workspace's work through the dataset's git repository: commit, fetch, merge, push",
 }

@@ -1,4 +1,4 @@
-"""Running a draft or translate job: requests in parallel sequences, answers checked, drafts recorded as they come.
+"""Running a draft, translate or correct job: requests in parallel sequences, answers checked, drafts recorded as they come.
 
 The slots still to do (``core.authoring.runs``) go to the backend ``batch`` at a time through
 ``generate_many``, which writes them as parallel sequences (of one llama.cpp context: ``--parallel``;
@@ -9,6 +9,8 @@ order) — and are recorded as one action at stage ``draft`` with their origin, 
 finished batch. An answer that does not fit (the backend's one line, or a translation with another number of
 solutions) records nothing and is counted; a draft or translation that nearly copies the dataset or an earlier
 draft, lexically or (with an embedder) in meaning, is rejected and counted (``core.authoring.repetition``).
+A correct run's answers are recorded as pending suggestions instead, never written into the items
+(``core.authoring.correcting``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from piqa_tui.core.authoring.correcting import CORRECT_JOB, CorrectionValues, answered_keys, record_corrections
 from piqa_tui.core.authoring.examples import similar_items
 from piqa_tui.core.authoring.job_templates import JobTemplate
 from piqa_tui.core.authoring.repetition import LEXICAL, SEMANTIC, RepetitionGate
@@ -53,6 +56,8 @@ class JobProgress:
     started: float = field(default_factory=time.monotonic)
     skipped: int = 0  # slots a previous run of the same id had finished
     cancelled: bool = False
+    suggestions: int = 0  # a correction run: the suggestions recorded (``recorded`` counts their items)
+    unchanged: int = 0  # a correction run: items whose answer changed nothing
 
     @property
     def rejected(self) -> int:
@@ -86,10 +91,13 @@ def run_job(
     report: Callable[[JobProgress], None] | None = None,
 ) -> JobProgress:
     """Ask for every slot of ``run`` not yet done and record the drafts; the progress at the end."""
-    done = done_keys(project, run.run_id)
+    correcting = run.job == CORRECT_JOB
+    done = answered_keys(project, run.run_id) if correcting else done_keys(project, run.run_id)
     todo = [(n, slot) for n, slot in enumerate(run.slots) if slot.key not in done]
     progress = JobProgress(total=len(todo), skipped=len(run.slots) - len(todo))
-    gate = context.gate if context.gate is not None else RepetitionGate(project.items)
+    gate: RepetitionGate | None = None  # a correction adds no item: there is no near copy to check
+    if not correcting:
+        gate = context.gate if context.gate is not None else RepetitionGate(project.items)
     prompts = Prompts(project, run, context.template)
     step = max(1, context.batch)
     for start in range(0, len(todo), step):
@@ -98,11 +106,32 @@ def run_job(
         chunk = todo[start : start + step]
         requests = [prompts.request(n, slot) for n, slot in chunk]
         results = context.backend.generate_many(requests, cancel=cancel)
-        _record(project, run, context, [slot for _, slot in chunk], results, gate, progress)
+        if gate is None:
+            _record_corrections(project, run, context, [slot for _, slot in chunk], results, progress)
+        else:
+            _record(project, run, context, [slot for _, slot in chunk], results, gate, progress)
         if report is not None:
             report(progress)
     progress.cancelled = cancel is not None and cancel.is_set()
     return progress
+
+
+def _record_corrections(
+    project: Project,
+    run: JobRun,
+    context: JobContext,
+    slots: Sequence[Slot],
+    results: Sequence[GenerationResult],
+    progress: JobProgress,
+) -> None:
+    """Turn one batch's corrections into pending suggestions (one action); the items are left as they are."""
+    provenance = context.provenance.to_json()
+    outcome = record_corrections(project, run.run_id, context.template, provenance, slots, results)
+    progress.done += outcome.answered
+    progress.recorded += outcome.items
+    progress.suggestions += outcome.suggestions
+    progress.unchanged += outcome.unchanged
+    progress.failed += outcome.failed
 
 
 def _record(
@@ -193,8 +222,10 @@ class Prompts:
         self.run = run
         self.template = template
         self.examples: dict[tuple[tuple[str, str], ...], str] = {}
-        kept = [item for item in project.items if stage_of(project, item.id) != "draft"] if template.examples else []
+        drafting = template.examples and run.job == "draft"
+        kept = [item for item in project.items if stage_of(project, item.id) != "draft"] if drafting else []
         self.pool: list[Item] = kept
+        self.corrections = CorrectionValues(project, template) if run.job == CORRECT_JOB else None
 
     def request(self, index: int, slot: Slot) -> GenerationRequest:
         values = self.values(slot)
@@ -211,12 +242,16 @@ class Prompts:
 
     def solutions(self, slot: Slot) -> int | None:
         """How many solutions the answer must have: a translation's source's count (a draft: the template's)."""
+        if self.corrections is not None:
+            return len(self.corrections.item(slot).solutions)
         solutions = slot.source.get("solutions")
         return len(solutions) if self.run.job == "translate" and isinstance(solutions, list) else None
 
     def values(self, slot: Slot) -> dict[str, str]:
         """The placeholders' values for one slot."""
         values = {"language": self.run.language}
+        if self.corrections is not None:
+            return values | self.corrections.values(slot)
         if self.run.job == "draft":
             return values | {"metadata": metadata_line(slot.meta), "examples": self.shown_examples(slot.meta)}
         solutions = slot.source.get("solutions")

@@ -6,14 +6,16 @@ a team's own in the ``templates/jobs/`` folder beside the config file, or any fi
 
     description = "one line"      job = "draft" | "translate" | "correct" | "distractor" | "fill"
     system = "..."                prompt = "... {examples} {metadata} {meta:category} {language} ..."
-    example = "Goal: {goal} ..."  examples = 3          (draft: how each retrieved item is shown, and how many)
+    example = "Goal: {goal} ..."  examples = 3          (how each retrieved example is shown, and how many)
     max_tokens = 256              temperature = 0.7
     [schema]                      the JSON schema of the answer (an object), as a TOML table
 
 Each job reads its answer through fixed keys the schema must require: ``draft`` and ``translate`` and
 ``correct`` a ``goal`` and ``solutions``; ``distractor`` one ``solution``; ``fill`` (the missing translation
 column) one ``text``. A placeholder the job does not fill, or a ``{meta:COLUMN}`` the dataset lacks, is one line
-before anything is generated.
+before anything is generated. A ``correct`` template may also show ``{source}`` (the text a translation was made
+from) and ``{examples}``: people's earlier corrections of machine text, each shown by ``example`` through
+``{machine}``, ``{corrected}`` and ``{source}`` (``core.authoring.correcting``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from piqa_tui.core.scoring.templates.template import META, check_placeholders, r
 JOB_FIELDS: dict[str, frozenset[str]] = {
     "draft": frozenset({"examples", "language", "metadata"}),
     "translate": frozenset({"goal", "solutions", "language"}),
-    "correct": frozenset({"goal", "solutions", "language"}),
+    "correct": frozenset({"goal", "solutions", "language", "source", "examples"}),
     "distractor": frozenset({"goal", "solution", "solutions", "language"}),
     "fill": frozenset({"goal", "solutions", "text", "column", "language"}),
 }
@@ -48,6 +50,8 @@ JOB_ANSWERS: dict[str, tuple[str, ...]] = {
     "fill": ("text",),
 }
 EXAMPLE_FIELDS = frozenset({"goal", "solution0", "solution1", "solutions"})
+# A correction job's example is a person's correction of machine text: the machine's text, the person's, the source.
+CORRECTION_EXAMPLE_FIELDS = frozenset({"machine", "corrected", "source"})
 KEYS = frozenset(
     {"description", "job", "system", "prompt", "example", "examples", "max_tokens", "temperature", "schema"}
 )
@@ -129,7 +133,8 @@ def parse_job_template(text: str, source: str, name: str) -> JobTemplate:
     try:
         for part in ("system", "prompt"):
             check_placeholders(name, part, texts[part], JOB_FIELDS[job], meta=True)
-        check_placeholders(name, "example", texts["example"], EXAMPLE_FIELDS)
+        shown = CORRECTION_EXAMPLE_FIELDS if job == "correct" else EXAMPLE_FIELDS
+        check_placeholders(name, "example", texts["example"], shown)
     except TemplateError as exc:
         raise TemplateError(f"{source}: {exc}") from None
     schema = _schema(table.get("schema"), job, source)

@@ -29,7 +29,8 @@ class RunError(PiqaError):
 
 @dataclass(frozen=True)
 class Slot:
-    """One thing a run asks for: a draft for these metadata values, or the translation of one source item."""
+    """One thing a run asks for: a draft for these metadata values, the translation of one source item, or the
+    correction of one item of the dataset (``source`` holds its id as ``item``)."""
 
     key: str
     meta: dict[str, str] = field(default_factory=dict)
@@ -38,6 +39,8 @@ class Slot:
     def name(self) -> str:
         """The slot as a person reads it in a run's report: ``source item en-12`` or ``draft 5 (category:
         cooking)``."""
+        if "item" in self.source:  # a correction: the item itself
+            return f"item {self.source['item']}"
         if self.source:
             return f"source item {self.source.get('id', self.key)}"
         shown = "; ".join(f"{column}: {value}" for column, value in self.meta.items())

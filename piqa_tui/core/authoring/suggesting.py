@@ -37,6 +37,7 @@ from piqa_tui.core.workspace.suggestions import (
 )
 
 SUGGEST_JOBS = ("correct", "distractor", "fill")
+NONE_SHOWN = "(none)"
 
 
 class SuggestError(PiqaError):
@@ -85,6 +86,8 @@ def suggestion_request(template: JobTemplate, target: Target, language: str) -> 
     item = target.item
     values = {"goal": item.prompt, "solutions": "\n".join(f"{n}. {s}" for n, s in enumerate(item.solutions, 1))}
     values |= {"language": language}
+    if template.job == "correct":  # the batch job's source and earlier corrections; one item's suggestion shows none
+        values |= {"source": NONE_SHOWN, "examples": NONE_SHOWN}
     if template.job == "distractor":
         values["solution"] = item.solutions[right_solution(item)]
     if template.job == "fill":
