@@ -107,4 +107,4 @@ def test_near_copies_of_the_dataset_or_of_earlier_drafts_are_rejected(tmp_path: 
     assert gate.admit([item(103, "To dry wet shoes quickly!", "stuff them with newspaper", "stuff them with ice")]) == [
         False
     ]
-    assert gate.rejected == 3
+    assert gate.rejected == {"lexical": 3, "semantic": 0}  # no embedder given: lexical only
