@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import RenderableType
 from textual import events, work
@@ -160,6 +161,18 @@ class PiqaApp(App[None]):
             await super().on_event(event)
 
     # --------------------------------------------------------------- startup
+
+    def run(self, *args: Any, **kwargs: Any) -> None:
+        """Run full screen, which needs a terminal on both ends: without one (a script, ``< /dev/null``,
+        ``> file``) Textual would draw escape codes into the file and never see a key, spinning until killed."""
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            ends = [name for name, f in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not f.isatty()]
+            which = " and ".join(ends) + (" are not terminals" if len(ends) == 2 else " is not a terminal")
+            raise PiqaError(
+                f"the TUI needs a terminal ({which}); run piqa-tui in a terminal (or over ssh -t), or use a "
+                "subcommand for scripts (stats, validate, agree, export…)"
+            )
+        super().run(*args, **kwargs)
 
     def on_mount(self) -> None:
         set_screen_mode(self.settings.bidi_mode)  # the one display path of the app's lines (core.text.bidi_mode)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,3 +141,20 @@ async def test_check_terminal_screen_applies_a_mode() -> None:
         assert get_width_policy().mode == "codepoint"
         await pilot.press("q")
     assert app.return_code == 0
+
+
+def test_without_a_terminal_the_tui_says_so_and_exits(config: Path, darija: Path) -> None:
+    """``piqa-tui FILE < /dev/null > file`` (a script, a cron job): one line and exit 2, never a full screen
+    drawn into a file that spins, waiting for keys that never come (seen: 9 minutes at 70% of a core)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "piqa_tui.cli.main", str(darija)],
+        stdin=subprocess.DEVNULL,  # and stdout a pipe: neither end is a terminal
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""  # no escape codes drawn into the output
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "needs a terminal (stdin and stdout are not terminals)" in lines[0]
