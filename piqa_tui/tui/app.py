@@ -162,17 +162,18 @@ class PiqaApp(App[None]):
 
     # --------------------------------------------------------------- startup
 
-    def run(self, *args: Any, **kwargs: Any) -> None:
+    def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run full screen, which needs a terminal on both ends: without one (a script, ``< /dev/null``,
-        ``> file``) Textual would draw escape codes into the file and never see a key, spinning until killed."""
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        ``> file``) Textual would draw escape codes into the file and never see a key, spinning until killed.
+        ``headless=True`` (snapshots, tests) needs none."""
+        if not kwargs.get("headless") and not (sys.stdin.isatty() and sys.stdout.isatty()):
             ends = [name for name, f in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not f.isatty()]
             which = " and ".join(ends) + (" are not terminals" if len(ends) == 2 else " is not a terminal")
             raise PiqaError(
                 f"the TUI needs a terminal ({which}); run piqa-tui in a terminal (or over ssh -t), or use a "
                 "subcommand for scripts (stats, validate, agree, export…)"
             )
-        super().run(*args, **kwargs)
+        return super().run(*args, **kwargs)  # the value the app exits with (a snapshot's SVG)
 
     def on_mount(self) -> None:
         set_screen_mode(self.settings.bidi_mode)  # the one display path of the app's lines (core.text.bidi_mode)
@@ -397,6 +398,7 @@ class PiqaApp(App[None]):
         main, session = self.main_screen, self.session
         if main is None or session is None or session.busy:
             return False
+        before = session.project.version
         try:
             changed = session.project.refresh()
         except PiqaError as exc:
@@ -406,7 +408,7 @@ class PiqaApp(App[None]):
             where = session.project.workspace_path
             self.notify(str(storage_error(where, exc, "others' work is not shown")), severity="error", timeout=30)
             return False
-        if changed:
+        if changed or session.project.version != before:  # item-less events (guidelines, a round) name no item
             main.post_message(OthersChanged(changed))
             if self.screen is not main:
                 self.screen.post_message(OthersChanged(changed))  # agreement, adjudication: follow others' votes
