@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from piqa_tui.core import strict_json
 from piqa_tui.core.authoring.examples import similar_items
 from piqa_tui.core.authoring.job_templates import JobTemplate
 from piqa_tui.core.authoring.runs import Slot
@@ -216,7 +217,7 @@ def record_corrections(
 def _note_unchanged(project: Project, run_id: str, keys: list[str]) -> None:
     if keys and project.workspace is not None:
         known = sorted(unchanged_keys(project, run_id) | set(keys))
-        project.workspace.set_meta({UNCHANGED_META + run_id: json.dumps(known, ensure_ascii=False)})
+        project.workspace.set_meta({UNCHANGED_META + run_id: strict_json.dumps(known, ensure_ascii=False)[0]})
 
 
 def unchanged_keys(project: Project, run_id: str) -> set[str]:
