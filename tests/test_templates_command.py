@@ -149,6 +149,7 @@ def test_templates_lists_the_job_templates_grouped_with_their_job_and_hash(
         ["draft", "draft"],
         ["translate", "translate"],
         ["correct", "correct"],
+        ["correct", "correct-translation"],
         ["distractor", "distractor"],
         ["fill", "fill"],
         ["-", "broken"],
