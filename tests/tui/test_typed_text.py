@@ -59,32 +59,33 @@ def focused_editor(pilot: Pilot) -> FieldEditor:
 Write = Callable[[Pilot], Awaitable[None]]
 
 
-async def solution_kept(bengali: Path, tmp_path: Path, write: Write, stored: str) -> None:
-    """Empty bn-001's first solution, ``write`` into it and keep it: the editor, the workspace and the exported
-    file hold ``stored``, byte for byte."""
+async def solution_kept(bengali: Path, tmp_path: Path, write: Write, stored: str) -> tuple[str, bytes, bytes]:
+    """Empty bn-001's first solution, ``write`` into it and keep it (waiting until the workspace holds
+    ``stored``); returns what the editor held, and the exported file's id and solution cells, as bytes."""
     async with curate(bengali) as pilot:
         await pilot.press("tab", "e", "ctrl+u")
         editor = focused_editor(pilot)
         await write(pilot)
-        assert editor.value == stored
+        typed = editor.value
         await pilot.press("enter")
         await wait_for(pilot, lambda: main_screen(pilot).project.item("bn-001").solutions[0] == stored)
     out = tmp_path / "out.tsv"
     Project.open(bengali).export(out)
     row = out.read_bytes().split(b"\n")[1].split(b"\t")
-    assert row[0] == b"bn-001" and row[2] == stored.encode("utf-8")
+    return typed, row[0], row[2]
 
 
-async def note_kept(bengali: Path, write: Write, stored: str) -> None:
-    """Open bn-001's note, ``write`` into it and keep it: the editor and the workspace hold ``stored``."""
+async def note_kept(bengali: Path, write: Write, stored: str) -> tuple[str, bytes]:
+    """Open bn-001's note, ``write`` into it and keep it (waiting until the workspace holds ``stored``); returns
+    what the editor held and the note a fresh open reads, as bytes."""
     async with curate(bengali) as pilot:
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(pilot.app.focused, FieldEditor))
         await write(pilot)
-        assert focused_editor(pilot).value == stored
+        typed = focused_editor(pilot).value
         await pilot.press("enter")
         await wait_for(pilot, lambda: main_screen(pilot).project.state.notes.get("bn-001") == stored)
-    assert Project.open(bengali).state.notes["bn-001"].encode("utf-8") == stored.encode("utf-8")
+    return typed, Project.open(bengali).state.notes["bn-001"].encode("utf-8")
 
 
 TYPING = {"typed": type_text, "pasted": paste}
@@ -94,12 +95,13 @@ TYPING = {"typed": type_text, "pasted": paste}
 async def test_a_solution_keeps_every_typed_character_up_to_the_exported_file(
     bengali: Path, tmp_path: Path, how: str
 ) -> None:
-    await solution_kept(bengali, tmp_path, lambda pilot: TYPING[how](pilot, WORDS), STORED)
+    kept = await solution_kept(bengali, tmp_path, lambda pilot: TYPING[how](pilot, WORDS), STORED)
+    assert kept == (STORED, b"bn-001", STORED.encode("utf-8"))
 
 
 @pytest.mark.parametrize("how", list(TYPING))
 async def test_a_note_keeps_every_typed_character(bengali: Path, how: str) -> None:
-    await note_kept(bengali, lambda pilot: TYPING[how](pilot, WORDS), STORED)
+    assert await note_kept(bengali, lambda pilot: TYPING[how](pilot, WORDS), STORED) == (STORED, STORED.encode("utf-8"))
 
 
 async def test_search_keeps_every_typed_character(bengali: Path) -> None:
@@ -179,12 +181,14 @@ HOWS = ["key", "burst", "bracketed"]
 
 @pytest.mark.parametrize("how", HOWS)
 async def test_committed_text_reaches_the_field_and_the_exported_file(bengali: Path, tmp_path: Path, how: str) -> None:
-    await solution_kept(bengali, tmp_path, lambda pilot: commit(pilot, how), COMMITTED)
+    kept = await solution_kept(bengali, tmp_path, lambda pilot: commit(pilot, how), COMMITTED)
+    assert kept == (COMMITTED, b"bn-001", COMMITTED.encode("utf-8"))
 
 
 @pytest.mark.parametrize("how", HOWS)
 async def test_committed_text_reaches_the_note(bengali: Path, how: str) -> None:
-    await note_kept(bengali, lambda pilot: commit(pilot, how), COMMITTED)
+    kept = await note_kept(bengali, lambda pilot: commit(pilot, how), COMMITTED)
+    assert kept == (COMMITTED, COMMITTED.encode("utf-8"))
 
 
 @pytest.mark.parametrize("how", HOWS)
